@@ -1,0 +1,37 @@
+"""The one place that opens DuckDB connections and creates the schema.
+
+A DuckDB connection is not thread-safe: callers that share a connection across
+threads (Streamlit sessions) take their own ``cursor()`` from it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS queries (
+    query_id VARCHAR PRIMARY KEY, query VARCHAR, query_type VARCHAR,
+    section VARCHAR, split VARCHAR, require_all BOOLEAN, metadata JSON, line INTEGER);
+CREATE TABLE IF NOT EXISTS qrels (
+    query_id VARCHAR, chunk_id VARCHAR, grade INTEGER, rationale VARCHAR);
+CREATE TABLE IF NOT EXISTS runs (
+    run VARCHAR, query_id VARCHAR, chunk_id VARCHAR, rank INTEGER, score DOUBLE);
+CREATE TABLE IF NOT EXISTS run_files (
+    run VARCHAR PRIMARY KEY, path VARCHAR, format VARCHAR, config JSON);
+CREATE TABLE IF NOT EXISTS grades (
+    query_id VARCHAR, chunk_id VARCHAR, grade INTEGER, harmful BOOLEAN,
+    reason VARCHAR, annotator VARCHAR, source VARCHAR);
+CREATE TABLE IF NOT EXISTS corpus (
+    chunk_id VARCHAR PRIMARY KEY, doc_id VARCHAR, section VARCHAR, text VARCHAR,
+    metadata JSON);
+"""
+
+
+def connect(database: str | Path = ":memory:") -> duckdb.DuckDBPyConnection:
+    """Open a DuckDB connection with ragrecall's schema in place."""
+    con = duckdb.connect(str(database))
+    con.execute("SET enable_progress_bar = false")
+    con.execute(SCHEMA)
+    return con

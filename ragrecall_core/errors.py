@@ -1,0 +1,47 @@
+"""Input problems, collected rather than raised one at a time.
+
+Every loader gathers all the problems of a file into one :class:`InputError`,
+so a user fixes a file in one pass instead of one error per run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One bad thing in one input: where it is, what was there, what was expected.
+
+    >>> str(Problem("gold.jsonl", 3, '"rank": 0', "a positive integer rank"))
+    'gold.jsonl:3: got \\'"rank": 0\\', expected a positive integer rank'
+    """
+
+    file: str
+    line: int | None
+    value: str
+    expected: str
+
+    def __str__(self) -> str:
+        where = self.file if self.line is None else f"{self.file}:{self.line}"
+        value = self.value if len(self.value) <= 120 else self.value[:117] + "..."
+        return f"{where}: got {value!r}, expected {self.expected}"
+
+
+class InputError(ValueError):
+    """One or more problems in the user's input; ``str()`` lists them all."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = list(problems)
+        super().__init__(self._message())
+
+    def _message(self) -> str:
+        shown = [str(p) for p in self.problems[:50]]
+        if len(self.problems) > 50:
+            shown.append(f"... and {len(self.problems) - 50} more problems")
+        return "\n".join(shown)
+
+
+def raise_if_any(problems: list[Problem]) -> None:
+    if problems:
+        raise InputError(problems)

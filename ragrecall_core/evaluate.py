@@ -1,0 +1,229 @@
+"""Evaluate runs against the gold set: the long result shape and its renderers.
+
+>>> ev = evaluate(Workspace.open("data_samples"), ["Recall@5", "MRR@5"])  # doctest: +SKIP
+>>> ev.aggregate.round(3).to_dict("records")[0]                           # doctest: +SKIP
+{'run': 'bm25', 'measure': 'Recall@5', 'value': 0.79, 'queries': 129}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import duckdb
+import pandas as pd
+
+from . import scoring
+from .measures import MeasureRequest, parse_requests
+from .policy import Policy
+from .workspace import Workspace
+
+DEFAULT_CUTOFF = 5
+DEFAULT_MEASURES = ("Recall@{k}", "Hit@{k}", "MRR@{k}", "P@{k}", "nDCG@{k}", "Judged@{k}")
+
+
+def default_measures(cutoffs: Sequence[int] = (DEFAULT_CUTOFF,)) -> list[str]:
+    return [m.format(k=k) for k in cutoffs for m in DEFAULT_MEASURES]
+
+
+@dataclass
+class Evaluation:
+    """Per-query values in one long frame ``(run, query_id, measure, value)``.
+
+    ``aggregate`` is the macro mean over the queries each measure covers, with
+    their count. ``measure`` is the name as the user asked for it.
+    """
+
+    per_query: pd.DataFrame
+    aggregate: pd.DataFrame
+    requests: list[MeasureRequest]
+    policy: Policy
+    runs: list[str]
+    warnings: dict[str, list[str]] = field(default_factory=dict)
+    no_answer: dict[str, dict] = field(default_factory=dict)
+
+    @property
+    def labels(self) -> list[str]:
+        return [r.label for r in self.requests]
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.per_query.copy()
+
+    def wide(self) -> pd.DataFrame:
+        """One row per (run, query), one column per measure."""
+        table = self.per_query.pivot_table(
+            index=["run", "query_id"], columns="measure", values="value", aggfunc="first",
+            sort=False,
+        )
+        return table.reindex(columns=[c for c in self.labels if c in table.columns]).reset_index()
+
+    def value(self, run: str, measure: str) -> float:
+        rows = self.aggregate[(self.aggregate.run == run) & (self.aggregate.measure == measure)]
+        return float(rows.value.iloc[0]) if len(rows) else float("nan")
+
+    def to_dict(self, per_query: bool = False) -> dict:
+        runs = []
+        for run in self.runs:
+            agg = self.aggregate[self.aggregate.run == run]
+            entry = {
+                "name": run,
+                "aggregate": {m: _number(v) for m, v in zip(agg.measure, agg.value, strict=True)},
+                "queries": {m: int(n) for m, n in zip(agg.measure, agg.queries, strict=True)},
+                "no_answer": self.no_answer.get(run, {}),
+                "warnings": self.warnings.get(run, []),
+            }
+            if per_query:
+                rows = self.per_query[self.per_query.run == run]
+                nested: dict[str, dict[str, float | None]] = {}
+                for q, m, v in zip(rows.query_id, rows.measure, rows.value, strict=True):
+                    nested.setdefault(q, {})[m] = _number(v)
+                entry["per_query"] = nested
+            runs.append(entry)
+        return {"policy": self.policy.describe(), "runs": runs}
+
+
+def _number(value) -> float | None:
+    return None if pd.isna(value) else float(value)
+
+
+def evaluate(
+    workspace: Workspace,
+    measures: Sequence[str] | None = None,
+    policy: Policy | None = None,
+    runs: Sequence[str] | None = None,
+    query_ids: Sequence[str] | None = None,
+) -> Evaluation:
+    """Compute ``measures`` (names such as ``"Recall@5"``) for the workspace's runs."""
+    policy = policy or Policy()
+    requests = parse_requests(list(measures or default_measures()))
+    con = workspace.cursor()
+    _select(con, runs, query_ids)
+    scoring.prepare(con, policy)
+    frame = scoring.per_query(con, [r.measure for r in requests], policy)
+    labels = pd.Series([r.label for r in requests])
+    con.register("per_query_values", frame)
+    long = con.execute(
+        """
+        SELECT p.run, p.query_id, l.measure, p.value, p.m
+        FROM per_query_values p JOIN (SELECT unnest($labels) AS measure,
+                                             generate_subscripts($labels, 1) - 1 AS m) l USING (m)
+        ORDER BY p.run, p.m, p.query_id
+        """,
+        {"labels": list(labels)},
+    ).df()
+    aggregate = con.execute(
+        """
+        SELECT run, measure, avg(value) AS value, count(value) AS queries
+        FROM long GROUP BY run, measure, m ORDER BY run, m
+        """
+    ).df()
+    con.unregister("per_query_values")
+    run_names = [r for r in workspace.run_names if runs is None or r in runs]
+    cutoffs = sorted({r.measure.cutoff for r in requests if r.measure.cutoff})
+    return Evaluation(
+        per_query=long.drop(columns="m"),
+        aggregate=aggregate,
+        requests=requests,
+        policy=policy,
+        runs=run_names,
+        warnings=collect_warnings(con, cutoffs),
+        no_answer=no_answer_summary(con),
+    )
+
+
+def _select(con: duckdb.DuckDBPyConnection, runs, query_ids) -> None:
+    """The queries (``eval_queries``) and runs an evaluation covers."""
+    con.execute(
+        """
+        CREATE OR REPLACE TEMP TABLE eval_queries AS
+        SELECT q.query_id, EXISTS (SELECT 1 FROM qrels r WHERE r.query_id = q.query_id) AS judged
+        FROM queries q WHERE $all_queries OR list_contains($ids, q.query_id)
+        """,
+        {"all_queries": query_ids is None, "ids": list(query_ids or [])},
+    )
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE eval_run_names AS SELECT run FROM run_files "
+        "WHERE $all_runs OR list_contains($runs, run)",
+        {"all_runs": runs is None, "runs": list(runs or [])},
+    )
+    con.execute(
+        "CREATE OR REPLACE TEMP VIEW eval_runs AS SELECT * FROM runs "
+        "WHERE run IN (SELECT run FROM eval_run_names)"
+    )
+
+
+def collect_warnings(con: duckdb.DuckDBPyConnection, cutoffs: Sequence[int]) -> dict[str, list[str]]:
+    """Per run: ignored queries, missing queries, ties across a cutoff, labels not in the corpus."""
+    warnings: dict[str, list[str]] = {}
+    rows = con.execute(
+        """
+        SELECT run, count(*), list(query_id ORDER BY query_id)[1:5]
+        FROM (SELECT DISTINCT run, query_id FROM eval_runs) r ANTI JOIN queries q USING (query_id)
+        GROUP BY run
+        """
+    ).fetchall()
+    for run, n, sample in rows:
+        warnings.setdefault(run, []).append(
+            f"{n} run queries are not in the gold set and were ignored (e.g. {', '.join(sample)})"
+        )
+    rows = con.execute(
+        """
+        SELECT rn.run, count(*), list(q.query_id ORDER BY q.query_id)[1:5]
+        FROM (SELECT DISTINCT run FROM eval_runs) rn, eval_queries q
+        WHERE q.judged AND NOT EXISTS (SELECT 1 FROM eval_runs x WHERE x.run = rn.run
+                                       AND x.query_id = q.query_id)
+        GROUP BY rn.run
+        """
+    ).fetchall()
+    for run, n, sample in rows:
+        warnings.setdefault(run, []).append(
+            f"{n} gold queries are missing from the run and score 0 (e.g. {', '.join(sample)})"
+        )
+    if cutoffs:
+        rows = con.execute(
+            """
+            SELECT a.run, k, count(*) FROM eval_runs a JOIN eval_runs b
+              ON a.run = b.run AND a.query_id = b.query_id AND b.rank = a.rank + 1
+            JOIN (SELECT unnest($cutoffs) AS k) c ON a.rank = c.k
+            WHERE a.score = b.score GROUP BY a.run, k ORDER BY a.run, k
+            """,
+            {"cutoffs": list(cutoffs)},
+        ).fetchall()
+        for run, k, n in rows:
+            warnings.setdefault(run, []).append(
+                f"{n} queries have tied scores at ranks {k} and {k + 1}: @{k} depends on tie order"
+            )
+    rows = con.execute(
+        """
+        SELECT count(*), list(DISTINCT chunk_id ORDER BY chunk_id)[1:5] FROM qrels
+        WHERE (SELECT count(*) FROM corpus) > 0 AND grade > 0
+          AND chunk_id NOT IN (SELECT chunk_id FROM corpus)
+        """
+    ).fetchone()
+    if rows[0]:
+        for run in con.execute("SELECT DISTINCT run FROM eval_runs").fetchall():
+            warnings.setdefault(run[0], []).append(
+                f"{rows[0]} relevant gold ids are not in the corpus (e.g. {', '.join(rows[1])})"
+            )
+    return warnings
+
+
+def no_answer_summary(con: duckdb.DuckDBPyConnection) -> dict[str, dict]:
+    """Per run, how the no-answer queries (no relevant item) were answered anyway."""
+    rows = con.execute(
+        """
+        WITH na AS (SELECT q.query_id FROM eval_queries q
+                    WHERE NOT EXISTS (SELECT 1 FROM judgments j
+                                      WHERE j.query_id = q.query_id AND j.grade > 0))
+        SELECT rn.run, count(na.query_id) AS queries,
+               count(t.query_id) AS with_results, avg(t.score) AS mean_top_score
+        FROM (SELECT DISTINCT run FROM eval_runs) rn CROSS JOIN na
+        LEFT JOIN (SELECT run, query_id, score FROM ranked WHERE rank = 1) t
+          ON t.run = rn.run AND t.query_id = na.query_id
+        GROUP BY rn.run
+        """
+    ).fetchall()
+    return {
+        run: {"queries": n, "with_results": w, "mean_top_score": _number(s)}
+        for run, n, w, s in rows
+    }

@@ -1,0 +1,168 @@
+"""Loading the labelled query set (gold) into ``queries`` and ``qrels``.
+
+Accepted: seed JSON lines (``{"id", "query", "relevant_ids", ...}``), TREC
+qrels (``qid iter docno rel``), and CSV / Parquet in long form (one row per
+query and relevant chunk; a row with an empty ``chunk_id`` is a no-answer query).
+A JSON-lines ``relevant_ids`` entry has grade 1 unless ``grades`` says otherwise;
+``grades`` may also list judged non-relevant chunks (grade 0).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from . import readers
+from .checks import Check, duplicate_key, run_checks, string_field
+from .errors import raise_if_any
+
+KNOWN_FIELDS = (
+    "id", "query", "relevant_ids", "query_type", "section", "split",
+    "grades", "rationale", "require_all",
+)
+INT_TYPES = "('BIGINT', 'UBIGINT')"
+
+JSONL_CHECKS = [
+    *string_field("id"),
+    *string_field("query"),
+    Check(
+        "json_type(j, '$.relevant_ids') IS NULL",
+        "left(j::VARCHAR, 120)",
+        'a field "relevant_ids" (a list of chunk ids; [] for a no-answer query)',
+    ),
+    Check(
+        "json_type(j, '$.relevant_ids') NOT IN ('ARRAY')",
+        "'\"relevant_ids\": ' || json_extract(j, '$.relevant_ids')",
+        '"relevant_ids" to be a list of chunk ids',
+    ),
+    Check(
+        "json_type(j, '$.relevant_ids') = 'ARRAY' AND list_bool_or(list_transform("
+        "json_extract(j, '$.relevant_ids[*]'), lambda e: json_type(e) <> 'VARCHAR' OR trim(e->>'$') = ''))",
+        "'\"relevant_ids\": ' || json_extract(j, '$.relevant_ids')",
+        "every relevant id to be a non-empty string",
+    ),
+    Check(
+        "json_type(j, '$.relevant_ids') = 'ARRAY' AND "
+        "len(list_distinct(json_extract_string(j, '$.relevant_ids[*]'))) "
+        "<> len(json_extract_string(j, '$.relevant_ids[*]'))",
+        "'\"relevant_ids\": ' || json_extract(j, '$.relevant_ids')",
+        "each relevant id listed once",
+    ),
+    *string_field("query_type", required=False),
+    *string_field("section", required=False),
+    *string_field("split", required=False),
+    Check(
+        "json_type(j, '$.grades') NOT IN ('OBJECT', 'NULL') OR (json_type(j, '$.grades') = 'OBJECT'"
+        f" AND list_bool_or(list_transform(map_values(json_transform(j->'$.grades', "
+        f"'\"MAP(VARCHAR, JSON)\"')), lambda g: json_type(g) NOT IN {INT_TYPES})))",
+        "'\"grades\": ' || json_extract(j, '$.grades')",
+        '"grades" to map chunk ids to integer grades',
+    ),
+    Check(
+        "json_type(j, '$.rationale') NOT IN ('OBJECT', 'NULL')",
+        "'\"rationale\": ' || json_extract(j, '$.rationale')",
+        '"rationale" to map chunk ids to text',
+    ),
+    Check(
+        "json_type(j, '$.require_all') NOT IN ('BOOLEAN', 'NULL')",
+        "'\"require_all\": ' || json_extract(j, '$.require_all')",
+        '"require_all" to be true or false',
+    ),
+    duplicate_key("'\"id\": ' || (j->>'$.id')", "j->>'$.id'", "query id"),
+]
+
+TREC_QRELS_CHECKS = [
+    Check("len(f) <> 4", "array_to_string(f, ' ')", "4 fields: query_id iteration chunk_id grade"),
+    Check("len(f) = 4 AND TRY_CAST(f[4] AS INTEGER) IS NULL", "f[4]", "an integer grade"),
+    duplicate_key("f[1] || ' ' || f[3]", "f[1], f[3]", "(query, chunk) pair"),
+]
+
+LONG_CHECKS = [
+    Check("query_id IS NULL OR trim(query_id) = ''", "coalesce(query_id, '')", "a query_id"),
+    Check(
+        "grade IS NOT NULL AND TRY_CAST(grade AS INTEGER) IS NULL", "grade", "an integer grade"
+    ),
+    duplicate_key(
+        "query_id || ' ' || chunk_id", "query_id, chunk_id", "(query, chunk) pair"
+    ),
+]
+
+
+def load_gold(con: duckdb.DuckDBPyConnection, path: Path) -> str:
+    """Load ``path`` into ``queries`` and ``qrels``; return the format it had."""
+    readers.require_file(path)
+    fmt = readers.detect_format(path)
+    if fmt == readers.JSONL:
+        _load_jsonl(con, path)
+    elif fmt in (readers.TREC_QRELS, readers.TREC_RUN):
+        _load_trec(con, path)
+        fmt = readers.TREC_QRELS
+    else:
+        _load_long(con, path, fmt)
+    return fmt
+
+
+def _load_jsonl(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    problems = readers.stage_json_lines(con, path, "gold_stage")
+    problems += run_checks(con, "gold_stage", JSONL_CHECKS, path)
+    raise_if_any(sorted(problems, key=lambda p: p.line or 0))
+    drop_known = "{" + ", ".join(f'"{name}": null' for name in KNOWN_FIELDS) + "}"
+    con.execute(
+        f"""
+        INSERT INTO queries
+        SELECT j->>'$.id', j->>'$.query', j->>'$.query_type', j->>'$.section', j->>'$.split',
+               coalesce(TRY_CAST(j->>'$.require_all' AS BOOLEAN), false),
+               json_merge_patch(j, '{drop_known}'), line
+        FROM gold_stage;
+        INSERT INTO qrels
+        WITH listed AS (
+            SELECT j->>'$.id' AS query_id, unnest(json_extract_string(j, '$.relevant_ids[*]'))
+                   AS chunk_id, j FROM gold_stage),
+        graded AS (
+            SELECT j->>'$.id' AS query_id, unnest(map_keys(g)) AS chunk_id,
+                   unnest(map_values(g)) AS grade
+            FROM (SELECT j, json_transform(j->'$.grades', '"MAP(VARCHAR, INTEGER)"') AS g
+                  FROM gold_stage WHERE json_type(j, '$.grades') = 'OBJECT'))
+        SELECT coalesce(l.query_id, g.query_id), coalesce(l.chunk_id, g.chunk_id),
+               coalesce(g.grade, 1),
+               json_transform(s.j->'$.rationale', '"MAP(VARCHAR, VARCHAR)"')
+                   [coalesce(l.chunk_id, g.chunk_id)]
+        FROM listed l FULL JOIN graded g USING (query_id, chunk_id)
+        JOIN gold_stage s ON s.j->>'$.id' = coalesce(l.query_id, g.query_id);
+        """
+    )
+
+
+def _load_trec(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    readers.stage_whitespace_fields(con, path, "gold_stage")
+    raise_if_any(run_checks(con, "gold_stage", TREC_QRELS_CHECKS, path))
+    con.execute(
+        """
+        INSERT INTO queries
+        SELECT f[1], NULL, NULL, NULL, NULL, false, '{}'::JSON, min(line)
+        FROM gold_stage GROUP BY f[1];
+        INSERT INTO qrels SELECT f[1], f[3], CAST(f[4] AS INTEGER), NULL FROM gold_stage;
+        """
+    )
+
+
+def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> None:
+    columns = readers.stage_table_file(con, path, fmt, "gold_stage")
+    readers.require_columns(path, columns, ("query_id", "chunk_id"))
+    for optional in ("grade", "query", "query_type", "section", "split", "rationale"):
+        if optional not in columns:
+            con.execute(f"ALTER TABLE gold_stage ADD COLUMN {optional} VARCHAR")
+    checks = LONG_CHECKS
+    raise_if_any(run_checks(con, "gold_stage", checks, path))
+    con.execute(
+        """
+        INSERT INTO queries
+        SELECT query_id, any_value(query), any_value(query_type), any_value(section),
+               any_value(split), false, '{}'::JSON, min(line)
+        FROM gold_stage GROUP BY query_id;
+        INSERT INTO qrels
+        SELECT query_id, chunk_id, coalesce(CAST(grade AS INTEGER), 1), rationale
+        FROM gold_stage WHERE nullif(trim(chunk_id), '') IS NOT NULL;
+        """
+    )

@@ -1,0 +1,145 @@
+"""Reading files into staged DuckDB relations, and choosing their format.
+
+The format is chosen from the file name and its first meaningful line, never
+by a flag: ``.parquet`` is Parquet, ``.csv``/``.tsv`` is long-form CSV,
+``.jsonl``/``.json``/``.ndjson`` is JSON lines; anything else is sniffed
+(``{`` opens JSON lines, four columns are TREC qrels, six or more a TREC run).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import duckdb
+
+from .errors import InputError, Problem
+
+JSONL, CSV, PARQUET, TREC_QRELS, TREC_RUN = "jsonl", "csv", "parquet", "trec_qrels", "trec_run"
+
+# One VARCHAR column per physical line; blank lines stay (as NULL) so that
+# row_number() is the line number. chr(1) never occurs in text files we accept.
+LINES_SQL = """
+SELECT row_number() OVER () AS line, text
+FROM read_csv($path, delim=chr(1), quote='', escape='', header=false,
+              columns={'text': 'VARCHAR'}, auto_detect=false)
+"""
+
+# Whitespace-separated fields; the regular expression only for lines that need it.
+FIELDS_SQL = """
+CASE WHEN contains(t, '  ') OR contains(t, chr(9))
+     THEN regexp_split_to_array(t, '\\s+') ELSE string_split(t, ' ') END
+"""
+
+
+def require_file(path: Path) -> None:
+    if not path.exists():
+        raise InputError([Problem(str(path), None, str(path), "an existing file")])
+    if path.is_dir():
+        raise InputError([Problem(str(path), None, "a folder", "a file")])
+    if path.stat().st_size == 0:
+        raise InputError([Problem(str(path), None, "an empty file", "at least one record")])
+
+
+def first_line(path: Path) -> str:
+    with path.open("r", encoding="utf-8-sig", errors="replace") as handle:
+        for raw in handle:
+            line = raw.strip()
+            if line and not line.startswith("#"):
+                return line
+    return ""
+
+
+def detect_format(path: Path) -> str:
+    """Name the format of ``path`` from its suffix, or else from its content."""
+    suffix = path.suffix.lower()
+    if suffix == ".parquet":
+        return PARQUET
+    if suffix in (".csv", ".tsv"):
+        return CSV
+    if suffix in (".jsonl", ".json", ".ndjson"):
+        return JSONL
+    line = first_line(path)
+    if line.startswith("{"):
+        return JSONL
+    return TREC_QRELS if len(line.split()) == 4 else TREC_RUN
+
+
+def stage_lines(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> None:
+    """Create temp table ``table(line, text)`` with the file's non-blank lines."""
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT * FROM ({LINES_SQL}) "
+        "WHERE text IS NOT NULL AND trim(text) <> ''",
+        {"path": str(path)},
+    )
+
+
+def stage_json_lines(
+    con: duckdb.DuckDBPyConnection, path: Path, table: str
+) -> list[Problem]:
+    """Stage ``table(line, j JSON)`` from JSON lines; return the lines that are not objects."""
+    stage_lines(con, path, f"{table}_raw")
+    rows = con.execute(
+        f"SELECT line, text FROM {table}_raw "
+        "WHERE NOT coalesce(json_valid(text), false) OR json_type(text) <> 'OBJECT' "
+        "ORDER BY line LIMIT 1000"
+    ).fetchall()
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT line, text::JSON AS j "
+        f"FROM {table}_raw WHERE json_valid(text) AND json_type(text) = 'OBJECT'"
+    )
+    con.execute(f"DROP TABLE {table}_raw")
+    return [Problem(str(path), line, text, "one JSON object per line") for line, text in rows]
+
+
+def stage_whitespace_fields(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> None:
+    """Stage ``table(line, f VARCHAR[])`` from a whitespace-separated file; ``#`` lines skipped."""
+    stage_lines(con, path, f"{table}_raw")
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE {table} AS "
+        f"SELECT line, {FIELDS_SQL} AS f FROM (SELECT line, trim(text) AS t FROM {table}_raw) "
+        "WHERE NOT starts_with(t, '#')"
+    )
+    con.execute(f"DROP TABLE {table}_raw")
+
+
+def stage_table_file(
+    con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str
+) -> list[str]:
+    """Stage a CSV or Parquet file as all-VARCHAR ``table(line, <columns>)``; return its columns.
+
+    ``line`` is the CSV line (header is line 1) or the Parquet row number.
+    """
+    if fmt == PARQUET:
+        source = "read_parquet($path)"
+        offset = 0
+    else:
+        delim = "\t" if path.suffix.lower() == ".tsv" else ","
+        source = f"read_csv($path, header=true, all_varchar=true, delim='{delim}')"
+        offset = 1
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE {table} AS "
+        f"SELECT row_number() OVER () + {offset} AS line, * FROM {source}",
+        {"path": str(path)},
+    )
+    columns = [row[0] for row in con.execute(f"DESCRIBE {table}").fetchall()]
+    return [c for c in columns if c != "line"]
+
+
+def require_columns(path: Path, columns: list[str], required: tuple[str, ...]) -> None:
+    missing = [c for c in required if c not in columns]
+    if missing:
+        raise InputError(
+            [
+                Problem(str(path), 1, f"columns {columns}", f"a column named {name!r}")
+                for name in missing
+            ]
+        )
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

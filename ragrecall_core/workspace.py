@@ -1,0 +1,155 @@
+"""A workspace: gold, runs, grades, corpus and configs, opened into one DuckDB schema.
+
+Folder convention (``data_samples/`` is one)::
+
+    gold.jsonl | gold.csv | gold.parquet | qrels.txt ...   the labelled queries
+    runs/<name>.<jsonl|trec|run|txt|csv|parquet>           one file per run
+    runs/<name>.config.json                                 its config (optional)
+    grades/<annotator>.<jsonl|csv>                          manual grades (optional)
+    corpus.<jsonl|csv|parquet>                              chunk text (optional)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+from .corpus import load_corpus
+from .db import connect
+from .errors import InputError, Problem
+from .gold import load_gold
+from .grades import load_grades
+from .readers import sha256_of
+from .runs import load_run
+
+GOLD_NAMES = ("gold.jsonl", "gold.json", "gold.csv", "gold.tsv", "gold.parquet", "qrels.txt",
+              "qrels", "gold.qrels", "gold.txt")
+CORPUS_NAMES = ("corpus.jsonl", "corpus.parquet", "corpus.csv")
+
+
+@dataclass
+class Workspace:
+    """Loaded inputs. Query through :meth:`cursor` (one per thread / session)."""
+
+    con: duckdb.DuckDBPyConnection
+    gold: Path
+    runs: dict[str, Path] = field(default_factory=dict)
+    grades: list[Path] = field(default_factory=list)
+    corpus: Path | None = None
+    folder: Path | None = None
+
+    @classmethod
+    def from_files(
+        cls,
+        gold: str | Path,
+        runs: Sequence[str | Path],
+        grades: Sequence[str | Path] = (),
+        corpus: str | Path | None = None,
+        folder: str | Path | None = None,
+    ) -> Workspace:
+        """Load loose files; every file's problems are reported together."""
+        con = connect()
+        ws = cls(con, Path(gold), folder=Path(folder) if folder else None)
+        problems: list[Problem] = []
+        problems += _as_problems(_collect(lambda: load_gold(con, ws.gold)))
+        for path in map(Path, runs):
+            name = _collect(lambda p=path: load_run(con, p))
+            if isinstance(name, str):
+                if name in ws.runs:
+                    problems.append(Problem(str(path), None, name, "a run name used once"))
+                ws.runs[name] = path
+            else:
+                problems += name
+        for path in map(Path, grades):
+            problems += _as_problems(_collect(lambda p=path: load_grades(con, p)))
+            ws.grades.append(path)
+        if corpus is not None:
+            ws.corpus = Path(corpus)
+            problems += _as_problems(_collect(lambda: load_corpus(con, ws.corpus)))
+        if problems:
+            raise InputError(problems)
+        ws._require_shared_queries()
+        return ws
+
+    @classmethod
+    def open(cls, folder: str | Path) -> Workspace:
+        """Open a workspace folder (see the module docstring for its layout)."""
+        root = Path(folder)
+        if not root.is_dir():
+            raise InputError([Problem(str(root), None, str(root), "a workspace folder")])
+        gold = next((root / n for n in GOLD_NAMES if (root / n).is_file()), None)
+        if gold is None:
+            raise InputError(
+                [Problem(str(root), None, "no gold file", f"one of {', '.join(GOLD_NAMES)}")]
+            )
+        runs = sorted(
+            p for p in (root / "runs").glob("*")
+            if p.is_file() and not p.name.endswith(".config.json") and not p.name.startswith(".")
+        ) if (root / "runs").is_dir() else []
+        if not runs:
+            raise InputError([Problem(str(root / "runs"), None, "no run files", "runs/<name>.jsonl")])
+        grades = sorted(p for p in (root / "grades").glob("*") if p.is_file()
+                        and not p.name.startswith(".")) if (root / "grades").is_dir() else []
+        corpus = next((root / n for n in CORPUS_NAMES if (root / n).is_file()), None)
+        return cls.from_files(gold, runs, grades, corpus, folder=root)
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        return self.con.cursor()
+
+    @property
+    def run_names(self) -> list[str]:
+        return list(self.runs)
+
+    def input_files(self) -> list[tuple[str, Path]]:
+        """Every input file with its role, in a stable order."""
+        files = [("gold", self.gold)]
+        files += [(f"run {name}", path) for name, path in self.runs.items()]
+        from .configs import config_path_for
+
+        files += [(f"config {name}", config_path_for(path)) for name, path in self.runs.items()
+                  if config_path_for(path).exists()]
+        files += [("grades", path) for path in self.grades]
+        if self.corpus:
+            files.append(("corpus", self.corpus))
+        return files
+
+    def file_hashes(self) -> list[dict[str, str]]:
+        """sha256 of every input file, for reports that must be recomputable."""
+        return [{"role": role, "path": str(path), "sha256": sha256_of(path)}
+                for role, path in self.input_files()]
+
+    def configs(self) -> dict[str, dict]:
+        import json
+
+        rows = self.cursor().execute("SELECT run, config FROM run_files").fetchall()
+        return {run: json.loads(config) for run, config in rows}
+
+    def _require_shared_queries(self) -> None:
+        rows = self.cursor().execute(
+            "SELECT f.run, f.path FROM run_files f WHERE NOT EXISTS ("
+            "SELECT 1 FROM runs r JOIN queries q USING (query_id) WHERE r.run = f.run)"
+        ).fetchall()
+        if rows:
+            raise InputError([
+                Problem(path, None, f"run {run!r} shares no query id with {self.gold}",
+                        "query ids that match the gold set's")
+                for run, path in rows
+            ])
+
+
+def open_workspace(folder: str | Path) -> Workspace:
+    return Workspace.open(folder)
+
+
+def _collect(load):
+    try:
+        return load()
+    except InputError as error:
+        return error.problems
+
+
+def _as_problems(result) -> list[Problem]:
+    return result if isinstance(result, list) else []
