@@ -147,7 +147,7 @@ def per_query_sql(measures: Sequence[Measure], policy: Policy) -> tuple[str, dic
     parts = [_aggregate(m, c) for m, c in zip(measures, cols, strict=True)]
     qstats = ", ".join(
         f"count(*) FILTER (WHERE grade >= {c.level}) AS {c.nrel}, "
-        f"coalesce(sum(grade / log2(pos + 1)) FILTER (WHERE pos <= {c.k} AND grade > 0), 0) "
+        f"coalesce(sum(grade / log2(pos + 1)) FILTER (WHERE ({c.k} = 0 OR pos <= {c.k}) AND grade > 0), 0) "
         f"AS {c.idcg}"
         for c in cols
     )

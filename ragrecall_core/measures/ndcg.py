@@ -1,6 +1,7 @@
-from .base import MeasureDef, register
+from .base import OPTIONAL, MeasureDef, register
 
 NDCG = register(MeasureDef(
     "nDCG", "Graded DCG of the top k (gain = grade, discount log2(rank + 1)) over the ideal "
-    "DCG from all judged grades of the query.",
+    "DCG from all judged grades of the query (no cutoff: the whole list).",
+    cutoff=OPTIONAL,
     aliases=("NDCG",), trec_eval="ndcg_cut"))
