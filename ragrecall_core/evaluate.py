@@ -97,7 +97,7 @@ def evaluate(
     policy = policy or Policy()
     requests = parse_requests(list(measures or default_measures()))
     con = workspace.cursor()
-    _select(con, runs, query_ids)
+    select(con, runs, query_ids)
     scoring.prepare(con, policy)
     frame = scoring.per_query(con, [r.measure for r in requests], policy)
     labels = pd.Series([r.label for r in requests])
@@ -131,7 +131,7 @@ def evaluate(
     )
 
 
-def _select(con: duckdb.DuckDBPyConnection, runs, query_ids) -> None:
+def select(con: duckdb.DuckDBPyConnection, runs, query_ids) -> None:
     """The queries (``eval_queries``) and runs an evaluation covers."""
     con.execute(
         """
@@ -227,3 +227,20 @@ def no_answer_summary(con: duckdb.DuckDBPyConnection) -> dict[str, dict]:
         run: {"queries": n, "with_results": w, "mean_top_score": _number(s)}
         for run, n, w, s in rows
     }
+
+
+def classify(
+    workspace: Workspace,
+    k: int,
+    policy: Policy | None = None,
+    runs: Sequence[str] | None = None,
+    query_ids: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """The failure class of every (run, query) at cutoff ``k`` (see :mod:`.failures`)."""
+    from .failures import failure_classes
+
+    policy = policy or Policy()
+    con = workspace.cursor()
+    select(con, runs, query_ids)
+    scoring.prepare(con, policy)
+    return failure_classes(con, k, policy)
