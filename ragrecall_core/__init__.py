@@ -9,6 +9,15 @@ from .workspace import Workspace, open_workspace
 __version__ = "0.1.0"
 
 __all__ = [
-    "Evaluation", "InputError", "Measure", "Policy", "Problem", "Workspace",
-    "default_measures", "evaluate", "open_workspace", "parse_measure", "__version__",
+    "Evaluation",
+    "InputError",
+    "Measure",
+    "Policy",
+    "Problem",
+    "Workspace",
+    "default_measures",
+    "evaluate",
+    "open_workspace",
+    "parse_measure",
+    "__version__",
 ]

@@ -38,7 +38,9 @@ def run_checks(
     rows = con.execute(
         " UNION ALL ".join(parts) + f" ORDER BY line, rule LIMIT {MAX_PROBLEMS}"
     ).fetchall()
-    return [Problem(str(path), line, str(value), checks[rule].expected) for line, value, rule in rows]
+    return [
+        Problem(str(path), line, str(value), checks[rule].expected) for line, value, rule in rows
+    ]
 
 
 def string_field(name: str, required: bool = True, source: str = "j") -> list[Check]:

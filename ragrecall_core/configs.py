@@ -23,11 +23,19 @@ SECRET_KEY = re.compile(
 )
 SECRET_VALUE = [
     # credentials inside a URL: scheme://user:password@host
-    (re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*://)[^/\s:@]+:[^/\s@]+@", re.I), r"\g<scheme>"
-     + REDACTED + "@"),
+    (
+        re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*://)[^/\s:@]+:[^/\s@]+@", re.I),
+        r"\g<scheme>" + REDACTED + "@",
+    ),
     # key=value pairs of connection strings
-    (re.compile(r"(?P<key>(password|pwd|secret|token|api[_-]?key|accountkey|sharedaccesskey)"
-                r"\s*=\s*)[^;&\s]+", re.I), r"\g<key>" + REDACTED),
+    (
+        re.compile(
+            r"(?P<key>(password|pwd|secret|token|api[_-]?key|accountkey|sharedaccesskey)"
+            r"\s*=\s*)[^;&\s]+",
+            re.I,
+        ),
+        r"\g<key>" + REDACTED,
+    ),
     # well-known token shapes: OpenAI/Anthropic-style, GitHub, AWS, Slack, JWT, Bearer
     (re.compile(r"\b(sk|pk|rk)-[A-Za-z0-9_-]{8,}"), REDACTED),
     (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{16,}"), REDACTED),
@@ -79,8 +87,18 @@ def config_path_for(run_path: Path) -> Path:
 
 def run_stem(run_path: Path) -> str:
     name = run_path.name
-    for suffix in (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".parquet", ".trec",
-                   ".run", ".txt", ".tsv"):
+    for suffix in (
+        ".jsonl",
+        ".ndjson",
+        ".json",
+        ".csv",
+        ".tsv",
+        ".parquet",
+        ".trec",
+        ".run",
+        ".txt",
+        ".tsv",
+    ):
         if name.lower().endswith(suffix):
             return name[: -len(suffix)]
     return run_path.stem
@@ -95,8 +113,16 @@ def load_config(run_path: Path) -> dict[str, Any]:
         data = json.loads(path.read_text(encoding="utf-8-sig"))
     except json.JSONDecodeError as error:
         raise InputError(
-            [Problem(str(path), error.lineno, redact_text(error.doc.splitlines()[error.lineno - 1]
-                     if error.doc.splitlines() else ""), f"valid JSON ({error.msg})")]
+            [
+                Problem(
+                    str(path),
+                    error.lineno,
+                    redact_text(
+                        error.doc.splitlines()[error.lineno - 1] if error.doc.splitlines() else ""
+                    ),
+                    f"valid JSON ({error.msg})",
+                )
+            ]
         ) from None
     if not isinstance(data, dict):
         raise InputError([Problem(str(path), 1, type(data).__name__, "a JSON object")])

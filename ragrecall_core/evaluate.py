@@ -52,7 +52,10 @@ class Evaluation:
     def wide(self) -> pd.DataFrame:
         """One row per (run, query), one column per measure."""
         table = self.per_query.pivot_table(
-            index=["run", "query_id"], columns="measure", values="value", aggfunc="first",
+            index=["run", "query_id"],
+            columns="measure",
+            values="value",
+            aggfunc="first",
             sort=False,
         )
         return table.reindex(columns=[c for c in self.labels if c in table.columns]).reset_index()
@@ -152,7 +155,9 @@ def select(con: duckdb.DuckDBPyConnection, runs, query_ids) -> None:
     )
 
 
-def collect_warnings(con: duckdb.DuckDBPyConnection, cutoffs: Sequence[int]) -> dict[str, list[str]]:
+def collect_warnings(
+    con: duckdb.DuckDBPyConnection, cutoffs: Sequence[int]
+) -> dict[str, list[str]]:
     """Per run: ignored queries, missing queries, ties across a cutoff, labels not in the corpus."""
     warnings: dict[str, list[str]] = {}
     rows = con.execute(

@@ -16,11 +16,16 @@ from __future__ import annotations
 import duckdb
 import pandas as pd
 
-from . import scoring
 from .policy import Policy
 
-CLASSES = ("ok", "partial", "ranked below k", "never retrieved", "missing from run",
-           "gold not in corpus")
+CLASSES = (
+    "ok",
+    "partial",
+    "ranked below k",
+    "never retrieved",
+    "missing from run",
+    "gold not in corpus",
+)
 
 FAILURES_SQL = """
 WITH rel AS (

@@ -18,8 +18,15 @@ from .checks import Check, duplicate_key, run_checks, string_field
 from .errors import raise_if_any
 
 KNOWN_FIELDS = (
-    "id", "query", "relevant_ids", "query_type", "section", "split",
-    "grades", "rationale", "require_all",
+    "id",
+    "query",
+    "relevant_ids",
+    "query_type",
+    "section",
+    "split",
+    "grades",
+    "rationale",
+    "require_all",
 )
 INT_TYPES = "('BIGINT', 'UBIGINT')"
 
@@ -38,7 +45,8 @@ JSONL_CHECKS = [
     ),
     Check(
         "json_type(j, '$.relevant_ids') = 'ARRAY' AND list_bool_or(list_transform("
-        "json_extract(j, '$.relevant_ids[*]'), lambda e: json_type(e) <> 'VARCHAR' OR trim(e->>'$') = ''))",
+        "json_extract(j, '$.relevant_ids[*]'), "
+        "lambda e: json_type(e) <> 'VARCHAR' OR trim(e->>'$') = ''))",
         "'\"relevant_ids\": ' || json_extract(j, '$.relevant_ids')",
         "every relevant id to be a non-empty string",
     ),
@@ -80,12 +88,8 @@ TREC_QRELS_CHECKS = [
 
 LONG_CHECKS = [
     Check("query_id IS NULL OR trim(query_id) = ''", "coalesce(query_id, '')", "a query_id"),
-    Check(
-        "grade IS NOT NULL AND TRY_CAST(grade AS INTEGER) IS NULL", "grade", "an integer grade"
-    ),
-    duplicate_key(
-        "query_id || ' ' || chunk_id", "query_id, chunk_id", "(query, chunk) pair"
-    ),
+    Check("grade IS NOT NULL AND TRY_CAST(grade AS INTEGER) IS NULL", "grade", "an integer grade"),
+    duplicate_key("query_id || ' ' || chunk_id", "query_id, chunk_id", "(query, chunk) pair"),
 ]
 
 

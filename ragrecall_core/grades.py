@@ -32,7 +32,8 @@ JSONL_CHECKS = [
     *string_field("reason", required=False),
     *string_field("annotator", required=False),
     duplicate_key(
-        "(j->>'$.query_id') || ' ' || (j->>'$.chunk_id') || ' by ' || coalesce(j->>'$.annotator', '')",
+        "(j->>'$.query_id') || ' ' || (j->>'$.chunk_id') || ' by ' "
+        "|| coalesce(j->>'$.annotator', '')",
         "j->>'$.query_id', j->>'$.chunk_id', j->>'$.annotator'",
         "(query, chunk, annotator) triple",
     ),

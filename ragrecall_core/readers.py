@@ -74,9 +74,7 @@ def stage_lines(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> None:
     )
 
 
-def stage_json_lines(
-    con: duckdb.DuckDBPyConnection, path: Path, table: str
-) -> list[Problem]:
+def stage_json_lines(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> list[Problem]:
     """Stage ``table(line, j JSON)`` from JSON lines; return the lines that are not objects."""
     stage_lines(con, path, f"{table}_raw")
     rows = con.execute(
@@ -103,9 +101,7 @@ def stage_whitespace_fields(con: duckdb.DuckDBPyConnection, path: Path, table: s
     con.execute(f"DROP TABLE {table}_raw")
 
 
-def stage_table_file(
-    con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str
-) -> list[str]:
+def stage_table_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str) -> list[str]:
     """Stage a CSV or Parquet file as all-VARCHAR ``table(line, <columns>)``; return its columns.
 
     ``line`` is the CSV line (header is line 1) or the Parquet row number.

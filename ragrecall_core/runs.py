@@ -36,7 +36,9 @@ JSONL_LINE_CHECKS = [
 
 ITEM = "'\"' || query_id || '\" retrieved[' || pos || ']: '"
 JSONL_ITEM_CHECKS = [
-    Check("json_type(item) <> 'OBJECT'", ITEM + " || item", 'an object {"chunk_id", "rank", "score"}'),
+    Check(
+        "json_type(item) <> 'OBJECT'", ITEM + " || item", 'an object {"chunk_id", "rank", "score"}'
+    ),
     Check(
         "json_type(item) = 'OBJECT' AND (json_type(item, '$.chunk_id') IS DISTINCT FROM 'VARCHAR'"
         " OR trim(item->>'$.chunk_id') = '')",
@@ -50,7 +52,9 @@ JSONL_ITEM_CHECKS = [
         "a rank that is a positive integer",
     ),
     Check(
-        "json_type(item, '$.score') NOT IN " + NUMBER_TYPES + " AND json_type(item, '$.score') <> 'NULL'",
+        "json_type(item, '$.score') NOT IN "
+        + NUMBER_TYPES
+        + " AND json_type(item, '$.score') <> 'NULL'",
         ITEM + " || '\"score\": ' || json_extract(item, '$.score')",
         "a numeric score",
     ),
@@ -71,7 +75,9 @@ JSONL_ITEM_CHECKS = [
 
 TREC_RUN_CHECKS = [
     Check("len(f) < 6", "array_to_string(f, ' ')", "6 fields: query_id Q0 chunk_id rank score tag"),
-    Check("len(f) >= 6 AND TRY_CAST(f[5] AS DOUBLE) IS NULL", "'score ' || f[5]", "a numeric score"),
+    Check(
+        "len(f) >= 6 AND TRY_CAST(f[5] AS DOUBLE) IS NULL", "'score ' || f[5]", "a numeric score"
+    ),
     Check(
         "len(f) >= 6 AND coalesce(TRY_CAST(f[4] AS BIGINT), 0) < 1",
         "'rank ' || f[4]",
@@ -83,12 +89,19 @@ TREC_RUN_CHECKS = [
 LONG_CHECKS = [
     Check("query_id IS NULL OR trim(query_id) = ''", "coalesce(query_id, '')", "a query_id"),
     Check("chunk_id IS NULL OR trim(chunk_id) = ''", "coalesce(chunk_id, '')", "a chunk_id"),
-    Check("coalesce(TRY_CAST(rank AS BIGINT), 0) < 1", "'rank ' || coalesce(rank, '')",
-          "a rank that is a positive integer"),
-    Check("score IS NOT NULL AND TRY_CAST(score AS DOUBLE) IS NULL", "'score ' || score",
-          "a numeric score"),
-    duplicate_key("query_id || ' ' || chunk_id", "query_id, chunk_id",
-                  "chunk id in this query's ranked list"),
+    Check(
+        "coalesce(TRY_CAST(rank AS BIGINT), 0) < 1",
+        "'rank ' || coalesce(rank, '')",
+        "a rank that is a positive integer",
+    ),
+    Check(
+        "score IS NOT NULL AND TRY_CAST(score AS DOUBLE) IS NULL",
+        "'score ' || score",
+        "a numeric score",
+    ),
+    duplicate_key(
+        "query_id || ' ' || chunk_id", "query_id, chunk_id", "chunk id in this query's ranked list"
+    ),
     duplicate_key("query_id || ' rank ' || rank", "query_id, rank", "rank in this query's list"),
 ]
 

@@ -147,7 +147,8 @@ def per_query_sql(measures: Sequence[Measure], policy: Policy) -> tuple[str, dic
     parts = [_aggregate(m, c) for m, c in zip(measures, cols, strict=True)]
     qstats = ", ".join(
         f"count(*) FILTER (WHERE grade >= {c.level}) AS {c.nrel}, "
-        f"coalesce(sum(grade / log2(pos + 1)) FILTER (WHERE ({c.k} = 0 OR pos <= {c.k}) AND grade > 0), 0) "
+        f"coalesce(sum(grade / log2(pos + 1)) "
+        f"FILTER (WHERE ({c.k} = 0 OR pos <= {c.k}) AND grade > 0), 0) "
         f"AS {c.idcg}"
         for c in cols
     )
@@ -180,7 +181,7 @@ def per_query_sql(measures: Sequence[Measure], policy: Policy) -> tuple[str, dic
         FROM joined x LEFT JOIN qstats USING (query_id) GROUP BY x.run, x.query_id),
     base AS (
         SELECT rn.run, q.query_id FROM eval_run_names rn, eval_queries q
-        WHERE {keep['base']}),
+        WHERE {keep["base"]}),
     wide AS (
         SELECT b.run, b.query_id, {values}
         FROM base b LEFT JOIN agg a ON a.run = b.run AND a.query_id = b.query_id
@@ -204,8 +205,10 @@ def _keep_sql(policy: Policy) -> dict[str, str]:
     if policy.compat == "trec_eval":
         if policy.complete:
             return {"base": "q.judged"}
-        return {"base": "q.judged AND EXISTS (SELECT 1 FROM eval_runs x WHERE x.run = rn.run "
-                        "AND x.query_id = q.query_id)"}
+        return {
+            "base": "q.judged AND EXISTS (SELECT 1 FROM eval_runs x WHERE x.run = rn.run "
+            "AND x.query_id = q.query_id)"
+        }
     return {"base": "true"}
 
 

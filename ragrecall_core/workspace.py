@@ -25,8 +25,17 @@ from .grades import load_grades
 from .readers import sha256_of
 from .runs import load_run
 
-GOLD_NAMES = ("gold.jsonl", "gold.json", "gold.csv", "gold.tsv", "gold.parquet", "qrels.txt",
-              "qrels", "gold.qrels", "gold.txt")
+GOLD_NAMES = (
+    "gold.jsonl",
+    "gold.json",
+    "gold.csv",
+    "gold.tsv",
+    "gold.parquet",
+    "qrels.txt",
+    "qrels",
+    "gold.qrels",
+    "gold.txt",
+)
 CORPUS_NAMES = ("corpus.jsonl", "corpus.parquet", "corpus.csv")
 
 
@@ -85,14 +94,28 @@ class Workspace:
             raise InputError(
                 [Problem(str(root), None, "no gold file", f"one of {', '.join(GOLD_NAMES)}")]
             )
-        runs = sorted(
-            p for p in (root / "runs").glob("*")
-            if p.is_file() and not p.name.endswith(".config.json") and not p.name.startswith(".")
-        ) if (root / "runs").is_dir() else []
+        runs = (
+            sorted(
+                p
+                for p in (root / "runs").glob("*")
+                if p.is_file()
+                and not p.name.endswith(".config.json")
+                and not p.name.startswith(".")
+            )
+            if (root / "runs").is_dir()
+            else []
+        )
         if not runs:
-            raise InputError([Problem(str(root / "runs"), None, "no run files", "runs/<name>.jsonl")])
-        grades = sorted(p for p in (root / "grades").glob("*") if p.is_file()
-                        and not p.name.startswith(".")) if (root / "grades").is_dir() else []
+            raise InputError(
+                [Problem(str(root / "runs"), None, "no run files", "runs/<name>.jsonl")]
+            )
+        grades = (
+            sorted(
+                p for p in (root / "grades").glob("*") if p.is_file() and not p.name.startswith(".")
+            )
+            if (root / "grades").is_dir()
+            else []
+        )
         corpus = next((root / n for n in CORPUS_NAMES if (root / n).is_file()), None)
         return cls.from_files(gold, runs, grades, corpus, folder=root)
 
@@ -109,8 +132,11 @@ class Workspace:
         files += [(f"run {name}", path) for name, path in self.runs.items()]
         from .configs import config_path_for
 
-        files += [(f"config {name}", config_path_for(path)) for name, path in self.runs.items()
-                  if config_path_for(path).exists()]
+        files += [
+            (f"config {name}", config_path_for(path))
+            for name, path in self.runs.items()
+            if config_path_for(path).exists()
+        ]
         files += [("grades", path) for path in self.grades]
         if self.corpus:
             files.append(("corpus", self.corpus))
@@ -118,8 +144,10 @@ class Workspace:
 
     def file_hashes(self) -> list[dict[str, str]]:
         """sha256 of every input file, for reports that must be recomputable."""
-        return [{"role": role, "path": str(path), "sha256": sha256_of(path)}
-                for role, path in self.input_files()]
+        return [
+            {"role": role, "path": str(path), "sha256": sha256_of(path)}
+            for role, path in self.input_files()
+        ]
 
     def configs(self) -> dict[str, dict]:
         import json
@@ -128,16 +156,26 @@ class Workspace:
         return {run: json.loads(config) for run, config in rows}
 
     def _require_shared_queries(self) -> None:
-        rows = self.cursor().execute(
-            "SELECT f.run, f.path FROM run_files f WHERE NOT EXISTS ("
-            "SELECT 1 FROM runs r JOIN queries q USING (query_id) WHERE r.run = f.run)"
-        ).fetchall()
+        rows = (
+            self.cursor()
+            .execute(
+                "SELECT f.run, f.path FROM run_files f WHERE NOT EXISTS ("
+                "SELECT 1 FROM runs r JOIN queries q USING (query_id) WHERE r.run = f.run)"
+            )
+            .fetchall()
+        )
         if rows:
-            raise InputError([
-                Problem(path, None, f"run {run!r} shares no query id with {self.gold}",
-                        "query ids that match the gold set's")
-                for run, path in rows
-            ])
+            raise InputError(
+                [
+                    Problem(
+                        path,
+                        None,
+                        f"run {run!r} shares no query id with {self.gold}",
+                        "query ids that match the gold set's",
+                    )
+                    for run, path in rows
+                ]
+            )
 
 
 def open_workspace(folder: str | Path) -> Workspace:

@@ -1,4 +1,5 @@
 """Checks on the sample workspace in data_samples/ (stdlib json + pytest only)."""
+
 import importlib.util
 import json
 import re
@@ -7,7 +8,14 @@ from pathlib import Path
 import pytest
 
 DATA = Path(__file__).parent.parent / "data_samples"
-QUERY_TYPES = {"exact_term", "paraphrase", "multi_condition", "abbreviation", "confusable", "no_answer"}
+QUERY_TYPES = {
+    "exact_term",
+    "paraphrase",
+    "multi_condition",
+    "abbreviation",
+    "confusable",
+    "no_answer",
+}
 CHUNK_RE = re.compile(r"^[a-z0-9-]+#chunk-\d{2}$")
 
 
@@ -42,7 +50,9 @@ def test_bm25_run_rebuilds_byte_identical(tmp_path):
     build_runs = load_build_runs()
     assert build_runs.main(["--only", "bm25", "--out", str(tmp_path)]) == 0
     assert (tmp_path / "bm25.jsonl").read_bytes() == (DATA / "runs" / "bm25.jsonl").read_bytes()
-    assert (tmp_path / "bm25.config.json").read_bytes() == (DATA / "runs" / "bm25.config.json").read_bytes()
+    assert (tmp_path / "bm25.config.json").read_bytes() == (
+        DATA / "runs" / "bm25.config.json"
+    ).read_bytes()
     # only the lexical run was written
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bm25.config.json", "bm25.jsonl"]
 

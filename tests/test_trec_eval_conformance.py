@@ -18,8 +18,11 @@ TOLERANCE = 5e-5  # trec_eval prints 4 decimals
 
 FIXED = {"recip_rank": "RR", "map": "AP", "Rprec": "Rprec", "ndcg": "nDCG"}
 PREFIXES = {
-    "P_": "P@{}", "recall_": "Recall@{}", "success_": "Hit@{}",
-    "ndcg_cut_": "nDCG@{}", "map_cut_": "AP@{}",
+    "P_": "P@{}",
+    "recall_": "Recall@{}",
+    "success_": "Hit@{}",
+    "ndcg_cut_": "nDCG@{}",
+    "map_cut_": "AP@{}",
 }
 
 
@@ -27,8 +30,8 @@ def our_name(trec_name: str) -> str | None:
     if trec_name in FIXED:
         return FIXED[trec_name]
     for prefix, pattern in PREFIXES.items():
-        if trec_name.startswith(prefix) and trec_name[len(prefix):].isdigit():
-            return pattern.format(trec_name[len(prefix):])
+        if trec_name.startswith(prefix) and trec_name[len(prefix) :].isdigit():
+            return pattern.format(trec_name[len(prefix) :])
     return None
 
 
@@ -47,8 +50,13 @@ def check(expected, evaluation) -> int:
     per_query = evaluation.per_query
     checked = 0
     for measure, values in expected.items():
-        got = dict(zip(per_query[per_query.measure == measure].query_id,
-                       per_query[per_query.measure == measure].value, strict=True))
+        got = dict(
+            zip(
+                per_query[per_query.measure == measure].query_id,
+                per_query[per_query.measure == measure].value,
+                strict=True,
+            )
+        )
         for query, value in values.items():
             actual = evaluation.value(evaluation.runs[0], measure) if query == "all" else got[query]
             assert actual == pytest.approx(value, abs=TOLERANCE), (measure, query)

@@ -14,6 +14,13 @@ from .base import (
 )
 
 __all__ = [
-    "ALIASES", "REGISTRY", "Measure", "MeasureDef", "MeasureRequest",
-    "parse_cutoff", "parse_measure", "parse_requests", "valid_names",
+    "ALIASES",
+    "REGISTRY",
+    "Measure",
+    "MeasureDef",
+    "MeasureRequest",
+    "parse_cutoff",
+    "parse_measure",
+    "parse_requests",
+    "valid_names",
 ]

@@ -1,5 +1,10 @@
 from .base import MeasureDef, register
 
-HIT = register(MeasureDef(
-    "Hit", "1 if any relevant item is in the top k, else 0.",
-    aliases=("Success", "HitRate"), trec_eval="success"))
+HIT = register(
+    MeasureDef(
+        "Hit",
+        "1 if any relevant item is in the top k, else 0.",
+        aliases=("Success", "HitRate"),
+        trec_eval="success",
+    )
+)

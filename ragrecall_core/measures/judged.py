@@ -1,5 +1,9 @@
 from .base import MeasureDef, register
 
-JUDGED = register(MeasureDef(
-    "Judged", "Share of the top-k positions that carry any judgment (gold or manual); a list "
-    "shorter than k is judged on the positions it has; an empty list has no value."))
+JUDGED = register(
+    MeasureDef(
+        "Judged",
+        "Share of the top-k positions that carry any judgment (gold or manual); a list "
+        "shorter than k is judged on the positions it has; an empty list has no value.",
+    )
+)

@@ -1,7 +1,12 @@
 from .base import OPTIONAL, MeasureDef, register
 
-NDCG = register(MeasureDef(
-    "nDCG", "Graded DCG of the top k (gain = grade, discount log2(rank + 1)) over the ideal "
-    "DCG from all judged grades of the query (no cutoff: the whole list).",
-    cutoff=OPTIONAL,
-    aliases=("NDCG",), trec_eval="ndcg_cut"))
+NDCG = register(
+    MeasureDef(
+        "nDCG",
+        "Graded DCG of the top k (gain = grade, discount log2(rank + 1)) over the ideal "
+        "DCG from all judged grades of the query (no cutoff: the whole list).",
+        cutoff=OPTIONAL,
+        aliases=("NDCG",),
+        trec_eval="ndcg_cut",
+    )
+)

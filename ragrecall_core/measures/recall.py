@@ -1,5 +1,10 @@
 from .base import MeasureDef, register
 
-RECALL = register(MeasureDef(
-    "Recall", "Share of the query's relevant items found in the top k.",
-    aliases=("R",), trec_eval="recall"))
+RECALL = register(
+    MeasureDef(
+        "Recall",
+        "Share of the query's relevant items found in the top k.",
+        aliases=("R",),
+        trec_eval="recall",
+    )
+)

@@ -1,0 +1,179 @@
+"""The ``ragrecall`` command line: a thin layer over the package's public functions.
+
+Exit codes: 0 success, 1 a release gate failed, 2 invalid input (problems on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from .errors import InputError, Problem
+from .evaluate import default_measures, evaluate
+from .measures import parse_cutoff
+from .policy import Policy
+from .render import FORMATS, render
+from .workspace import Workspace
+
+APP = Path(__file__).resolve().parent.parent / "app.py"
+DEFAULT_WORKSPACE = Path(__file__).resolve().parent.parent / "data_samples"
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    def error(self, message: str):  # usage errors are invalid input: exit 2, no traceback
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def add_policy_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--grades",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="manual grades (JSONL/CSV); may repeat",
+    )
+    parser.add_argument("--corpus", metavar="FILE", help="corpus (chunk_id, doc_id, section, text)")
+    parser.add_argument(
+        "--unit",
+        choices=("chunk", "doc"),
+        default="chunk",
+        help="evaluate chunks, or documents (a document counts once)",
+    )
+    parser.add_argument(
+        "--rel-level", default="1", metavar="N", help="a grade >= N is relevant (default 1)"
+    )
+    parser.add_argument(
+        "--compat", choices=("trec_eval",), help="average exactly as trec_eval does"
+    )
+    parser.add_argument(
+        "-c",
+        "--complete",
+        action="store_true",
+        help="with --compat trec_eval: like its -c, every judged query counts",
+    )
+    parser.add_argument(
+        "--partial",
+        choices=("not_relevant", "relevant"),
+        default="not_relevant",
+        help="how a reviewer's partial grade (1) counts",
+    )
+    parser.add_argument(
+        "--harmful",
+        choices=("not_relevant", "as_graded"),
+        default="not_relevant",
+        help="how a chunk flagged harmful counts",
+    )
+
+
+def policy_from(args: argparse.Namespace) -> Policy:
+    level = parse_cutoff(args.rel_level, "--rel-level") if args.rel_level != "0" else 0
+    return Policy(
+        rel_level=level,
+        unit=args.unit,
+        compat=args.compat,
+        complete=args.complete,
+        partial=args.partial,
+        harmful=args.harmful,
+    )
+
+
+def build_parser() -> ArgumentParser:
+    parser = ArgumentParser(prog="ragrecall", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=ArgumentParser)
+
+    ev = sub.add_parser("evaluate", help="measure runs against a gold set")
+    ev.add_argument("gold", type=Path)
+    ev.add_argument("runs", type=Path, nargs="+")
+    ev.add_argument(
+        "-m",
+        "--measure",
+        action="append",
+        default=[],
+        metavar="MEASURE",
+        help="e.g. Recall@5, MRR@10, P(rel=2)@3; may repeat",
+    )
+    ev.add_argument(
+        "-k",
+        action="append",
+        default=[],
+        metavar="K",
+        help="add the default measures at cutoff K; may repeat",
+    )
+    add_policy_options(ev)
+    ev.add_argument("--per-query", action="store_true", help="also print every query's values")
+    ev.add_argument("--format", choices=FORMATS, default="table")
+    ev.set_defaults(handler=cmd_evaluate)
+
+    ui = sub.add_parser("ui", help="open the dashboard (default: the sample workspace)")
+    ui.add_argument("workspace", nargs="?", type=Path)
+    ui.add_argument("--gold", type=Path)
+    ui.add_argument("--run", action="append", default=[], type=Path)
+    ui.add_argument("--grades", action="append", default=[], type=Path)
+    ui.add_argument("--corpus", type=Path)
+    ui.add_argument("--port", type=int, default=8501)
+    ui.set_defaults(handler=cmd_ui)
+    return parser
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    cutoffs = [parse_cutoff(k) for k in args.k]
+    measures = list(args.measure) + (default_measures(cutoffs) if cutoffs else [])
+    measures = list(dict.fromkeys(measures)) or default_measures()
+    policy = policy_from(args)
+    from .measures import parse_requests
+
+    parse_requests(measures)  # reject bad names before reading any file
+    workspace = Workspace.from_files(args.gold, args.runs, args.grades, args.corpus)
+    evaluation = evaluate(workspace, measures, policy=policy)
+    sys.stdout.write(render(evaluation, args.format, per_query=args.per_query))
+    return 0
+
+
+def cmd_ui(args: argparse.Namespace) -> int:
+    app_args: list[str] = []
+    if args.gold:
+        app_args += ["--gold", str(args.gold.resolve())]
+        for run in args.run:
+            app_args += ["--run", str(run.resolve())]
+        for grades in args.grades:
+            app_args += ["--grades", str(grades.resolve())]
+        if args.corpus:
+            app_args += ["--corpus", str(args.corpus.resolve())]
+    else:
+        folder = (args.workspace or DEFAULT_WORKSPACE).resolve()
+        if not folder.is_dir():
+            raise InputError([Problem(str(folder), None, str(folder), "a workspace folder")])
+        app_args += ["--workspace", str(folder)]
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(APP),
+        "--server.address",
+        "localhost",
+        "--server.port",
+        str(args.port),
+        "--browser.gatherUsageStats",
+        "false",
+        "--",
+        *app_args,
+    ]
+    return subprocess.call(command)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.handler(args)
+    except InputError as error:
+        sys.stderr.write(f"ragrecall: invalid input\n{error}\n")
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
