@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .errors import InputError, Problem
 from .evaluate import default_measures, evaluate
-from .measures import parse_cutoff
+from .measures import parse_cutoff, parse_requests
 from .policy import Policy
 from .render import FORMATS, render
 from .workspace import Workspace
@@ -120,17 +120,31 @@ def build_parser() -> ArgumentParser:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    cutoffs = [parse_cutoff(k) for k in args.k]
-    measures = list(args.measure) + (default_measures(cutoffs) if cutoffs else [])
-    measures = list(dict.fromkeys(measures)) or default_measures()
+    measures = measures_from(args.measure, args.k)
     policy = policy_from(args)
-    from .measures import parse_requests
-
-    parse_requests(measures)  # reject bad names before reading any file
     workspace = Workspace.from_files(args.gold, args.runs, args.grades, args.corpus)
     evaluation = evaluate(workspace, measures, policy=policy)
     sys.stdout.write(render(evaluation, args.format, per_query=args.per_query))
     return 0
+
+
+def measures_from(names: list[str], cutoffs: list[str]) -> list[str]:
+    """``-m`` names plus the default set at each ``-k``; every bad one reported at once."""
+    problems: list[Problem] = []
+    ks = []
+    for k in cutoffs:
+        try:
+            ks.append(parse_cutoff(k))
+        except InputError as error:
+            problems += error.problems
+    measures = list(dict.fromkeys(list(names) + (default_measures(ks) if ks else [])))
+    try:
+        parse_requests(measures)
+    except InputError as error:
+        problems += error.problems
+    if problems:
+        raise InputError(problems)
+    return measures or default_measures()
 
 
 def cmd_ui(args: argparse.Namespace) -> int:
