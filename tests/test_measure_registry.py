@@ -41,8 +41,9 @@ def test_parsing_gives_values_equal_to_those_built_in_code(text, expected):
     assert parse_measure(str(parsed)) == parsed
 
 
-@pytest.mark.parametrize("text", ["Recall", "Recall@0", "Recall@-1", "Recall@x", "Rprec@5",
-                                  "P(rel=0)@3", "Recall@2.5"])
+@pytest.mark.parametrize(
+    "text", ["Recall", "Recall@0", "Recall@-1", "Recall@x", "Rprec@5", "P(rel=0)@3", "Recall@2.5"]
+)
 def test_bad_cutoffs_are_errors(text):
     with pytest.raises(InputError):
         parse_measure(text)
