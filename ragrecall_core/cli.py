@@ -6,6 +6,7 @@ Exit codes: 0 success, 1 a release gate failed, 2 invalid input (problems on std
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -108,6 +109,45 @@ def build_parser() -> ArgumentParser:
     ev.add_argument("--format", choices=FORMATS, default="table")
     ev.set_defaults(handler=cmd_evaluate)
 
+    cmp = sub.add_parser("compare", help="compare a candidate run against a baseline")
+    cmp.add_argument("gold", type=Path)
+    cmp.add_argument("baseline", type=Path)
+    cmp.add_argument("candidate", type=Path)
+    cmp.add_argument("-k", default="5", metavar="K")
+    cmp.add_argument("-m", "--measure", action="append", default=[], metavar="MEASURE")
+    cmp.add_argument("--split", help="only the queries of this split")
+    add_policy_options(cmp)
+    cmp.add_argument("--format", choices=("table", "json"), default="table")
+    cmp.set_defaults(handler=cmd_compare)
+
+    chk = sub.add_parser("check", help="release gate: exit 1 when a requirement fails")
+    chk.add_argument("gold", type=Path)
+    chk.add_argument("run", type=Path)
+    chk.add_argument("--baseline", type=Path)
+    chk.add_argument("--require", action="append", default=[], metavar="MEASURE>=VALUE")
+    chk.add_argument("--max-regressions", type=int, metavar="N")
+    chk.add_argument("--split", help="default: 'test' when the gold set has it")
+    chk.add_argument("-k", default="5", metavar="K", help="cutoff for regressions")
+    add_policy_options(chk)
+    chk.add_argument("--format", choices=("table", "json"), default="table")
+    chk.set_defaults(handler=cmd_check)
+
+    na = sub.add_parser("no-answer", help="how confidently runs answer the unanswerable")
+    na.add_argument("gold", type=Path)
+    na.add_argument("runs", type=Path, nargs="+")
+    na.add_argument("-k", default="5", metavar="K")
+    na.add_argument(
+        "--max-false-confidence",
+        type=float,
+        default=0.1,
+        metavar="SHARE",
+        help="the trade-off that picks a threshold (default 0.1)",
+    )
+    na.add_argument("--split")
+    add_policy_options(na)
+    na.add_argument("--format", choices=("table", "json"), default="table")
+    na.set_defaults(handler=cmd_no_answer)
+
     ui = sub.add_parser("ui", help="open the dashboard (default: the sample workspace)")
     ui.add_argument("workspace", nargs="?", type=Path)
     ui.add_argument("--gold", type=Path)
@@ -145,6 +185,81 @@ def measures_from(names: list[str], cutoffs: list[str]) -> list[str]:
     if problems:
         raise InputError(problems)
     return measures or default_measures()
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from .compare import compare
+    from .selection import query_ids
+
+    k = parse_cutoff(args.k)
+    measures = measures_from(args.measure, []) if args.measure else None
+    workspace = Workspace.from_files(
+        args.gold, [args.baseline, args.candidate], args.grades, args.corpus
+    )
+    baseline, candidate = workspace.run_names
+    ids = query_ids(workspace, split=args.split)
+    comparison = compare(
+        workspace,
+        baseline,
+        candidate,
+        k=k,
+        measures=measures,
+        policy=policy_from(args),
+        query_ids=ids,
+    )
+    if args.format == "json":
+        sys.stdout.write(json.dumps(comparison.to_dict(), indent=2, default=str) + "\n")
+    else:
+        sys.stdout.write(comparison.to_text())
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from .gate import check_gate, parse_requirement
+
+    k = parse_cutoff(args.k)
+    problems = []
+    for text in args.require:
+        try:
+            parse_requirement(text)
+        except InputError as error:
+            problems += error.problems
+    if problems:
+        raise InputError(problems)
+    runs = [args.run] + ([args.baseline] if args.baseline else [])
+    workspace = Workspace.from_files(args.gold, runs, args.grades, args.corpus)
+    names = workspace.run_names
+    result = check_gate(
+        workspace,
+        names[0],
+        args.require,
+        baseline=names[1] if args.baseline else None,
+        max_regressions=args.max_regressions,
+        split=args.split,
+        k=k,
+        policy=policy_from(args),
+    )
+    if args.format == "json":
+        sys.stdout.write(json.dumps(result.to_dict(), indent=2) + "\n")
+    else:
+        sys.stdout.write(result.to_text())
+    return 0 if result.passed else 1
+
+
+def cmd_no_answer(args: argparse.Namespace) -> int:
+    from .no_answer import no_answer_report
+    from .selection import query_ids
+
+    k = parse_cutoff(args.k)
+    workspace = Workspace.from_files(args.gold, args.runs, args.grades, args.corpus)
+    report = no_answer_report(
+        workspace, k=k, policy=policy_from(args), query_ids=query_ids(workspace, split=args.split)
+    )
+    if args.format == "json":
+        sys.stdout.write(json.dumps(report.to_dict(args.max_false_confidence), indent=2) + "\n")
+    else:
+        sys.stdout.write(report.to_text(args.max_false_confidence))
+    return 0
 
 
 def cmd_ui(args: argparse.Namespace) -> int:

@@ -35,16 +35,19 @@ manual_effective AS (
            CASE WHEN harmful AND $harmful_not_relevant THEN 0
                 WHEN grade = 1 AND NOT $partial_relevant THEN 0
                 ELSE grade END AS grade
-    FROM manual)
-SELECT query_id, chunk_id, grade FROM qrels
-UNION ALL
-SELECT m.query_id, m.chunk_id, m.grade FROM manual_effective m
-ANTI JOIN qrels q ON q.query_id = m.query_id AND q.chunk_id = m.chunk_id
+    FROM manual),
+merged AS (
+    SELECT query_id, chunk_id, grade FROM qrels
+    UNION ALL
+    SELECT m.query_id, m.chunk_id, m.grade FROM manual_effective m
+    ANTI JOIN qrels q ON q.query_id = m.query_id AND q.chunk_id = m.chunk_id)
+SELECT x.query_id, x.chunk_id, x.grade, coalesce(m.harmful, false) AS harmful
+FROM merged x LEFT JOIN manual m USING (query_id, chunk_id)
 """
 
 CHUNK_VIEWS_SQL = """
 CREATE OR REPLACE TEMP VIEW judgments AS
-    SELECT query_id, chunk_id AS item_id, grade FROM chunk_judgments;
+    SELECT query_id, chunk_id AS item_id, grade, harmful FROM chunk_judgments;
 CREATE OR REPLACE TEMP VIEW ranked AS
     SELECT run, query_id, chunk_id AS item_id, rank, score FROM eval_runs;
 """
@@ -52,7 +55,7 @@ CREATE OR REPLACE TEMP VIEW ranked AS
 DOC_OF = f"coalesce(c.doc_id, {doc_of_sql('x.chunk_id')})"
 DOC_VIEWS_SQL = f"""
 CREATE OR REPLACE TEMP VIEW judgments AS
-    SELECT x.query_id, {DOC_OF} AS item_id, max(x.grade) AS grade
+    SELECT x.query_id, {DOC_OF} AS item_id, max(x.grade) AS grade, bool_or(x.harmful) AS harmful
     FROM chunk_judgments x LEFT JOIN corpus c ON c.chunk_id = x.chunk_id
     GROUP BY ALL;
 CREATE OR REPLACE TEMP VIEW ranked AS
@@ -133,6 +136,12 @@ def _aggregate(measure: Measure, c: Columns) -> tuple[str, str, float | None]:
             f"a.{c.agg}",
             None,
         )
+    if family == "Harm":
+        return (
+            f"count(*) FILTER (WHERE {w}harmful)",
+            f"CASE WHEN a.{c.agg} > 0 THEN 1.0 ELSE 0.0 END",
+            0.0,
+        )
     if family == "FirstRank":
         return f"min(rank) FILTER (WHERE {rel})", f"a.{c.agg}", None
     raise KeyError(family)
@@ -160,9 +169,9 @@ def per_query_sql(measures: Sequence[Measure], policy: Policy) -> tuple[str, dic
     )
     aggs = ", ".join(f"{agg} AS {c.agg}" for (agg, _, _), c in zip(parts, cols, strict=True))
     values = ", ".join(
-        f"CASE WHEN {_excluded(policy, c)} THEN NULL WHEN a.run IS NULL THEN {_missing(missing)} "
-        f"ELSE {value} END AS v{i}"
-        for i, ((_, value, missing), c) in enumerate(zip(parts, cols, strict=True))
+        f"CASE WHEN {_excluded(policy, c, m)} THEN NULL "
+        f"WHEN a.run IS NULL THEN {_missing(missing)} ELSE {value} END AS v{i}"
+        for i, ((_, value, missing), c, m) in enumerate(zip(parts, cols, measures, strict=True))
     )
     value_cols = ", ".join(f"v{i}" for i in range(len(measures)))
     keep = _keep_sql(policy)
@@ -173,7 +182,7 @@ def per_query_sql(measures: Sequence[Measure], policy: Policy) -> tuple[str, dic
                      row_number() OVER (PARTITION BY query_id ORDER BY grade DESC) AS pos
               FROM judgments) GROUP BY query_id),
     rows AS (
-        SELECT r.run, r.query_id, r.rank, j.grade
+        SELECT r.run, r.query_id, r.rank, j.grade, j.harmful
         FROM ranked r LEFT JOIN judgments j ON j.query_id = r.query_id AND j.item_id = r.item_id),
     joined AS (SELECT *{cums} FROM rows),
     agg AS (
@@ -191,9 +200,12 @@ def per_query_sql(measures: Sequence[Measure], policy: Policy) -> tuple[str, dic
     return sql, params
 
 
-def _excluded(policy: Policy, c: Columns) -> str:
-    """ragrecall's policy keeps queries without relevant items (no-answer) out of the means."""
-    return "false" if policy.compat == "trec_eval" else f"coalesce(s.{c.nrel}, 0) = 0"
+def _excluded(policy: Policy, c: Columns, measure: Measure) -> str:
+    """ragrecall's policy keeps queries without relevant items (no-answer) out of the means,
+    except for measures declared ``covers_no_answer`` (a harmful chunk harms any query)."""
+    if policy.compat == "trec_eval" or measure.definition.covers_no_answer:
+        return "false"
+    return f"coalesce(s.{c.nrel}, 0) = 0"
 
 
 def _missing(value: float | None) -> str:

@@ -1,6 +1,6 @@
 """The measure registry. Importing this package registers every measure."""
 
-from . import ap, first_rank, hit, judged, ndcg, precision, recall, rprec, rr  # noqa: F401
+from . import ap, first_rank, harm, hit, judged, ndcg, precision, recall, rprec, rr  # noqa: F401
 from .base import (
     ALIASES,
     REGISTRY,

@@ -24,6 +24,7 @@ class MeasureDef:
     mean_name: str | None = None
     higher_is_better: bool = True
     trec_eval: str | None = None
+    covers_no_answer: bool = False
 
 
 @dataclass(frozen=True)

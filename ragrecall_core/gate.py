@@ -1,0 +1,140 @@
+"""The release gate: requirements like ``Recall@5>=0.8`` and a regression budget.
+
+>>> parse_requirement("Recall@5>=0.8")
+Requirement(measure='Recall@5', op='>=', threshold=0.8)
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from .compare import compare
+from .errors import InputError, Problem
+from .evaluate import evaluate
+from .measures import parse_measure
+from .policy import Policy
+from .selection import default_split, query_ids
+from .workspace import Workspace
+
+OPERATORS = {
+    ">=": operator.ge,
+    ">": operator.gt,
+    "<=": operator.le,
+    "<": operator.lt,
+    "==": operator.eq,
+}
+REQUIREMENT = re.compile(r"^\s*(?P<measure>.+?)\s*(?P<op>>=|<=|==|>|<)\s*(?P<value>[^<>=]+?)\s*$")
+
+
+@dataclass(frozen=True)
+class Requirement:
+    measure: str
+    op: str
+    threshold: float
+
+    def __str__(self) -> str:
+        return f"{self.measure}{self.op}{self.threshold:g}"
+
+    def holds(self, value: float) -> bool:
+        return OPERATORS[self.op](value, self.threshold)
+
+
+def parse_requirement(text: str) -> Requirement:
+    match = REQUIREMENT.match(text)
+    if not match:
+        raise InputError([Problem("--require", None, text, 'a requirement like "Recall@5>=0.8"')])
+    measure = match.group("measure")
+    parse_measure(measure, "--require")
+    try:
+        threshold = float(match.group("value"))
+    except ValueError:
+        raise InputError(
+            [Problem("--require", None, text, "a number after the operator")]
+        ) from None
+    return Requirement(measure, match.group("op"), threshold)
+
+
+@dataclass
+class GateResult:
+    run: str
+    scope: str
+    checks: list[dict] = field(default_factory=list)
+    baseline: str | None = None
+    regressions: list[str] = field(default_factory=list)
+    max_regressions: int | None = None
+
+    @property
+    def passed(self) -> bool:
+        return all(c["ok"] for c in self.checks) and (
+            self.max_regressions is None or len(self.regressions) <= self.max_regressions
+        )
+
+    def to_dict(self) -> dict:
+        return {
+            "run": self.run,
+            "scope": self.scope,
+            "passed": self.passed,
+            "requirements": self.checks,
+            "baseline": self.baseline,
+            "regressions": self.regressions,
+            "max_regressions": self.max_regressions,
+        }
+
+    def to_text(self) -> str:
+        lines = [f"release gate for {self.run} on {self.scope}"]
+        for c in self.checks:
+            mark = "ok  " if c["ok"] else "FAIL"
+            lines.append(f"{mark} {c['requirement']}: {c['measure']} = {c['value']:.4f}")
+        if self.baseline is not None:
+            budget = "" if self.max_regressions is None else f" (allowed: {self.max_regressions})"
+            mark = (
+                "ok  "
+                if self.max_regressions is None or len(self.regressions) <= self.max_regressions
+                else "FAIL"
+            )
+            lines.append(
+                f"{mark} regressions against {self.baseline}: {len(self.regressions)}{budget}"
+            )
+            lines += [f"     regressed: {q}" for q in self.regressions]
+        lines.append("PASSED" if self.passed else "FAILED")
+        return "\n".join(lines) + "\n"
+
+
+def check_gate(
+    workspace: Workspace,
+    run: str,
+    requirements: Sequence[str],
+    baseline: str | None = None,
+    max_regressions: int | None = None,
+    split: str | None = None,
+    k: int = 5,
+    policy: Policy | None = None,
+) -> GateResult:
+    """Evaluate ``run`` against every requirement, on the held-out split by default."""
+    parsed = [parse_requirement(r) for r in requirements]
+    chosen, scope = default_split(workspace, split)
+    ids = query_ids(workspace, split=chosen)
+    result = GateResult(run=run, scope=scope, baseline=baseline, max_regressions=max_regressions)
+    if parsed:
+        evaluation = evaluate(
+            workspace, [r.measure for r in parsed], policy, runs=[run], query_ids=ids
+        )
+        for requirement in parsed:
+            value = evaluation.value(run, requirement.measure)
+            result.checks.append(
+                {
+                    "requirement": str(requirement),
+                    "measure": requirement.measure,
+                    "value": value,
+                    "ok": requirement.holds(value),
+                }
+            )
+    if baseline is not None:
+        comparison = compare(
+            workspace, baseline, run, k=k, policy=policy, query_ids=ids, measures=[f"Recall@{k}"]
+        )
+        result.regressions = list(comparison.regressions.query_id)
+    return result
