@@ -23,6 +23,12 @@ CREATE TABLE IF NOT EXISTS run_files (
 CREATE TABLE IF NOT EXISTS grades (
     query_id VARCHAR, chunk_id VARCHAR, grade INTEGER, harmful BOOLEAN,
     reason VARCHAR, annotator VARCHAR, source VARCHAR);
+CREATE TABLE IF NOT EXISTS resolutions (
+    query_id VARCHAR, chunk_id VARCHAR, grade INTEGER, harmful BOOLEAN, reason VARCHAR,
+    resolver VARCHAR, created_at TIMESTAMP);
+CREATE OR REPLACE VIEW all_grades AS
+    SELECT query_id, chunk_id, grade, harmful, reason, annotator, source FROM grades;
+CREATE OR REPLACE VIEW all_resolutions AS SELECT * FROM resolutions;
 CREATE TABLE IF NOT EXISTS corpus (
     chunk_id VARCHAR PRIMARY KEY, doc_id VARCHAR, section VARCHAR, text VARCHAR,
     metadata JSON);

@@ -2,9 +2,10 @@
 
 The pipeline (all SQL, all in DuckDB):
 
-1. ``judgments(query_id, item_id, grade)``: gold grades, plus reviewers' grades
-   for what the gold set lacks (merged over annotators: the lower median;
-   partial and harmful counted as :class:`~ragrecall_core.policy.Policy` says).
+1. ``judgments(query_id, item_id, grade, harmful)``: gold grades, plus reviewers'
+   grades for what the gold set lacks (a recorded resolution wins; otherwise merged
+   over annotators: the lower median; partial and harmful counted as
+   :class:`~ragrecall_core.policy.Policy` says).
 2. ``ranked(run, query_id, item_id, rank, score)``: each run's list in its
    evaluation order; at document level a document keeps its first chunk's rank.
 3. One aggregate per (run, query) and measure, then the value per query, in the
@@ -26,10 +27,19 @@ from .policy import DOC, Policy
 
 JUDGMENTS_SQL = """
 CREATE OR REPLACE TEMP TABLE chunk_judgments AS
-WITH manual AS (
+WITH latest_resolution AS (
+    SELECT query_id, chunk_id, arg_max(grade, created_at) AS grade,
+           arg_max(harmful, created_at) AS harmful
+    FROM all_resolutions GROUP BY query_id, chunk_id),
+manual AS (
     SELECT query_id, chunk_id, bool_or(harmful) AS harmful,
            CAST(floor(quantile_disc(grade, 0.5)) AS INTEGER) AS grade
-    FROM grades WHERE $manual GROUP BY query_id, chunk_id),
+    FROM all_grades g WHERE $manual
+      AND NOT EXISTS (SELECT 1 FROM latest_resolution r
+                      WHERE r.query_id = g.query_id AND r.chunk_id = g.chunk_id)
+    GROUP BY query_id, chunk_id
+    UNION ALL
+    SELECT query_id, chunk_id, harmful, grade FROM latest_resolution WHERE $manual),
 manual_effective AS (
     SELECT query_id, chunk_id,
            CASE WHEN harmful AND $harmful_not_relevant THEN 0

@@ -1,0 +1,98 @@
+"""Agreement between annotators (seed 000): identical-grade share and Cohen's kappa.
+
+Kappa is computed on the items both annotators graded, unweighted and with
+linear weights for the ordinal 0 / 1 / 2 scale (a 2-vs-0 disagreement costs
+twice a 2-vs-1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .workspace import Workspace
+
+GRADES = (0, 1, 2)
+
+PAIRS_SQL = """
+SELECT a.annotator AS annotator_a, b.annotator AS annotator_b, a.query_id, a.chunk_id,
+       a.grade AS grade_a, b.grade AS grade_b, a.harmful AS harmful_a, b.harmful AS harmful_b,
+       a.reason AS reason_a, b.reason AS reason_b
+FROM all_grades a JOIN all_grades b
+  ON a.query_id = b.query_id AND a.chunk_id = b.chunk_id AND a.annotator < b.annotator
+ORDER BY annotator_a, annotator_b, a.query_id, a.chunk_id
+"""
+
+RESOLVED_SQL = """
+SELECT query_id, chunk_id, arg_max(grade, created_at) AS resolved_grade,
+       arg_max(resolver, created_at) AS resolver
+FROM all_resolutions GROUP BY query_id, chunk_id
+"""
+
+
+def cohen_kappa(a: np.ndarray, b: np.ndarray, weights: str | None = None) -> float:
+    """Cohen's kappa of two graders on the 0/1/2 scale; ``weights`` None or ``"linear"``.
+
+    >>> round(cohen_kappa(np.array([0, 1, 2, 2]), np.array([0, 1, 2, 1])), 4)
+    0.6364
+    """
+    k = len(GRADES)
+    observed = np.zeros((k, k))
+    np.add.at(observed, (np.asarray(a, int), np.asarray(b, int)), 1)
+    observed /= observed.sum()
+    expected = np.outer(observed.sum(axis=1), observed.sum(axis=0))
+    i, j = np.indices((k, k))
+    cost = (i != j).astype(float) if weights is None else np.abs(i - j) / (k - 1)
+    denominator = (cost * expected).sum()
+    return float("nan") if denominator == 0 else float(1 - (cost * observed).sum() / denominator)
+
+
+@dataclass
+class Agreement:
+    pairs: pd.DataFrame
+    disagreements: pd.DataFrame
+
+    def to_text(self) -> str:
+        lines = [self.pairs.to_string(index=False, float_format=lambda v: f"{v:.3f}")]
+        lines += ["", f"disagreements: {len(self.disagreements)}"]
+        if len(self.disagreements):
+            shown = self.disagreements.drop(columns=["reason_a", "reason_b"], errors="ignore")
+            lines.append(shown.to_string(index=False))
+        return "\n".join(lines) + "\n"
+
+    def to_dict(self) -> dict:
+        return {
+            "pairs": self.pairs.to_dict("records"),
+            "disagreements": self.disagreements.astype(object)
+            .where(self.disagreements.notna(), None)
+            .to_dict("records"),
+        }
+
+
+def agreement(workspace: Workspace) -> Agreement:
+    """Per annotator pair: shared items, identical share, kappa; and every disagreement."""
+    con = workspace.cursor()
+    items = con.execute(PAIRS_SQL).df()
+    rows = []
+    for (a, b), group in items.groupby(["annotator_a", "annotator_b"], sort=True):
+        rows.append(
+            {
+                "annotator_a": a,
+                "annotator_b": b,
+                "items": len(group),
+                "identical": float((group.grade_a == group.grade_b).mean()),
+                "kappa": cohen_kappa(group.grade_a.to_numpy(), group.grade_b.to_numpy()),
+                "kappa_linear": cohen_kappa(
+                    group.grade_a.to_numpy(), group.grade_b.to_numpy(), "linear"
+                ),
+            }
+        )
+    pairs = pd.DataFrame(
+        rows, columns=["annotator_a", "annotator_b", "items", "identical", "kappa", "kappa_linear"]
+    )
+    differ = items[(items.grade_a != items.grade_b) | (items.harmful_a != items.harmful_b)]
+    resolved = con.execute(RESOLVED_SQL).df()
+    disagreements = differ.merge(resolved, on=["query_id", "chunk_id"], how="left")
+    return Agreement(pairs=pairs, disagreements=disagreements.reset_index(drop=True))
