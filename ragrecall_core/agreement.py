@@ -7,11 +7,17 @@ twice a 2-vs-1).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
+import duckdb
 import numpy as np
 import pandas as pd
 
+from .db import connect
+from .errors import InputError, Problem
+from .grades import load_grades
 from .workspace import Workspace
 
 GRADES = (0, 1, 2)
@@ -71,9 +77,26 @@ class Agreement:
         }
 
 
+def agreement_of_files(paths: Sequence[Path]) -> Agreement:
+    """Agreement over grades files alone (no gold or runs needed)."""
+    con = connect()
+    problems: list[Problem] = []
+    for path in paths:
+        try:
+            load_grades(con, Path(path))
+        except InputError as error:
+            problems += error.problems
+    if problems:
+        raise InputError(problems)
+    return agreement_on(con)
+
+
 def agreement(workspace: Workspace) -> Agreement:
     """Per annotator pair: shared items, identical share, kappa; and every disagreement."""
-    con = workspace.cursor()
+    return agreement_on(workspace.cursor())
+
+
+def agreement_on(con: duckdb.DuckDBPyConnection) -> Agreement:
     items = con.execute(PAIRS_SQL).df()
     rows = []
     for (a, b), group in items.groupby(["annotator_a", "annotator_b"], sort=True):

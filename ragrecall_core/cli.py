@@ -148,6 +148,22 @@ def build_parser() -> ArgumentParser:
     na.add_argument("--format", choices=("table", "json"), default="table")
     na.set_defaults(handler=cmd_no_answer)
 
+    pool = sub.add_parser("pool", help="write the blind pool of chunks to judge")
+    pool.add_argument("gold", type=Path)
+    pool.add_argument("runs", type=Path, nargs="+")
+    pool.add_argument("--depth", default="10", metavar="D", help="top-d of each run (default 10)")
+    pool.add_argument("-k", default="5", metavar="K", help="the cutoff reported on (d >= k)")
+    pool.add_argument("--grades", action="append", default=[], type=Path)
+    pool.add_argument("--corpus", type=Path)
+    pool.add_argument("--split")
+    pool.add_argument("-o", "--output", type=Path, required=True)
+    pool.set_defaults(handler=cmd_pool)
+
+    agr = sub.add_parser("agreement", help="agreement between annotators and disagreements")
+    agr.add_argument("grades", type=Path, nargs="+")
+    agr.add_argument("--format", choices=("table", "json"), default="table")
+    agr.set_defaults(handler=cmd_agreement)
+
     ui = sub.add_parser("ui", help="open the dashboard (default: the sample workspace)")
     ui.add_argument("workspace", nargs="?", type=Path)
     ui.add_argument("--gold", type=Path)
@@ -259,6 +275,33 @@ def cmd_no_answer(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(report.to_dict(args.max_false_confidence), indent=2) + "\n")
     else:
         sys.stdout.write(report.to_text(args.max_false_confidence))
+    return 0
+
+
+def cmd_pool(args: argparse.Namespace) -> int:
+    from .pooling import build_pool, pool_coverage, write_pool
+    from .selection import query_ids
+
+    depth, k = parse_cutoff(args.depth, "--depth"), parse_cutoff(args.k)
+    workspace = Workspace.from_files(args.gold, args.runs, args.grades, args.corpus)
+    ids = query_ids(workspace, split=args.split)
+    pool = build_pool(workspace, depth=depth, query_ids=ids, k=k)
+    written = write_pool(pool, args.output)
+    coverage = pool_coverage(workspace, depth=depth, k=k, query_ids=ids)
+    sys.stdout.write(f"{written} (query, chunk) pairs to judge written to {args.output}\n")
+    sys.stdout.write(f"judged share of each run's top {k}, before and after judging the pool:\n")
+    sys.stdout.write(coverage.to_string(index=False, float_format=lambda v: f"{v:.3f}") + "\n")
+    return 0
+
+
+def cmd_agreement(args: argparse.Namespace) -> int:
+    from .agreement import agreement_of_files
+
+    result = agreement_of_files(args.grades)
+    if args.format == "json":
+        sys.stdout.write(json.dumps(result.to_dict(), indent=2, default=str) + "\n")
+    else:
+        sys.stdout.write(result.to_text())
     return 0
 
 
