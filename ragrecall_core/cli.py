@@ -164,6 +164,13 @@ def build_parser() -> ArgumentParser:
     agr.add_argument("--format", choices=("table", "json"), default="table")
     agr.set_defaults(handler=cmd_agreement)
 
+    rep = sub.add_parser("report", help="write the reproducible report (.html, .md or .csv)")
+    rep.add_argument("workspace", type=Path)
+    rep.add_argument("-o", "--output", type=Path, required=True)
+    rep.add_argument("-k", default="5", metavar="K")
+    rep.add_argument("--split", help="default: 'test' when the gold set has it")
+    rep.set_defaults(handler=cmd_report)
+
     ui = sub.add_parser("ui", help="open the dashboard (default: the sample workspace)")
     ui.add_argument("workspace", nargs="?", type=Path)
     ui.add_argument("--gold", type=Path)
@@ -302,6 +309,20 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(result.to_dict(), indent=2, default=str) + "\n")
     else:
         sys.stdout.write(result.to_text())
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from .report import build_report
+
+    k = parse_cutoff(args.k)
+    if args.output.suffix.lower() not in (".html", ".htm", ".md", ".csv"):
+        raise InputError(
+            [Problem("-o", None, str(args.output), "a file ending in .html, .md or .csv")]
+        )
+    report = build_report(Workspace.open(args.workspace), k=k, split=args.split)
+    report.write(args.output)
+    sys.stdout.write(f"report written to {args.output} ({report.scope})\n")
     return 0
 
 
