@@ -23,18 +23,41 @@ class Check:
     expected: str
 
 
+@dataclass(frozen=True)
+class Duplicate:
+    """Flags every row whose key (comma-separated SQL expressions) repeats an earlier row's."""
+
+    keys: str
+    value: str
+    expected: str
+    order: str = "line"
+
+
+def _check_sql(i: int, check: Check | Duplicate, table: str) -> str:
+    if isinstance(check, Duplicate):
+        # a hash aggregate finds the repeated keys; only those rows are joined back
+        return (
+            f"SELECT t.line, CAST(({check.value}) || ' (first at {check.order} ' || d.first || ')' "
+            f"AS VARCHAR) AS value, {i} AS rule "
+            f"FROM (SELECT *, row({check.keys}) AS dup_key FROM {table}) t "
+            f"JOIN (SELECT row({check.keys}) AS dup_key, min({check.order}) AS first FROM {table} "
+            f"GROUP BY ALL HAVING count(*) > 1) d "
+            f"ON t.dup_key IS NOT DISTINCT FROM d.dup_key AND t.{check.order} > d.first"
+        )
+    return (
+        f"SELECT line, value, {i} AS rule FROM (SELECT line, "
+        f"CAST(({check.value}) AS VARCHAR) AS value, coalesce(({check.condition}), false) AS bad "
+        f"FROM {table}) WHERE bad"
+    )
+
+
 def run_checks(
-    con: duckdb.DuckDBPyConnection, table: str, checks: list[Check], path: Path
+    con: duckdb.DuckDBPyConnection, table: str, checks: list[Check | Duplicate], path: Path
 ) -> list[Problem]:
     """Problems that ``checks`` find in staged ``table`` (which has a ``line`` column)."""
     if not checks:
         return []
-    parts = [
-        f"SELECT line, value, {i} AS rule FROM (SELECT line, "
-        f"CAST(({c.value}) AS VARCHAR) AS value, coalesce(({c.condition}), false) AS bad "
-        f"FROM {table}) WHERE bad"
-        for i, c in enumerate(checks)
-    ]
+    parts = [_check_sql(i, c, table) for i, c in enumerate(checks)]
     rows = con.execute(
         " UNION ALL ".join(parts) + f" ORDER BY line, rule LIMIT {MAX_PROBLEMS}"
     ).fetchall()
@@ -73,11 +96,10 @@ def string_field(name: str, required: bool = True, source: str = "j") -> list[Ch
     return checks
 
 
-def duplicate_key(key_sql: str, partition: str, label: str) -> Check:
-    """Flags every row whose key repeats an earlier row's, naming the first line."""
-    return Check(
-        f"count(*) OVER (PARTITION BY {partition}) > 1 AND "
-        f"line > min(line) OVER (PARTITION BY {partition})",
-        f"{key_sql} || ' (first at line ' || min(line) OVER (PARTITION BY {partition}) || ')'",
-        f"a {label} not used on an earlier line",
-    )
+def duplicate_key(key_sql: str, partition: str, label: str, order: str = "line") -> Duplicate:
+    """Flags every row whose ``partition`` key repeats an earlier row's, naming the first one.
+
+    ``order`` is the column that says which row came first (``line``, or ``pos`` in a list).
+    """
+    where = "an earlier line" if order == "line" else "an earlier position in the list"
+    return Duplicate(partition, key_sql, f"a {label} not used at {where}", order)

@@ -20,7 +20,8 @@ JSONL_CHECKS = [
     *string_field("query_id"),
     *string_field("chunk_id"),
     Check(
-        "json_type(j, '$.grade') IS NULL OR (j->>'$.grade') NOT IN ('0', '1', '2')",
+        "coalesce(json_type(j, '$.grade') NOT IN ('BIGINT', 'UBIGINT'), true) "
+        "OR (j->>'$.grade') NOT IN ('0', '1', '2')",
         "'\"grade\": ' || coalesce(json_extract(j, '$.grade')::VARCHAR, 'missing')",
         "a grade of 2 (relevant), 1 (partial) or 0 (not relevant)",
     ),

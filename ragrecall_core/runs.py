@@ -47,7 +47,9 @@ JSONL_ITEM_CHECKS = [
     ),
     Check(
         "json_type(item, '$.rank') NOT IN " + INT_TYPES + " AND json_type(item, '$.rank') <> 'NULL'"
-        " OR (json_type(item, '$.rank') IN " + INT_TYPES + " AND (item->>'$.rank')::HUGEINT < 1)",
+        " OR (json_type(item, '$.rank') IN "
+        + INT_TYPES
+        + " AND TRY_CAST(item->>'$.rank' AS HUGEINT) < 1)",
         ITEM + " || '\"rank\": ' || json_extract(item, '$.rank')",
         "a rank that is a positive integer",
     ),
@@ -58,18 +60,17 @@ JSONL_ITEM_CHECKS = [
         ITEM + " || '\"score\": ' || json_extract(item, '$.score')",
         "a numeric score",
     ),
-    Check(
-        "count(*) OVER (PARTITION BY query_id, item->>'$.chunk_id') > 1 AND "
-        "pos > min(pos) OVER (PARTITION BY query_id, item->>'$.chunk_id')",
+    duplicate_key(
         ITEM + " || '\"chunk_id\": ' || (item->>'$.chunk_id')",
-        "each chunk id once per ranked list",
+        "line, item->>'$.chunk_id'",
+        "chunk id in this ranked list",
+        order="pos",
     ),
-    Check(
-        "json_type(item, '$.rank') IS NOT NULL AND json_type(item, '$.rank') <> 'NULL' AND "
-        "count(*) OVER (PARTITION BY query_id, item->>'$.rank') > 1 AND "
-        "pos > min(pos) OVER (PARTITION BY query_id, item->>'$.rank')",
+    duplicate_key(
         ITEM + " || '\"rank\": ' || (item->>'$.rank')",
-        "each rank once per ranked list",
+        "line, coalesce(item->>'$.rank', 'no rank at ' || pos)",
+        "rank in this ranked list",
+        order="pos",
     ),
 ]
 
