@@ -33,6 +33,8 @@ def load_corpus(con: duckdb.DuckDBPyConnection, path: Path) -> int:
     readers.require_file(path)
     fmt = readers.detect_format(path)
     if fmt == readers.JSONL:
+        raise_if_any(readers.stage_json_lines(con, path, "corpus_lines"))
+        con.execute("DROP TABLE corpus_lines")
         con.execute(
             "CREATE OR REPLACE TEMP TABLE corpus_stage AS SELECT row_number() OVER () AS line, * "
             "FROM read_json($path, format='newline_delimited', union_by_name=true)",

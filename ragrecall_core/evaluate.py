@@ -163,7 +163,7 @@ def collect_warnings(
     rows = con.execute(
         """
         SELECT run, count(*), list(query_id ORDER BY query_id)[1:5]
-        FROM (SELECT DISTINCT run, query_id FROM eval_runs) r ANTI JOIN queries q USING (query_id)
+        FROM run_lists r ANTI JOIN queries q USING (query_id)
         GROUP BY run
         """
     ).fetchall()
@@ -174,8 +174,8 @@ def collect_warnings(
     rows = con.execute(
         """
         SELECT rn.run, count(*), list(q.query_id ORDER BY q.query_id)[1:5]
-        FROM (SELECT DISTINCT run FROM eval_runs) rn, eval_queries q
-        WHERE q.judged AND NOT EXISTS (SELECT 1 FROM eval_runs x WHERE x.run = rn.run
+        FROM eval_run_names rn, eval_queries q
+        WHERE q.judged AND NOT EXISTS (SELECT 1 FROM run_lists x WHERE x.run = rn.run
                                        AND x.query_id = q.query_id)
         GROUP BY rn.run
         """
@@ -187,10 +187,13 @@ def collect_warnings(
     if cutoffs:
         rows = con.execute(
             """
-            SELECT a.run, k, count(*) FROM eval_runs a JOIN eval_runs b
+            WITH edge AS (
+                SELECT run, query_id, rank, score FROM eval_runs
+                WHERE list_contains($cutoffs, rank) OR list_contains($cutoffs, rank - 1))
+            SELECT a.run, a.rank AS k, count(*) FROM edge a JOIN edge b
               ON a.run = b.run AND a.query_id = b.query_id AND b.rank = a.rank + 1
-            JOIN (SELECT unnest($cutoffs) AS k) c ON a.rank = c.k
-            WHERE a.score = b.score GROUP BY a.run, k ORDER BY a.run, k
+            WHERE list_contains($cutoffs, a.rank) AND a.score = b.score
+            GROUP BY a.run, a.rank ORDER BY a.run, a.rank
             """,
             {"cutoffs": list(cutoffs)},
         ).fetchall()
@@ -206,7 +209,7 @@ def collect_warnings(
         """
     ).fetchone()
     if rows[0]:
-        for run in con.execute("SELECT DISTINCT run FROM eval_runs").fetchall():
+        for run in con.execute("SELECT run FROM eval_run_names").fetchall():
             warnings.setdefault(run[0], []).append(
                 f"{rows[0]} relevant gold ids are not in the corpus (e.g. {', '.join(rows[1])})"
             )
@@ -222,7 +225,7 @@ def no_answer_summary(con: duckdb.DuckDBPyConnection) -> dict[str, dict]:
                                       WHERE j.query_id = q.query_id AND j.grade > 0))
         SELECT rn.run, count(na.query_id) AS queries,
                count(t.query_id) AS with_results, avg(t.score) AS mean_top_score
-        FROM (SELECT DISTINCT run FROM eval_runs) rn CROSS JOIN na
+        FROM eval_run_names rn CROSS JOIN na
         LEFT JOIN (SELECT run, query_id, score FROM ranked WHERE rank = 1) t
           ON t.run = rn.run AND t.query_id = na.query_id
         GROUP BY rn.run

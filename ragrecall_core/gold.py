@@ -80,10 +80,15 @@ JSONL_CHECKS = [
     duplicate_key("'\"id\": ' || (j->>'$.id')", "j->>'$.id'", "query id"),
 ]
 
+TREC_QRELS_COLUMNS = (
+    "len(f) AS fields, array_to_string(f, ' ') AS text, f[1] AS qid, f[3] AS docno, "
+    "f[4] AS grade_text, TRY_CAST(f[4] AS INTEGER) AS grade"
+)
+
 TREC_QRELS_CHECKS = [
-    Check("len(f) <> 4", "array_to_string(f, ' ')", "4 fields: query_id iteration chunk_id grade"),
-    Check("len(f) = 4 AND TRY_CAST(f[4] AS INTEGER) IS NULL", "f[4]", "an integer grade"),
-    duplicate_key("f[1] || ' ' || f[3]", "f[1], f[3]", "(query, chunk) pair"),
+    Check("fields <> 4", "text", "4 fields: query_id iteration chunk_id grade"),
+    Check("fields = 4 AND grade IS NULL", "grade_text", "an integer grade"),
+    duplicate_key("qid || ' ' || docno", "qid, docno", "(query, chunk) pair"),
 ]
 
 LONG_CHECKS = [
@@ -139,14 +144,14 @@ def _load_jsonl(con: duckdb.DuckDBPyConnection, path: Path) -> None:
 
 
 def _load_trec(con: duckdb.DuckDBPyConnection, path: Path) -> None:
-    readers.stage_whitespace_fields(con, path, "gold_stage")
+    readers.stage_whitespace_fields(con, path, "gold_stage", TREC_QRELS_COLUMNS)
     raise_if_any(run_checks(con, "gold_stage", TREC_QRELS_CHECKS, path))
     con.execute(
         """
         INSERT INTO queries
-        SELECT f[1], NULL, NULL, NULL, NULL, false, '{}'::JSON, min(line)
-        FROM gold_stage GROUP BY f[1];
-        INSERT INTO qrels SELECT f[1], f[3], CAST(f[4] AS INTEGER), NULL FROM gold_stage;
+        SELECT qid, NULL, NULL, NULL, NULL, false, '{}'::JSON, min(line)
+        FROM gold_stage GROUP BY qid;
+        INSERT INTO qrels SELECT qid, docno, grade, NULL FROM gold_stage;
         """
     )
 

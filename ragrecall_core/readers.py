@@ -65,40 +65,44 @@ def detect_format(path: Path) -> str:
     return TREC_QRELS if len(line.split()) == 4 else TREC_RUN
 
 
-def stage_lines(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> None:
-    """Create temp table ``table(line, text)`` with the file's non-blank lines."""
-    con.execute(
-        f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT * FROM ({LINES_SQL}) "
-        "WHERE text IS NOT NULL AND trim(text) <> ''",
-        {"path": str(path)},
-    )
+# CASE, not AND: json_type() must never see a line that is not valid JSON
+IS_OBJECT = "coalesce(CASE WHEN json_valid(text) THEN json_type(text) = 'OBJECT' END, false)"
 
 
 def stage_json_lines(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> list[Problem]:
-    """Stage ``table(line, j JSON)`` from JSON lines; return the lines that are not objects."""
-    stage_lines(con, path, f"{table}_raw")
+    """Stage ``table(line, j JSON)`` from JSON lines in one pass; return lines that are not
+    JSON objects (they stay out of the table)."""
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE {table}_all AS SELECT line, "
+        f"CASE WHEN {IS_OBJECT} THEN text::JSON END AS j, "
+        f"CASE WHEN NOT {IS_OBJECT} THEN text END AS bad "
+        f"FROM ({LINES_SQL}) WHERE text IS NOT NULL AND trim(text) <> ''",
+        {"path": str(path)},
+    )
     rows = con.execute(
-        f"SELECT line, text FROM {table}_raw "
-        "WHERE NOT coalesce(json_valid(text), false) OR json_type(text) <> 'OBJECT' "
-        "ORDER BY line LIMIT 1000"
+        f"SELECT line, bad FROM {table}_all WHERE j IS NULL ORDER BY line LIMIT 1000"
     ).fetchall()
     con.execute(
-        f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT line, text::JSON AS j "
-        f"FROM {table}_raw WHERE json_valid(text) AND json_type(text) = 'OBJECT'"
+        f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT line, j FROM {table}_all "
+        "WHERE j IS NOT NULL"
     )
-    con.execute(f"DROP TABLE {table}_raw")
+    con.execute(f"DROP TABLE {table}_all")
     return [Problem(str(path), line, text, "one JSON object per line") for line, text in rows]
 
 
-def stage_whitespace_fields(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> None:
-    """Stage ``table(line, f VARCHAR[])`` from a whitespace-separated file; ``#`` lines skipped."""
-    stage_lines(con, path, f"{table}_raw")
+def stage_whitespace_fields(
+    con: duckdb.DuckDBPyConnection, path: Path, table: str, columns: str = "f"
+) -> None:
+    """Stage ``table(line, <columns>)`` from a whitespace-separated file in one pass.
+
+    ``columns`` is a select list over ``f``, the line's fields (``#`` lines skipped).
+    """
     con.execute(
-        f"CREATE OR REPLACE TEMP TABLE {table} AS "
-        f"SELECT line, {FIELDS_SQL} AS f FROM (SELECT line, trim(text) AS t FROM {table}_raw) "
-        "WHERE NOT starts_with(t, '#')"
+        f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT line, {columns} FROM ("
+        f"SELECT line, {FIELDS_SQL} AS f FROM (SELECT line, trim(text) AS t FROM ({LINES_SQL})) "
+        "WHERE t IS NOT NULL AND t <> '' AND NOT starts_with(t, '#'))",
+        {"path": str(path)},
     )
-    con.execute(f"DROP TABLE {table}_raw")
 
 
 def stage_table_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str) -> list[str]:

@@ -74,17 +74,20 @@ JSONL_ITEM_CHECKS = [
     ),
 ]
 
+TREC_COLUMNS = (
+    "len(f) AS fields, array_to_string(f, ' ') AS text, f[1] AS qid, f[3] AS docno, "
+    "f[4] AS rank_text, f[5] AS score_text, TRY_CAST(f[5] AS DOUBLE) AS score"
+)
+
 TREC_RUN_CHECKS = [
-    Check("len(f) < 6", "array_to_string(f, ' ')", "6 fields: query_id Q0 chunk_id rank score tag"),
+    Check("fields < 6", "text", "6 fields: query_id Q0 chunk_id rank score tag"),
+    Check("fields >= 6 AND score IS NULL", "'score ' || score_text", "a numeric score"),
     Check(
-        "len(f) >= 6 AND TRY_CAST(f[5] AS DOUBLE) IS NULL", "'score ' || f[5]", "a numeric score"
-    ),
-    Check(
-        "len(f) >= 6 AND coalesce(TRY_CAST(f[4] AS BIGINT), 0) < 1",
-        "'rank ' || f[4]",
+        "fields >= 6 AND coalesce(TRY_CAST(rank_text AS BIGINT), 0) < 1",
+        "'rank ' || rank_text",
         "a rank that is a positive integer",
     ),
-    duplicate_key("f[1] || ' ' || f[3]", "f[1], f[3]", "chunk id in this query's ranked list"),
+    duplicate_key("qid || ' ' || docno", "qid, docno", "chunk id in this query's ranked list"),
 ]
 
 LONG_CHECKS = [
@@ -164,14 +167,14 @@ def _load_jsonl(con: duckdb.DuckDBPyConnection, path: Path, run: str) -> None:
 
 
 def _load_trec(con: duckdb.DuckDBPyConnection, path: Path, run: str) -> None:
-    readers.stage_whitespace_fields(con, path, "run_stage")
+    readers.stage_whitespace_fields(con, path, "run_stage", TREC_COLUMNS)
     raise_if_any(run_checks(con, "run_stage", TREC_RUN_CHECKS, path))
     con.execute(
         """
         INSERT INTO runs
         SELECT $run, qid, docno,
                row_number() OVER (PARTITION BY qid ORDER BY score DESC, docno DESC), score
-        FROM (SELECT f[1] AS qid, f[3] AS docno, CAST(f[5] AS DOUBLE) AS score FROM run_stage)
+        FROM run_stage
         """,
         {"run": run},
     )

@@ -77,6 +77,14 @@ CREATE OR REPLACE TEMP VIEW ranked AS
 """
 
 
+# One row per (run, query) list: its length. Scoring joins only judged rows, so this
+# is the only pass over every ranked row.
+RUN_LISTS_SQL = """
+CREATE OR REPLACE TEMP TABLE run_lists AS
+SELECT run, query_id, max(rank) AS listed FROM ranked GROUP BY run, query_id
+"""
+
+
 def prepare(con: duckdb.DuckDBPyConnection, policy: Policy) -> None:
     """Create the ``judgments`` and ``ranked`` views for ``policy``."""
     con.execute(
@@ -88,6 +96,7 @@ def prepare(con: duckdb.DuckDBPyConnection, policy: Policy) -> None:
         },
     )
     con.execute(DOC_VIEWS_SQL if policy.unit == DOC else CHUNK_VIEWS_SQL)
+    con.execute(RUN_LISTS_SQL)
 
 
 class Columns:
@@ -117,7 +126,7 @@ def _aggregate(measure: Measure, c: Columns) -> tuple[str, str, float | None]:
     if family == "Recall":
         return count_rel, f"coalesce(a.{c.agg} / nullif(s.{c.nrel}, 0), 0)", 0.0
     if family == "P":
-        return count_rel, f"a.{c.agg} / {c.k}", 0.0
+        return count_rel, f"coalesce(a.{c.agg}, 0) / {c.k}", 0.0
     if family == "Hit":
         return count_rel, f"CASE WHEN a.{c.agg} > 0 THEN 1.0 ELSE 0.0 END", 0.0
     if family == "RR":
@@ -142,8 +151,8 @@ def _aggregate(measure: Measure, c: Columns) -> tuple[str, str, float | None]:
         )
     if family == "Judged":
         return (
-            f"count(*) FILTER (WHERE {w}grade IS NOT NULL) / least({c.k}, count(*))",
-            f"a.{c.agg}",
+            f"count(*) FILTER (WHERE {w}grade IS NOT NULL)",
+            f"coalesce(a.{c.agg}, 0) / least({c.k}, l.listed)",
             None,
         )
     if family == "Harm":
@@ -180,7 +189,7 @@ def per_query_sql(measures: Sequence[Measure], policy: Policy) -> tuple[str, dic
     aggs = ", ".join(f"{agg} AS {c.agg}" for (agg, _, _), c in zip(parts, cols, strict=True))
     values = ", ".join(
         f"CASE WHEN {_excluded(policy, c, m)} THEN NULL "
-        f"WHEN a.run IS NULL THEN {_missing(missing)} ELSE {value} END AS v{i}"
+        f"WHEN l.run IS NULL THEN {_missing(missing)} ELSE {value} END AS v{i}"
         for i, ((_, value, missing), c, m) in enumerate(zip(parts, cols, measures, strict=True))
     )
     value_cols = ", ".join(f"v{i}" for i in range(len(measures)))
@@ -193,7 +202,7 @@ def per_query_sql(measures: Sequence[Measure], policy: Policy) -> tuple[str, dic
               FROM judgments) GROUP BY query_id),
     rows AS (
         SELECT r.run, r.query_id, r.rank, j.grade, j.harmful
-        FROM ranked r LEFT JOIN judgments j ON j.query_id = r.query_id AND j.item_id = r.item_id),
+        FROM ranked r JOIN judgments j ON j.query_id = r.query_id AND j.item_id = r.item_id),
     joined AS (SELECT *{cums} FROM rows),
     agg AS (
         SELECT x.run, x.query_id, {aggs}
@@ -203,7 +212,8 @@ def per_query_sql(measures: Sequence[Measure], policy: Policy) -> tuple[str, dic
         WHERE {keep["base"]}),
     wide AS (
         SELECT b.run, b.query_id, {values}
-        FROM base b LEFT JOIN agg a ON a.run = b.run AND a.query_id = b.query_id
+        FROM base b LEFT JOIN run_lists l ON l.run = b.run AND l.query_id = b.query_id
+        LEFT JOIN agg a ON a.run = b.run AND a.query_id = b.query_id
         LEFT JOIN qstats s ON s.query_id = b.query_id)
     UNPIVOT wide ON {value_cols} INTO NAME m VALUE value
     """
@@ -228,7 +238,7 @@ def _keep_sql(policy: Policy) -> dict[str, str]:
         if policy.complete:
             return {"base": "q.judged"}
         return {
-            "base": "q.judged AND EXISTS (SELECT 1 FROM eval_runs x WHERE x.run = rn.run "
+            "base": "q.judged AND EXISTS (SELECT 1 FROM run_lists x WHERE x.run = rn.run "
             "AND x.query_id = q.query_id)"
         }
     return {"base": "true"}
