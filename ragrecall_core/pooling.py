@@ -22,7 +22,8 @@ SEED = "ragrecall-pool"
 POOL_SQL = """
 WITH judged AS (
     SELECT query_id, chunk_id FROM qrels
-    UNION SELECT query_id, chunk_id FROM all_grades),
+    UNION SELECT query_id, chunk_id FROM all_grades
+    WHERE $annotator IS NULL OR annotator = $annotator),
 pooled AS (
     SELECT DISTINCT r.query_id, r.chunk_id FROM runs r
     WHERE r.rank <= $depth AND list_contains($runs, r.run)
@@ -73,17 +74,23 @@ def build_pool(
     depth: int = DEFAULT_DEPTH,
     query_ids: Sequence[str] | None = None,
     k: int = 1,
+    annotator: str | None = None,
 ) -> pd.DataFrame:
-    """``(query_id, chunk_id, query, text)`` to judge, shuffled with a fixed seed."""
+    """``(query_id, chunk_id, query, text)`` to judge, shuffled with a fixed seed.
+
+    With ``annotator``, only what that annotator has not judged yet is left out, so a
+    second annotator judges the same pool independently (and resumes where they stopped).
+    """
     runs = list(runs or workspace.run_names)
     _check(workspace, runs, depth, k)
-    return (
-        workspace.cursor()
-        .execute(
-            POOL_SQL, {"depth": depth, "runs": runs, "queries": list(query_ids or []), "seed": SEED}
-        )
-        .df()
-    )
+    params = {
+        "depth": depth,
+        "runs": runs,
+        "queries": list(query_ids or []),
+        "seed": SEED,
+        "annotator": annotator,
+    }
+    return workspace.cursor().execute(POOL_SQL, params).df()
 
 
 def pool_coverage(
