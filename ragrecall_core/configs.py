@@ -16,15 +16,37 @@ from .errors import InputError, Problem
 
 REDACTED = "[redacted]"
 
-SECRET_KEY = re.compile(
-    r"(api[_-]?key|apikey|secret|token|passw|pwd|credential|auth|private[_-]?key|"
-    r"conn(ection)?[_-]?str|dsn|access[_-]?key|session[_-]?key|cookie|bearer)",
+# A key is secret when one of its words (split on _ - . and camelCase) is one of these,
+# or it contains one of the compounds: "max_tokens", "tokenizer" or "author" stay visible.
+SECRET_WORDS = {
+    "secret",
+    "secrets",
+    "token",
+    "password",
+    "passwd",
+    "pwd",
+    "pass",
+    "passphrase",
+    "credential",
+    "credentials",
+    "auth",
+    "authorization",
+    "dsn",
+    "cookie",
+    "bearer",
+    "apikey",
+    "signature",
+    "sas",
+}
+SECRET_COMPOUNDS = re.compile(
+    r"(api_?key|access_?key|private_?key|secret_?key|session_?key|conn(ection)?_?str(ing)?|"
+    r"client_?secret)",
     re.IGNORECASE,
 )
 SECRET_VALUE = [
     # credentials inside a URL: scheme://user:password@host
     (
-        re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*://)[^/\s:@]+:[^/\s@]+@", re.I),
+        re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*://)[^/\s:@]*:[^/\s@]+@", re.I),
         r"\g<scheme>" + REDACTED + "@",
     ),
     # key=value pairs of connection strings
@@ -67,11 +89,18 @@ def redact(value: Any, key: str = "") -> Any:
         return {k: redact(v, str(k)) for k, v in value.items()}
     if isinstance(value, list):
         return [redact(v, key) for v in value]
-    if key and SECRET_KEY.search(key) and value not in (None, "", False):
+    if key and is_secret_key(key) and value not in (None, "", False):
         return REDACTED
     if isinstance(value, str):
         return redact_text(value)
     return value
+
+
+def is_secret_key(key: str) -> bool:
+    """``api_key``, ``authToken``, ``DB_PASSWORD`` are secret; ``max_tokens`` is not."""
+    words = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", key).lower()
+    parts = set(re.split(r"[^a-z0-9]+", words))
+    return bool(parts & SECRET_WORDS) or bool(SECRET_COMPOUNDS.search(words.replace("-", "_")))
 
 
 def redact_text(text: str) -> str:
@@ -112,17 +141,9 @@ def load_config(run_path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8-sig"))
     except json.JSONDecodeError as error:
+        # the bad text itself is never shown: it may hold a secret the parser could not label
         raise InputError(
-            [
-                Problem(
-                    str(path),
-                    error.lineno,
-                    redact_text(
-                        error.doc.splitlines()[error.lineno - 1] if error.doc.splitlines() else ""
-                    ),
-                    f"valid JSON ({error.msg})",
-                )
-            ]
+            [Problem(str(path), error.lineno, f"column {error.colno}", f"valid JSON ({error.msg})")]
         ) from None
     if not isinstance(data, dict):
         raise InputError([Problem(str(path), 1, type(data).__name__, "a JSON object")])

@@ -18,6 +18,7 @@ CREATE TABLE IF NOT EXISTS qrels (
     query_id VARCHAR, chunk_id VARCHAR, grade INTEGER, rationale VARCHAR);
 CREATE TABLE IF NOT EXISTS runs (
     run VARCHAR, query_id VARCHAR, chunk_id VARCHAR, rank INTEGER, score DOUBLE);
+CREATE TABLE IF NOT EXISTS run_queries (run VARCHAR, query_id VARCHAR);
 CREATE TABLE IF NOT EXISTS run_files (
     run VARCHAR PRIMARY KEY, path VARCHAR, format VARCHAR, config JSON);
 CREATE TABLE IF NOT EXISTS grades (

@@ -130,7 +130,7 @@ def evaluate(
         policy=policy,
         runs=run_names,
         warnings=collect_warnings(con, cutoffs),
-        no_answer=no_answer_summary(con),
+        no_answer=no_answer_summary(con, policy.rel_level),
     )
 
 
@@ -216,20 +216,21 @@ def collect_warnings(
     return warnings
 
 
-def no_answer_summary(con: duckdb.DuckDBPyConnection) -> dict[str, dict]:
+def no_answer_summary(con: duckdb.DuckDBPyConnection, level: int = 1) -> dict[str, dict]:
     """Per run, how the no-answer queries (no relevant item) were answered anyway."""
     rows = con.execute(
         """
         WITH na AS (SELECT q.query_id FROM eval_queries q
                     WHERE NOT EXISTS (SELECT 1 FROM judgments j
-                                      WHERE j.query_id = q.query_id AND j.grade > 0))
+                                      WHERE j.query_id = q.query_id AND j.grade >= $level))
         SELECT rn.run, count(na.query_id) AS queries,
                count(t.query_id) AS with_results, avg(t.score) AS mean_top_score
         FROM eval_run_names rn CROSS JOIN na
         LEFT JOIN (SELECT run, query_id, score FROM ranked WHERE rank = 1) t
           ON t.run = rn.run AND t.query_id = na.query_id
         GROUP BY rn.run
-        """
+        """,
+        {"level": level},
     ).fetchall()
     return {
         run: {"queries": n, "with_results": w, "mean_top_score": _number(s)}

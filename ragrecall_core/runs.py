@@ -163,6 +163,9 @@ def _load_jsonl(con: duckdb.DuckDBPyConnection, path: Path, run: str) -> None:
         """,
         {"run": run},
     )
+    con.execute(
+        "INSERT INTO run_queries SELECT DISTINCT $run, j->>'$.id' FROM run_stage", {"run": run}
+    )
     con.execute("DROP TABLE run_items; DROP TABLE run_stage")
 
 
@@ -178,6 +181,7 @@ def _load_trec(con: duckdb.DuckDBPyConnection, path: Path, run: str) -> None:
         """,
         {"run": run},
     )
+    con.execute("INSERT INTO run_queries SELECT DISTINCT $run, qid FROM run_stage", {"run": run})
     con.execute("DROP TABLE run_stage")
 
 
@@ -201,5 +205,8 @@ def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, run: str) -
         FROM run_stage
         """,
         {"run": run},
+    )
+    con.execute(
+        "INSERT INTO run_queries SELECT DISTINCT $run, query_id FROM run_stage", {"run": run}
     )
     con.execute("DROP TABLE run_stage")

@@ -51,7 +51,10 @@ merged AS (
     UNION ALL
     SELECT m.query_id, m.chunk_id, m.grade FROM manual_effective m
     ANTI JOIN qrels q ON q.query_id = m.query_id AND q.chunk_id = m.chunk_id)
-SELECT x.query_id, x.chunk_id, x.grade, coalesce(m.harmful, false) AS harmful
+SELECT x.query_id, x.chunk_id,
+       CASE WHEN m.harmful AND $harmful_not_relevant THEN least(x.grade, 0) ELSE x.grade END
+           AS grade,
+       coalesce(m.harmful, false) AS harmful
 FROM merged x LEFT JOIN manual m USING (query_id, chunk_id)
 """
 
@@ -69,19 +72,17 @@ CREATE OR REPLACE TEMP VIEW judgments AS
     FROM chunk_judgments x LEFT JOIN corpus c ON c.chunk_id = x.chunk_id
     GROUP BY ALL;
 CREATE OR REPLACE TEMP VIEW ranked AS
-    SELECT run, query_id, item_id,
-           row_number() OVER (PARTITION BY run, query_id ORDER BY first_rank) AS rank, score
-    FROM (SELECT x.run, x.query_id, {DOC_OF} AS item_id, min(x.rank) AS first_rank,
-                 arg_min(x.score, x.rank) AS score
-          FROM eval_runs x LEFT JOIN corpus c ON c.chunk_id = x.chunk_id GROUP BY ALL);
+    SELECT x.run, x.query_id, {DOC_OF} AS item_id, min(x.rank) AS rank,
+           arg_min(x.score, x.rank) AS score
+    FROM eval_runs x LEFT JOIN corpus c ON c.chunk_id = x.chunk_id GROUP BY ALL;
 """
 
 
-# One row per (run, query) list: its length. Scoring joins only judged rows, so this
-# is the only pass over every ranked row.
+# One row per (run, query) list: its length. Scoring joins only judged rows, so this is
+# the only pass over every ranked row (Judged@k adds one, for its top-k positions).
 RUN_LISTS_SQL = """
 CREATE OR REPLACE TEMP TABLE run_lists AS
-SELECT run, query_id, max(rank) AS listed FROM ranked GROUP BY run, query_id
+SELECT run, query_id, count(*) AS listed FROM ranked GROUP BY run, query_id
 """
 
 
@@ -109,6 +110,7 @@ class Columns:
         self.nrel = f"nrel{i}"
         self.idcg = f"idcg{i}"
         self.cum = f"cum{i}"
+        self.positions = f"positions{i}"
         self.params = {f"k{i}": measure.cutoff or 0, f"l{i}": measure.rel or policy.rel_level}
 
 
@@ -152,7 +154,7 @@ def _aggregate(measure: Measure, c: Columns) -> tuple[str, str, float | None]:
     if family == "Judged":
         return (
             f"count(*) FILTER (WHERE {w}grade IS NOT NULL)",
-            f"coalesce(a.{c.agg}, 0) / least({c.k}, l.listed)",
+            f"coalesce(a.{c.agg}, 0) / p.{c.positions}",
             None,
         )
     if family == "Harm":
@@ -186,6 +188,11 @@ def per_query_sql(measures: Sequence[Measure], policy: Policy) -> tuple[str, dic
         for m, c in zip(measures, cols, strict=True)
         if m.name == "AP"
     )
+    positions = "".join(
+        f", count(*) FILTER (WHERE rank <= {c.k}) AS {c.positions}"
+        for m, c in zip(measures, cols, strict=True)
+        if m.name == "Judged"
+    )
     aggs = ", ".join(f"{agg} AS {c.agg}" for (agg, _, _), c in zip(parts, cols, strict=True))
     values = ", ".join(
         f"CASE WHEN {_excluded(policy, c, m)} THEN NULL "
@@ -207,6 +214,9 @@ def per_query_sql(measures: Sequence[Measure], policy: Policy) -> tuple[str, dic
     agg AS (
         SELECT x.run, x.query_id, {aggs}
         FROM joined x LEFT JOIN qstats USING (query_id) GROUP BY x.run, x.query_id),
+    positions AS (
+        SELECT run, query_id{positions} FROM ranked
+        WHERE {"true" if positions else "false"} GROUP BY run, query_id),
     base AS (
         SELECT rn.run, q.query_id FROM eval_run_names rn, eval_queries q
         WHERE {keep["base"]}),
@@ -214,6 +224,7 @@ def per_query_sql(measures: Sequence[Measure], policy: Policy) -> tuple[str, dic
         SELECT b.run, b.query_id, {values}
         FROM base b LEFT JOIN run_lists l ON l.run = b.run AND l.query_id = b.query_id
         LEFT JOIN agg a ON a.run = b.run AND a.query_id = b.query_id
+        LEFT JOIN positions p ON p.run = b.run AND p.query_id = b.query_id
         LEFT JOIN qstats s ON s.query_id = b.query_id)
     UNPIVOT wide ON {value_cols} INTO NAME m VALUE value
     """

@@ -160,7 +160,7 @@ class Workspace:
             self.cursor()
             .execute(
                 "SELECT f.run, f.path FROM run_files f WHERE NOT EXISTS ("
-                "SELECT 1 FROM runs r JOIN queries q USING (query_id) WHERE r.run = f.run)"
+                "SELECT 1 FROM run_queries r JOIN queries q USING (query_id) WHERE r.run = f.run)"
             )
             .fetchall()
         )

@@ -1,0 +1,106 @@
+"""Small builders shared by the tests: write seed-shaped files, load them, read values.
+
+Everything is written under a folder the test owns (``tmp_path`` or a temporary
+directory); nothing here reads the shared specification folder.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from ragrecall_core import InputError, Problem, Workspace
+from ragrecall_core.cli import main
+
+
+def write_jsonl(path: Path, rows: Iterable[Mapping]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+    return path
+
+
+def write_text(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text.encode("utf-8"))
+    return path
+
+
+def gold_row(qid: str, relevant: Sequence[str], **extra) -> dict:
+    """A seed-000 gold line: ``{"id", "query", "relevant_ids", ...}``."""
+    return {"id": qid, "query": f"question {qid}", "relevant_ids": list(relevant), **extra}
+
+
+def run_row(qid: str, chunks: Sequence[str], scores: Sequence[float] | None = None) -> dict:
+    """A seed-000 run line; ranks 1..n in list order, scores descending unless given."""
+    scores = list(scores) if scores is not None else [1.0 - i / 100 for i in range(len(chunks))]
+    return {
+        "id": qid,
+        "retrieved": [
+            {"chunk_id": c, "rank": i + 1, "score": s}
+            for i, (c, s) in enumerate(zip(chunks, scores, strict=True))
+        ],
+    }
+
+
+def grade_row(qid: str, chunk: str, grade: int, harmful: bool = False, **extra) -> dict:
+    return {
+        "query_id": qid,
+        "chunk_id": chunk,
+        "grade": grade,
+        "harmful": harmful,
+        "reason": extra.pop("reason", ""),
+        "annotator": extra.pop("annotator", "anna"),
+        **extra,
+    }
+
+
+def make_workspace(
+    folder: Path,
+    gold: Sequence[Mapping],
+    runs: Mapping[str, Sequence[Mapping]],
+    grades: Sequence[Mapping] | None = None,
+    corpus: Sequence[Mapping] | None = None,
+) -> Workspace:
+    """Write gold / runs / grades / corpus as JSON lines under ``folder`` and load them."""
+    gold_path = write_jsonl(folder / "gold.jsonl", gold)
+    run_paths = [
+        write_jsonl(folder / "runs" / f"{name}.jsonl", rows) for name, rows in runs.items()
+    ]
+    grade_paths = [write_jsonl(folder / "grades" / "anna.jsonl", grades)] if grades else []
+    corpus_path = write_jsonl(folder / "corpus.jsonl", corpus) if corpus else None
+    return Workspace.from_files(gold_path, run_paths, grade_paths, corpus_path)
+
+
+def per_query(evaluation, run: str, measure: str) -> dict[str, float | None]:
+    """``{query_id: value}`` of one run and measure (``None`` where the query has no value)."""
+    frame = evaluation.per_query
+    rows = frame[(frame.run == run) & (frame.measure == measure)]
+    return {
+        q: (None if v != v else float(v)) for q, v in zip(rows.query_id, rows.value, strict=True)
+    }
+
+
+def queries_in_mean(evaluation, run: str, measure: str) -> int:
+    agg = evaluation.aggregate
+    rows = agg[(agg.run == run) & (agg.measure == measure)]
+    return int(rows.queries.iloc[0])
+
+
+def load_problems(
+    gold: Path, runs: Sequence[Path], grades: Sequence[Path] = (), corpus: Path | None = None
+) -> list[Problem]:
+    """The problems ``Workspace.from_files`` reports; fails the test if it loads."""
+    try:
+        Workspace.from_files(gold, runs, grades, corpus)
+    except InputError as error:
+        assert error.problems, "an InputError must carry its problems"
+        return error.problems
+    raise AssertionError("expected InputError, the files loaded")
+
+
+def run_cli(capsys, argv: Sequence[str]) -> tuple[int, str, str]:
+    """``ragrecall`` in-process: (exit code, stdout, stderr)."""
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
