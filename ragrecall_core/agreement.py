@@ -32,8 +32,8 @@ ORDER BY annotator_a, annotator_b, a.query_id, a.chunk_id
 """
 
 RESOLVED_SQL = """
-SELECT query_id, chunk_id, arg_max(grade, created_at) AS resolved_grade,
-       arg_max(resolver, created_at) AS resolver
+SELECT query_id, chunk_id, arg_max(grade, (created_at, id)) AS resolved_grade,
+       arg_max(resolver, (created_at, id)) AS resolver
 FROM all_resolutions GROUP BY query_id, chunk_id
 """
 

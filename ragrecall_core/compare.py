@@ -352,6 +352,7 @@ def side_by_side(
                         THEN 'left top k'
                     WHEN coalesce(b.rank, 1e9) > $k AND coalesce(c.rank, 1e9) <= $k
                         THEN 'entered top k'
+                    WHEN b.rank IS NULL AND c.rank IS NULL THEN 'not retrieved'
                     WHEN b.rank < c.rank THEN 'moved down'
                     WHEN b.rank > c.rank THEN 'moved up'
                     ELSE 'same' END AS movement,

@@ -44,6 +44,7 @@ PARAMS: dict[str, tuple[str, str]] = {
     "fclass": ("failure_class", "str"),
     "doclen": ("doc_length", "str"),
     "reason": ("reason", "str"),
+    "by": ("group_by", "str"),
     "q": ("query_id", "str"),
     "bin": ("rank_bin", "str"),
 }
@@ -63,6 +64,7 @@ class ViewState:
     failure_class: str = ANY
     doc_length: str = ANY
     reason: str = ANY
+    group_by: str = "failure_class"
     query_id: str = ANY
     rank_bin: str = ANY
 

@@ -29,7 +29,7 @@ CREATE TABLE IF NOT EXISTS resolutions (
     resolver VARCHAR, created_at TIMESTAMP);
 CREATE OR REPLACE VIEW all_grades AS
     SELECT query_id, chunk_id, grade, harmful, reason, annotator, source FROM grades;
-CREATE OR REPLACE VIEW all_resolutions AS SELECT * FROM resolutions;
+CREATE OR REPLACE VIEW all_resolutions AS SELECT *, 0 AS id FROM resolutions;
 CREATE TABLE IF NOT EXISTS corpus (
     chunk_id VARCHAR PRIMARY KEY, doc_id VARCHAR, section VARCHAR, text VARCHAR,
     metadata JSON);

@@ -1,7 +1,8 @@
 """Gold gap candidates: what reviewers found relevant that the gold set lacks.
 
-Two kinds: a chunk graded relevant (2) for a query whose gold list lacks it,
-and any relevant grade on a no-answer query (a possible gold error). They are
+Three kinds: a chunk graded relevant (2) for a query whose gold list lacks it; a
+relevant (2) grade on a no-answer query; and a gold-relevant chunk that a reviewer
+flagged harmful (outdated or contradicting: the gold label itself may be wrong). They are
 exported as a *proposed* update; the gold file is never rewritten.
 """
 
@@ -17,19 +18,30 @@ from .workspace import Workspace
 GAPS_SQL = """
 WITH relevant AS (
     SELECT query_id, chunk_id, list(DISTINCT annotator ORDER BY annotator) AS annotators,
-           max(grade) AS grade, string_agg(DISTINCT nullif(reason, ''), '; ') AS reasons
+           max(grade) AS grade,
+           coalesce(string_agg(DISTINCT nullif(reason, ''), '; '), '') AS reasons
     FROM all_grades WHERE grade = 2 AND NOT harmful GROUP BY query_id, chunk_id),
 no_answer AS (
     SELECT query_id FROM queries q
-    WHERE NOT EXISTS (SELECT 1 FROM qrels r WHERE r.query_id = q.query_id AND r.grade > 0))
-SELECT r.query_id, q.query, r.chunk_id, r.annotators, r.reasons,
-       CASE WHEN n.query_id IS NOT NULL THEN 'relevant grade on a no-answer query'
-            ELSE 'graded relevant, missing from gold' END AS kind
-FROM relevant r JOIN queries q USING (query_id)
-LEFT JOIN no_answer n USING (query_id)
-WHERE NOT EXISTS (SELECT 1 FROM qrels g WHERE g.query_id = r.query_id
-                  AND g.chunk_id = r.chunk_id AND g.grade > 0)
-ORDER BY kind, r.query_id, r.chunk_id
+    WHERE NOT EXISTS (SELECT 1 FROM qrels r WHERE r.query_id = q.query_id AND r.grade > 0)),
+harmful_gold AS (
+    SELECT a.query_id, a.chunk_id, list(DISTINCT a.annotator ORDER BY a.annotator) AS annotators,
+           coalesce(string_agg(DISTINCT nullif(a.reason, ''), '; '), '') AS reasons
+    FROM all_grades a JOIN qrels g ON g.query_id = a.query_id AND g.chunk_id = a.chunk_id
+    WHERE a.harmful AND g.grade > 0 GROUP BY a.query_id, a.chunk_id)
+SELECT * FROM (
+    SELECT r.query_id, q.query, r.chunk_id, r.annotators, r.reasons,
+           CASE WHEN n.query_id IS NOT NULL THEN 'relevant grade on a no-answer query'
+                ELSE 'graded relevant, missing from gold' END AS kind
+    FROM relevant r JOIN queries q USING (query_id)
+    LEFT JOIN no_answer n USING (query_id)
+    WHERE NOT EXISTS (SELECT 1 FROM qrels g WHERE g.query_id = r.query_id
+                      AND g.chunk_id = r.chunk_id AND g.grade > 0)
+    UNION ALL
+    SELECT h.query_id, q.query, h.chunk_id, h.annotators, h.reasons,
+           'gold chunk flagged harmful by a reviewer' AS kind
+    FROM harmful_gold h JOIN queries q USING (query_id))
+ORDER BY kind, query_id, chunk_id
 """
 
 

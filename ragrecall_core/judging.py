@@ -24,8 +24,11 @@ CREATE TABLE IF NOT EXISTS {STORE}.judgments (
     chunk_id VARCHAR NOT NULL, grade INTEGER NOT NULL CHECK (grade IN (0, 1, 2)),
     harmful BOOLEAN NOT NULL, reason VARCHAR, annotator VARCHAR NOT NULL,
     created_at TIMESTAMP DEFAULT current_timestamp);
+CREATE SEQUENCE IF NOT EXISTS {STORE}.resolution_ids;
 CREATE TABLE IF NOT EXISTS {STORE}.resolutions (
-    query_id VARCHAR NOT NULL, chunk_id VARCHAR NOT NULL, grade INTEGER NOT NULL,
+    id BIGINT DEFAULT nextval('{STORE}.resolution_ids'),
+    query_id VARCHAR NOT NULL, chunk_id VARCHAR NOT NULL,
+    grade INTEGER NOT NULL CHECK (grade IN (0, 1, 2)),
     harmful BOOLEAN NOT NULL, reason VARCHAR, resolver VARCHAR NOT NULL,
     created_at TIMESTAMP DEFAULT current_timestamp);
 """
@@ -41,7 +44,11 @@ SELECT query_id, chunk_id, arg_max(grade, id), arg_max(harmful, id), arg_max(rea
        annotator, 'judge page'
 FROM {STORE}.judgments GROUP BY query_id, chunk_id, annotator;
 CREATE OR REPLACE VIEW all_resolutions AS
-SELECT * FROM resolutions UNION ALL SELECT * FROM {STORE}.resolutions;
+SELECT query_id, chunk_id, grade, harmful, reason, resolver, created_at, 0 AS id
+FROM resolutions
+UNION ALL
+SELECT query_id, chunk_id, grade, harmful, reason, resolver, created_at, id
+FROM {STORE}.resolutions;
 """
 
 
@@ -74,14 +81,9 @@ def submit(
     harmful: bool = False,
     reason: str = "",
 ) -> None:
-    """Commit one judgment now (auto-commit): it survives any crash after this returns."""
-    problems = []
-    if grade not in (0, 1, 2):
-        problems.append(Problem("judgment", None, str(grade), "a grade of 2, 1 or 0"))
-    if not annotator or not annotator.strip():
-        problems.append(Problem("judgment", None, repr(annotator), "the annotator's name"))
-    if problems:
-        raise InputError(problems)
+    """Commit one judgment now (auto-commit: once this returns, the write-ahead log holds it,
+    so it survives a killed process)."""
+    _require_valid("judgment", grade, annotator, "the annotator's name")
     workspace.cursor().execute(
         f"INSERT INTO {STORE}.judgments (query_id, chunk_id, grade, harmful, reason, annotator) "
         "VALUES ($q, $c, $g, $h, $r, $a)",
@@ -94,7 +96,6 @@ def submit(
             "a": annotator.strip(),
         },
     )
-    workspace.con.execute("CHECKPOINT")
 
 
 def resolve(
@@ -107,8 +108,7 @@ def resolve(
     reason: str = "",
 ) -> None:
     """Record how a disagreement was settled; the annotators' grades stay as they were."""
-    if not resolver or not resolver.strip():
-        raise InputError([Problem("resolution", None, repr(resolver), "the resolver's name")])
+    _require_valid("resolution", grade, resolver, "the resolver's name")
     workspace.cursor().execute(
         f"INSERT INTO {STORE}.resolutions (query_id, chunk_id, grade, harmful, reason, resolver) "
         "VALUES ($q, $c, $g, $h, $r, $a)",
@@ -121,7 +121,16 @@ def resolve(
             "a": resolver.strip(),
         },
     )
-    workspace.con.execute("CHECKPOINT")
+
+
+def _require_valid(what: str, grade: int, person: str, expected_person: str) -> None:
+    problems = []
+    if grade not in (0, 1, 2):
+        problems.append(Problem(what, None, str(grade), "a grade of 2, 1 or 0"))
+    if not person or not person.strip():
+        problems.append(Problem(what, None, repr(person), expected_person))
+    if problems:
+        raise InputError(problems)
 
 
 def stored_judgments(workspace: Workspace, annotator: str | None = None) -> pd.DataFrame:

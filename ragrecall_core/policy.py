@@ -21,8 +21,10 @@ class Policy:
       ``complete=True`` like trec_eval's ``-c`` (every judged query, missing = 0).
     - ``partial``: how a reviewer's grade 1 counts: ``"not_relevant"`` (default,
       so it never enlarges the Recall denominator) or ``"relevant"``.
-    - ``harmful``: ``"not_relevant"`` (default: a harmful chunk never counts as
-      relevant) or ``"as_graded"``.
+    - ``harmful``: ``"not_relevant"`` (default: a chunk a reviewer graded and flagged
+      harmful never counts as relevant) or ``"as_graded"``. The gold set stays the
+      authority for its own labels: a gold chunk flagged harmful is listed as a gold gap
+      candidate (:mod:`ragrecall_core.gold_gaps`), not silently dropped.
     - ``manual_grades``: whether reviewers' grades judge chunks the gold set lacks.
     """
 

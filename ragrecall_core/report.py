@@ -8,10 +8,12 @@ CSV, chosen by the output file's extension.
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
 import html
 import io
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,7 +94,9 @@ class Report:
             buffer.write(f"# sha256 {item['sha256']} {item['role']} {item['path']}\n")
         for run, config in self.configs.items():
             buffer.write(f"# config {run}: {json.dumps(config)}\n")
-        self.per_query.map(neutralise).to_csv(buffer, index=False, lineterminator="\n")
+        self.per_query.map(neutralise).to_csv(
+            buffer, index=False, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC
+        )
         return buffer.getvalue()
 
     def to_html(self) -> str:
@@ -160,16 +164,20 @@ class Report:
         Path(path).write_text(render(), encoding="utf-8")
 
 
+MARKDOWN_SPECIALS = "\\`*_[]()#<>&|~!"
+
+
 def _md(frame: pd.DataFrame) -> str:
-    """A Markdown table whose cells cannot break the table or inject markup."""
+    """A Markdown table whose cells show their text as written: every character Markdown
+    would read as markup (or HTML) is backslash-escaped, line breaks become spaces."""
 
     def cell(value) -> str:
+        if value is None or (isinstance(value, float) and pd.isna(value)) or value is pd.NA:
+            return ""
         if isinstance(value, float):
-            return "" if pd.isna(value) else f"{value:.4f}"
-        text = html.escape(str(value)).replace("|", "\\|").replace("\n", " ")
-        for char in "[]()*_`#<>":
-            text = text.replace(char, "\\" + char)
-        return text
+            return f"{value:.4f}"
+        text = re.sub(r"\r\n|\r|\n", " ", str(value))
+        return "".join("\\" + ch if ch in MARKDOWN_SPECIALS else ch for ch in text)
 
     lines = [
         "| " + " | ".join(cell(c) for c in frame.columns) + " |",

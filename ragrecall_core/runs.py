@@ -139,7 +139,105 @@ def _json(value: dict) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=False)
 
 
+# Fast paths: a typed read plus cheap whole-table tests. A file that fails any of them is
+# read again by the validating path, which names every problem with its line.
+TYPED_TREC_SQL = """
+CREATE OR REPLACE TEMP TABLE run_typed AS
+SELECT *, true AS typed
+FROM read_csv($path, delim=$delim, header=false, auto_detect=false, comment='#',
+              columns={'qid': 'VARCHAR', 'q0': 'VARCHAR', 'docno': 'VARCHAR',
+                       'rank': 'BIGINT', 'score': 'DOUBLE', 'tag': 'VARCHAR'})
+"""
+
+ITEMS_TYPE = 'STRUCT(chunk_id VARCHAR, "rank" JSON, score JSON)[]'
+TYPED_JSONL_LINES_SQL = f"""
+CREATE OR REPLACE TEMP TABLE run_lines AS
+SELECT id, retrieved FROM read_json($path, format='newline_delimited',
+                                    columns={{'id': 'VARCHAR', 'retrieved': '{ITEMS_TYPE}'}})
+"""
+
+JSONL_LINES_OK_SQL = """
+SELECT count(*) = count(DISTINCT id)
+       AND count(*) FILTER (WHERE id IS NULL OR trim(id) = '' OR retrieved IS NULL) = 0
+FROM run_lines
+"""
+
+TYPED_JSONL_SQL = """
+CREATE OR REPLACE TEMP TABLE run_typed AS
+SELECT id AS qid, r.chunk_id AS docno, TRY_CAST(r.rank AS BIGINT) AS rank,
+       TRY_CAST(r.score AS DOUBLE) AS score, pos,
+       coalesce(json_type(r.rank), 'NULL') IN ('BIGINT', 'UBIGINT', 'NULL')
+       AND coalesce(json_type(r.score), 'NULL') IN ('BIGINT', 'UBIGINT', 'DOUBLE', 'NULL')
+           AS typed
+FROM (SELECT id, unnest(retrieved) AS r, generate_subscripts(retrieved, 1) AS pos
+      FROM run_lines)
+"""
+
+TYPED_OK_SQL = """
+SELECT count(*) FILTER (WHERE qid IS NULL OR trim(qid) = '' OR docno IS NULL
+                        OR trim(docno) = '' OR coalesce(rank, 1) < 1 OR NOT typed) = 0
+       AND NOT EXISTS (SELECT hash(qid, docno) AS h FROM run_typed GROUP BY h
+                       HAVING count(*) > 1)
+FROM run_typed
+"""
+
+
+TYPED_RANKS_UNIQUE_SQL = """
+SELECT NOT EXISTS (SELECT hash(qid, rank) AS h FROM run_typed WHERE rank IS NOT NULL
+                   GROUP BY h HAVING count(*) > 1)
+"""
+
+
+def _typed_ok(con: duckdb.DuckDBPyConnection, unique_ranks: bool) -> bool:
+    """Whole-table tests of ``run_typed``; on failure it is dropped."""
+    ok = con.execute(TYPED_OK_SQL).fetchone()[0]
+    if ok and unique_ranks:
+        ok = con.execute(TYPED_RANKS_UNIQUE_SQL).fetchone()[0]
+    if not ok:
+        con.execute("DROP TABLE run_typed")
+    return bool(ok)
+
+
+def _read_typed(con: duckdb.DuckDBPyConnection, steps: list[str], params: dict) -> bool:
+    """Run a typed read's steps in turn: a ``SELECT`` step is a test that must hold.
+    False as soon as the file does not fit (a parse or cast error, or a failed test)."""
+    try:
+        for sql in steps:
+            result = con.execute(sql, params if "$path" in sql else None)
+            if sql.lstrip().startswith("SELECT") and not result.fetchone()[0]:
+                return False
+    except duckdb.Error:
+        return False
+    return True
+
+
+def _insert_typed(con: duckdb.DuckDBPyConnection, run: str, order: str) -> None:
+    """Copy ``run_typed`` into ``runs``, ranked by ``order`` within each query."""
+    con.execute(
+        "INSERT INTO runs SELECT $run, qid, docno, "
+        f"row_number() OVER (PARTITION BY qid ORDER BY {order}), score FROM run_typed",
+        {"run": run},
+    )
+    con.execute("INSERT INTO run_queries SELECT DISTINCT $run, qid FROM run_typed", {"run": run})
+    con.execute("DROP TABLE run_typed")
+
+
 def _load_jsonl(con: duckdb.DuckDBPyConnection, path: Path, run: str) -> None:
+    steps = [TYPED_JSONL_LINES_SQL, JSONL_LINES_OK_SQL, TYPED_JSONL_SQL]
+    typed = _read_typed(con, steps, {"path": str(path)}) and _typed_ok(con, unique_ranks=True)
+    if typed:
+        # a query whose list is empty has no item row: record it from its line
+        con.execute(
+            "INSERT INTO run_queries SELECT $run, id FROM run_lines WHERE len(retrieved) = 0",
+            {"run": run},
+        )
+        _insert_typed(con, run, "coalesce(rank, pos), pos")
+    con.execute("DROP TABLE IF EXISTS run_lines")
+    if not typed:
+        _load_jsonl_validating(con, path, run)
+
+
+def _load_jsonl_validating(con: duckdb.DuckDBPyConnection, path: Path, run: str) -> None:
     problems = readers.stage_json_lines(con, path, "run_stage")
     problems += run_checks(con, "run_stage", JSONL_LINE_CHECKS, path)
     con.execute(
@@ -170,6 +268,15 @@ def _load_jsonl(con: duckdb.DuckDBPyConnection, path: Path, run: str) -> None:
 
 
 def _load_trec(con: duckdb.DuckDBPyConnection, path: Path, run: str) -> None:
+    for delim in (" ", "\t"):
+        params = {"path": str(path), "delim": delim}
+        if _read_typed(con, [TYPED_TREC_SQL], params) and _typed_ok(con, unique_ranks=False):
+            _insert_typed(con, run, "score DESC, docno DESC")
+            return
+    _load_trec_validating(con, path, run)
+
+
+def _load_trec_validating(con: duckdb.DuckDBPyConnection, path: Path, run: str) -> None:
     readers.stage_whitespace_fields(con, path, "run_stage", TREC_COLUMNS)
     raise_if_any(run_checks(con, "run_stage", TREC_RUN_CHECKS, path))
     con.execute(

@@ -28,8 +28,8 @@ from .policy import DOC, Policy
 JUDGMENTS_SQL = """
 CREATE OR REPLACE TEMP TABLE chunk_judgments AS
 WITH latest_resolution AS (
-    SELECT query_id, chunk_id, arg_max(grade, created_at) AS grade,
-           arg_max(harmful, created_at) AS harmful
+    SELECT query_id, chunk_id, arg_max(grade, (created_at, id)) AS grade,
+           arg_max(harmful, (created_at, id)) AS harmful
     FROM all_resolutions GROUP BY query_id, chunk_id),
 manual AS (
     SELECT query_id, chunk_id, bool_or(harmful) AS harmful,
@@ -51,10 +51,7 @@ merged AS (
     UNION ALL
     SELECT m.query_id, m.chunk_id, m.grade FROM manual_effective m
     ANTI JOIN qrels q ON q.query_id = m.query_id AND q.chunk_id = m.chunk_id)
-SELECT x.query_id, x.chunk_id,
-       CASE WHEN m.harmful AND $harmful_not_relevant THEN least(x.grade, 0) ELSE x.grade END
-           AS grade,
-       coalesce(m.harmful, false) AS harmful
+SELECT x.query_id, x.chunk_id, x.grade, coalesce(m.harmful, false) AS harmful
 FROM merged x LEFT JOIN manual m USING (query_id, chunk_id)
 """
 

@@ -306,14 +306,16 @@ def test_doc_level_keeps_each_document_at_its_first_chunk_rank_without_renumberi
     assert docs.value("run", "Judged@3") == pytest.approx(1 / 2)
 
 
-def test_a_gold_chunk_flagged_harmful_by_a_reviewer_follows_the_harmful_policy(tmp_path):
+def test_a_gold_chunk_flagged_harmful_stays_relevant_and_is_a_gold_gap_candidate(tmp_path):
+    from ragrecall_core.gold_gaps import gold_gaps
+
     gold = [gold_row("q1", ["old#c1", "new#c1"])]
     run = [run_row("q1", ["old#c1", "x#c1", "new#c1"])]
     grades = [grade_row("q1", "old#c1", 2, harmful=True, reason="outdated policy version")]
     ws = make_workspace(tmp_path, gold, {"run": run}, grades=grades)
-    default = evaluate(ws, ["Recall@1", "RR@3", "Harm@1"])
-    assert default.value("run", "Recall@1") == 0.0  # only new#c1 is relevant; it is at 3
-    assert default.value("run", "RR@3") == pytest.approx(1 / 3)
-    assert default.value("run", "Harm@1") == 1.0
-    as_graded = evaluate(ws, ["Recall@1"], policy=Policy(harmful="as_graded"))
-    assert as_graded.value("run", "Recall@1") == pytest.approx(1 / 2)
+    evaluation = evaluate(ws, ["Recall@1", "Harm@1"])
+    assert evaluation.value("run", "Recall@1") == pytest.approx(1 / 2)  # gold is the authority
+    assert evaluation.value("run", "Harm@1") == 1.0  # ... and the harm is visible
+    gaps = gold_gaps(ws)
+    assert list(gaps.kind) == ["gold chunk flagged harmful by a reviewer"]
+    assert list(gaps.chunk_id) == ["old#c1"]

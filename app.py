@@ -1,0 +1,171 @@
+"""ragrecall dashboard: one sidebar for every page, the view state kept in the URL.
+
+    streamlit run app.py                                   # data_samples/
+    streamlit run app.py -- --workspace W
+    streamlit run app.py -- --gold G --run R1 --run R2 --grades F --corpus C
+    RAGRECALL_WORKSPACE=W streamlit run app.py
+
+Adding a page: one file in pages/ and one line in PAGES below.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import streamlit as st
+
+from ragrecall_app import context
+from ragrecall_app.render import problems
+from ragrecall_core.charts import run_colors
+from ragrecall_core.dashboard_state import (
+    Source,
+    ViewOptions,
+    ViewState,
+    k_choices,
+    parse_source,
+)
+from ragrecall_core.errors import InputError
+
+HERE = Path(__file__).resolve().parent
+# url_path differs from the file stem on purpose: AppTest (streamlit 1.67) runs a page
+# whose hash matches a pages/ file name directly, without this script and its sidebar.
+PAGES = [
+    st.Page(
+        "pages/overview.py",
+        title="Overview",
+        icon=":material/dashboard:",
+        default=True,
+        url_path="home",
+    ),
+    st.Page(
+        "pages/queries.py", title="Queries", icon=":material/table_rows:", url_path="query-table"
+    ),
+    st.Page(
+        "pages/failures.py",
+        title="Failures",
+        icon=":material/bug_report:",
+        url_path="failure-groups",
+    ),
+    st.Page(
+        "pages/ranks.py", title="Ranks", icon=":material/stacked_bar_chart:", url_path="first-rank"
+    ),
+]
+ANY_LABEL = "all"
+
+st.set_page_config(page_title="ragrecall", page_icon=":material/target:", layout="wide")
+page = st.navigation(PAGES)
+context.start_session()
+cli = parse_source(sys.argv[1:], os.environ, HERE / "data_samples")
+
+
+def choose_source() -> Source:
+    """The data source: uploads if complete, else the folder typed in, else the CLI's."""
+    with st.sidebar:
+        st.header("Data")
+        if cli.is_folder:
+            st.session_state.setdefault("side_ws", str(cli.workspace))
+            folder = st.text_input(
+                "Workspace folder",
+                key="side_ws",
+                help="A folder with gold, runs/, grades/ and corpus files.",
+            )
+        else:
+            st.caption("Files from the command line: " + cli.describe())
+            st.session_state.setdefault("side_ws", "")
+            folder = st.text_input("Workspace folder (empty: the files above)", key="side_ws")
+        with st.expander("Upload gold and run files"):
+            gold = st.file_uploader("Gold (JSONL, TREC qrels, CSV, Parquet)", key="side_up_gold")
+            runs = st.file_uploader("Runs", accept_multiple_files=True, key="side_up_runs")
+            grades = st.file_uploader(
+                "Manual grades (optional)", accept_multiple_files=True, key="side_up_grades"
+            )
+            corpus = st.file_uploader("Corpus (optional)", key="side_up_corpus")
+    if gold is not None and runs:
+        return context.save_uploads(gold, runs, grades or [], corpus)
+    if folder.strip():
+        path = Path(folder.strip()).expanduser()
+        return Source(workspace=path if path.is_absolute() else (Path.cwd() / path))
+    return cli
+
+
+source = choose_source()
+try:
+    with st.spinner(f"Loading {source.describe()} …"):
+        ws, key = context.open_source(source)
+except InputError as error:
+    problems(error, f"Could not open {source.describe()}")
+    st.stop()
+
+facts = context.workspace_facts(key, ws)
+depth = max(facts["depths"].values() or [0])
+options = ViewOptions(
+    runs=ws.run_names,
+    k_choices=k_choices(depth),
+    splits=facts["splits"],
+    query_types=facts["query_types"],
+    sections=facts["sections"],
+)
+default_state = ViewState().fit(options)
+context.fit_session(options)
+
+
+def any_of(values: list[str]) -> list[str]:
+    return ["", *values]
+
+
+with st.sidebar:
+    st.header("View")
+    st.multiselect(
+        "Runs",
+        options.runs,
+        key="side_runs",
+        help="Runs shown in charts; colours stay the same on every page.",
+    )
+    focus_options = list(st.session_state["side_runs"]) or list(options.runs)
+    if st.session_state.get("side_focus") not in focus_options:
+        st.session_state["side_focus"] = focus_options[0]
+    st.selectbox("Run for tables and detail", focus_options, key="side_focus")
+    st.selectbox("Cutoff k", options.k_choices, key="side_k")
+    st.selectbox(
+        "Split",
+        any_of(options.splits),
+        key="side_split",
+        format_func=lambda v: v or ANY_LABEL,
+        disabled=not options.splits,
+    )
+    st.selectbox(
+        "Query type",
+        any_of(options.query_types),
+        key="side_type",
+        format_func=lambda v: v or ANY_LABEL,
+        disabled=not options.query_types,
+    )
+    st.selectbox(
+        "Corpus section",
+        any_of(options.sections),
+        key="side_section",
+        format_func=lambda v: v or ANY_LABEL,
+        disabled=not options.sections,
+    )
+    st.toggle("Failures only (Recall@k < 1)", key="side_failing")
+    st.caption(
+        f"{facts['queries']} queries · {len(ws.run_names)} runs · "
+        f"{facts['corpus']} chunks · {facts['grades']} manual grades"
+    )
+
+state = context.session_state()
+st.session_state[context.CTX] = context.Context(
+    ws=ws,
+    key=key,
+    source=source,
+    state=state,
+    options=options,
+    default_state=default_state,
+    colors=run_colors(ws.run_names),
+    depths=facts["depths"],
+    facts=facts,
+)
+context.sync_url()
+page.run()

@@ -1,0 +1,583 @@
+"""Speed and memory of ``ragrecall evaluate`` on an MS MARCO dev-sized run.
+
+Generates (once; files are reused) a synthetic run of 6,980 queries x 1,000
+results (~7M lines) with ~1% tied scores and ~1.1 binary relevant passages per
+query, in TREC, Parquet (long form) and seed JSONL, plus the gold set as TREC
+qrels and JSONL. Then times, end to end in a fresh process each time (process
+start to printed numbers), and records each process's own peak RSS
+(``os.wait4`` rusage of that one child):
+
+* ragrecall on the TREC files, on Parquet and on JSONL (``--compat trec_eval``);
+* pytrec_eval, parsing the TREC files in Python the usual way;
+* ranx (``Qrels.from_file`` / ``Run.from_file`` / ``evaluate``), warm numba cache;
+* one plain DuckDB query computing the same five measures (a lower bound);
+* ragrecall and pytrec_eval on a tiny input (3 queries): the fixed start-up cost.
+
+Measures: P@10, Recall@100, RR@10, nDCG@10, AP (trec_eval: P_10, recall_100,
+recip_rank cut at 10, ndcg_cut_10, map).
+
+    python benchmarks/bench_evaluate.py                   # --out /tmp/ragrecall-bench --repeat 3
+    python benchmarks/bench_evaluate.py --repeat 1 --only ragrecall-trec pytrec_eval
+    python benchmarks/bench_evaluate.py --profile         # phase timings of one ragrecall run
+
+The helper modes (``_pytrec``, ``_ranx``, ``_duckdb``, ``_profile``) are what the
+timed child processes run; they are not meant to be called by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+HERE = Path(__file__).resolve()
+
+N_QUERIES = 6980
+DEPTH = 1000
+N_PASSAGES = 8_841_823  # MS MARCO passage collection size; docids are 0..P-1
+SEED = 20240601
+MEASURES = ["P@10", "Recall@100", "RR@10", "nDCG@10", "AP"]
+RANX_METRICS = ["precision@10", "recall@100", "mrr@10", "ndcg@10", "map"]
+CHECKED = ["P@10", "nDCG@10", "AP"]  # must agree with pytrec_eval to 4 decimals
+FILES = {
+    "run_trec": "run.trec",
+    "run_parquet": "run.parquet",
+    "run_jsonl": "run.jsonl",
+    "qrels": "qrels.txt",
+    "gold_jsonl": "gold.jsonl",
+    "tiny_run": "tiny_run.trec",
+    "tiny_qrels": "tiny_qrels.txt",
+}
+
+
+# --------------------------------------------------------------------------- data
+
+
+def _prime_at_least(n: int) -> int:
+    def is_prime(m: int) -> bool:
+        if m < 2 or m % 2 == 0:
+            return m == 2
+        f = 3
+        while f * f <= m:
+            if m % f == 0:
+                return False
+            f += 2
+        return True
+
+    while not is_prime(n):
+        n += 1
+    return n
+
+
+def generate(out: Path, queries: int = N_QUERIES, depth: int = DEPTH, seed: int = SEED) -> dict:
+    """Write every input file into ``out`` unless a matching manifest says they exist."""
+    out.mkdir(parents=True, exist_ok=True)
+    manifest_path = out / "manifest.json"
+    params = {"queries": queries, "depth": depth, "seed": seed, "version": 1}
+    if manifest_path.exists():
+        manifest = json.loads(manifest_path.read_text())
+        if manifest.get("params") == params and all((out / f).exists() for f in FILES.values()):
+            print(f"reusing inputs in {out}", file=sys.stderr)
+            return manifest
+    import duckdb
+    import numpy as np
+    import pyarrow as pa
+
+    t0 = time.perf_counter()
+    rng = np.random.default_rng(seed)
+    prime = _prime_at_least(N_PASSAGES)
+    qids = rng.choice(np.arange(1, 1_110_000), queries, replace=False)
+    # Docids of query q at list position j: (a_q * j + b_q) mod P, distinct for
+    # j < P, so every list holds each docid once and j >= depth is never in it.
+    a = rng.integers(1, prime, queries, dtype=np.int64)
+    b = rng.integers(0, prime, queries, dtype=np.int64)
+    j = np.arange(depth, dtype=np.int64)
+    docids = (a[:, None] * j[None, :] + b[:, None]) % prime
+    # Scores in units of 1e-4, strictly decreasing except ~1% zero gaps (ties).
+    gaps = rng.integers(10, 300, (queries, depth), dtype=np.int64)
+    gaps[rng.random((queries, depth)) < 0.01] = 0
+    gaps[:, 0] = 0
+    base = rng.integers(350_000, 450_000, queries, dtype=np.int64)
+    scores = (base[:, None] - np.cumsum(gaps, axis=1)) / 10_000.0
+
+    # Relevant passages: 1 (91%), 2 (8%) or 3 (1%) per query (mean ~1.10); 85%
+    # of them in the run at a log-uniform position, the rest outside the run.
+    n_rel = 1 + (rng.random(queries) < 0.09).astype(int) + (rng.random(queries) < 0.01)
+    rel_q, rel_doc = [], []
+    for slot in range(3):
+        qs = np.nonzero(n_rel > slot)[0]
+        in_run = rng.random(len(qs)) < 0.85
+        pos = np.floor(np.exp(rng.random(len(qs)) * np.log(depth))).astype(np.int64) - 1
+        pos = np.clip(pos + slot * 7 * (slot > 0), 0, depth - 1)
+        outside = depth + rng.integers(0, prime - depth, len(qs), dtype=np.int64)
+        jj = np.where(in_run, pos, outside)
+        rel_q.append(qs)
+        rel_doc.append((a[qs] * jj + b[qs]) % prime)
+    rel_q = np.concatenate(rel_q)
+    rel_doc = np.concatenate(rel_doc)
+
+    con = duckdb.connect()
+    con.execute("SET preserve_insertion_order = true")
+    run_arrow = pa.table(
+        {
+            "qi": np.repeat(np.arange(queries, dtype=np.int32), depth),
+            "qid": np.repeat(qids, depth),
+            "docid": docids.ravel(),
+            "score": scores.ravel(),
+        }
+    )
+    rel_arrow = pa.table({"qi": rel_q.astype(np.int32), "qid": qids[rel_q], "docid": rel_doc})
+    con.register("run_arrow", run_arrow)
+    con.register("rel_arrow", rel_arrow)
+    # The stored rank is trec_eval's order (score desc, docno desc as strings),
+    # so TREC, Parquet and JSONL describe exactly the same ranking.
+    con.execute(
+        """
+        CREATE TABLE run AS
+        SELECT qi, CAST(qid AS VARCHAR) AS query_id, CAST(docid AS VARCHAR) AS chunk_id, score,
+               CAST(row_number() OVER (PARTITION BY qi ORDER BY score DESC,
+                                       CAST(docid AS VARCHAR) DESC) AS INTEGER) AS rank
+        FROM run_arrow;
+        CREATE TABLE rel AS
+        SELECT DISTINCT qi, CAST(qid AS VARCHAR) AS query_id, CAST(docid AS VARCHAR) AS chunk_id
+        FROM rel_arrow;
+        """
+    )
+    p = {k: str(out / v) for k, v in FILES.items()}
+    con.execute(
+        f"""
+        COPY (SELECT query_id, 'Q0', chunk_id, rank, score, 'bench' FROM run ORDER BY qi, rank)
+          TO '{p["run_trec"]}' (FORMAT csv, DELIMITER ' ', HEADER false, QUOTE '');
+        COPY (SELECT query_id, chunk_id, rank, score FROM run ORDER BY qi, rank)
+          TO '{p["run_parquet"]}' (FORMAT parquet, ROW_GROUP_SIZE 1000000);
+        COPY (SELECT query_id AS id,
+                     list({{'chunk_id': chunk_id, 'rank': rank, 'score': score}} ORDER BY rank)
+                       AS retrieved
+              FROM run GROUP BY qi, query_id ORDER BY qi)
+          TO '{p["run_jsonl"]}' (FORMAT json);
+        COPY (SELECT query_id, 0, chunk_id, 1 FROM rel ORDER BY qi, chunk_id)
+          TO '{p["qrels"]}' (FORMAT csv, DELIMITER ' ', HEADER false, QUOTE '');
+        COPY (SELECT query_id AS id, 'synthetic question ' || query_id AS query,
+                     list(chunk_id ORDER BY chunk_id) AS relevant_ids
+              FROM rel GROUP BY qi, query_id ORDER BY qi)
+          TO '{p["gold_jsonl"]}' (FORMAT json);
+        COPY (SELECT query_id, 'Q0', chunk_id, rank, score, 'bench' FROM run WHERE qi < 3
+              ORDER BY qi, rank)
+          TO '{p["tiny_run"]}' (FORMAT csv, DELIMITER ' ', HEADER false, QUOTE '');
+        COPY (SELECT query_id, 0, chunk_id, 1 FROM rel WHERE qi < 3 ORDER BY qi, chunk_id)
+          TO '{p["tiny_qrels"]}' (FORMAT csv, DELIMITER ' ', HEADER false, QUOTE '');
+        """
+    )
+    stats = con.execute(
+        """
+        SELECT (SELECT count(*) FROM run), (SELECT count(*) FROM rel),
+               (SELECT count(*) FROM rel JOIN run USING (qi, chunk_id)),
+               (SELECT count(*) FROM (SELECT score, lead(score) OVER w AS nxt FROM run
+                WINDOW w AS (PARTITION BY qi ORDER BY rank)) WHERE score = nxt)
+        """
+    ).fetchone()
+    con.close()
+    manifest = {
+        "params": params,
+        "run_lines": stats[0],
+        "relevant": stats[1],
+        "relevant_per_query": round(stats[1] / queries, 3),
+        "relevant_in_run": round(stats[2] / stats[1], 3),
+        "tied_adjacent_pairs": round(stats[3] / stats[0], 4),
+        "bytes": {k: (out / v).stat().st_size for k, v in FILES.items()},
+        "seconds": round(time.perf_counter() - t0, 1),
+    }
+    manifest_path.write_text(json.dumps(manifest, indent=2))
+    print(f"generated inputs in {out} in {manifest['seconds']} s", file=sys.stderr)
+    return manifest
+
+
+# --------------------------------------------------------------------------- children
+
+
+def child_pytrec(qrels_path: str, run_path: str) -> None:
+    """What a pytrec_eval user writes: parse both TREC files into dicts, evaluate, average.
+
+    RR@10: trec_eval's ``recip_rank`` has no cutoff; RR@10 is recip_rank when the
+    first relevant item is within rank 10 (1/rank >= 0.1), else 0, which is
+    exactly RR on the list cut at 10.
+    """
+    import pytrec_eval
+
+    qrels: dict[str, dict[str, int]] = {}
+    with open(qrels_path) as handle:
+        for line in handle:
+            qid, _, docid, rel = line.split()
+            qrels.setdefault(qid, {})[docid] = int(rel)
+    run: dict[str, dict[str, float]] = {}
+    with open(run_path) as handle:
+        for line in handle:
+            qid, _, docid, _, score, _ = line.split()
+            run.setdefault(qid, {})[docid] = float(score)
+    evaluator = pytrec_eval.RelevanceEvaluator(
+        qrels, {"P_10", "recall_100", "recip_rank", "ndcg_cut_10", "map"}
+    )
+    per_query = evaluator.evaluate(run)
+    n = len(per_query)
+    rows = per_query.values()
+    result = {
+        "P@10": sum(r["P_10"] for r in rows) / n,
+        "Recall@100": sum(r["recall_100"] for r in rows) / n,
+        "RR@10": sum(r["recip_rank"] if r["recip_rank"] >= 0.1 - 1e-12 else 0.0 for r in rows) / n,
+        "nDCG@10": sum(r["ndcg_cut_10"] for r in rows) / n,
+        "AP": sum(r["map"] for r in rows) / n,
+        "queries": n,
+    }
+    print(json.dumps(result))
+
+
+def child_ranx(qrels_path: str, run_path: str) -> None:
+    from ranx import Qrels, Run, evaluate
+
+    qrels = Qrels.from_file(qrels_path, kind="trec")
+    run = Run.from_file(run_path, kind="trec")
+    scores = evaluate(qrels, run, RANX_METRICS)
+    print(json.dumps({m: float(scores[r]) for m, r in zip(MEASURES, RANX_METRICS, strict=True)}))
+
+
+DUCKDB_SQL = """
+WITH run AS (
+    SELECT qid, docno,
+           row_number() OVER (PARTITION BY qid ORDER BY score DESC, docno DESC) AS r
+    FROM read_csv($run, delim=' ', header=false, auto_detect=false,
+                  columns={'qid': 'VARCHAR', 'q0': 'VARCHAR', 'docno': 'VARCHAR',
+                           'rank': 'BIGINT', 'score': 'DOUBLE', 'tag': 'VARCHAR'})),
+qrels AS (
+    SELECT qid, docno, rel
+    FROM read_csv($qrels, delim=' ', header=false, auto_detect=false,
+                  columns={'qid': 'VARCHAR', 'iter': 'VARCHAR', 'docno': 'VARCHAR',
+                           'rel': 'INTEGER'})
+    WHERE rel > 0),
+ideal AS (
+    SELECT qid, count(*) AS nrel,
+           sum(rel / log2(pos + 1)) FILTER (WHERE pos <= 10) AS idcg10
+    FROM (SELECT qid, rel, row_number() OVER (PARTITION BY qid ORDER BY rel DESC) AS pos
+          FROM qrels) GROUP BY qid),
+hits AS (
+    SELECT qid, r, rel, row_number() OVER (PARTITION BY qid ORDER BY r) AS nth
+    FROM run JOIN qrels USING (qid, docno)),
+per_query AS (
+    SELECT q.qid, any_value(i.nrel) AS nrel, any_value(i.idcg10) AS idcg10,
+           count(h.r) FILTER (WHERE h.r <= 10) AS hits10,
+           count(h.r) FILTER (WHERE h.r <= 100) AS hits100,
+           max(1.0 / h.r) FILTER (WHERE h.r <= 10) AS rr10,
+           sum(h.rel / log2(h.r + 1)) FILTER (WHERE h.r <= 10) AS dcg10,
+           sum(h.nth / h.r) AS ap_sum
+    FROM (SELECT DISTINCT qid FROM run) q JOIN ideal i USING (qid)
+    LEFT JOIN hits h USING (qid) GROUP BY q.qid)
+SELECT avg(hits10 / 10), avg(hits100 / nrel), avg(coalesce(rr10, 0)),
+       avg(coalesce(dcg10, 0) / idcg10), avg(coalesce(ap_sum, 0) / nrel), count(*)
+FROM per_query
+"""
+
+
+def child_duckdb(qrels_path: str, run_path: str) -> None:
+    """The same five measures as one DuckDB query over the TREC files, without validation."""
+    import duckdb
+
+    con = duckdb.connect()
+    con.execute("SET enable_progress_bar = false")
+    row = con.execute(DUCKDB_SQL, {"run": run_path, "qrels": qrels_path}).fetchone()
+    print(json.dumps({**dict(zip(MEASURES, row[:5], strict=True)), "queries": row[5]}))
+
+
+def child_profile(gold: str, run: str) -> None:
+    """Phase timings of one ragrecall evaluation through the Python API.
+
+    Times are inclusive; nested phases are indented (stage_lines runs inside
+    stage_whitespace_fields / stage_json_lines, run_checks inside load_run).
+    """
+    sys.path.insert(0, str(REPO))
+    t_start = time.perf_counter()
+    import ragrecall_core.evaluate  # noqa: F401  (the package re-exports a function by that name)
+    from ragrecall_core import checks, readers, scoring
+    from ragrecall_core import gold as gold_mod
+    from ragrecall_core import runs as runs_mod
+    from ragrecall_core.policy import Policy
+    from ragrecall_core.render import render
+    from ragrecall_core.workspace import Workspace
+
+    ev_mod = sys.modules["ragrecall_core.evaluate"]
+    timings: list[tuple[int, str, float]] = [(0, "import ragrecall_core", 0.0)]
+    timings[0] = (0, "import ragrecall_core", time.perf_counter() - t_start)
+    depth = [0]
+
+    def timed(module, name, label=None):
+        original = getattr(module, name, None)
+        if original is None:  # the core changed: time what exists
+            return
+
+        def wrapper(*args, **kwargs):
+            depth[0] += 1
+            t = time.perf_counter()
+            slot = len(timings)
+            timings.append((depth[0], label or name, 0.0))
+            try:
+                return original(*args, **kwargs)
+            finally:
+                timings[slot] = (depth[0], label or name, time.perf_counter() - t)
+                depth[0] -= 1
+
+        setattr(module, name, wrapper)
+
+    timed(readers, "stage_lines", "stage_lines (read_csv -> line table)")
+    timed(readers, "stage_whitespace_fields", "stage_whitespace_fields (split fields)")
+    timed(readers, "stage_json_lines", "stage_json_lines (json_valid, ::JSON)")
+    timed(readers, "stage_table_file", "stage_table_file (read_parquet/csv)")
+    timed(runs_mod, "run_checks", "run checks (validation query)")
+    timed(gold_mod, "run_checks", "gold checks (validation query)")
+    import ragrecall_core.workspace as ws_mod
+
+    timed(ws_mod, "load_run", "load_run (total; rest = INSERT INTO runs with row_number)")
+    timed(ws_mod.Workspace, "_require_shared_queries", "_require_shared_queries")
+
+    timed(ws_mod, "load_gold", "load_gold (total)")
+    timed(ev_mod, "select", "select (eval_queries, eval_runs)")
+    timed(scoring, "prepare", "scoring.prepare (judgments)")
+    timed(scoring, "per_query", "scoring.per_query (measure SQL -> pandas)")
+    timed(ev_mod, "collect_warnings", "collect_warnings (incl. tie self-join)")
+    timed(ev_mod, "no_answer_summary", "no_answer_summary")
+    del checks
+
+    t = time.perf_counter()
+    workspace = Workspace.from_files(gold, [run])
+    timings.append((0, "Workspace.from_files (total)", time.perf_counter() - t))
+    t = time.perf_counter()
+    evaluation = ev_mod.evaluate(workspace, MEASURES, policy=Policy(compat="trec_eval"))
+    timings.append((0, "evaluate (total)", time.perf_counter() - t))
+    t = time.perf_counter()
+    text = render(evaluation, "json")
+    timings.append((0, "render json", time.perf_counter() - t))
+    timings.append((0, "TOTAL in process", time.perf_counter() - t_start))
+    print(json.dumps({"timings": timings, "result": json.loads(text)["runs"][0]["aggregate"]}))
+
+
+# --------------------------------------------------------------------------- timing
+
+
+def measure(cmd: list[str], env: dict | None = None) -> dict:
+    """Run ``cmd`` in a fresh process; wall time, CPU time and that process's peak RSS."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, cwd=REPO, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read().decode(), err.read().decode()
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}:\n{stderr[-3000:]}")
+    return {
+        "wall": wall,
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "rss_mb": usage.ru_maxrss / 1024,  # KiB on Linux
+        "stdout": stdout,
+    }
+
+
+def ragrecall_cmd(gold: Path, run: Path) -> list[str]:
+    cmd = [sys.executable, "-m", "ragrecall_core", "evaluate", str(gold), str(run)]
+    for m in MEASURES:
+        cmd += ["-m", m]
+    return cmd + ["--compat", "trec_eval", "--format", "json"]
+
+
+def parse_ragrecall(stdout: str) -> dict:
+    return json.loads(stdout)["runs"][0]["aggregate"]
+
+
+def cases(out: Path) -> list[dict]:
+    f = {k: out / v for k, v in FILES.items()}
+    me = [sys.executable, str(HERE)]
+    ranx_env = {**os.environ, "NUMBA_CACHE_DIR": str(out / "numba_cache")}
+    return [
+        {"key": "ragrecall-trec", "tool": "ragrecall", "input": "TREC run + qrels",
+         "cmd": ragrecall_cmd(f["qrels"], f["run_trec"]), "parse": parse_ragrecall},
+        {"key": "ragrecall-parquet", "tool": "ragrecall", "input": "Parquet run + TREC qrels",
+         "cmd": ragrecall_cmd(f["qrels"], f["run_parquet"]), "parse": parse_ragrecall},
+        {"key": "ragrecall-jsonl", "tool": "ragrecall", "input": "JSONL run + JSONL gold",
+         "cmd": ragrecall_cmd(f["gold_jsonl"], f["run_jsonl"]), "parse": parse_ragrecall},
+        {"key": "pytrec_eval", "tool": "pytrec_eval", "input": "TREC run + qrels",
+         "cmd": me + ["_pytrec", str(f["qrels"]), str(f["run_trec"])], "parse": json.loads},
+        {"key": "ranx", "tool": "ranx (warm numba cache)", "input": "TREC run + qrels",
+         "cmd": me + ["_ranx", str(f["qrels"]), str(f["run_trec"])], "parse": json.loads,
+         "env": ranx_env, "warmup": True},
+        {"key": "duckdb", "tool": "plain DuckDB SQL (lower bound)", "input": "TREC run + qrels",
+         "cmd": me + ["_duckdb", str(f["qrels"]), str(f["run_trec"])], "parse": json.loads},
+        {"key": "ragrecall-tiny", "tool": "ragrecall, 3 queries (start-up)",
+         "input": "TREC run + qrels", "cmd": ragrecall_cmd(f["tiny_qrels"], f["tiny_run"]),
+         "parse": parse_ragrecall, "tiny": True},
+        {"key": "pytrec_eval-tiny", "tool": "pytrec_eval, 3 queries (start-up)",
+         "input": "TREC run + qrels",
+         "cmd": me + ["_pytrec", str(f["tiny_qrels"]), str(f["tiny_run"])],
+         "parse": json.loads, "tiny": True},
+    ]
+
+
+def run_benchmark(out: Path, repeat: int, only: list[str] | None) -> dict:
+    results = {}
+    for case in cases(out):
+        if only and case["key"] not in only:
+            continue
+        if case.get("warmup"):
+            print(f"[{case['key']}] warm-up (JIT compile into numba cache)", file=sys.stderr)
+            cold = measure(case["cmd"], case.get("env"))
+            print(f"  cold: {cold['wall']:.1f} s, {cold['rss_mb']:.0f} MB", file=sys.stderr)
+        samples = []
+        for i in range(repeat):
+            sample = measure(case["cmd"], case.get("env"))
+            samples.append(sample)
+            print(
+                f"[{case['key']}] {i + 1}/{repeat}: {sample['wall']:.2f} s wall, "
+                f"{sample['cpu']:.2f} s CPU, {sample['rss_mb']:.0f} MB",
+                file=sys.stderr,
+            )
+        results[case["key"]] = {
+            "tool": case["tool"],
+            "input": case["input"],
+            "tiny": case.get("tiny", False),
+            "wall": statistics.median(s["wall"] for s in samples),
+            "cpu": statistics.median(s["cpu"] for s in samples),
+            "rss_mb": statistics.median(s["rss_mb"] for s in samples),
+            "walls": [round(s["wall"], 2) for s in samples],
+            "values": case["parse"](samples[-1]["stdout"]),
+        }
+    return results
+
+
+def table(results: dict) -> str:
+    big = results.get("pytrec_eval")
+    tiny = results.get("pytrec_eval-tiny")
+    lines = [
+        "| tool | input | median wall s | median CPU s | peak RSS MB | time vs pytrec_eval "
+        "| memory vs pytrec_eval |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for r in results.values():
+        ref = tiny if r["tiny"] else big
+        if ref:
+            ratio_t = f"{r['wall'] / ref['wall']:.2f}x"
+            ratio_m = f"{r['rss_mb'] / ref['rss_mb']:.2f}x"
+        else:
+            ratio_t = ratio_m = "n/a"
+        lines.append(
+            f"| {r['tool']} | {r['input']} | {r['wall']:.2f} | {r['cpu']:.2f} | "
+            f"{r['rss_mb']:.0f} | {ratio_t} | {ratio_m} |"
+        )
+    return "\n".join(lines)
+
+
+def agreement(results: dict) -> list[str]:
+    ref = results.get("pytrec_eval")
+    if not ref:
+        return ["(pytrec_eval not run: no agreement check)"]
+    lines = []
+    for key, r in results.items():
+        if key == "pytrec_eval" or r["tiny"]:
+            continue
+        measures = MEASURES
+        diffs = {
+            m: r["values"][m] - ref["values"][m]
+            for m in measures
+            if abs(r["values"][m] - ref["values"][m]) >= 0.5e-4
+        }
+        checked = [m for m in CHECKED if m in diffs]
+        verdict = (
+            "AGREE" if not checked else "DISAGREE"
+        ) + f" with pytrec_eval to 4 decimals on {', '.join(CHECKED)}"
+        extra = (
+            "; all five measures agree"
+            if not diffs
+            else "; differences: " + ", ".join(f"{m} {d:+.6f}" for m, d in diffs.items())
+        )
+        lines.append(f"{key}: {verdict}{extra}")
+    values = "| measure | " + " | ".join(results) + " |\n|---|" + "---:|" * len(results) + "\n"
+    for m in MEASURES:
+        values += f"| {m} | " + " | ".join(
+            f"{r['values'].get(m, float('nan')):.4f}" for r in results.values()
+        ) + " |\n"
+    return lines + ["", values]
+
+
+def describe_machine(load_before: float) -> str:
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True)
+        return done.stdout.strip()
+
+    dirty = len([x for x in git("status", "--porcelain", "ragrecall_core").splitlines() if x])
+    return (
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {os.cpu_count()} cores; "
+        f"Python {sys.version.split()[0]}; ragrecall {git('rev-parse', '--short', 'HEAD')}"
+        f" (+{dirty} changed files in ragrecall_core); 1-min load average before "
+        f"{load_before:.1f}, after {os.getloadavg()[0]:.1f} (above the core count means other "
+        "processes shared the CPUs: trust CPU s over wall s)"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    helpers = {"_pytrec": child_pytrec, "_ranx": child_ranx, "_duckdb": child_duckdb,
+               "_profile": child_profile}
+    if argv and argv[0] in helpers:
+        helpers[argv[0]](*argv[1:])
+        return 0
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=Path("/tmp/ragrecall-bench"))
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--only", nargs="+", metavar="CASE",
+                        help="case keys: " + ", ".join(c["key"] for c in cases(Path("."))))
+    parser.add_argument("--generate-only", action="store_true")
+    parser.add_argument("--profile", choices=("trec", "parquet", "jsonl"), nargs="?",
+                        const="trec", help="print ragrecall's phase timings instead")
+    args = parser.parse_args(argv)
+    manifest = generate(args.out)
+    print(json.dumps({k: v for k, v in manifest.items() if k != "params"}), file=sys.stderr)
+    if args.generate_only:
+        return 0
+    if args.profile:
+        f = {k: args.out / v for k, v in FILES.items()}
+        gold, run = {
+            "trec": (f["qrels"], f["run_trec"]),
+            "parquet": (f["qrels"], f["run_parquet"]),
+            "jsonl": (f["gold_jsonl"], f["run_jsonl"]),
+        }[args.profile]
+        sample = measure([sys.executable, str(HERE), "_profile", str(gold), str(run)])
+        report = json.loads(sample["stdout"])
+        print(f"ragrecall phases ({args.profile}); wall {sample['wall']:.2f} s, "
+              f"peak RSS {sample['rss_mb']:.0f} MB")
+        for level, label, seconds in report["timings"]:
+            print(f"{'  ' * level}{label:<{60 - 2 * level}} {seconds:8.2f} s")
+        return 0
+    load_before = os.getloadavg()[0]
+    results = run_benchmark(args.out, args.repeat, args.only)
+    print(f"\n{describe_machine(load_before)}")
+    print(f"\n## ragrecall evaluate benchmark ({manifest['run_lines']:,} run lines, "
+          f"{N_QUERIES} queries, repeat {args.repeat}, medians)\n")
+    print(table(results))
+    print()
+    print("\n".join(agreement(results)))
+    big, ref = results.get("ragrecall-trec"), results.get("pytrec_eval")
+    if big and ref:
+        t, m = big["wall"] / ref["wall"], big["rss_mb"] / ref["rss_mb"]
+        print(f"goal ragrecall/pytrec_eval (TREC): time {t:.2f}x (goal <= 0.4x: "
+              f"{'met' if t <= 0.4 else 'NOT met'}), memory {m:.2f}x (goal <= 0.6x: "
+              f"{'met' if m <= 0.6 else 'NOT met'})")
+    (args.out / "results.json").write_text(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

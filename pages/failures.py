@@ -1,0 +1,89 @@
+"""Failures: queries with Recall@k < 1 grouped five ways; click a bar or a group to open them."""
+
+import streamlit as st
+
+from ragrecall_app.context import current, go, missing_notes, new_selection
+from ragrecall_app.render import escape_markdown, notes
+from ragrecall_core import charts
+from ragrecall_core.failure_groups import DIMENSIONS, failure_groups
+from ragrecall_core.plot_events import point_run_and_label, selected_points, selected_rows
+
+QUERIES_PAGE = "pages/queries.py"
+# dimension -> ViewState field its group filters on the Queries page
+TARGET = {
+    "failure_class": "failure_class",
+    "query_type": "query_type",
+    "section": "section",
+    "doc_length": "doc_length",
+    "reason": "reason",
+}
+
+ctx = current()
+s = ctx.state
+rows = ctx.rows(failing=False, group_filters=False)
+
+st.title("Failures")
+notes(missing_notes(ctx.facts))
+answerable = rows[rows["relevant"] > 0]
+failing = answerable[answerable["failing"]]
+st.caption(
+    f"k = {s.k} · queries with Recall@{s.k} < 1, per run: "
+    + " · ".join(
+        f"{escape_markdown(run)} {int(g['failing'].sum())} / {len(g)}"
+        for run, g in answerable.groupby("run", sort=False)
+    )
+    + " · labels give failing / queries in the group (rate), so a small group that "
+    "always fails stands out"
+)
+
+labels = {key: label for key, (_col, label) in DIMENSIONS.items()}
+st.segmented_control(
+    "Group failing queries by",
+    list(labels),
+    format_func=labels.get,
+    key="failures_by",
+    selection_mode="single",
+)
+dimension = st.session_state.get("failures_by") or "failure_class"
+groups = failure_groups(rows, dimension)
+
+
+def open_group(run: str, group: str) -> None:
+    go(QUERIES_PAGE, focus=run, failing_only=True, query_id="", **{TARGET[dimension]: group})
+
+
+if groups.empty:
+    st.success(f"No failing queries at k = {s.k} in this view.")
+    st.stop()
+
+trace_runs = list(dict.fromkeys(groups["run"]))
+fig = charts.failure_bars(groups, ctx.colors, labels[dimension], s.k)
+event = st.plotly_chart(
+    fig, key="failures_chart", on_select="rerun", selection_mode="points", width="stretch"
+)
+points = selected_points(event)
+if new_selection("failures_chart", points):
+    run, group = point_run_and_label(points[0], trace_runs, "y")
+    open_group(run, group)
+
+st.subheader("Groups")
+st.caption("Select a row to open its failing queries on the Queries page.")
+table = groups.rename(columns={"group": labels[dimension]}).drop(columns="dimension")
+picked = selected_rows(
+    st.dataframe(
+        table,
+        key="failures_groups",
+        on_select="rerun",
+        selection_mode="single-row",
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "rate": st.column_config.ProgressColumn(
+                "rate", format="percent", min_value=0.0, max_value=1.0
+            )
+        },
+    )
+)
+if new_selection("failures_groups", picked):
+    chosen = groups.iloc[picked[0]]
+    open_group(str(chosen["run"]), str(chosen["group"]))

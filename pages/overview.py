@@ -1,0 +1,93 @@
+"""Overview: headline measures with bootstrap CIs, query counts, warnings, configs, policy."""
+
+import streamlit as st
+
+from ragrecall_app.context import current, missing_notes
+from ragrecall_app.render import escape_markdown, notes
+from ragrecall_core import charts, overview
+
+ctx = current()
+s = ctx.state
+qt = ctx.query_table()
+rows = ctx.rows(failing=False, group_filters=False)
+
+st.title("Overview")
+st.caption(
+    f"Workspace: {escape_markdown(ctx.source.describe())} · k = {s.k} · "
+    f"{rows['query_id'].nunique()} queries in view"
+)
+notes(missing_notes(ctx.facts))
+filters = {c: v for c, v in s.filters().items() if c in ("split", "query_type", "section")}
+if filters:
+    st.info(
+        "Filtered view: "
+        + escape_markdown(", ".join(f"{c.replace('_', ' ')} = {v}" for c, v in filters.items()))
+    )
+
+measures = overview.summary_measures(s.k)
+with st.spinner("Bootstrapping confidence intervals …"):
+    summary = ctx.summary(rows, measures)
+
+st.subheader(f"Headline measures at k = {s.k}")
+st.caption(
+    "Mean over queries with its 95% bootstrap confidence interval (1,000 resamples of "
+    "queries). Judged@k is the share of top-k positions with any judgment: read P@k "
+    "beside it, since unjudged chunks count as not relevant. No-answer queries are "
+    "outside these means."
+)
+st.dataframe(
+    overview.headline_table(summary, s.k), hide_index=True, key="overview_headline", width="stretch"
+)
+st.plotly_chart(
+    charts.headline_bars(overview.chart_frame(summary), ctx.colors, s.k),
+    key="overview_chart",
+    width="stretch",
+)
+
+st.subheader("Policy")
+st.text(qt.policy.describe())
+
+st.subheader("Queries in view")
+cols = st.columns(3)
+for col, (column, label) in zip(
+    cols,
+    [("query_type", "query type"), ("section", "corpus section"), ("split", "split")],
+    strict=True,
+):
+    with col:
+        counts = overview.query_counts(rows, column)
+        st.plotly_chart(
+            charts.count_bars(counts, label), key=f"overview_counts_{column}", width="stretch"
+        )
+
+st.subheader("No-answer queries")
+st.caption(
+    "Queries with no relevant chunk: the retriever should not return anything "
+    "confident. They are measured apart from Recall, Hit and MRR."
+)
+st.dataframe(
+    overview.no_answer_table(rows, qt.no_answer, s.runs),
+    hide_index=True,
+    key="overview_no_answer",
+    width="stretch",
+)
+
+st.subheader("Validation warnings")
+any_warning = False
+for run in s.runs:
+    for line in qt.warnings.get(run, []):
+        any_warning = True
+        st.warning(f"**{escape_markdown(run)}**: {escape_markdown(line)}")
+if not any_warning:
+    st.success("No warnings for the selected runs.")
+
+st.subheader("Run configurations")
+st.caption("As loaded from each run's .config.json sidecar; secrets are redacted on load.")
+configs = ctx.ws.configs()
+tabs = st.tabs(list(s.runs))
+for tab, run in zip(tabs, s.runs, strict=True):
+    with tab:
+        if configs.get(run):
+            st.json(configs[run], expanded=True)
+        else:
+            st.text("No config sidecar for this run.")

@@ -1,0 +1,323 @@
+"""Per-session context shared by app.py and the pages.
+
+State lives in ``st.session_state`` under page-prefixed keys (``side_*`` for the
+sidebar, ``queries_*``, ``failures_*``, ``ranks_*``) and is written back to
+``st.query_params`` on every run, so a copied link reproduces the view even
+after a page switch (which drops the URL's query parameters).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from ragrecall_core.bootstrap import summary_with_ci
+from ragrecall_core.dashboard_state import (
+    Source,
+    ViewOptions,
+    ViewState,
+    content_hash,
+    fingerprint,
+    from_params,
+    to_params,
+)
+from ragrecall_core.query_detail import QueryDetail, query_detail
+from ragrecall_core.query_table import QueryTable, build_query_table, filter_table
+from ragrecall_core.workspace import Workspace
+
+CTX = "_ragrecall_ctx"
+PENDING = "_ragrecall_pending"
+STARTED = "_ragrecall_started"
+
+# ViewState field -> session-state key (page-prefixed)
+KEYS: dict[str, str] = {
+    "runs": "side_runs",
+    "focus": "side_focus",
+    "k": "side_k",
+    "split": "side_split",
+    "query_type": "side_type",
+    "section": "side_section",
+    "failing_only": "side_failing",
+    "failure_class": "queries_fclass",
+    "doc_length": "queries_doclen",
+    "reason": "queries_reason",
+    "group_by": "failures_by",
+    "query_id": "queries_q",
+    "rank_bin": "ranks_bin",
+}
+
+
+# ---------------------------------------------------------------- state <-> session / URL
+def start_session() -> None:
+    """On a session's first run, take the view from the URL; then apply pending changes."""
+    ss = st.session_state
+    if not ss.get(STARTED):
+        params = {key: st.query_params.get_all(key) for key in st.query_params}
+        state = from_params(params)
+        for name, key in KEYS.items():
+            ss[key] = _to_session(name, getattr(state, name))
+        ss[STARTED] = True
+    pending = ss.pop(PENDING, None)
+    if pending:
+        for name, value in pending.items():
+            ss[KEYS[name]] = _to_session(name, value)
+
+
+def _to_session(name: str, value):
+    return list(value) if name == "runs" else value
+
+
+def session_state() -> ViewState:
+    """The view state as the session holds it now."""
+    ss = st.session_state
+    values = {}
+    for f in fields(ViewState):
+        key = KEYS[f.name]
+        if key in ss:
+            value = ss[key]
+            values[f.name] = tuple(value) if f.name == "runs" else value
+    return ViewState(**values)
+
+
+def fit_session(options: ViewOptions) -> ViewState:
+    """Drop session values the workspace does not have (before the widgets are drawn)."""
+    state = session_state().fit(options)
+    for name, key in KEYS.items():
+        st.session_state[key] = _to_session(name, getattr(state, name))
+    return state
+
+
+def set_page_state(**changes) -> None:
+    """Change non-widget state (``query_id``, ``rank_bin`` ...) and update the URL."""
+    for name, value in changes.items():
+        st.session_state[KEYS[name]] = _to_session(name, value)
+    sync_url()
+
+
+def go(page: str, **changes) -> None:
+    """Switch page with state changes applied before the next run draws any widget."""
+    st.session_state[PENDING] = {**st.session_state.get(PENDING, {}), **changes}
+    st.switch_page(page)
+
+
+def rerun_with(**changes) -> None:
+    """Rerun this page with state changes (also for sidebar widgets already drawn)."""
+    st.session_state[PENDING] = {**st.session_state.get(PENDING, {}), **changes}
+    st.rerun()
+
+
+def sync_url() -> None:
+    """Write the current view into the URL's query parameters."""
+    ctx = st.session_state.get(CTX)
+    default = ctx.default_state if ctx else ViewState()
+    wanted = to_params(session_state(), default)
+    current = {key: st.query_params.get_all(key) for key in st.query_params}
+    normal = {k: v if isinstance(v, list) else [v] for k, v in wanted.items()}
+    if current != normal:
+        st.query_params.from_dict(wanted)
+
+
+# ---------------------------------------------------------------- loading (cached)
+@st.cache_data(show_spinner=False, max_entries=64)
+def _content_key(prints: tuple) -> str:
+    return content_hash([Path(p) for p, _size, _mtime in prints])
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _load_workspace(spec: tuple, key: str) -> Workspace:
+    """Open a workspace; cached by the content hash of its files (``key``)."""
+    folder, gold, runs, grades, corpus = spec
+    if folder is not None:
+        return Workspace.open(folder)
+    return Workspace.from_files(gold, list(runs), list(grades), corpus)
+
+
+def _spec(source: Source) -> tuple:
+    text = lambda p: None if p is None else str(p)  # noqa: E731
+    if source.is_folder:
+        return (str(source.workspace), None, (), (), None)
+    return (
+        None,
+        text(source.gold),
+        tuple(map(str, source.runs)),
+        tuple(map(str, source.grades)),
+        text(source.corpus),
+    )
+
+
+def open_source(source: Source) -> tuple[Workspace, str]:
+    """The workspace of ``source`` and its content key (files re-hashed only when changed)."""
+    files = source.input_files()
+    key = _content_key(fingerprint(files)) if files else "missing"
+    return _load_workspace(_spec(source), key), key
+
+
+def save_uploads(gold, runs: Sequence, grades: Sequence, corpus) -> Source:
+    """Write uploaded files into a temp folder named by their content; a loose-file source."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for f in [gold, *runs, *grades, *([corpus] if corpus else [])]:
+        digest.update(f.name.encode())
+        digest.update(f.getvalue())
+    folder = Path(tempfile.gettempdir()) / "ragrecall_uploads" / digest.hexdigest()[:16]
+    folder.mkdir(parents=True, exist_ok=True)
+
+    def save(f) -> Path:
+        path = folder / Path(f.name).name
+        path.write_bytes(f.getvalue())
+        return path
+
+    return Source(
+        gold=save(gold),
+        runs=tuple(save(f) for f in runs),
+        grades=tuple(save(f) for f in grades),
+        corpus=save(corpus) if corpus else None,
+    )
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _query_table(key: str, k: int, _ws: Workspace) -> QueryTable:
+    """Shared, not copied (cache_data would unpickle 40k rows on every rerun): read-only."""
+    return build_query_table(_ws, k)
+
+
+@st.cache_data(show_spinner=False, max_entries=48)
+def _summary(
+    key: str, k: int, filters: tuple, runs: tuple, _rows: pd.DataFrame, measures: tuple
+) -> pd.DataFrame:
+    return summary_with_ci(_rows, list(measures))
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _detail(key: str, run: str, query_id: str, k: int, _ws: Workspace) -> QueryDetail:
+    return query_detail(_ws, run, query_id, k)
+
+
+# ---------------------------------------------------------------- the context
+@dataclass
+class Context:
+    """What every page needs: the workspace, its key, the view, and cached frames."""
+
+    ws: Workspace
+    key: str
+    source: Source
+    state: ViewState
+    options: ViewOptions
+    default_state: ViewState
+    colors: dict[str, str]
+    depths: dict[str, int]
+    facts: dict
+
+    def query_table(self) -> QueryTable:
+        with st.spinner(f"Scoring every run at k = {self.state.k} …"):
+            return _query_table(self.key, self.state.k, self.ws)
+
+    def rows(
+        self,
+        runs: Sequence[str] | None = None,
+        failing: bool | None = None,
+        group_filters: bool = True,
+    ) -> pd.DataFrame:
+        """Per-query rows of ``runs`` (default: the selected runs) under the sidebar filters."""
+        s = self.state
+        filters = (
+            s.filters()
+            if group_filters
+            else {c: v for c, v in s.filters().items() if c in ("split", "query_type", "section")}
+        )
+        return filter_table(
+            self.query_table().table,
+            filters,
+            list(runs or s.runs),
+            s.failing_only if failing is None else failing,
+        )
+
+    def summary(self, rows: pd.DataFrame, measures: Sequence[str]) -> pd.DataFrame:
+        s = self.state
+        filters = tuple(
+            sorted(
+                (c, v) for c, v in s.filters().items() if c in ("split", "query_type", "section")
+            )
+        )
+        return _summary(self.key, s.k, filters, tuple(s.runs), rows, tuple(measures))
+
+    def detail(self, run: str, query_id: str) -> QueryDetail:
+        return _detail(self.key, run, query_id, self.state.k, self.ws)
+
+    def with_state(self, state: ViewState) -> Context:
+        return replace(self, state=state)
+
+
+def current() -> Context:
+    """The context app.py built for this run (pages call this first)."""
+    ctx = st.session_state.get(CTX)
+    if ctx is None:
+        st.error("Open the dashboard through app.py (streamlit run app.py).")
+        st.stop()
+    return ctx
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def workspace_facts(key: str, _ws: Workspace) -> dict:
+    """What the workspace holds: filter values, run depths, and which inputs are missing."""
+    con = _ws.cursor()
+
+    def distinct(column: str) -> list[str]:
+        rows = con.execute(
+            f"SELECT DISTINCT {column} FROM queries WHERE {column} IS NOT NULL "  # noqa: S608
+            f"AND {column} <> '' ORDER BY 1"
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    depths = dict(con.execute("SELECT run, max(rank) FROM runs GROUP BY run").fetchall())
+    return {
+        "splits": distinct("split"),
+        "query_types": distinct("query_type"),
+        "sections": distinct("section"),
+        "depths": {r: int(depths.get(r, 0)) for r in _ws.run_names},
+        "queries": con.execute("SELECT count(*) FROM queries").fetchone()[0],
+        "query_text": con.execute("SELECT count(query) FROM queries").fetchone()[0] > 0,
+        "corpus": con.execute("SELECT count(*) FROM corpus").fetchone()[0],
+        "grades": con.execute("SELECT count(*) FROM grades").fetchone()[0],
+        "annotators": [
+            r[0] for r in con.execute("SELECT DISTINCT annotator FROM grades ORDER BY 1").fetchall()
+        ],
+    }
+
+
+def missing_notes(facts: dict) -> list[str]:
+    """Plain sentences about what the workspace lacks, for the pages to show."""
+    notes = []
+    if not facts["query_text"]:
+        notes.append("The gold file has no query text (e.g. TREC qrels): queries show by id only.")
+    if not facts["corpus"]:
+        notes.append(
+            "No corpus is loaded: chunk text, chunk sections and document lengths "
+            "are not available."
+        )
+    if not facts["grades"]:
+        notes.append(
+            "No manual grades are loaded: unjudged chunks stay unjudged and there are "
+            "no reviewer reasons."
+        )
+    if not (facts["query_types"] or facts["sections"] or facts["splits"]):
+        notes.append("The gold file gives no query type, section or split: those filters are off.")
+    return notes
+
+
+def new_selection(name: str, value) -> bool:
+    """Whether a chart / table selection differs from the one this session saw last time.
+
+    A selection stays in the widget's state across reruns; acting only on a change
+    keeps buttons and page switches from being overridden by a stale selection.
+    """
+    key = f"_seen_{name}"
+    changed = st.session_state.get(key) != value
+    st.session_state[key] = value
+    return changed and bool(value)

@@ -1,0 +1,89 @@
+"""Where the first relevant item lands: a histogram per run, and Hit@k as k grows.
+
+Both come from the ``FirstRank`` column of the per-query table (no cutoff; none
+when no relevant item was retrieved), over answerable queries only. Hit@k is
+the share of queries whose first relevant rank is at most k, so the curve at k
+equals the ``Hit@k`` measure.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+NOT_RETRIEVED = "not retrieved"
+
+
+def rank_bins(depth: int) -> list[tuple[str, int, int]]:
+    """Bins ``(label, low, high)``: single ranks up to 10, then wider ranges up to ``depth``."""
+    bins = [(str(r), r, r) for r in range(1, min(depth, 10) + 1)]
+    edges = [11, 21, 51, 101, 201, 501, 1001]
+    low = 11
+    for edge in edges[1:]:
+        if low > depth:
+            break
+        high = min(edge - 1, depth)
+        bins.append((f"{low}–{high}" if high > low else str(low), low, high))
+        low = edge
+    if low <= depth:
+        bins.append((f"{low}–{depth}", low, depth))
+    return bins
+
+
+def bin_of(rank, bins: list[tuple[str, int, int]]) -> str:
+    if rank is None or (isinstance(rank, float) and math.isnan(rank)) or pd.isna(rank):
+        return NOT_RETRIEVED
+    for label, low, high in bins:
+        if low <= rank <= high:
+            return label
+    return bins[-1][0] if bins else NOT_RETRIEVED
+
+
+def answerable(table: pd.DataFrame) -> pd.DataFrame:
+    return table[table["relevant"] > 0]
+
+
+def with_bins(table: pd.DataFrame, depth: int) -> pd.DataFrame:
+    """Answerable rows with a ``bin`` column (the first relevant rank's bin)."""
+    rows = answerable(table).copy()
+    bins = rank_bins(depth)
+    rows["bin"] = [bin_of(r, bins) for r in rows["FirstRank"]]
+    return rows
+
+
+def first_rank_histogram(table: pd.DataFrame, depth: int) -> pd.DataFrame:
+    """``(run, bin, queries, share)`` for every bin (zeros kept), ``not retrieved`` last."""
+    rows = with_bins(table, depth)
+    labels = [b[0] for b in rank_bins(depth)] + [NOT_RETRIEVED]
+    runs = list(dict.fromkeys(table["run"]))
+    counts = rows.groupby(["run", "bin"]).size()
+    totals = rows.groupby("run").size()
+    records = []
+    for run in runs:
+        for label in labels:
+            n = int(counts.get((run, label), 0))
+            total = int(totals.get(run, 0))
+            records.append(
+                {"run": run, "bin": label, "queries": n, "share": n / total if total else 0.0}
+            )
+    return pd.DataFrame(records, columns=["run", "bin", "queries", "share"])
+
+
+def hit_curve(table: pd.DataFrame, depths: dict[str, int]) -> pd.DataFrame:
+    """``(run, k, hit)`` for k = 1 .. the run's depth: Hit@k over answerable queries."""
+    rows = answerable(table)
+    records = []
+    for run, group in rows.groupby("run", sort=False):
+        ranks = group["FirstRank"].to_numpy(dtype=float)
+        n = len(ranks)
+        for k in range(1, int(depths.get(run, 1)) + 1):
+            hit = float((ranks <= k).sum()) / n if n else float("nan")
+            records.append({"run": run, "k": k, "hit": hit})
+    return pd.DataFrame(records, columns=["run", "k", "hit"])
+
+
+def run_depths(workspace) -> dict[str, int]:
+    """The longest ranked list of each run."""
+    rows = workspace.cursor().execute("SELECT run, max(rank) FROM runs GROUP BY run").fetchall()
+    return {run: int(depth) for run, depth in rows}

@@ -1,0 +1,139 @@
+"""Real-browser tests: Debian's chromium driven by pytest-playwright against `streamlit run`.
+
+Never `playwright install` here: the browser is /usr/bin/chromium (apt-get install chromium).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.dashboard_support import ROOT, hostile_workspace
+
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SHOTS = Path(os.environ.get("RAGRECALL_SHOTS", "/tmp/shots"))
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    return {
+        **browser_type_launch_args,
+        "executable_path": "/usr/bin/chromium",
+        "args": CHROMIUM_ARGS,
+    }
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args):
+    return {**browser_context_args, "viewport": {"width": 1600, "height": 1000}}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    def __init__(self, workspace: Path | None):
+        self.port = _free_port()
+        env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+        env.pop("RAGRECALL_WORKSPACE", None)
+        if workspace is not None:
+            env["RAGRECALL_WORKSPACE"] = str(workspace)
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                "app.py",
+                "--server.headless",
+                "true",
+                "--server.port",
+                str(self.port),
+                "--server.fileWatcherType",
+                "none",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        self.url = f"http://localhost:{self.port}"
+
+    def wait(self, timeout: float = 40) -> Server:
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=1) as r:
+                    if r.read().decode().strip() == "ok":
+                        return self
+            except OSError:
+                time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(f"streamlit did not start on port {self.port}")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+@pytest.fixture(scope="session")
+def servers(tmp_path_factory):
+    """Two servers started together: data_samples, and a workspace of hostile text."""
+    hostile = hostile_workspace(tmp_path_factory.mktemp("hostile"))
+    started = {"samples": Server(None), "hostile": Server(hostile)}
+    try:
+        yield {name: s.wait() for name, s in started.items()}
+    finally:
+        for s in started.values():
+            s.stop()
+
+
+@pytest.fixture(scope="session")
+def warm_servers(servers, browser):
+    """Open each server's root once. On a fresh server the first session still runs in
+    streamlit's pages/-directory mode until app.py calls st.navigation, so a first deep
+    link shows a one-off "Page not found" dialog (see the report); later sessions do not."""
+    page = browser.new_page()
+    for server in servers.values():
+        page.goto(server.url)
+        page.locator("h1").filter(has_text="Overview").wait_for(timeout=30_000)
+    page.close()
+    return servers
+
+
+@pytest.fixture(scope="session")
+def app_url(warm_servers):
+    return warm_servers["samples"].url
+
+
+@pytest.fixture(scope="session")
+def hostile_url(warm_servers):
+    return warm_servers["hostile"].url
+
+
+@pytest.fixture(scope="session")
+def shots():
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    return SHOTS

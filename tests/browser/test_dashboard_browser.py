@@ -1,0 +1,106 @@
+"""The dashboard in Debian's chromium: deep links, clicks on tables and charts, safe text."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Page, expect
+
+from ragrecall_core import Workspace
+from ragrecall_core.query_table import filter_table, query_table
+from tests.dashboard_support import ROOT
+
+TIMEOUT = 30_000
+
+
+def samples_table():
+    return query_table(Workspace.open(ROOT / "data_samples"), 5)
+
+
+def open_page(page: Page, url: str, ready: str) -> None:
+    page.goto(url)
+    page.wait_for_selector("[data-testid=stApp]", timeout=TIMEOUT)
+    expect(page.get_by_text(ready).first).to_be_visible(timeout=TIMEOUT)
+    page.wait_for_timeout(600)  # let charts and canvases paint
+
+
+def click_first_row(page: Page, table_index: int = 0) -> None:
+    """Click the selection checkbox of the first data row of a st.dataframe canvas."""
+    frame = page.locator("[data-testid=stDataFrame]").nth(table_index)
+    frame.scroll_into_view_if_needed()
+    box = frame.bounding_box()
+    page.mouse.click(box["x"] + 16, box["y"] + 35 + 17)
+
+
+def test_overview_opens(page: Page, app_url, shots):
+    open_page(page, app_url, "Headline measures at k = 5")
+    expect(page.get_by_text("Validation warnings")).to_be_visible()
+    expect(page.get_by_text("Page not found")).to_have_count(0)
+    page.screenshot(path=str(shots / "overview.png"), full_page=True)
+
+
+def test_deep_link_reproduces_filtered_view(page: Page, app_url, shots):
+    rows = filter_table(samples_table(), {"section": "finance"}, ["dense-minilm"], True)
+    open_page(
+        page, f"{app_url}/query-table?focus=dense-minilm&section=finance&failing=1", "Select a row"
+    )
+    expect(page.get_by_text(re.compile(rf"{len(rows)} queries shown"))).to_be_visible()
+    sidebar = page.locator("[data-testid=stSidebar]")
+    assert 'combobox "Corpus section": finance' in sidebar.aria_snapshot()
+    assert "section=finance" in page.url and "failing=1" in page.url
+    # the state survives a real page switch (which drops the URL's parameters)
+    page.get_by_role("link", name="Overview").click()
+    expect(page.get_by_text("Headline measures at k = 5")).to_be_visible(timeout=TIMEOUT)
+    expect(page).to_have_url(re.compile(r"section=finance"), timeout=TIMEOUT)
+    assert "failing=1" in page.url
+
+
+def test_click_failing_row_opens_detail(page: Page, app_url, shots):
+    rows = filter_table(samples_table(), {}, ["bm25"], True)
+    first = rows.iloc[0]["query_id"]
+    open_page(page, f"{app_url}/query-table?failing=1", "Select a row")
+    click_first_row(page)
+    expect(page.get_by_text(f"Query {first} · run bm25")).to_be_visible(timeout=TIMEOUT)
+    expect(page.get_by_text("Gold list")).to_be_visible()
+    assert f"q={first}" in page.url
+    page.get_by_role("button", name="Next failing ▶").click()
+    second = rows.iloc[1]["query_id"]
+    expect(page.get_by_text(f"Query {second} · run bm25")).to_be_visible(timeout=TIMEOUT)
+    page.wait_for_timeout(800)
+    page.screenshot(path=str(shots / "queries_detail.png"), full_page=True)
+
+
+def test_failures_bar_click_lands_on_filtered_queries(page: Page, app_url, shots):
+    open_page(page, f"{app_url}/failure-groups", "Group failing queries by")
+    page.wait_for_selector(".js-plotly-plot .point path", timeout=TIMEOUT)
+    page.screenshot(path=str(shots / "failures.png"), full_page=True)
+    page.locator(".js-plotly-plot .point path").first.click(force=True)
+    expect(page.get_by_text("Opened from Failures")).to_be_visible(timeout=TIMEOUT)
+    expect(page.locator("h1").filter(has_text="Queries")).to_be_visible()
+    assert "failing=1" in page.url and "fclass=" in page.url
+
+
+def test_ranks_page(page: Page, app_url, shots):
+    open_page(page, f"{app_url}/first-rank", "Hit@k as k grows")
+    page.wait_for_selector(".js-plotly-plot .point path", timeout=TIMEOUT)
+    page.locator(".js-plotly-plot").first.locator(".point path").first.click(force=True)
+    expect(page.get_by_text(re.compile(r"First relevant rank 1 · run"))).to_be_visible(
+        timeout=TIMEOUT
+    )
+    page.screenshot(path=str(shots / "ranks.png"), full_page=True)
+
+
+def test_hostile_chunk_text_is_literal(page: Page, hostile_url, shots):
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    open_page(page, f"{hostile_url}/query-table?q=q1", "Query q1 · run r")
+    expect(page.get_by_text("Page not found")).to_have_count(0)
+    page.get_by_text("Full text of the top").click()
+    expect(page.get_by_text("<script>alert(1)</script>", exact=True)).to_be_visible()
+    expect(page.get_by_text("[click](javascript:alert(1))", exact=True)).to_be_visible()
+    expect(page.get_by_text(re.compile(r"Query: <b>bold\?</b> \[click\]"))).to_be_visible()
+    assert page.locator("a[href^='javascript']").count() == 0
+    assert page.locator("script:text('alert(1)')").count() == 0
+    assert page.locator("b:text('bold?')").count() == 0
+    page.screenshot(path=str(shots / "hostile.png"), full_page=True)
+    assert dialogs == []

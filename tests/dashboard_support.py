@@ -1,0 +1,83 @@
+"""Shared helpers for the dashboard tests (AppTest and browser)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+TREC = ROOT / "tests" / "data" / "trec_eval"
+XSS_TEXTS = ("<script>alert(1)</script>", "[click](javascript:alert(1))")
+
+
+def trec_workspace(folder: Path) -> Path:
+    """The TREC RAG 2024 sample as a workspace folder: qrels as gold, one run, no corpus."""
+    (folder / "runs").mkdir(parents=True, exist_ok=True)
+    shutil.copy(TREC / "qrels.comment.test", folder / "qrels.txt")
+    shutil.copy(TREC / "results.comment.test", folder / "runs" / "results.comment.test")
+    return folder
+
+
+def hostile_workspace(folder: Path) -> Path:
+    """A tiny workspace whose query and chunk text try to inject HTML and a markdown link."""
+    (folder / "runs").mkdir(parents=True, exist_ok=True)
+    gold = [
+        {
+            "id": "q1",
+            "query": "<b>bold?</b> [click](javascript:alert(1))",
+            "relevant_ids": ["doc-a#chunk-01"],
+            "query_type": "exact_term",
+            "section": "sec",
+        },
+        {
+            "id": "q2",
+            "query": "plain question",
+            "relevant_ids": ["doc-b#chunk-01"],
+            "query_type": "paraphrase",
+            "section": "sec",
+        },
+    ]
+    corpus = [
+        {"chunk_id": "doc-a#chunk-01", "doc_id": "doc-a", "section": "sec", "text": XSS_TEXTS[0]},
+        {"chunk_id": "doc-x#chunk-01", "doc_id": "doc-x", "section": "sec", "text": XSS_TEXTS[1]},
+        {"chunk_id": "doc-b#chunk-01", "doc_id": "doc-b", "section": "sec", "text": "fine"},
+    ]
+    run = [
+        {
+            "id": "q1",
+            "retrieved": [
+                {"chunk_id": "doc-x#chunk-01", "rank": 1, "score": 0.9},
+                {"chunk_id": "doc-a#chunk-01", "rank": 2, "score": 0.8},
+            ],
+        },
+        {"id": "q2", "retrieved": [{"chunk_id": "doc-b#chunk-01", "rank": 1, "score": 0.7}]},
+    ]
+    for name, rows in (("gold.jsonl", gold), ("corpus.jsonl", corpus), ("runs/r.jsonl", run)):
+        (folder / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return folder
+
+
+def app(workspace: Path | None = None, monkeypatch=None, params: dict | None = None) -> AppTest:
+    """An AppTest of app.py (on ``workspace`` through RAGRECALL_WORKSPACE), run once."""
+    if monkeypatch is not None:
+        if workspace is None:
+            monkeypatch.delenv("RAGRECALL_WORKSPACE", raising=False)
+        else:
+            monkeypatch.setenv("RAGRECALL_WORKSPACE", str(workspace))
+    at = AppTest.from_file(APP, default_timeout=60)
+    for key, value in (params or {}).items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def no_exception(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def titles(at: AppTest) -> list[str]:
+    return [t.value for t in at.title]

@@ -1,0 +1,88 @@
+"""AppTest: the Overview page and the shared sidebar / URL state."""
+
+import json
+
+import pytest
+
+from tests.dashboard_support import app, no_exception, titles, trec_workspace
+
+
+@pytest.fixture
+def at(monkeypatch):
+    return app(monkeypatch=monkeypatch)
+
+
+def test_overview_renders_on_data_samples(at):
+    no_exception(at)
+    assert titles(at) == ["Overview"]
+    headline = at.dataframe[0].value
+    assert list(headline["run"]) == [
+        "bm25",
+        "dense-minilm",
+        "hybrid-rrf-k10-titleboost",
+        "hybrid-rrf",
+    ]
+    assert {"Recall@5", "Hit@5", "MRR@5", "P@5", "Judged@5", "nDCG@5"} <= set(headline.columns)
+    # bm25 Recall@5 = 0.794574 (ragrecall_core.evaluate on data_samples), with a CI around it
+    cell = headline.loc[headline.run == "bm25", "Recall@5"].iloc[0]
+    value, interval = cell.split("  ")
+    low, high = map(float, interval.strip("[]").split("–"))
+    assert value == "0.795" and low < 0.795 < high
+    assert any("relevant = grade >= 1" in t.value for t in at.text)
+
+
+def test_overview_shows_redacted_config_and_warnings(at):
+    configs = [json.dumps(j.value) for j in at.json]
+    assert any("dense-cosine" in c for c in configs)
+    assert not any("sk-" in c or "hunter2" in c for c in configs)
+    assert any("tied scores" in w.value for w in at.warning)
+
+
+def test_k_and_filter_change_numbers_and_url(at):
+    before = at.dataframe[0].value
+    at.selectbox(key="side_k").select(10).run()
+    no_exception(at)
+    assert "Recall@10" in at.dataframe[0].value.columns
+    assert at.query_params["k"] in ("10", ["10"])
+    at.selectbox(key="side_type").select("paraphrase").run()
+    after = at.dataframe[0].value
+    assert at.query_params["type"] in ("paraphrase", ["paraphrase"])
+    assert not after.equals(before)
+
+
+def test_deep_link_params_set_the_view(monkeypatch):
+    at = app(monkeypatch=monkeypatch, params={"k": "3", "split": "test", "run": ["bm25"]})
+    no_exception(at)
+    assert at.session_state["side_k"] == 3
+    assert at.session_state["side_split"] == "test"
+    assert list(at.dataframe[0].value["run"]) == ["bm25"]
+
+
+def test_bad_params_are_dropped_not_raised(monkeypatch):
+    at = app(monkeypatch=monkeypatch, params={"k": "zero", "run": "nope", "type": "<x>"})
+    no_exception(at)
+    assert at.session_state["side_k"] == 5
+    assert at.session_state["side_type"] == ""
+
+
+def test_overview_on_trec_data_says_what_is_missing(tmp_path, monkeypatch):
+    at = app(trec_workspace(tmp_path), monkeypatch)
+    no_exception(at)
+    assert titles(at) == ["Overview"]
+    infos = " ".join(i.value for i in at.info)
+    assert "no query text" in infos and "No corpus" in infos
+
+
+def test_invalid_workspace_shows_problems_not_traceback(tmp_path, monkeypatch):
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "gold.jsonl").write_text(
+        '{"id": "q1", "query": "x", "relevant_ids": ["a"]}\n'
+        '{"id": "q1", "query": "y", "relevant_ids": ["b"]}\n'
+    )
+    (tmp_path / "runs" / "r.jsonl").write_text(
+        '{"id": "q1", "retrieved": [{"chunk_id": "a", "rank": 0, "score": 1}]}\n'
+    )
+    at = app(tmp_path, monkeypatch)
+    assert not at.exception
+    assert at.error and "problem" in at.error[0].value
+    assert "gold.jsonl" in at.code[0].value
