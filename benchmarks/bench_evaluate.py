@@ -404,26 +404,66 @@ def cases(out: Path) -> list[dict]:
     me = [sys.executable, str(HERE)]
     ranx_env = {**os.environ, "NUMBA_CACHE_DIR": str(out / "numba_cache")}
     return [
-        {"key": "ragrecall-trec", "tool": "ragrecall", "input": "TREC run + qrels",
-         "cmd": ragrecall_cmd(f["qrels"], f["run_trec"]), "parse": parse_ragrecall},
-        {"key": "ragrecall-parquet", "tool": "ragrecall", "input": "Parquet run + TREC qrels",
-         "cmd": ragrecall_cmd(f["qrels"], f["run_parquet"]), "parse": parse_ragrecall},
-        {"key": "ragrecall-jsonl", "tool": "ragrecall", "input": "JSONL run + JSONL gold",
-         "cmd": ragrecall_cmd(f["gold_jsonl"], f["run_jsonl"]), "parse": parse_ragrecall},
-        {"key": "pytrec_eval", "tool": "pytrec_eval", "input": "TREC run + qrels",
-         "cmd": me + ["_pytrec", str(f["qrels"]), str(f["run_trec"])], "parse": json.loads},
-        {"key": "ranx", "tool": "ranx (warm numba cache)", "input": "TREC run + qrels",
-         "cmd": me + ["_ranx", str(f["qrels"]), str(f["run_trec"])], "parse": json.loads,
-         "env": ranx_env, "warmup": True},
-        {"key": "duckdb", "tool": "plain DuckDB SQL (lower bound)", "input": "TREC run + qrels",
-         "cmd": me + ["_duckdb", str(f["qrels"]), str(f["run_trec"])], "parse": json.loads},
-        {"key": "ragrecall-tiny", "tool": "ragrecall, 3 queries (start-up)",
-         "input": "TREC run + qrels", "cmd": ragrecall_cmd(f["tiny_qrels"], f["tiny_run"]),
-         "parse": parse_ragrecall, "tiny": True},
-        {"key": "pytrec_eval-tiny", "tool": "pytrec_eval, 3 queries (start-up)",
-         "input": "TREC run + qrels",
-         "cmd": me + ["_pytrec", str(f["tiny_qrels"]), str(f["tiny_run"])],
-         "parse": json.loads, "tiny": True},
+        {
+            "key": "ragrecall-trec",
+            "tool": "ragrecall",
+            "input": "TREC run + qrels",
+            "cmd": ragrecall_cmd(f["qrels"], f["run_trec"]),
+            "parse": parse_ragrecall,
+        },
+        {
+            "key": "ragrecall-parquet",
+            "tool": "ragrecall",
+            "input": "Parquet run + TREC qrels",
+            "cmd": ragrecall_cmd(f["qrels"], f["run_parquet"]),
+            "parse": parse_ragrecall,
+        },
+        {
+            "key": "ragrecall-jsonl",
+            "tool": "ragrecall",
+            "input": "JSONL run + JSONL gold",
+            "cmd": ragrecall_cmd(f["gold_jsonl"], f["run_jsonl"]),
+            "parse": parse_ragrecall,
+        },
+        {
+            "key": "pytrec_eval",
+            "tool": "pytrec_eval",
+            "input": "TREC run + qrels",
+            "cmd": me + ["_pytrec", str(f["qrels"]), str(f["run_trec"])],
+            "parse": json.loads,
+        },
+        {
+            "key": "ranx",
+            "tool": "ranx (warm numba cache)",
+            "input": "TREC run + qrels",
+            "cmd": me + ["_ranx", str(f["qrels"]), str(f["run_trec"])],
+            "parse": json.loads,
+            "env": ranx_env,
+            "warmup": True,
+        },
+        {
+            "key": "duckdb",
+            "tool": "plain DuckDB SQL (lower bound)",
+            "input": "TREC run + qrels",
+            "cmd": me + ["_duckdb", str(f["qrels"]), str(f["run_trec"])],
+            "parse": json.loads,
+        },
+        {
+            "key": "ragrecall-tiny",
+            "tool": "ragrecall, 3 queries (start-up)",
+            "input": "TREC run + qrels",
+            "cmd": ragrecall_cmd(f["tiny_qrels"], f["tiny_run"]),
+            "parse": parse_ragrecall,
+            "tiny": True,
+        },
+        {
+            "key": "pytrec_eval-tiny",
+            "tool": "pytrec_eval, 3 queries (start-up)",
+            "input": "TREC run + qrels",
+            "cmd": me + ["_pytrec", str(f["tiny_qrels"]), str(f["tiny_run"])],
+            "parse": json.loads,
+            "tiny": True,
+        },
     ]
 
 
@@ -506,9 +546,11 @@ def agreement(results: dict) -> list[str]:
         lines.append(f"{key}: {verdict}{extra}")
     values = "| measure | " + " | ".join(results) + " |\n|---|" + "---:|" * len(results) + "\n"
     for m in MEASURES:
-        values += f"| {m} | " + " | ".join(
-            f"{r['values'].get(m, float('nan')):.4f}" for r in results.values()
-        ) + " |\n"
+        values += (
+            f"| {m} | "
+            + " | ".join(f"{r['values'].get(m, float('nan')):.4f}" for r in results.values())
+            + " |\n"
+        )
     return lines + ["", values]
 
 
@@ -529,19 +571,32 @@ def describe_machine(load_before: float) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    helpers = {"_pytrec": child_pytrec, "_ranx": child_ranx, "_duckdb": child_duckdb,
-               "_profile": child_profile}
+    helpers = {
+        "_pytrec": child_pytrec,
+        "_ranx": child_ranx,
+        "_duckdb": child_duckdb,
+        "_profile": child_profile,
+    }
     if argv and argv[0] in helpers:
         helpers[argv[0]](*argv[1:])
         return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("/tmp/ragrecall-bench"))
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--only", nargs="+", metavar="CASE",
-                        help="case keys: " + ", ".join(c["key"] for c in cases(Path("."))))
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        metavar="CASE",
+        help="case keys: " + ", ".join(c["key"] for c in cases(Path("."))),
+    )
     parser.add_argument("--generate-only", action="store_true")
-    parser.add_argument("--profile", choices=("trec", "parquet", "jsonl"), nargs="?",
-                        const="trec", help="print ragrecall's phase timings instead")
+    parser.add_argument(
+        "--profile",
+        choices=("trec", "parquet", "jsonl"),
+        nargs="?",
+        const="trec",
+        help="print ragrecall's phase timings instead",
+    )
     args = parser.parse_args(argv)
     manifest = generate(args.out)
     print(json.dumps({k: v for k, v in manifest.items() if k != "params"}), file=sys.stderr)
@@ -556,25 +611,31 @@ def main(argv: list[str] | None = None) -> int:
         }[args.profile]
         sample = measure([sys.executable, str(HERE), "_profile", str(gold), str(run)])
         report = json.loads(sample["stdout"])
-        print(f"ragrecall phases ({args.profile}); wall {sample['wall']:.2f} s, "
-              f"peak RSS {sample['rss_mb']:.0f} MB")
+        print(
+            f"ragrecall phases ({args.profile}); wall {sample['wall']:.2f} s, "
+            f"peak RSS {sample['rss_mb']:.0f} MB"
+        )
         for level, label, seconds in report["timings"]:
             print(f"{'  ' * level}{label:<{60 - 2 * level}} {seconds:8.2f} s")
         return 0
     load_before = os.getloadavg()[0]
     results = run_benchmark(args.out, args.repeat, args.only)
     print(f"\n{describe_machine(load_before)}")
-    print(f"\n## ragrecall evaluate benchmark ({manifest['run_lines']:,} run lines, "
-          f"{N_QUERIES} queries, repeat {args.repeat}, medians)\n")
+    print(
+        f"\n## ragrecall evaluate benchmark ({manifest['run_lines']:,} run lines, "
+        f"{N_QUERIES} queries, repeat {args.repeat}, medians)\n"
+    )
     print(table(results))
     print()
     print("\n".join(agreement(results)))
     big, ref = results.get("ragrecall-trec"), results.get("pytrec_eval")
     if big and ref:
         t, m = big["wall"] / ref["wall"], big["rss_mb"] / ref["rss_mb"]
-        print(f"goal ragrecall/pytrec_eval (TREC): time {t:.2f}x (goal <= 0.4x: "
-              f"{'met' if t <= 0.4 else 'NOT met'}), memory {m:.2f}x (goal <= 0.6x: "
-              f"{'met' if m <= 0.6 else 'NOT met'})")
+        print(
+            f"goal ragrecall/pytrec_eval (TREC): time {t:.2f}x (goal <= 0.4x: "
+            f"{'met' if t <= 0.4 else 'NOT met'}), memory {m:.2f}x (goal <= 0.6x: "
+            f"{'met' if m <= 0.6 else 'NOT met'})"
+        )
     (args.out / "results.json").write_text(json.dumps(results, indent=2))
     return 0
 
