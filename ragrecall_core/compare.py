@@ -15,10 +15,11 @@ from scipy import stats
 
 from .configs import FACTORS, changed_factors
 from .evaluate import evaluate
+from .measures import parse_measure
 from .policy import Policy
 from .workspace import Workspace
 
-COMPARE_MEASURES = ("Recall@{k}", "Hit@{k}", "MRR@{k}", "P@{k}", "nDCG@{k}")
+COMPARE_MEASURES = ("Recall@{k}", "Hit@{k}", "MRR@{k}", "P@{k}", "nDCG@{k}", "Harm@{k}")
 RESAMPLES = 9999
 SEED = 20261130
 
@@ -169,6 +170,8 @@ def delta_row(measure: str, rows: pd.DataFrame) -> dict:
     """Mean delta with a paired randomization test and a bootstrap 95% CI."""
     base, cand = rows.baseline.to_numpy(float), rows.candidate.to_numpy(float)
     diff = cand - base
+    # a win is a change for the better: for Harm@k (lower is better) that is a decrease
+    better = diff if parse_measure(measure).definition.higher_is_better else -diff
     row = {
         "measure": measure,
         "queries": len(diff),
@@ -178,9 +181,9 @@ def delta_row(measure: str, rows: pd.DataFrame) -> dict:
         "ci_low": np.nan,
         "ci_high": np.nan,
         "p_value": np.nan,
-        "wins": int((diff > 0).sum()),
-        "ties": int((diff == 0).sum()),
-        "losses": int((diff < 0).sum()),
+        "wins": int((better > 0).sum()),
+        "ties": int((better == 0).sum()),
+        "losses": int((better < 0).sum()),
     }
     if len(diff) >= 2 and np.any(diff != 0):
         row["p_value"] = float(

@@ -51,7 +51,9 @@ def test_regressions_are_exactly_the_three_queries_that_passed_and_now_fail(comp
 
 def test_a_no_answer_query_is_neither_a_regression_nor_in_the_paired_deltas(comparison):
     assert "t09" not in set(comparison.outcomes.query_id)
-    assert "t09" not in set(comparison.per_query.query_id)
+    # only Harm@k, declared to cover no-answer queries, pairs it
+    rows = comparison.per_query[comparison.per_query.query_id == "t09"]
+    assert list(rows.measure) == ["Harm@5"]
 
 
 def test_mean_delta_of_recall_and_wins_ties_losses(comparison):
@@ -301,3 +303,15 @@ def test_cli_compare_bad_k_is_invalid_input(folder, capsys):
 
 def test_mean_delta_is_finite_for_every_default_measure(comparison):
     assert all(math.isfinite(v) for v in comparison.deltas.delta)
+
+
+def test_harm_wins_are_decreases():
+    from ragrecall_core.compare import delta_row
+
+    rows = pd.DataFrame({"baseline": [1.0, 1.0, 0.0], "candidate": [0.0, 0.0, 0.0]})
+    # two queries lost their harmful chunk: for Harm@5 (lower is better) two wins
+    harm = delta_row("Harm@5", rows)
+    assert (harm["wins"], harm["ties"], harm["losses"]) == (2, 1, 0)
+    # the same numbers as Recall@5 (higher is better) are two losses
+    recall = delta_row("Recall@5", rows)
+    assert (recall["wins"], recall["ties"], recall["losses"]) == (0, 1, 2)
