@@ -20,6 +20,8 @@ from .render import FORMATS, render
 from .workspace import Workspace
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
+# a calm blue: the default red reads as "error" on a shared screen
+THEME_PRIMARY = "#1f5fa8"
 DEFAULT_WORKSPACE = Path(__file__).resolve().parent.parent / "data_samples"
 
 
@@ -353,6 +355,8 @@ def cmd_ui(args: argparse.Namespace) -> int:
         str(args.port),
         "--browser.gatherUsageStats",
         "false",
+        "--theme.primaryColor",
+        THEME_PRIMARY,
         "--",
         *app_args,
     ]
