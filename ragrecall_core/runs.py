@@ -292,7 +292,36 @@ def _load_trec_validating(con: duckdb.DuckDBPyConnection, path: Path, run: str) 
     con.execute("DROP TABLE run_stage")
 
 
+TYPED_LONG_SQL = """
+CREATE OR REPLACE TEMP TABLE run_typed AS
+SELECT CAST(query_id AS VARCHAR) AS qid, CAST(chunk_id AS VARCHAR) AS docno,
+       TRY_CAST(rank AS BIGINT) AS rank, TRY_CAST({score} AS DOUBLE) AS score,
+       TRY_CAST(rank AS BIGINT) IS NOT NULL
+       AND TRY_CAST(rank AS DOUBLE) = TRY_CAST(rank AS BIGINT)
+       AND ({score} IS NULL OR TRY_CAST({score} AS DOUBLE) IS NOT NULL) AS typed
+FROM {source}
+"""
+
+
 def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, run: str) -> None:
+    source = "read_parquet($path)" if fmt == readers.PARQUET else "read_csv($path, header=true)"
+    params = {"path": str(path)}
+    try:
+        columns = {
+            row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {source}", params).fetchall()
+        }
+    except duckdb.Error:
+        columns = set()
+    if {"query_id", "chunk_id", "rank"} <= columns:
+        score = "score" if "score" in columns else "NULL"
+        sql = TYPED_LONG_SQL.format(source=source, score=score)
+        if _read_typed(con, [sql], params) and _typed_ok(con, unique_ranks=True):
+            _insert_typed(con, run, "rank")
+            return
+    _load_long_validating(con, path, fmt, run)
+
+
+def _load_long_validating(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, run: str) -> None:
     columns = readers.stage_table_file(con, path, fmt, "run_stage")
     readers.require_columns(path, columns, ("query_id", "chunk_id", "rank"))
     if "score" not in columns:

@@ -38,3 +38,27 @@ def test_trec_fast_and_validating_paths_agree(tmp_path):
     single.write_text("\n".join(" ".join(line.split()) for line in lines) + "\n")
     assert loaded(single, False) == loaded(TREC / "results.test", False)
     assert loaded(single, False) == loaded(single, True)
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_long_form_fast_and_validating_paths_agree(tmp_path, suffix):
+    import duckdb
+
+    path = tmp_path / f"bm25{suffix}"
+    con = duckdb.connect()
+    rows = con.execute(
+        "SELECT id AS query_id, r.chunk_id, r.rank, r.score FROM ("
+        "SELECT id, unnest(retrieved) AS r FROM read_json($p))",
+        {"p": str(SAMPLES / "bm25.jsonl")},
+    ).df()
+    if suffix == ".csv":
+        rows.to_csv(path, index=False)
+    else:
+        rows.to_parquet(path, index=False)
+    fast = connect()
+    runs.load_run(fast, path, name="r")
+    slow = connect()
+    runs._load_long_validating(slow, path, suffix[1:], "r")
+    query = "SELECT * FROM runs ORDER BY query_id, rank"
+    assert fast.execute(query).fetchall() == slow.execute(query).fetchall()
+    assert fast.execute(query).fetchall() == loaded(SAMPLES / "bm25.jsonl", False)
