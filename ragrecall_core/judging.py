@@ -84,17 +84,8 @@ def submit(
     """Commit one judgment now (auto-commit: once this returns, the write-ahead log holds it,
     so it survives a killed process)."""
     _require_valid("judgment", grade, annotator, "the annotator's name")
-    workspace.cursor().execute(
-        f"INSERT INTO {STORE}.judgments (query_id, chunk_id, grade, harmful, reason, annotator) "
-        "VALUES ($q, $c, $g, $h, $r, $a)",
-        {
-            "q": query_id,
-            "c": chunk_id,
-            "g": grade,
-            "h": harmful,
-            "r": reason.strip(),
-            "a": annotator.strip(),
-        },
+    _append(
+        workspace, "judgments", "annotator", (query_id, chunk_id, grade, harmful, reason, annotator)
     )
 
 
@@ -109,16 +100,24 @@ def resolve(
 ) -> None:
     """Record how a disagreement was settled; the annotators' grades stay as they were."""
     _require_valid("resolution", grade, resolver, "the resolver's name")
+    _append(
+        workspace, "resolutions", "resolver", (query_id, chunk_id, grade, harmful, reason, resolver)
+    )
+
+
+def _append(workspace: Workspace, table: str, person_column: str, row: tuple) -> None:
+    """Insert one row into a store table (``table`` and ``person_column`` are constants)."""
+    query_id, chunk_id, grade, harmful, reason, person = row
     workspace.cursor().execute(
-        f"INSERT INTO {STORE}.resolutions (query_id, chunk_id, grade, harmful, reason, resolver) "
-        "VALUES ($q, $c, $g, $h, $r, $a)",
+        f"INSERT INTO {STORE}.{table} (query_id, chunk_id, grade, harmful, reason, "
+        f"{person_column}) VALUES ($q, $c, $g, $h, $r, $p)",
         {
             "q": query_id,
             "c": chunk_id,
             "g": grade,
             "h": harmful,
             "r": reason.strip(),
-            "a": resolver.strip(),
+            "p": person.strip(),
         },
     )
 
