@@ -143,7 +143,7 @@ def _json(value: dict) -> str:
 # read again by the validating path, which names every problem with its line.
 TYPED_TREC_SQL = """
 CREATE OR REPLACE TEMP TABLE run_typed AS
-SELECT *, true AS typed
+SELECT qid, docno, rank, score, true AS typed
 FROM read_csv($path, delim=$delim, header=false, auto_detect=false, comment='#',
               columns={'qid': 'VARCHAR', 'q0': 'VARCHAR', 'docno': 'VARCHAR',
                        'rank': 'BIGINT', 'score': 'DOUBLE', 'tag': 'VARCHAR'})
