@@ -16,11 +16,12 @@ CREATE TABLE IF NOT EXISTS queries (
     section VARCHAR, split VARCHAR, require_all BOOLEAN, metadata JSON, line INTEGER);
 CREATE TABLE IF NOT EXISTS qrels (
     query_id VARCHAR, chunk_id VARCHAR, grade INTEGER, rationale VARCHAR);
-CREATE TABLE IF NOT EXISTS runs (
-    run VARCHAR, query_id VARCHAR, chunk_id VARCHAR, rank INTEGER, score DOUBLE);
+CREATE OR REPLACE VIEW runs AS
+    SELECT NULL::VARCHAR AS run, NULL::VARCHAR AS query_id, NULL::VARCHAR AS chunk_id,
+           NULL::BIGINT AS rank, NULL::DOUBLE AS score WHERE false;
 CREATE TABLE IF NOT EXISTS run_queries (run VARCHAR, query_id VARCHAR);
 CREATE TABLE IF NOT EXISTS run_files (
-    run VARCHAR PRIMARY KEY, path VARCHAR, format VARCHAR, config JSON);
+    run VARCHAR PRIMARY KEY, path VARCHAR, format VARCHAR, config JSON, tbl VARCHAR);
 CREATE TABLE IF NOT EXISTS grades (
     query_id VARCHAR, chunk_id VARCHAR, grade INTEGER, harmful BOOLEAN,
     reason VARCHAR, annotator VARCHAR, source VARCHAR);

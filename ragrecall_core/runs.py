@@ -8,6 +8,10 @@ Order: JSON lines and long form follow ``rank`` (the list position when a JSON
 item has none); TREC runs follow trec_eval (score descending, ties by docno
 descending; the rank column is ignored). The stored ``rank`` is the 1-based
 position in that order.
+
+Each run lives in a table of its own (``run_table_<n>``: ``qid, docno, rank`` as
+given, ``score, typed, position``), ranked while it is read, so a 7M-line run is
+held once; the ``runs`` view unites them as ``(run, query_id, chunk_id, rank, score)``.
 """
 
 from __future__ import annotations
@@ -119,18 +123,36 @@ def load_run(con: duckdb.DuckDBPyConnection, path: Path, name: str | None = None
     config = load_config(path)
     run = name or str(config.get("name") or run_stem(path))
     fmt = readers.detect_format(path)
+    table = f"run_table_{con.execute('SELECT count(*) FROM run_files').fetchone()[0]}"
+    con.execute(f"DROP TABLE IF EXISTS {table}")
     if fmt == readers.JSONL:
-        _load_jsonl(con, path, run)
+        _load_jsonl(con, path, table)
     elif fmt in (readers.TREC_RUN, readers.TREC_QRELS):
-        _load_trec(con, path, run)
+        _load_trec(con, path, table)
         fmt = readers.TREC_RUN
     else:
-        _load_long(con, path, fmt, run)
+        _load_long(con, path, fmt, table)
     con.execute(
-        "INSERT INTO run_files VALUES ($run, $path, $fmt, $config)",
-        {"run": run, "path": str(path), "fmt": fmt, "config": _json(config)},
+        "INSERT INTO run_files VALUES ($run, $path, $fmt, $config, $table)",
+        {"run": run, "path": str(path), "fmt": fmt, "config": _json(config), "table": table},
     )
+    con.execute(
+        f"INSERT INTO run_queries SELECT DISTINCT $run, qid FROM {table}",
+        {"run": run},
+    )
+    _refresh_runs_view(con)
     return run
+
+
+def _refresh_runs_view(con: duckdb.DuckDBPyConnection) -> None:
+    """``runs`` = every loaded run's table; table names are generated, never user text."""
+    tables = [row[0] for row in con.execute("SELECT tbl FROM run_files ORDER BY tbl").fetchall()]
+    parts = [
+        f"SELECT (SELECT run FROM run_files WHERE tbl = '{t}') AS run, qid AS query_id, "
+        f"docno AS chunk_id, position AS rank, score FROM {t} WHERE docno IS NOT NULL"
+        for t in tables
+    ]
+    con.execute("CREATE OR REPLACE VIEW runs AS " + " UNION ALL ".join(parts))
 
 
 def _json(value: dict) -> str:
@@ -142,11 +164,12 @@ def _json(value: dict) -> str:
 # Fast paths: a typed read plus cheap whole-table tests. A file that fails any of them is
 # read again by the validating path, which names every problem with its line.
 TYPED_TREC_SQL = """
-CREATE OR REPLACE TEMP TABLE run_typed AS
-SELECT qid, docno, rank, score, true AS typed
+CREATE TABLE {table} AS
+SELECT qid, docno, rank, score, true AS typed,
+       row_number() OVER (PARTITION BY qid ORDER BY score DESC, docno DESC) AS position
 FROM read_csv($path, delim=$delim, header=false, auto_detect=false, comment='#',
-              columns={'qid': 'VARCHAR', 'q0': 'VARCHAR', 'docno': 'VARCHAR',
-                       'rank': 'BIGINT', 'score': 'DOUBLE', 'tag': 'VARCHAR'})
+              columns={{'qid': 'VARCHAR', 'q0': 'VARCHAR', 'docno': 'VARCHAR',
+                        'rank': 'BIGINT', 'score': 'DOUBLE', 'tag': 'VARCHAR'}})
 """
 
 ITEMS_TYPE = 'STRUCT(chunk_id VARCHAR, "rank" JSON, score JSON)[]'
@@ -163,38 +186,42 @@ FROM run_lines
 """
 
 TYPED_JSONL_SQL = """
-CREATE OR REPLACE TEMP TABLE run_typed AS
+CREATE TABLE {table} AS
 SELECT id AS qid, r.chunk_id AS docno, TRY_CAST(r.rank AS BIGINT) AS rank,
-       TRY_CAST(r.score AS DOUBLE) AS score, pos,
+       TRY_CAST(r.score AS DOUBLE) AS score,
        coalesce(json_type(r.rank), 'NULL') IN ('BIGINT', 'UBIGINT', 'NULL')
        AND coalesce(json_type(r.score), 'NULL') IN ('BIGINT', 'UBIGINT', 'DOUBLE', 'NULL')
-           AS typed
+           AS typed,
+       row_number() OVER (PARTITION BY id ORDER BY coalesce(TRY_CAST(r.rank AS BIGINT), pos), pos)
+           AS position
 FROM (SELECT id, unnest(retrieved) AS r, generate_subscripts(retrieved, 1) AS pos
       FROM run_lines)
+UNION ALL
+-- a query whose list is empty keeps a row without a chunk, so the run still lists it
+SELECT id, NULL, NULL, NULL, true, NULL FROM run_lines WHERE len(retrieved) = 0
 """
 
 TYPED_OK_SQL = """
-SELECT count(*) FILTER (WHERE qid IS NULL OR trim(qid) = '' OR docno IS NULL
-                        OR trim(docno) = '' OR coalesce(rank, 1) < 1 OR NOT typed) = 0
-       AND NOT EXISTS (SELECT hash(qid, docno) AS h FROM run_typed GROUP BY h
-                       HAVING count(*) > 1)
-FROM run_typed
+SELECT count(*) FILTER (WHERE qid IS NULL OR trim(qid) = '' OR (docno IS NOT NULL
+                        AND trim(docno) = '') OR coalesce(rank, 1) < 1 OR NOT typed) = 0
+       AND NOT EXISTS (SELECT hash(qid, docno) AS h FROM {table} WHERE docno IS NOT NULL
+                       GROUP BY h HAVING count(*) > 1)
+FROM {table}
 """
 
-
 TYPED_RANKS_UNIQUE_SQL = """
-SELECT NOT EXISTS (SELECT hash(qid, rank) AS h FROM run_typed WHERE rank IS NOT NULL
+SELECT NOT EXISTS (SELECT hash(qid, rank) AS h FROM {table} WHERE rank IS NOT NULL
                    GROUP BY h HAVING count(*) > 1)
 """
 
 
-def _typed_ok(con: duckdb.DuckDBPyConnection, unique_ranks: bool) -> bool:
-    """Whole-table tests of ``run_typed``; on failure it is dropped."""
-    ok = con.execute(TYPED_OK_SQL).fetchone()[0]
+def _typed_ok(con: duckdb.DuckDBPyConnection, table: str, unique_ranks: bool) -> bool:
+    """Whole-table tests of a run read by a typed path; on failure the table is dropped."""
+    ok = con.execute(TYPED_OK_SQL.format(table=table)).fetchone()[0]
     if ok and unique_ranks:
-        ok = con.execute(TYPED_RANKS_UNIQUE_SQL).fetchone()[0]
+        ok = con.execute(TYPED_RANKS_UNIQUE_SQL.format(table=table)).fetchone()[0]
     if not ok:
-        con.execute("DROP TABLE run_typed")
+        con.execute(f"DROP TABLE {table}")
     return bool(ok)
 
 
@@ -211,33 +238,16 @@ def _read_typed(con: duckdb.DuckDBPyConnection, steps: list[str], params: dict) 
     return True
 
 
-def _insert_typed(con: duckdb.DuckDBPyConnection, run: str, order: str) -> None:
-    """Copy ``run_typed`` into ``runs``, ranked by ``order`` within each query."""
-    con.execute(
-        "INSERT INTO runs SELECT $run, qid, docno, "
-        f"row_number() OVER (PARTITION BY qid ORDER BY {order}), score FROM run_typed",
-        {"run": run},
-    )
-    con.execute("INSERT INTO run_queries SELECT DISTINCT $run, qid FROM run_typed", {"run": run})
-    con.execute("DROP TABLE run_typed")
-
-
-def _load_jsonl(con: duckdb.DuckDBPyConnection, path: Path, run: str) -> None:
-    steps = [TYPED_JSONL_LINES_SQL, JSONL_LINES_OK_SQL, TYPED_JSONL_SQL]
-    typed = _read_typed(con, steps, {"path": str(path)}) and _typed_ok(con, unique_ranks=True)
-    if typed:
-        # a query whose list is empty has no item row: record it from its line
-        con.execute(
-            "INSERT INTO run_queries SELECT $run, id FROM run_lines WHERE len(retrieved) = 0",
-            {"run": run},
-        )
-        _insert_typed(con, run, "coalesce(rank, pos), pos")
+def _load_jsonl(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> None:
+    steps = [TYPED_JSONL_LINES_SQL, JSONL_LINES_OK_SQL, TYPED_JSONL_SQL.format(table=table)]
+    typed = _read_typed(con, steps, {"path": str(path)}) and _typed_ok(con, table, True)
     con.execute("DROP TABLE IF EXISTS run_lines")
     if not typed:
-        _load_jsonl_validating(con, path, run)
+        con.execute(f"DROP TABLE IF EXISTS {table}")
+        _load_jsonl_validating(con, path, table)
 
 
-def _load_jsonl_validating(con: duckdb.DuckDBPyConnection, path: Path, run: str) -> None:
+def _load_jsonl_validating(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> None:
     problems = readers.stage_json_lines(con, path, "run_stage")
     problems += run_checks(con, "run_stage", JSONL_LINE_CHECKS, path)
     con.execute(
@@ -251,59 +261,60 @@ def _load_jsonl_validating(con: duckdb.DuckDBPyConnection, path: Path, run: str)
     problems += run_checks(con, "run_items", JSONL_ITEM_CHECKS, path)
     raise_if_any(sorted(problems, key=lambda p: p.line or 0))
     con.execute(
-        """
-        INSERT INTO runs
-        SELECT $run, query_id, item->>'$.chunk_id',
+        f"""
+        CREATE TABLE {table} AS
+        SELECT query_id AS qid, item->>'$.chunk_id' AS docno, (item->>'$.rank')::BIGINT AS rank,
+               (item->>'$.score')::DOUBLE AS score, true AS typed,
                row_number() OVER (PARTITION BY query_id
-                                  ORDER BY coalesce((item->>'$.rank')::BIGINT, pos), pos),
-               (item->>'$.score')::DOUBLE
+                                  ORDER BY coalesce((item->>'$.rank')::BIGINT, pos), pos)
+                   AS position
         FROM run_items
-        """,
-        {"run": run},
-    )
-    con.execute(
-        "INSERT INTO run_queries SELECT DISTINCT $run, j->>'$.id' FROM run_stage", {"run": run}
+        UNION ALL
+        SELECT j->>'$.id', NULL, NULL, NULL, true, NULL FROM run_stage
+        WHERE json_array_length(j, '$.retrieved') = 0
+        """
     )
     con.execute("DROP TABLE run_items; DROP TABLE run_stage")
 
 
-def _load_trec(con: duckdb.DuckDBPyConnection, path: Path, run: str) -> None:
+def _load_trec(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> None:
+    sql = TYPED_TREC_SQL.format(table=table)
     for delim in (" ", "\t"):
         params = {"path": str(path), "delim": delim}
-        if _read_typed(con, [TYPED_TREC_SQL], params) and _typed_ok(con, unique_ranks=False):
-            _insert_typed(con, run, "score DESC, docno DESC")
+        if _read_typed(con, [sql], params) and _typed_ok(con, table, unique_ranks=False):
             return
-    _load_trec_validating(con, path, run)
+        con.execute(f"DROP TABLE IF EXISTS {table}")
+    _load_trec_validating(con, path, table)
 
 
-def _load_trec_validating(con: duckdb.DuckDBPyConnection, path: Path, run: str) -> None:
+def _load_trec_validating(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> None:
     readers.stage_whitespace_fields(con, path, "run_stage", TREC_COLUMNS)
     raise_if_any(run_checks(con, "run_stage", TREC_RUN_CHECKS, path))
     con.execute(
-        """
-        INSERT INTO runs
-        SELECT $run, qid, docno,
-               row_number() OVER (PARTITION BY qid ORDER BY score DESC, docno DESC), score
+        f"""
+        CREATE TABLE {table} AS
+        SELECT qid, docno, CAST(rank_text AS BIGINT) AS rank, score, true AS typed,
+               row_number() OVER (PARTITION BY qid ORDER BY score DESC, docno DESC) AS position
         FROM run_stage
-        """,
-        {"run": run},
+        """
     )
-    con.execute("INSERT INTO run_queries SELECT DISTINCT $run, qid FROM run_stage", {"run": run})
     con.execute("DROP TABLE run_stage")
 
 
 TYPED_LONG_SQL = """
-CREATE OR REPLACE TEMP TABLE run_typed AS
+CREATE TABLE {table} AS
 SELECT CAST(query_id AS VARCHAR) AS qid, CAST(chunk_id AS VARCHAR) AS docno,
        TRY_CAST(rank AS BIGINT) AS rank, TRY_CAST({score} AS DOUBLE) AS score,
        TRY_CAST(rank AS BIGINT) IS NOT NULL
        AND TRY_CAST(rank AS DOUBLE) = TRY_CAST(rank AS BIGINT)
-       AND ({score} IS NULL OR TRY_CAST({score} AS DOUBLE) IS NOT NULL) AS typed
+       AND ({score} IS NULL OR TRY_CAST({score} AS DOUBLE) IS NOT NULL) AS typed,
+       row_number() OVER (PARTITION BY CAST(query_id AS VARCHAR)
+                          ORDER BY TRY_CAST(rank AS BIGINT)) AS position
 FROM {source}
 """
 
 
-def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, run: str) -> None:
+def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str) -> None:
     source = "read_parquet($path)" if fmt == readers.PARQUET else "read_csv($path, header=true)"
     params = {"path": str(path)}
     try:
@@ -314,14 +325,14 @@ def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, run: str) -
         columns = set()
     if {"query_id", "chunk_id", "rank"} <= columns:
         score = "score" if "score" in columns else "NULL"
-        sql = TYPED_LONG_SQL.format(source=source, score=score)
-        if _read_typed(con, [sql], params) and _typed_ok(con, unique_ranks=True):
-            _insert_typed(con, run, "rank")
+        sql = TYPED_LONG_SQL.format(source=source, score=score, table=table)
+        if _read_typed(con, [sql], params) and _typed_ok(con, table, unique_ranks=True):
             return
-    _load_long_validating(con, path, fmt, run)
+        con.execute(f"DROP TABLE IF EXISTS {table}")
+    _load_long_validating(con, path, fmt, table)
 
 
-def _load_long_validating(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, run: str) -> None:
+def _load_long_validating(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str) -> None:
     columns = readers.stage_table_file(con, path, fmt, "run_stage")
     readers.require_columns(path, columns, ("query_id", "chunk_id", "rank"))
     if "score" not in columns:
@@ -333,16 +344,13 @@ def _load_long_validating(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, 
     )
     raise_if_any(run_checks(con, "run_stage", LONG_CHECKS, path))
     con.execute(
-        """
-        INSERT INTO runs
-        SELECT $run, query_id, chunk_id,
-               row_number() OVER (PARTITION BY query_id ORDER BY CAST(rank AS BIGINT)),
-               CAST(score AS DOUBLE)
+        f"""
+        CREATE TABLE {table} AS
+        SELECT query_id AS qid, chunk_id AS docno, CAST(rank AS BIGINT) AS rank,
+               CAST(score AS DOUBLE) AS score, true AS typed,
+               row_number() OVER (PARTITION BY query_id ORDER BY CAST(rank AS BIGINT))
+                   AS position
         FROM run_stage
-        """,
-        {"run": run},
-    )
-    con.execute(
-        "INSERT INTO run_queries SELECT DISTINCT $run, query_id FROM run_stage", {"run": run}
+        """
     )
     con.execute("DROP TABLE run_stage")

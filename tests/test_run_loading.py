@@ -14,12 +14,13 @@ TREC = Path(__file__).parent / "data" / "trec_eval"
 
 
 def loaded(path: Path, validating: bool) -> list[tuple]:
+    """The ``runs`` rows of ``path``, read by the typed path or, with the typed reads
+    switched off, by the validating one."""
     con = connect()
     if validating:
-        loader = (
-            runs._load_jsonl_validating if path.suffix == ".jsonl" else runs._load_trec_validating
-        )
-        loader(con, path, "r")
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(runs, "_read_typed", lambda *args: False)
+            runs.load_run(con, path, name="r")
     else:
         runs.load_run(con, path, name="r")
     return con.execute("SELECT * FROM runs ORDER BY query_id, rank").fetchall()
@@ -55,10 +56,24 @@ def test_long_form_fast_and_validating_paths_agree(tmp_path, suffix):
         rows.to_csv(path, index=False)
     else:
         rows.to_parquet(path, index=False)
-    fast = connect()
-    runs.load_run(fast, path, name="r")
-    slow = connect()
-    runs._load_long_validating(slow, path, suffix[1:], "r")
-    query = "SELECT * FROM runs ORDER BY query_id, rank"
-    assert fast.execute(query).fetchall() == slow.execute(query).fetchall()
-    assert fast.execute(query).fetchall() == loaded(SAMPLES / "bm25.jsonl", False)
+    assert loaded(path, False) == loaded(path, True)
+    assert loaded(path, False) == loaded(SAMPLES / "bm25.jsonl", False)
+
+
+def test_an_empty_list_keeps_its_query_on_both_paths(tmp_path):
+    path = tmp_path / "run.jsonl"
+    path.write_text(
+        '{"id": "q1", "retrieved": []}\n{"id": "q2", "retrieved": '
+        '[{"chunk_id": "a", "rank": 1, "score": 1.0}]}\n'
+    )
+    for validating in (False, True):
+        con = connect()
+        with pytest.MonkeyPatch.context() as patch:
+            if validating:
+                patch.setattr(runs, "_read_typed", lambda *args: False)
+            runs.load_run(con, path, name="r")
+        assert con.execute("SELECT query_id FROM run_queries ORDER BY 1").fetchall() == [
+            ("q1",),
+            ("q2",),
+        ]
+        assert con.execute("SELECT query_id, chunk_id FROM runs").fetchall() == [("q2", "a")]
