@@ -51,6 +51,19 @@ PAGES = [
     st.Page(
         "pages/ranks.py", title="Ranks", icon=":material/stacked_bar_chart:", url_path="first-rank"
     ),
+    st.Page("pages/judge.py", title="Judge", icon=":material/gavel:", url_path="blind-judging"),
+    st.Page(
+        "pages/agreement.py", title="Agreement", icon=":material/groups:", url_path="grades-review"
+    ),
+    st.Page(
+        "pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="runs-diff"
+    ),
+    st.Page(
+        "pages/no_answer.py",
+        title="No-answer",
+        icon=":material/do_not_disturb_on:",
+        url_path="refusals",
+    ),
 ]
 ANY_LABEL = "all"
 

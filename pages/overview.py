@@ -2,9 +2,11 @@
 
 import streamlit as st
 
+from ragrecall_app import analyses
 from ragrecall_app.context import current, missing_notes
 from ragrecall_app.render import escape_markdown, notes
 from ragrecall_core import charts, overview
+from ragrecall_core.harm_view import add_harm_cell, harm_label, with_harm
 
 ctx = current()
 s = ctx.state
@@ -24,7 +26,8 @@ if filters:
         + escape_markdown(", ".join(f"{c.replace('_', ' ')} = {v}" for c, v in filters.items()))
     )
 
-measures = overview.summary_measures(s.k)
+rows = with_harm(rows, analyses.harm(ctx.key, s.k, ctx.ws), s.k)
+measures = [*overview.summary_measures(s.k), harm_label(s.k)]
 with st.spinner("Bootstrapping confidence intervals …"):
     summary = ctx.summary(rows, measures)
 
@@ -33,10 +36,14 @@ st.caption(
     "Mean over queries with its 95% bootstrap confidence interval (1,000 resamples of "
     "queries). Judged@k is the share of top-k positions with any judgment: read P@k "
     "beside it, since unjudged chunks count as not relevant. No-answer queries are "
-    "outside these means."
+    "outside these means. Harm@k ↓ is the share of queries with a reviewer-flagged harmful "
+    "chunk in the top k: lower is better, and no-answer queries count too."
 )
 st.dataframe(
-    overview.headline_table(summary, s.k), hide_index=True, key="overview_headline", width="stretch"
+    add_harm_cell(overview.headline_table(summary, s.k), summary, s.k),
+    hide_index=True,
+    key="overview_headline",
+    width="stretch",
 )
 st.plotly_chart(
     charts.headline_bars(overview.chart_frame(summary), ctx.colors, s.k),

@@ -3,9 +3,11 @@
 import pandas as pd
 import streamlit as st
 
+from ragrecall_app import analyses
 from ragrecall_app.context import current, missing_notes, new_selection, set_page_state
 from ragrecall_app.render import escape_markdown, notes
 from ragrecall_core import query_detail as qd
+from ragrecall_core.harm_view import add_harm_column
 from ragrecall_core.plot_events import selected_rows
 from ragrecall_core.query_table import display_frame, neighbour
 
@@ -14,6 +16,7 @@ s = ctx.state
 run = s.focus
 rows = ctx.rows(runs=[run])
 display = display_frame(rows, s.k)
+display = add_harm_column(display, rows, analyses.harm(ctx.key, s.k, ctx.ws), s.k)
 
 st.title("Queries")
 notes(missing_notes(ctx.facts))
@@ -56,6 +59,9 @@ event = st.dataframe(
         f"Hit@{s.k}": st.column_config.NumberColumn(format="%.0f", width="small"),
         "RR": st.column_config.NumberColumn(format="%.3f", width="small"),
         "first rank": st.column_config.NumberColumn(width="small"),
+        f"Harm@{s.k}": st.column_config.NumberColumn(
+            format="%.0f", width="small", help="1: a reviewer-flagged harmful chunk in the top k"
+        ),
     },
 )
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from ragrecall_core import judge_session
 from ragrecall_core.bootstrap import summary_with_ci
 from ragrecall_core.dashboard_state import (
     Source,
@@ -49,6 +50,10 @@ KEYS: dict[str, str] = {
     "group_by": "failures_by",
     "query_id": "queries_q",
     "rank_bin": "ranks_bin",
+    "baseline": "compare_base",
+    "candidate": "compare_cand",
+    "compare_query": "compare_q",
+    "max_false_confidence": "noans_fc",
 }
 
 
@@ -154,7 +159,10 @@ def open_source(source: Source) -> tuple[Workspace, str]:
     """The workspace of ``source`` and its content key (files re-hashed only when changed)."""
     files = source.input_files()
     key = _content_key(fingerprint(files)) if files else "missing"
-    return _load_workspace(_spec(source), key), key
+    ws = _load_workspace(_spec(source), key)
+    # stored judgments count in evaluation: a new one changes the key of every cached frame
+    judge_session.open_store(ws)
+    return ws, f"{key}+{judge_session.store_version(ws)}"
 
 
 def save_uploads(gold, runs: Sequence, grades: Sequence, corpus) -> Source:

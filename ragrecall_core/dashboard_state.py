@@ -31,6 +31,8 @@ from .configs import config_path_for
 DEFAULT_K = 5
 K_CHOICES = (1, 2, 3, 5, 10, 20, 50, 100)
 ANY = ""
+# the judgment store and its write-ahead log live in a workspace folder but are no input
+STORE_SUFFIXES = (".duckdb", ".duckdb.wal")
 
 # URL key -> (ViewState field, kind)
 PARAMS: dict[str, tuple[str, str]] = {
@@ -47,6 +49,10 @@ PARAMS: dict[str, tuple[str, str]] = {
     "by": ("group_by", "str"),
     "q": ("query_id", "str"),
     "bin": ("rank_bin", "str"),
+    "base": ("baseline", "str"),
+    "cand": ("candidate", "str"),
+    "cq": ("compare_query", "str"),
+    "fc": ("max_false_confidence", "int"),
 }
 
 
@@ -67,6 +73,10 @@ class ViewState:
     group_by: str = "failure_class"
     query_id: str = ANY
     rank_bin: str = ANY
+    baseline: str = ANY
+    candidate: str = ANY
+    compare_query: str = ANY
+    max_false_confidence: int = 10  # percent, the No-answer page's trade-off
 
     def fit(self, options: ViewOptions) -> ViewState:
         """This state with values the workspace does not have dropped or replaced."""
@@ -81,6 +91,7 @@ class ViewState:
             split=_keep(self.split, options.splits),
             query_type=_keep(self.query_type, options.query_types),
             section=_keep(self.section, options.sections),
+            **_compare_pair(self.baseline, self.candidate, options.runs),
         )
 
     def filters(self) -> dict[str, str]:
@@ -117,6 +128,15 @@ def _nearest(k: int, choices: Sequence[int]) -> int:
     if DEFAULT_K in choices and k == DEFAULT_K:
         return k
     return min(choices, key=lambda c: (abs(c - k), c))
+
+
+def _compare_pair(baseline: str, candidate: str, runs: Sequence[str]) -> dict[str, str]:
+    """Baseline and candidate for the Compare page: kept if loaded, else the first two runs."""
+    runs = list(runs)
+    base = baseline if baseline in runs else (runs[0] if runs else ANY)
+    others = [r for r in runs if r != base]
+    cand = candidate if candidate in others else (others[0] if others else ANY)
+    return {"baseline": base, "candidate": cand}
 
 
 def k_choices(depth: int | None) -> tuple[int, ...]:
@@ -202,6 +222,7 @@ class Source:
         for sub in ("runs", "grades"):
             if (root / sub).is_dir():
                 found += [p for p in (root / sub).iterdir() if p.is_file()]
+        found = [p for p in found if not p.name.endswith(STORE_SUFFIXES)]  # judgments: not inputs
         return sorted(p for p in found if not p.name.startswith("."))
 
 

@@ -1,0 +1,327 @@
+"""Compare: a candidate run against a baseline on the same queries, labels and k."""
+
+import streamlit as st
+
+from ragrecall_app import analyses
+from ragrecall_app.context import current, missing_notes, new_selection, set_page_state
+from ragrecall_app.render import escape_markdown, notes
+from ragrecall_core import compare_view as cv
+from ragrecall_core.plot_events import selected_points, selected_rows
+from ragrecall_core.selection import TEST_SPLIT, default_split
+
+ctx = current()
+s = ctx.state
+ws = ctx.ws
+runs = list(ws.run_names)
+
+st.title("Compare")
+notes(missing_notes(ctx.facts))
+if len(runs) < 2:
+    st.warning(
+        f"Comparing needs two runs; this workspace has {len(runs)} "
+        f"({escape_markdown(', '.join(runs) or 'none')}). Add a second run file under runs/."
+    )
+    st.stop()
+
+
+def swap():
+    ss = st.session_state
+    ss["compare_base"], ss["compare_cand"] = ss["compare_cand"], ss["compare_base"]
+    ss["compare_q"] = ""
+
+
+pick_base, pick_cand, pick_swap = st.columns([5, 5, 1.2], vertical_alignment="bottom")
+pick_base.selectbox("Baseline run (before)", runs, key="compare_base")
+pick_cand.selectbox("Candidate run (after)", runs, key="compare_cand")
+pick_swap.button("⇄ Swap", on_click=swap, key="compare_swap", width="stretch")
+base, cand = s.baseline, s.candidate
+if base == cand:
+    st.warning("Pick two different runs to compare.")
+    st.stop()
+
+filters = {c: v for c, v in s.filters().items() if c in ("split", "query_type", "section")}
+ids = cv.view_query_ids(ws, s.split, s.query_type, s.section)
+if ids is not None and not ids:
+    st.info("No query matches the sidebar's filters.")
+    st.stop()
+if s.split == TEST_SPLIT:
+    st.warning(
+        "You are comparing on the **test** split. Every look at the held-out split tunes the "
+        "system to it, and repeated comparisons turn it into a training set: iterate on dev, "
+        "and open test for the final decision only.",
+        icon="⚠️",
+    )
+
+with st.spinner("Comparing the runs query by query (paired tests, bootstrap) …"):
+    comparison = analyses.comparison(
+        ctx.key, base, cand, s.k, None if ids is None else tuple(ids), ws
+    )
+measure = comparison.pass_measure
+scope = (
+    ", ".join(f"{c.replace('_', ' ')} = {v}" for c, v in filters.items())
+    if filters
+    else "all queries"
+)
+st.caption(
+    f"Candidate **{escape_markdown(cand)}** against baseline **{escape_markdown(base)}** · "
+    f"k = {s.k} · {escape_markdown(scope)} · a query passes when {measure} = 1 · "
+    "the sidebar's failures-only toggle does not apply here"
+)
+
+# ---------------------------------------------------------------- what changed
+st.subheader("What changed between the two runs")
+if comparison.factor_warning:
+    st.warning(
+        f"**More than one factor changed.** {escape_markdown(comparison.factor_warning)}.",
+        icon="⚠️",
+    )
+if comparison.config_diff.empty:
+    configs = ws.configs()
+    missing = [r for r in (base, cand) if not configs.get(r)]
+    if missing:
+        st.text(
+            "No config sidecar for "
+            + ", ".join(missing)
+            + ": what changed between the runs is not recorded."
+        )
+    else:
+        st.text("The two configs are identical (apart from the name).")
+else:
+    st.dataframe(comparison.config_diff, hide_index=True, key="compare_config", width="stretch")
+for note in comparison.notes:
+    st.warning(escape_markdown("Not fully comparable: " + note))
+
+# ---------------------------------------------------------------- deltas
+st.subheader("Measures: candidate minus baseline")
+st.caption(
+    "Mean over queries each run is scored on. p-value: paired randomization test (9,999 "
+    "permutations); 95% CI: bootstrap of the mean delta. Wins / ties / losses count queries "
+    "where the candidate is better / equal / worse; for Harm@k lower is better, so a "
+    "decrease is a win."
+)
+st.dataframe(
+    cv.deltas_table(comparison.deltas),
+    hide_index=True,
+    key="compare_deltas",
+    width="stretch",
+    column_config={
+        "baseline": st.column_config.NumberColumn(format="%.3f"),
+        "candidate": st.column_config.NumberColumn(format="%.3f"),
+        "delta": st.column_config.NumberColumn(format="%+.3f"),
+        "p-value": st.column_config.NumberColumn(format="%.4f"),
+    },
+)
+
+unjudged = analyses.unjudged(ctx.key, base, cand, s.k, ws)
+if ids is not None:
+    unjudged = unjudged[unjudged["query_id"].isin(ids)]
+in_view = ctx.facts["queries"] if ids is None else len(ids)
+if unjudged.empty:
+    st.caption(cv.unjudged_summary(unjudged, in_view))
+else:
+    st.warning(escape_markdown(cv.unjudged_summary(unjudged, in_view)))
+
+
+def open_query(query_id: str) -> None:
+    set_page_state(compare_query=query_id)
+
+
+# ---------------------------------------------------------------- per query
+st.subheader(f"Per query: {measure} before and after")
+points = cv.scatter_points(comparison.outcomes)
+event = st.plotly_chart(
+    cv.scatter_figure(points, base, cand, measure),
+    key="compare_scatter",
+    on_select="rerun",
+    selection_mode="points",
+    width="stretch",
+)
+clicked = selected_points(event)
+if new_selection("compare_scatter", clicked):
+    chosen = cv.point_query(clicked[0])
+    if chosen:
+        open_query(chosen)
+
+LISTS = (
+    (
+        "compare_regressions",
+        "Regressions: passed in the baseline, fail in the candidate",
+        comparison.regressions,
+    ),
+    (
+        "compare_improvements",
+        "Improvements: failed in the baseline, pass in the candidate",
+        comparison.improvements,
+    ),
+    ("compare_still_failing", "Still failing in both runs", comparison.unchanged_failures),
+)
+st.caption("Select a row (or click a point above) to see the two ranked lists side by side.")
+for key, title, frame in LISTS:
+    st.markdown(f"**{title}: {len(frame)}**")
+    if frame.empty:
+        st.text("None.")
+        continue
+    table = cv.outcome_table(frame, measure)
+    picked = selected_rows(
+        st.dataframe(
+            table,
+            key=key,
+            on_select="rerun",
+            selection_mode="single-row",
+            hide_index=True,
+            width="stretch",
+            height=min(38 + 35 * len(table), 320),
+            column_config={
+                "query": st.column_config.TextColumn(width="large"),
+                f"baseline {measure}": st.column_config.NumberColumn(format="%.2f"),
+                f"candidate {measure}": st.column_config.NumberColumn(format="%.2f"),
+            },
+        )
+    )
+    if new_selection(key, picked) and picked[0] < len(table):
+        open_query(str(table.at[picked[0], "query_id"]))
+
+# ---------------------------------------------------------------- one query, two lists
+query_id = st.session_state.get("compare_q", "")
+if query_id:
+    st.divider()
+    head, close = st.columns([6, 1])
+    head.subheader(
+        f"Query {escape_markdown(query_id)}: {escape_markdown(base)} → {escape_markdown(cand)}"
+    )
+    close.button(
+        "Close",
+        key="compare_close",
+        on_click=lambda: st.session_state.update(compare_q=""),
+        width="stretch",
+    )
+    row = comparison.outcomes[comparison.outcomes["query_id"] == query_id]
+    if row.empty:
+        st.text("This query is not among the compared ones (no-answer, or outside the filters).")
+    else:
+        r = row.iloc[0]
+        st.text(f"Query: {r['query'] if isinstance(r['query'], str) else '(no query text)'}")
+        st.text(
+            f"{measure}: {r['baseline']:.2f} → {r['candidate']:.2f} · outcome: {r['outcome']} · "
+            f"type: {r['query_type'] or '—'} · section: {r['section'] or '—'}"
+        )
+    sbs = analyses.lists(ctx.key, base, cand, query_id, s.k, ws)
+    new_here = list(unjudged.loc[unjudged["query_id"] == query_id, "chunk_id"])
+    harmful = cv.harmful_chunks(ws, query_id)
+    base_list, cand_list = cv.ranked_lists(sbs, s.k, new_here, harmful)
+    narrow = {
+        "rank": st.column_config.NumberColumn(width="small"),
+        "chunk_id": st.column_config.TextColumn(width="medium"),
+        "new & unjudged": st.column_config.TextColumn(width="small"),
+    }
+    left, right = st.columns(2)
+    with left:
+        st.markdown(f"**Baseline {escape_markdown(base)}: top {s.k}**")
+        if base_list.empty:
+            st.text("The baseline returned nothing for this query.")
+        else:
+            st.dataframe(
+                base_list,
+                hide_index=True,
+                key="compare_base_list",
+                width="stretch",
+                column_config=narrow,
+            )
+    with right:
+        st.markdown(f"**Candidate {escape_markdown(cand)}: top {s.k}**")
+        if cand_list.empty:
+            st.text("The candidate returned nothing for this query.")
+        else:
+            st.dataframe(
+                cand_list,
+                hide_index=True,
+                key="compare_cand_list",
+                width="stretch",
+                column_config=narrow,
+            )
+    with st.expander(f"Text of the chunks in either top {s.k}"):
+        for _, item in cv.chunk_texts(sbs, s.k).iterrows():
+            st.text(
+                f"{item['chunk_id']} · baseline rank {item['baseline']} · "
+                f"candidate rank {item['candidate']}"
+            )
+            st.code(
+                item["text"] if isinstance(item["text"], str) else "(no text: no corpus)",
+                language=None,
+                wrap_lines=True,
+            )
+    moves, changes = st.columns(2)
+    with moves:
+        st.markdown("**Where each relevant chunk moved**")
+        relevant = cv.relevant_moves(sbs, s.k)
+        if relevant.empty:
+            st.text("No relevant chunk is known for this query.")
+        else:
+            st.dataframe(relevant, hide_index=True, key="compare_moves", width="stretch")
+    with changes:
+        st.markdown(f"**Entered or left the top {s.k}**")
+        swaps = cv.entered_left(sbs, s.k)
+        if swaps.empty:
+            st.text(f"The same chunks in both top {s.k} lists.")
+        else:
+            st.dataframe(swaps, hide_index=True, key="compare_swaps", width="stretch")
+    if new_here:
+        st.warning(
+            f"{len(new_here)} chunk(s) in the candidate's top {s.k} are new and unjudged "
+            "(⚑ above): judge them before reading this query's loss as a real one."
+        )
+
+# ---------------------------------------------------------------- by group
+st.subheader("Deltas by query type and by corpus section")
+measures = list(comparison.deltas["measure"])
+group_measure = st.selectbox("Measure", measures, key="compare_group_measure")
+by_type, by_section = st.columns(2)
+for col, by, label in ((by_type, "query type", "query type"), (by_section, "section", "section")):
+    with col:
+        st.markdown(f"**By {label}** (worst delta first)")
+        st.dataframe(
+            cv.group_table(comparison.by_group, by, group_measure).rename(columns={"group": label}),
+            hide_index=True,
+            key=f"compare_by_{by.replace(' ', '_')}",
+            width="stretch",
+            column_config={
+                c: st.column_config.NumberColumn(format=f)
+                for c, f in (("baseline", "%.3f"), ("candidate", "%.3f"), ("delta", "%+.3f"))
+            },
+        )
+
+# ---------------------------------------------------------------- downloads
+st.subheader("Download")
+split, report_scope = default_split(ws, s.split or None)
+st.caption(
+    f"The reproducible report covers every run at k = {s.k} on {escape_markdown(report_scope)}"
+    " (configs, measure definitions, policy, tool version and input hashes)."
+)
+cols = st.columns(4)
+for col, (fmt, label, mime) in zip(
+    cols,
+    (
+        ("html", "Report (HTML)", "text/html"),
+        ("md", "Report (Markdown)", "text/markdown"),
+        ("csv", "Report (CSV)", "text/csv"),
+    ),
+    strict=False,
+):
+    col.download_button(
+        label,
+        data=lambda f=fmt: analyses.report_text(ctx.key, s.k, split or "", f, ws),
+        file_name=f"ragrecall-report-k{s.k}.{fmt}",
+        mime=mime,
+        on_click="ignore",
+        key=f"compare_download_{fmt}",
+        width="stretch",
+    )
+cols[3].download_button(
+    "This comparison (JSON)",
+    data=analyses.comparison_json(comparison),
+    file_name=f"ragrecall-compare-{base}-vs-{cand}-k{s.k}.json",
+    mime="application/json",
+    on_click="ignore",
+    key="compare_download_json",
+    width="stretch",
+)

@@ -1,0 +1,240 @@
+"""Judge: blind 2 / 1 / 0 judging of the pooled chunks (seed 002 pooling, seed 000 grades).
+
+The judge sees the query, the chunk text and the criterion, never the run, rank or score.
+Keys 2 / 1 / 0 grade, H toggles harmful; every grade is committed to the judgment store at
+once, and the queue resumes where this annotator stopped.
+"""
+
+import streamlit as st
+
+from ragrecall_app.context import current
+from ragrecall_app.render import escape_markdown, problems
+from ragrecall_core import judge_session as js
+from ragrecall_core.errors import InputError
+from ragrecall_core.judging import submit
+from ragrecall_core.pooling import DEFAULT_DEPTH, pool_coverage
+
+ctx = current()
+s = ctx.state
+ws = ctx.ws
+
+st.title("Judge")
+st.caption(
+    "Blind judging of the pool: the top d chunks of the chosen runs for each query, minus "
+    "what the gold set or you already judged. You see the query and the chunk, never which "
+    "run returned it, at what rank or with what score."
+)
+
+# a widget's value is dropped when another page is shown: keep the name across pages
+if "judge_annotator" not in st.session_state:
+    st.session_state["judge_annotator"] = st.session_state.get("judge_name_kept", "")
+name = st.text_input(
+    "Your name (annotator)",
+    key="judge_annotator",
+    placeholder="e.g. anna",
+    help="Required. Your grades are stored under this name; come back with the same name "
+    "to resume where you stopped.",
+).strip()
+
+st.session_state["judge_name_kept"] = name
+
+# defaults through the widgets' own parameters (a value set in session state alone can be
+# replaced by the widget's default when the browser re-sends it); stale values are dropped
+if st.session_state.get("judge_depth", s.k) < s.k:
+    del st.session_state["judge_depth"]
+if not set(st.session_state.get("judge_runs", [])) <= set(ws.run_names):
+    del st.session_state["judge_runs"]
+
+c1, c2 = st.columns([3, 1])
+c1.multiselect("Runs to pool", ws.run_names, default=ws.run_names, key="judge_runs")
+c2.number_input(
+    f"Pool depth d (≥ k = {s.k})",
+    min_value=s.k,
+    value=max(DEFAULT_DEPTH, s.k),
+    step=1,
+    key="judge_depth",
+    help="Each run's top d chunks per query enter the pool.",
+)
+filters = {"split": s.split, "query type": s.query_type, "section": s.section}
+shown = ", ".join(f"{c} = {v}" for c, v in filters.items() if v) or "all queries"
+st.caption(
+    "Queries: " + escape_markdown(shown) + " (the sidebar's split, query type and "
+    "section filters choose the subset)."
+)
+
+if not name:
+    st.info("Enter your name to start judging. Nothing is shown before that.")
+    st.stop()
+
+runs = list(st.session_state["judge_runs"])
+depth = int(st.session_state["judge_depth"])
+if not runs:
+    st.warning("Choose at least one run to pool.")
+    st.stop()
+query_ids = js.query_subset(ws, s.split, s.query_type, s.section)
+if query_ids is not None and not query_ids:
+    st.warning("No query matches the sidebar's filters.")
+    st.stop()
+
+try:
+    q = js.queue(ws, name, runs, depth, query_ids, s.k)
+except InputError as error:
+    problems(error, "Cannot build the pool")
+    st.stop()
+
+
+# ---------------------------------------------------------------- callbacks
+def grade(query_id: str, chunk_id: str, value: int) -> None:
+    """Store the judgment now (unless this chunk was stored already: a double press)."""
+    annotator = st.session_state.get("judge_annotator", "").strip()
+    if js.has_judged(ws, annotator, query_id, chunk_id):
+        st.session_state["judge_note"] = "That chunk was already saved; here is the next one."
+        return
+    js.open_store(ws, create=True)
+    harmful = bool(st.session_state.get("judge_harmful", False))
+    submit(
+        ws,
+        query_id,
+        chunk_id,
+        value,
+        annotator,
+        harmful=harmful,
+        reason=st.session_state.get("judge_reason", ""),
+    )
+    st.session_state["judge_note"] = (
+        f"Saved grade {value}{' (harmful)' if harmful else ''} for the previous chunk."
+    )
+    st.session_state["judge_harmful"] = False
+    st.session_state["judge_reason"] = ""
+    st.session_state["judge_reason_pick"] = None
+
+
+def toggle_harmful() -> None:
+    st.session_state["judge_harmful"] = not st.session_state.get("judge_harmful", False)
+
+
+def pick_reason() -> None:
+    picked = st.session_state.get("judge_reason_pick")
+    if picked:
+        st.session_state["judge_reason"] = picked
+
+
+# ---------------------------------------------------------------- the queue
+st.progress(
+    q.share,
+    text=f"{q.judged} of {q.size} pooled chunks judged by {escape_markdown(name)}",
+)
+note = st.session_state.pop("judge_note", None)
+if note:
+    st.caption(note)
+
+item = q.current()
+if item is None:
+    st.success(
+        f"Nothing left to judge in this pool for {escape_markdown(name)}: "
+        f"{q.judged} chunk(s) judged."
+    )
+else:
+    left, right = st.columns([3, 2], gap="large")
+    with left:
+        left_for_query = int((q.remaining["query_id"] == item["query_id"]).sum())
+        st.markdown(
+            f"**Query** · {left_for_query} chunk(s) left to judge for it"
+            if left_for_query > 1
+            else "**Query** · its last chunk to judge"
+        )
+        with st.container(border=True, key="judge_query_box"):
+            query_text = item["query"] if isinstance(item["query"], str) else ""
+            st.text(query_text or f"(no query text; query id {item['query_id']})")
+        st.markdown("**Retrieved chunk**")
+        with st.container(border=True, key="judge_chunk_box"):
+            chunk_text = item["text"] if isinstance(item["text"], str) else ""
+            st.text(chunk_text or "(no chunk text: the workspace has no corpus)")
+        st.caption(f"Chunk id: {escape_markdown(item['chunk_id'])}")
+        st.pills(
+            "Common reasons (one click fills the reason)",
+            js.common_reasons(ws),
+            key="judge_reason_pick",
+            on_change=pick_reason,
+            wrap=True,
+        )
+        st.text_input(
+            "Reason (optional, saved with the grade)",
+            key="judge_reason",
+            placeholder="a short cause, e.g. answer cut by the chunk boundary",
+        )
+    with right:
+        st.markdown("**Does this chunk help answer the query?**")
+        args = (item["query_id"], item["chunk_id"])
+        for value in (2, 1, 0):
+            st.button(
+                f"{value} · {js.CRITERION[value]}",
+                key=f"judge_grade_{value}",
+                on_click=grade,
+                args=(*args, value),
+                shortcut=str(value),
+                width="stretch",
+                wrap=True,
+            )
+        harmful = bool(st.session_state.get("judge_harmful", False))
+        st.button(
+            "Harmful: ON (H to clear)" if harmful else "Mark harmful (H)",
+            key="judge_harmful_button",
+            icon=":material/warning:",
+            on_click=toggle_harmful,
+            shortcut="H",
+            width="stretch",
+            help=js.HARMFUL.capitalize() + ". Combine it with any grade.",
+        )
+        if harmful:
+            st.warning("This chunk will be saved as harmful with the grade you press.")
+        st.caption(
+            "Harmful = " + js.HARMFUL.split(": ", 1)[1] + ". Set it and the reason first; "
+            "pressing 2, 1 or 0 saves the grade with them and shows the next chunk."
+        )
+
+st.divider()
+st.subheader("Pool coverage per run")
+st.caption(
+    f"Judged share of each run's top {s.k} before judging this pool and once it is fully "
+    f"judged (pool depth {depth}). Recall and precision computed against a pool are relative "
+    "to that pool: a relevant chunk that no pooled run put in its top d stays unknown."
+)
+coverage = pool_coverage(ws, runs, depth, s.k, query_ids)
+st.dataframe(
+    coverage.rename(
+        columns={
+            "in_pool": "in pool",
+            "pool_depth": "pool depth",
+            "judged_before": f"judged share of top {s.k} now",
+            "judged_after": "… after judging the pool",
+        }
+    ),
+    hide_index=True,
+    key="judge_coverage",
+    column_config={
+        f"judged share of top {s.k} now": st.column_config.ProgressColumn(
+            format="percent", min_value=0.0, max_value=1.0
+        ),
+        "… after judging the pool": st.column_config.ProgressColumn(
+            format="percent", min_value=0.0, max_value=1.0
+        ),
+    },
+)
+
+mine = js.annotator_judgments(ws, name)
+with st.expander(f"Your grades ({len(mine)})"):
+    if mine.empty:
+        st.text("None yet.")
+    else:
+        st.dataframe(mine, hide_index=True, key="judge_mine", width="stretch")
+    if not q.remaining.empty:
+        st.download_button(
+            "Download what is left as a sheet to grade offline (CSV)",
+            js.judging_sheet(q.remaining, name),
+            file_name=f"judging_sheet_{name}.csv",
+            mime="text/csv",
+            key="judge_sheet",
+            on_click="ignore",
+        )
+        st.caption("Fill grade (2/1/0), harmful and reason, then import it on the Agreement page.")

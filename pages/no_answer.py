@@ -1,0 +1,146 @@
+"""No-answer: does a run still return something confident when the knowledge base has no answer?"""
+
+import streamlit as st
+
+from ragrecall_app import analyses
+from ragrecall_app.context import current, missing_notes
+from ragrecall_app.render import escape_markdown, notes
+from ragrecall_core import no_answer_view as nav
+from ragrecall_core.compare_view import view_query_ids
+
+ctx = current()
+s = ctx.state
+ws = ctx.ws
+
+st.title("No-answer queries")
+notes(missing_notes(ctx.facts))
+st.caption(
+    f"k = {s.k} · runs: {escape_markdown(', '.join(s.runs))} · every figure is per run: "
+    "scores of different models are on different scales and are never pooled"
+)
+ids = view_query_ids(ws, s.split, s.query_type, s.section)
+if ids is not None and not ids:
+    st.info("No query matches the sidebar's filters.")
+    st.stop()
+
+
+def show_gold_errors() -> None:
+    st.subheader("Possible gold errors")
+    st.caption(
+        "A reviewer graded a chunk relevant (2) for a query the gold set calls no-answer: "
+        "either the gold is wrong or the grade is (a relevant grade also makes the query "
+        "answerable in every measure). Decide before trusting the numbers on this page."
+    )
+    errors = nav.gold_errors(ws, ids)
+    if errors.empty:
+        st.text("None: no reviewer graded a chunk relevant for a no-answer query.")
+    else:
+        st.dataframe(errors, hide_index=True, key="noans_gold_errors", width="stretch")
+
+
+with st.spinner("Reading top-1 scores …"):
+    report = analyses.no_answer(
+        ctx.key, s.k, tuple(s.runs), None if ids is None else tuple(ids), ws
+    )
+tops = report.top_scores
+no_answer_ids = sorted(set(tops.loc[tops["kind"] == "no answer", "query_id"]))
+answerable_n = tops.loc[tops["kind"] == "answerable", "query_id"].nunique()
+st.caption(
+    f"{len(no_answer_ids)} no-answer queries (gold lists no relevant chunk) and "
+    f"{answerable_n} answerable queries in view"
+)
+if not no_answer_ids:
+    st.info(
+        "No no-answer query in this view: the gold set (under these filters) has no query "
+        'with "relevant_ids": []. Add some to measure false confidence.'
+    )
+    show_gold_errors()
+    st.stop()
+if tops["top_score"].isna().all():
+    st.warning("The runs carry no scores, so no threshold can be set.")
+
+# ---------------------------------------------------------------- the trade-off
+st.subheader("The threshold a trade-off picks")
+fc = st.session_state.get("noans_fc", s.max_false_confidence)
+st.session_state["noans_fc"] = min(100, max(0, int(round(fc / 5) * 5)))  # an old link may be off
+st.slider(
+    "Most false confidence you accept (share of no-answer queries still answered)",
+    min_value=0,
+    max_value=100,
+    step=5,
+    format="%d%%",
+    key="noans_fc",
+)
+max_fc = st.session_state.get("noans_fc", s.max_false_confidence) / 100
+st.caption(
+    "Refuse when the top-1 score is below the threshold. The picked threshold is the lowest "
+    f"one whose false confidence is at most {max_fc:.0%}; answerable coverage is the share of "
+    f"answerable queries that are still answered and have a relevant chunk in the top {s.k}."
+)
+st.dataframe(
+    nav.picked_table(report, s.runs, max_fc),
+    hide_index=True,
+    key="noans_picked",
+    width="stretch",
+    column_config={
+        "threshold (top-1 score ≥)": st.column_config.NumberColumn(format="%.4f"),
+        "false confidence": st.column_config.NumberColumn(format="percent"),
+        "answerable coverage": st.column_config.NumberColumn(format="percent"),
+    },
+)
+picked = nav.thresholds(report, max_fc)
+
+st.plotly_chart(
+    nav.sweep_figure(report, ctx.colors, s.runs, max_fc), key="noans_sweep", width="stretch"
+)
+
+# ---------------------------------------------------------------- distributions
+st.subheader("Top-1 score: answerable vs no-answer queries")
+st.caption(
+    "One chart per run, each on its own score scale; every query is a point (no-answer "
+    "queries as orange diamonds). The dashed line is the picked threshold."
+)
+cols = st.columns(2)
+for i, run in enumerate(s.runs):
+    with cols[i % 2]:
+        st.plotly_chart(
+            nav.score_figure(report, run, ctx.colors.get(run), picked.get(run)),
+            key=f"noans_scores_{i}",
+            width="stretch",
+        )
+
+with st.expander("The threshold sweep as a table"):
+    tabs = st.tabs(list(s.runs))
+    for i, (tab, run) in enumerate(zip(tabs, s.runs, strict=True)):
+        with tab:
+            st.dataframe(
+                nav.sweep_table(report, run),
+                hide_index=True,
+                key=f"noans_sweep_table_{i}",
+                width="stretch",
+                height=320,
+                column_config={
+                    "threshold": st.column_config.NumberColumn(format="%.4f"),
+                    "false confidence": st.column_config.NumberColumn(format="percent"),
+                    "answerable coverage": st.column_config.NumberColumn(format="percent"),
+                },
+            )
+
+# ---------------------------------------------------------------- the queries
+st.subheader("What each run returned on top for a no-answer query")
+if not ctx.facts["corpus"]:
+    st.caption("No corpus is loaded: chunk text is empty.")
+st.dataframe(
+    nav.no_answer_tops(ws, report, picked),
+    hide_index=True,
+    key="noans_tops",
+    width="stretch",
+    column_config={
+        "query": st.column_config.TextColumn(width="large"),
+        "confident": st.column_config.TextColumn(width="medium"),
+        "top score": st.column_config.NumberColumn(format="%.4f"),
+        "text": st.column_config.TextColumn(width="large"),
+    },
+)
+
+show_gold_errors()

@@ -1,0 +1,53 @@
+"""Cached analyses for the Compare and No-answer pages and Harm@k (keyed by content)."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from ragrecall_core.compare import Comparison, compare, new_unjudged, side_by_side
+from ragrecall_core.harm_view import harm_per_query
+from ragrecall_core.no_answer import NoAnswerReport, no_answer_report
+from ragrecall_core.report import build_report
+from ragrecall_core.workspace import Workspace
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def comparison(
+    key: str, baseline: str, candidate: str, k: int, ids: tuple | None, _ws: Workspace
+) -> Comparison:
+    """Shared, read-only (a paired test of 9,999 permutations per measure: ~1 s)."""
+    return compare(_ws, baseline, candidate, k, query_ids=None if ids is None else list(ids))
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def unjudged(key: str, baseline: str, candidate: str, k: int, _ws: Workspace) -> pd.DataFrame:
+    return new_unjudged(_ws, baseline, candidate, k)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def lists(key: str, baseline: str, candidate: str, query_id: str, k: int, _ws: Workspace):
+    return side_by_side(_ws, baseline, candidate, query_id, k)
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def no_answer(key: str, k: int, runs: tuple, ids: tuple | None, _ws: Workspace) -> NoAnswerReport:
+    return no_answer_report(_ws, k, runs=list(runs), query_ids=None if ids is None else list(ids))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def harm(key: str, k: int, _ws: Workspace) -> pd.DataFrame:
+    return harm_per_query(_ws, k)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def report_text(key: str, k: int, split: str, fmt: str, _ws: Workspace) -> str:
+    """The reproducible report as ``html``, ``md`` or ``csv`` (built on the first download)."""
+    report = build_report(_ws, k, split or None)
+    return {"html": report.to_html, "md": report.to_markdown, "csv": report.to_csv}[fmt]()
+
+
+def comparison_json(c: Comparison) -> str:
+    return json.dumps(c.to_dict(), indent=2, ensure_ascii=False, default=str)

@@ -1,0 +1,58 @@
+"""Compare and No-answer pages in Debian's chromium (server pattern of conftest.py)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests import fixtures_regressions as fx
+from tests.browser.conftest import Server
+from tests.browser.test_dashboard_browser import TIMEOUT, click_first_row, open_page
+
+
+@pytest.fixture(scope="module")
+def regressions_url(tmp_path_factory, browser):
+    server = Server(fx.write_workspace(tmp_path_factory.mktemp("regressions"))).wait()
+    try:
+        # the first session of a fresh server lands on the default page (see conftest.py)
+        page = browser.new_page()
+        page.goto(server.url)
+        page.locator("h1").filter(has_text="Overview").wait_for(timeout=TIMEOUT)
+        page.close()
+        yield server.url
+    finally:
+        server.stop()
+
+
+def test_click_a_regression_shows_both_lists(page: Page, regressions_url, shots):
+    open_page(page, f"{regressions_url}/runs-diff", "Regressions: passed in the baseline")
+    expect(page.get_by_text("More than one factor changed")).to_be_visible()
+    page.screenshot(path=str(shots / "compare.png"), full_page=True)
+    # tables: config diff, deltas, then the regressions list
+    click_first_row(page, 2)
+    expect(page.get_by_text("Query t01: baseline → candidate")).to_be_visible(timeout=TIMEOUT)
+    expect(page.get_by_text("Baseline baseline: top 5")).to_be_visible()
+    expect(page.get_by_text("Candidate candidate: top 5")).to_be_visible()
+    expect(page.get_by_text("Where each relevant chunk moved")).to_be_visible()
+    assert "cq=t01" in page.url
+    page.wait_for_timeout(800)
+    page.get_by_text("Query t01: baseline → candidate").scroll_into_view_if_needed()
+    page.screenshot(path=str(shots / "compare_detail.png"), full_page=True)
+
+
+def test_no_answer_page_on_samples(page: Page, app_url, shots):
+    open_page(page, f"{app_url}/refusals", "The threshold a trade-off picks")
+    expect(page.get_by_text("Page not found")).to_have_count(0)
+    page.wait_for_selector(".js-plotly-plot", timeout=TIMEOUT)
+    page.wait_for_timeout(800)
+    page.screenshot(path=str(shots / "no_answer.png"), full_page=True)
+
+
+def test_compare_page_on_samples(page: Page, app_url, shots):
+    open_page(page, f"{app_url}/runs-diff?split=test", "Measures: candidate minus baseline")
+    expect(page.get_by_text(re.compile("comparing on the test split"))).to_be_visible()
+    page.wait_for_selector(".js-plotly-plot", timeout=TIMEOUT)
+    page.wait_for_timeout(800)
+    page.screenshot(path=str(shots / "compare_samples.png"), full_page=True)

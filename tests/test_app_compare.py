@@ -1,0 +1,170 @@
+"""AppTest: the Compare page (issue #5) on data_samples, TREC data and the regressions fixture."""
+
+import pytest
+
+from ragrecall_core import Workspace
+from ragrecall_core.compare import compare
+from tests import fixtures_regressions as fx
+from tests.dashboard_support import TREC, app, no_exception, titles, trec_workspace
+
+PAGE = "pages/compare.py"
+
+
+def open_compare(monkeypatch, workspace=None, params=None):
+    at = app(workspace, monkeypatch, params)
+    return at.switch_page(PAGE).run()
+
+
+def select_row(at, key, row):
+    at.session_state[key] = {"selection": {"rows": [row], "columns": [], "cells": []}}
+    return at.run()
+
+
+def ids(at, key):
+    return list(at.dataframe(key=key).value["query_id"])
+
+
+# read-only tables carry no key in AppTest: find them by their first columns
+FIRST = {
+    "config": ["key", "factor"],
+    "deltas": ["measure", "better when"],
+    "base_list": ["rank", "chunk_id", "judgment", "rank in candidate"],
+    "cand_list": ["rank", "chunk_id", "judgment", "rank in baseline"],
+    "moves": ["chunk_id", "baseline rank", "candidate rank"],
+    "swaps": ["movement", "chunk_id"],
+}
+
+
+def table(at, name):
+    want = FIRST[name]
+    for frame in at.dataframe:
+        value = frame.value
+        if list(value.columns[: len(want)]) == want:
+            return value
+    raise KeyError(name)
+
+
+@pytest.fixture
+def regressions(tmp_path):
+    return fx.write_workspace(tmp_path / "ws")
+
+
+def test_renders_on_data_samples(monkeypatch):
+    at = open_compare(monkeypatch)
+    no_exception(at)
+    assert titles(at) == ["Compare"]
+    assert at.session_state["compare_base"] == "bm25"
+    assert at.session_state["compare_cand"] == "dense-minilm"
+    deltas = table(at, "deltas")
+    assert list(deltas["measure"]) == ["Recall@5", "Hit@5", "MRR@5", "P@5", "nDCG@5", "Harm@5"]
+    harm = deltas[deltas.measure == "Harm@5"].iloc[0]
+    assert harm["better when"] == "lower ↓"
+    # the same numbers as ragrecall_core.compare
+    c = compare(
+        Workspace.open(fx.Path(__file__).parent.parent / "data_samples"), "bm25", "dense-minilm", 5
+    )
+    assert deltas["delta"].round(6).tolist() == c.deltas["delta"].round(6).tolist()
+    warnings = " ".join(w.value for w in at.warning)
+    assert "More than one factor changed" in warnings
+    assert "embedding model" in warnings
+    diff = table(at, "config")
+    assert "embedding_model" in set(diff["key"])
+    assert not diff.astype(str).apply(lambda c: c.str.contains("sk-")).any().any()
+
+
+def test_regressions_fixture_lists_exactly_three(monkeypatch, regressions):
+    at = open_compare(monkeypatch, regressions)
+    no_exception(at)
+    assert ids(at, "compare_regressions") == list(fx.REGRESSIONS)
+    assert sorted(ids(at, "compare_improvements")) == sorted(fx.IMPROVEMENTS)
+    assert ids(at, "compare_still_failing") == ["d03"]
+    recall = table(at, "deltas").set_index("measure").loc["Recall@5"]
+    assert recall["delta"] == pytest.approx(0.25)
+    assert (recall["wins"], recall["ties"], recall["losses"]) == (6, 3, 3)
+    # two factors changed (top_k and reranker): the prominent warning
+    assert any("top k" in w.value or "reranker" in w.value for w in at.warning)
+    # secrets of the candidate's config never shown
+    shown = table(at, "config").astype(str).to_string()
+    assert not any(secret in shown for secret in fx.SECRET_VALUES)
+
+
+def test_split_filter_changes_the_content(monkeypatch, regressions):
+    at = open_compare(monkeypatch, regressions)
+    assert not any("test** split" in w.value for w in at.warning)
+    at.selectbox(key="side_split").select("dev").run()
+    no_exception(at)
+    assert sorted(ids(at, "compare_improvements")) == ["d01", "d02"]
+    assert "compare_regressions" not in [d.key for d in at.dataframe]
+    recall = table(at, "deltas").set_index("measure").loc["Recall@5"]
+    assert recall["candidate"] == pytest.approx(0.875)
+    at.selectbox(key="side_split").select("test").run()
+    no_exception(at)
+    assert ids(at, "compare_regressions") == list(fx.REGRESSIONS)
+    recall = table(at, "deltas").set_index("measure").loc["Recall@5"]
+    assert recall["candidate"] == pytest.approx(0.625)
+    assert any("**test** split" in w.value for w in at.warning)
+
+
+def test_selecting_a_regression_shows_both_lists(monkeypatch, regressions):
+    at = open_compare(monkeypatch, regressions)
+    select_row(at, "compare_regressions", 0)
+    no_exception(at)
+    assert at.session_state["compare_q"] == "t01"
+    assert at.query_params["cq"] in ("t01", ["t01"])
+    assert "Query t01: baseline → candidate" in [s.value for s in at.subheader]
+    base = table(at, "base_list")
+    cand = table(at, "cand_list")
+    assert base.loc[0, "chunk_id"] == "doc-a#c1" and base.loc[0, "judgment"].startswith("✓")
+    assert base.loc[0, "rank in candidate"] == "6 (below k)"
+    assert len(cand) == 5 and "doc-a#c1" not in set(cand["chunk_id"])
+    # the candidate's noise chunks are new and (but one graded) unjudged
+    assert (cand["new & unjudged"] == "⚑ yes").sum() == 4
+    assert cand.loc[0, "judgment"].startswith("⚠ harmful")
+    moves = table(at, "moves")
+    assert moves.loc[0, "movement"] == "left top k"
+    at.button(key="compare_close").click().run()
+    assert at.session_state["compare_q"] == ""
+
+
+def test_clicking_a_scatter_point_opens_its_query(monkeypatch, regressions):
+    at = open_compare(monkeypatch, regressions)
+    at.session_state["compare_scatter"] = {
+        "selection": {"points": [{"customdata": ["t02", 1.0, 0.0]}], "point_indices": [0]}
+    }
+    at.run()
+    no_exception(at)
+    assert at.session_state["compare_q"] == "t02"
+    assert table(at, "cand_list") is not None
+
+
+def test_runs_come_from_the_url_and_swap(monkeypatch, regressions):
+    at = open_compare(monkeypatch, regressions, {"base": "candidate", "cand": "baseline"})
+    no_exception(at)
+    assert ids(at, "compare_improvements")[:3] == list(fx.REGRESSIONS)
+    at.button(key="compare_swap").click().run()
+    assert at.session_state["compare_base"] == "baseline"
+    assert ids(at, "compare_regressions") == list(fx.REGRESSIONS)
+
+
+def test_trec_data_with_one_run_says_what_is_missing(tmp_path, monkeypatch):
+    at = open_compare(monkeypatch, trec_workspace(tmp_path))
+    assert not at.exception
+    assert titles(at) == ["Compare"]
+    assert any("needs two runs" in w.value for w in at.warning)
+    infos = " ".join(i.value for i in at.info)
+    assert "no query text" in infos and "No corpus" in infos
+
+
+def test_trec_data_with_two_runs_and_no_configs(tmp_path, monkeypatch):
+    ws = trec_workspace(tmp_path)
+    # a second run: the same lists in reverse score order
+    lines = (TREC / "results.comment.test").read_text().splitlines()
+    flipped = []
+    for line in lines:
+        qid, q0, doc, rank, score, _tag = line.split()
+        flipped.append(f"{qid} {q0} {doc} {rank} {1 - float(score):.6f} reversed")
+    (ws / "runs" / "reversed.txt").write_text("\n".join(flipped) + "\n")
+    at = open_compare(monkeypatch, ws)
+    no_exception(at)
+    assert any("No config sidecar" in t.value for t in at.text)
+    assert len(table(at, "deltas")) == 6

@@ -1,0 +1,125 @@
+"""AppTest: the No-answer page (issue #7), and Harm@k on the Overview and Queries pages."""
+
+import json
+
+import pytest
+
+from ragrecall_core import Workspace
+from ragrecall_core.no_answer import no_answer_report
+from tests import fixtures_regressions as fx
+from tests.dashboard_support import ROOT, app, no_exception, titles, trec_workspace
+
+PAGE = "pages/no_answer.py"
+RUNS = ["bm25", "dense-minilm", "hybrid-rrf-k10-titleboost", "hybrid-rrf"]
+
+
+def open_page(monkeypatch, workspace=None, params=None):
+    return app(workspace, monkeypatch, params).switch_page(PAGE).run()
+
+
+def table(at, first_columns):
+    for frame in at.dataframe:
+        if list(frame.value.columns[: len(first_columns)]) == first_columns:
+            return frame.value
+    raise KeyError(first_columns)
+
+
+def picked(at):
+    return table(at, ["run", "threshold (top-1 score ≥)"])
+
+
+def tops(at):
+    return table(at, ["query_id", "query", "run", "top chunk"])
+
+
+def figures(at):
+    return [json.loads(e.proto.spec) for e in at.get("plotly_chart")]
+
+
+def test_renders_per_run_on_data_samples(monkeypatch):
+    at = open_page(monkeypatch)
+    no_exception(at)
+    assert titles(at) == ["No-answer queries"]
+    expected = no_answer_report(Workspace.open(ROOT / "data_samples"), 5).pick(0.1)
+    shown = picked(at).set_index("run")
+    assert list(shown.index) == RUNS
+    for _, row in expected.iterrows():
+        assert shown.at[row["run"], "threshold (top-1 score ≥)"] == pytest.approx(row["threshold"])
+    # one score chart per run (never pooled) plus the sweep curve
+    titles_ = [f["layout"]["title"]["text"] for f in figures(at)]
+    assert sum(t.endswith("top-1 score per query") for t in titles_) == len(RUNS)
+    assert any(t.startswith("Threshold sweep") for t in titles_)
+    listed = tops(at)
+    assert len(listed) == 15 * len(RUNS) and set(listed["run"]) == set(RUNS)
+    assert listed["text"].str.len().gt(0).any()
+
+
+def test_slider_changes_the_picked_threshold(monkeypatch):
+    at = open_page(monkeypatch)
+    before = picked(at)
+    at.slider(key="noans_fc").set_value(50).run()
+    no_exception(at)
+    after = picked(at)
+    assert at.query_params["fc"] in ("50", ["50"])
+    assert (after["false confidence"].fillna(0) <= 0.5).all()
+    assert not after.equals(before)
+
+
+def test_split_filter_changes_the_content(monkeypatch):
+    at = open_page(monkeypatch)
+    all_queries = len(tops(at))
+    at.selectbox(key="side_split").select("test").run()
+    no_exception(at)
+    in_test = tops(at)
+    assert 0 < len(in_test) < all_queries
+    gold = Workspace.open(ROOT / "data_samples").cursor()
+    test_ids = {
+        r[0] for r in gold.execute("SELECT query_id FROM queries WHERE split = 'test'").fetchall()
+    }
+    assert set(in_test["query_id"]) <= test_ids
+
+
+def test_trec_data_without_corpus(tmp_path, monkeypatch):
+    at = open_page(monkeypatch, trec_workspace(tmp_path))
+    no_exception(at)
+    infos = " ".join(i.value for i in at.info)
+    assert "no query text" in infos and "No corpus" in infos
+    assert any("chunk text is empty" in c.value for c in at.caption)
+    assert len(tops(at)) == 1
+
+
+def test_relevant_grade_on_a_no_answer_query_is_a_possible_gold_error(tmp_path, monkeypatch):
+    ws = fx.write_workspace(tmp_path / "ws")
+    fx.write_jsonl(
+        ws / "grades" / "boris.jsonl",
+        [
+            {
+                "query_id": "t09",
+                "chunk_id": "noise-base-t09#n1",
+                "grade": 2,
+                "harmful": False,
+                "reason": "answers it after all",
+                "annotator": "boris",
+            }
+        ],
+    )
+    at = open_page(monkeypatch, ws)
+    no_exception(at)
+    errors = table(at, ["query_id", "query", "chunk graded relevant"])
+    assert list(errors["query_id"]) == ["t09"]
+    assert list(errors["annotators"]) == ["boris"]
+
+
+def test_harm_on_overview_and_queries(tmp_path, monkeypatch):
+    ws = fx.write_workspace(tmp_path / "ws")
+    at = app(ws, monkeypatch)
+    no_exception(at)
+    headline = at.dataframe[0].value.set_index("run")
+    # anna flagged noise-cand-t01#n1 harmful; it is the candidate's rank 1 for t01: 1 of 13
+    assert headline.at["candidate", "Harm@5 ↓"].startswith(f"{1 / 13:.3f}")
+    assert headline.at["baseline", "Harm@5 ↓"].startswith("0.000")
+    at.switch_page("pages/queries.py").run()
+    at.selectbox(key="side_focus").select("candidate").run()
+    no_exception(at)
+    shown = at.dataframe(key="queries_table").value.set_index("query_id")
+    assert shown.at["t01", "Harm@5"] == 1 and shown["Harm@5"].sum() == 1
