@@ -10,9 +10,14 @@ MISSING_LABEL = "(not given)"
 
 
 def summary_measures(k: int) -> list[str]:
-    """Per-query columns averaged on the Overview (RR's mean is MRR), Judged@k beside P@k."""
-    recall, hit, rr, precision, ndcg, judged = headline(k)
-    return [recall, hit, rr, precision, judged, ndcg]
+    """Per-query columns averaged on the Overview (RR's mean is MRR), Judged@k and the
+    precision band's upper end (Pmax@k) beside P@k."""
+    recall, hit, rr, precision, ndcg, judged, pmax = headline(k)
+    return [recall, hit, rr, precision, pmax, judged, ndcg]
+
+
+def band_label(k: int) -> str:
+    return f"P@{k} band (unjudged as not relevant … as relevant)"
 
 
 def mean_label(measure: str) -> str:
@@ -34,14 +39,18 @@ def headline_table(summary: pd.DataFrame, k: int) -> pd.DataFrame:
                 )
             else:
                 row[mean_label(m)] = "—"
+        low, high = f"P@{k}", f"Pmax@{k}"
+        if {low, high} <= set(by.index) and pd.notna(by.at[high, "value"]):
+            row[band_label(k)] = f"{by.at[low, 'value']:.3f} – {by.at[high, 'value']:.3f}"
         row["queries"] = int(by["queries"].max()) if len(by) else 0
         rows.append(row)
     return pd.DataFrame(rows)
 
 
 def chart_frame(summary: pd.DataFrame) -> pd.DataFrame:
-    """The summary with MRR naming, for the headline chart."""
-    out = summary.copy()
+    """The summary with MRR naming, for the headline chart (the band's upper end stays in
+    the table)."""
+    out = summary[~summary["measure"].str.startswith("Pmax@")].copy()
     out["measure"] = out["measure"].map(mean_label)
     return out
 

@@ -36,7 +36,7 @@ MISSING = "(not given)"
 
 def headline(k: int) -> list[str]:
     """The measure columns of the table at cutoff ``k``, in display order."""
-    return [f"Recall@{k}", f"Hit@{k}", f"RR@{k}", f"P@{k}", f"nDCG@{k}", f"Judged@{k}"]
+    return [f"Recall@{k}", f"Hit@{k}", f"RR@{k}", f"P@{k}", f"nDCG@{k}", f"Judged@{k}", f"Pmax@{k}"]
 
 
 QUERY_SQL = """

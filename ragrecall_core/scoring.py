@@ -148,6 +148,13 @@ def _aggregate(measure: Measure, c: Columns) -> tuple[str, str, float | None]:
             f"coalesce(a.{c.agg} / nullif(s.{c.nrel}, 0), 0)",
             0.0,
         )
+    if family == "Pmax":
+        # relevant minus judged in the top k; adding the top-k positions counts the unjudged
+        return (
+            f"count(*) FILTER (WHERE {w}{rel}) - count(*) FILTER (WHERE {w}grade IS NOT NULL)",
+            f"(coalesce(p.{c.positions}, 0) + coalesce(a.{c.agg}, 0)) / {c.k}",
+            0.0,
+        )
     if family == "Judged":
         return (
             f"count(*) FILTER (WHERE {w}grade IS NOT NULL)",
@@ -188,7 +195,7 @@ def per_query_sql(measures: Sequence[Measure], policy: Policy) -> tuple[str, dic
     positions = "".join(
         f", count(*) FILTER (WHERE rank <= {c.k}) AS {c.positions}"
         for m, c in zip(measures, cols, strict=True)
-        if m.name == "Judged"
+        if m.name in ("Judged", "Pmax")
     )
     aggs = ", ".join(f"{agg} AS {c.agg}" for (agg, _, _), c in zip(parts, cols, strict=True))
     values = ", ".join(

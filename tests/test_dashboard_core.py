@@ -191,3 +191,23 @@ def test_events():
     assert selected_points({"selection": {"points": [point]}}) == [point]
     assert point_run_and_label(point, ["a", "b"], "y") == ("b", "hr")
     assert point_run_and_label({"customdata": ["a", "x"]}, [], "y") == ("a", "x")
+
+
+def test_overview_shows_the_precision_band_beside_p_at_k():
+    import pandas as pd
+
+    from ragrecall_core import overview
+
+    summary = pd.DataFrame(
+        {
+            "run": ["new"] * 3,
+            "measure": ["P@3", "Pmax@3", "Judged@3"],
+            "value": [0.0, 2 / 3, 1 / 3],
+            "low": [0.0, 2 / 3, 1 / 3],
+            "high": [0.0, 2 / 3, 1 / 3],
+            "queries": [1, 1, 1],
+        }
+    )
+    table = overview.headline_table(summary, 3)
+    assert table.loc[0, overview.band_label(3)] == "0.000 – 0.667"
+    assert "Pmax@3" not in set(overview.chart_frame(summary).measure)

@@ -143,7 +143,9 @@ def test_per_query_values_match_the_reference(data):
 
 
 ALL_MEASURES = [
-    f"{name}@{k}" for k in CUTOFFS for name in ("Recall", "Hit", "RR", "P", "nDCG", "AP", "Judged")
+    f"{name}@{k}"
+    for k in CUTOFFS
+    for name in ("Recall", "Hit", "RR", "P", "Pmax", "nDCG", "AP", "Judged")
 ] + ["RR", "AP", "nDCG", "Rprec"]
 
 
@@ -167,6 +169,14 @@ def test_bounds_recall_grows_with_k_hit_covers_recall_and_judged_share(data):
             assert hit >= recall
             if recall > 0:
                 assert hit == 1.0
+    # the precision band: P@k <= Pmax@k, equal when every top-k chunk is judged
+    for k in CUTOFFS:
+        low, high = per_query(ev, "run", f"P@{k}"), per_query(ev, "run", f"Pmax@{k}")
+        for qid, value in low.items():
+            assert value <= high[qid] + 1e-12
+            top = (run.get(qid) or [])[:k]
+            if all(c in gold[qid] for c in top):
+                assert value == pytest.approx(high[qid])
     # Judged@k: judged share of the top-k positions the list has; an empty list has none
     for k in CUTOFFS:
         got = per_query(ev, "run", f"Judged@{k}")

@@ -133,13 +133,23 @@ def test_seed002_unjudged_chunks_beside_precision(tmp_path):
     assert ev.value("new", "Judged@3") == pytest.approx(1 / 3)  # D, E unjudged: 2/3
 
 
+def test_seed002_precision_band_spans_unjudged_as_not_relevant_to_relevant(tmp_path):
+    ev = evaluate(make_workspace(tmp_path, SEED2_GOLD, SEED2_RUNS), ["P@3", "Pmax@3"])
+    # old: everything judged, so the band is one point
+    assert ev.value("old", "P@3") == ev.value("old", "Pmax@3") == pytest.approx(1 / 3)
+    # new: D and E unjudged: from 0/3 (as not relevant) to 2/3 (as relevant)
+    assert ev.value("new", "P@3") == pytest.approx(0.0)
+    assert ev.value("new", "Pmax@3") == pytest.approx(2 / 3)
+
+
 def test_seed002_after_d_and_e_are_judged_relevant(tmp_path):
     grades = [grade_row("q1", "D", 2), grade_row("q1", "E", 2)]
     ws = make_workspace(tmp_path, SEED2_GOLD, SEED2_RUNS, grades=grades)
-    ev = evaluate(ws, ["P@3", "Judged@3"])
+    ev = evaluate(ws, ["P@3", "Judged@3", "Pmax@3"])
     assert ev.value("old", "P@3") == pytest.approx(1 / 3)  # A; D, E not retrieved by old
     assert ev.value("new", "P@3") == pytest.approx(2 / 3)  # D, E
     assert ev.value("new", "Judged@3") == pytest.approx(1.0)
+    assert ev.value("new", "Pmax@3") == pytest.approx(2 / 3)  # nothing unjudged: no band
 
 
 def test_seed002_manual_grades_can_be_switched_off(tmp_path):

@@ -1,6 +1,18 @@
 """The measure registry. Importing this package registers every measure."""
 
-from . import ap, first_rank, harm, hit, judged, ndcg, precision, recall, rprec, rr  # noqa: F401
+from . import (  # noqa: F401
+    ap,
+    first_rank,
+    harm,
+    hit,
+    judged,
+    ndcg,
+    precision,
+    precision_band,
+    recall,
+    rprec,
+    rr,
+)
 from .base import (
     ALIASES,
     REGISTRY,

@@ -1,0 +1,11 @@
+from .base import MeasureDef, register
+
+PRECISION_MAX = register(
+    MeasureDef(
+        "Pmax",
+        "Precision at k if every unjudged chunk in the top k were relevant: (relevant + "
+        "unjudged in the top k) / k. With P@k it bounds the band seed 002 asks for "
+        "(unjudged as not relevant ... unjudged as relevant).",
+        aliases=("PrecisionMax", "P_unjudged_relevant"),
+    )
+)
