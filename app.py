@@ -20,6 +20,10 @@ from ragrecall_app import context
 from ragrecall_app.render import problems
 from ragrecall_core.charts import run_colors
 from ragrecall_core.dashboard_state import (
+    HARMFUL,
+    PARTIAL,
+    REL_LEVELS,
+    UNITS,
     Source,
     ViewOptions,
     ViewState,
@@ -66,6 +70,13 @@ PAGES = [
     ),
 ]
 ANY_LABEL = "all"
+CHOICE_LABELS = {
+    "chunk": "chunk",
+    "doc": "document",
+    "not_relevant": "not relevant",
+    "relevant": "relevant",
+    "as_graded": "as graded",
+}
 
 st.set_page_config(page_title="ragrecall", page_icon=":material/target:", layout="wide")
 page = st.navigation(PAGES)
@@ -128,6 +139,23 @@ def any_of(values: list[str]) -> list[str]:
     return ["", *values]
 
 
+def choose_policy() -> None:
+    """The evaluation policy every page's numbers follow (kept in the URL like the view)."""
+    label = CHOICE_LABELS.get
+    with st.expander("Policy"):
+        st.selectbox("Relevance level (grade >=)", REL_LEVELS, key="side_rel")
+        st.selectbox("Unit", UNITS, key="side_unit", format_func=label)
+        st.selectbox(
+            "Reviewer partial grade (1) counts as", PARTIAL, key="side_partial", format_func=label
+        )
+        st.selectbox("Harmful chunk counts as", HARMFUL, key="side_harmful", format_func=label)
+        st.toggle(
+            "Use reviewers' grades",
+            key="side_manual",
+            help="Off: only the gold set judges; reviewers' grades are ignored.",
+        )
+
+
 with st.sidebar:
     st.header("View")
     st.multiselect(
@@ -163,6 +191,7 @@ with st.sidebar:
         disabled=not options.sections,
     )
     st.toggle("Failures only (Recall@k < 1)", key="side_failing")
+    choose_policy()
     st.caption(
         f"{facts['queries']} queries · {len(ws.run_names)} runs · "
         f"{facts['corpus']} chunks · {facts['grades']} manual grades"

@@ -4,7 +4,7 @@ import streamlit as st
 
 from ragrecall_app import analyses
 from ragrecall_app.context import current, missing_notes, new_selection, set_page_state
-from ragrecall_app.render import escape_markdown, notes
+from ragrecall_app.render import escape_markdown, notes, policy_note
 from ragrecall_core import compare_view as cv
 from ragrecall_core.plot_events import selected_points, selected_rows
 from ragrecall_core.selection import TEST_SPLIT, default_split
@@ -16,6 +16,7 @@ runs = list(ws.run_names)
 
 st.title("Compare")
 notes(missing_notes(ctx.facts))
+policy_note(ctx.policy)
 if len(runs) < 2:
     st.warning(
         f"Comparing needs two runs; this workspace has {len(runs)} "
@@ -54,7 +55,7 @@ if s.split == TEST_SPLIT:
 
 with st.spinner("Comparing the runs query by query (paired tests, bootstrap) …"):
     comparison = analyses.comparison(
-        ctx.key, base, cand, s.k, None if ids is None else tuple(ids), ws
+        ctx.key, base, cand, s.k, ctx.policy, None if ids is None else tuple(ids), ws
     )
 measure = comparison.pass_measure
 scope = (
@@ -309,7 +310,7 @@ for col, (fmt, label, mime) in zip(
 ):
     col.download_button(
         label,
-        data=lambda f=fmt: analyses.report_text(ctx.key, s.k, split or "", f, ws),
+        data=lambda f=fmt: analyses.report_text(ctx.key, s.k, ctx.policy, split or "", f, ws),
         file_name=f"ragrecall-report-k{s.k}.{fmt}",
         mime=mime,
         on_click="ignore",

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from ragrecall_app.context import current, go, missing_notes, new_selection
-from ragrecall_app.render import escape_markdown, notes
+from ragrecall_app.render import escape_markdown, notes, policy_note
 from ragrecall_core import charts
 from ragrecall_core.failure_groups import DIMENSIONS, failure_groups
 from ragrecall_core.plot_events import point_run_and_label, selected_points, selected_rows
@@ -24,6 +24,7 @@ rows = ctx.rows(failing=False, group_filters=False)
 
 st.title("Failures")
 notes(missing_notes(ctx.facts))
+policy_note(ctx.policy)
 answerable = rows[rows["relevant"] > 0]
 failing = answerable[answerable["failing"]]
 st.caption(

@@ -4,7 +4,7 @@ import streamlit as st
 
 from ragrecall_app import analyses
 from ragrecall_app.context import current, missing_notes
-from ragrecall_app.render import escape_markdown, notes
+from ragrecall_app.render import escape_markdown, notes, policy_note
 from ragrecall_core import no_answer_view as nav
 from ragrecall_core.compare_view import view_query_ids
 
@@ -14,6 +14,7 @@ ws = ctx.ws
 
 st.title("No-answer queries")
 notes(missing_notes(ctx.facts))
+policy_note(ctx.policy)
 st.caption(
     f"k = {s.k} · runs: {escape_markdown(', '.join(s.runs))} · every figure is per run: "
     "scores of different models are on different scales and are never pooled"
@@ -40,7 +41,7 @@ def show_gold_errors() -> None:
 
 with st.spinner("Reading top-1 scores …"):
     report = analyses.no_answer(
-        ctx.key, s.k, tuple(s.runs), None if ids is None else tuple(ids), ws
+        ctx.key, s.k, ctx.policy, tuple(s.runs), None if ids is None else tuple(ids), ws
     )
 tops = report.top_scores
 no_answer_ids = sorted(set(tops.loc[tops["kind"] == "no answer", "query_id"]))

@@ -26,7 +26,7 @@ if filters:
         + escape_markdown(", ".join(f"{c.replace('_', ' ')} = {v}" for c, v in filters.items()))
     )
 
-rows = with_harm(rows, analyses.harm(ctx.key, s.k, ctx.ws), s.k)
+rows = with_harm(rows, analyses.harm(ctx.key, s.k, ctx.policy, ctx.ws), s.k)
 measures = [*overview.summary_measures(s.k), harm_label(s.k)]
 with st.spinner("Bootstrapping confidence intervals …"):
     summary = ctx.summary(rows, measures)

@@ -5,7 +5,7 @@ import streamlit as st
 
 from ragrecall_app import analyses
 from ragrecall_app.context import current, missing_notes, new_selection, set_page_state
-from ragrecall_app.render import escape_markdown, notes
+from ragrecall_app.render import escape_markdown, notes, policy_note
 from ragrecall_core import query_detail as qd
 from ragrecall_core.harm_view import add_harm_column
 from ragrecall_core.plot_events import selected_rows
@@ -16,10 +16,11 @@ s = ctx.state
 run = s.focus
 rows = ctx.rows(runs=[run])
 display = display_frame(rows, s.k)
-display = add_harm_column(display, rows, analyses.harm(ctx.key, s.k, ctx.ws), s.k)
+display = add_harm_column(display, rows, analyses.harm(ctx.key, s.k, ctx.policy, ctx.ws), s.k)
 
 st.title("Queries")
 notes(missing_notes(ctx.facts))
+policy_note(ctx.policy)
 failing_n = int(rows["failing"].sum())
 st.caption(
     f"Run **{escape_markdown(run)}** · k = {s.k} · {len(rows)} queries shown · "

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from ragrecall_app.context import current, go, missing_notes, new_selection, rerun_with
-from ragrecall_app.render import escape_markdown, notes
+from ragrecall_app.render import escape_markdown, notes, policy_note
 from ragrecall_core import charts, ranks
 from ragrecall_core.plot_events import point_run_and_label, selected_points, selected_rows
 
@@ -14,6 +14,7 @@ depth = max([ctx.depths.get(r, 1) for r in s.runs] or [1])
 
 st.title("Ranks")
 notes(missing_notes(ctx.facts))
+policy_note(ctx.policy)
 st.caption(
     "Answerable queries only (no-answer queries have no relevant item). "
     "Click a bar to list its queries."

@@ -1,4 +1,7 @@
-"""Cached analyses for the Compare and No-answer pages and Harm@k (keyed by content)."""
+"""Cached analyses for the Compare and No-answer pages and Harm@k.
+
+Keyed by content (``key``) and by the evaluation :class:`Policy` where it changes numbers.
+"""
 
 from __future__ import annotations
 
@@ -10,16 +13,24 @@ import streamlit as st
 from ragrecall_core.compare import Comparison, compare, new_unjudged, side_by_side
 from ragrecall_core.harm_view import harm_per_query
 from ragrecall_core.no_answer import NoAnswerReport, no_answer_report
+from ragrecall_core.policy import Policy
 from ragrecall_core.report import build_report
 from ragrecall_core.workspace import Workspace
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
 def comparison(
-    key: str, baseline: str, candidate: str, k: int, ids: tuple | None, _ws: Workspace
+    key: str,
+    baseline: str,
+    candidate: str,
+    k: int,
+    policy: Policy,
+    ids: tuple | None,
+    _ws: Workspace,
 ) -> Comparison:
     """Shared, read-only (a paired test of 9,999 permutations per measure: ~1 s)."""
-    return compare(_ws, baseline, candidate, k, query_ids=None if ids is None else list(ids))
+    ids = None if ids is None else list(ids)
+    return compare(_ws, baseline, candidate, k, policy=policy, query_ids=ids)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -33,19 +44,22 @@ def lists(key: str, baseline: str, candidate: str, query_id: str, k: int, _ws: W
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def no_answer(key: str, k: int, runs: tuple, ids: tuple | None, _ws: Workspace) -> NoAnswerReport:
-    return no_answer_report(_ws, k, runs=list(runs), query_ids=None if ids is None else list(ids))
+def no_answer(
+    key: str, k: int, policy: Policy, runs: tuple, ids: tuple | None, _ws: Workspace
+) -> NoAnswerReport:
+    ids = None if ids is None else list(ids)
+    return no_answer_report(_ws, k, policy, runs=list(runs), query_ids=ids)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def harm(key: str, k: int, _ws: Workspace) -> pd.DataFrame:
-    return harm_per_query(_ws, k)
+def harm(key: str, k: int, policy: Policy, _ws: Workspace) -> pd.DataFrame:
+    return harm_per_query(_ws, k, policy=policy)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def report_text(key: str, k: int, split: str, fmt: str, _ws: Workspace) -> str:
+def report_text(key: str, k: int, policy: Policy, split: str, fmt: str, _ws: Workspace) -> str:
     """The reproducible report as ``html``, ``md`` or ``csv`` (built on the first download)."""
-    report = build_report(_ws, k, split or None)
+    report = build_report(_ws, k, split or None, policy)
     return {"html": report.to_html, "md": report.to_markdown, "csv": report.to_csv}[fmt]()
 
 

@@ -27,6 +27,7 @@ from ragrecall_core.dashboard_state import (
     from_params,
     to_params,
 )
+from ragrecall_core.policy import Policy
 from ragrecall_core.query_detail import QueryDetail, query_detail
 from ragrecall_core.query_table import QueryTable, build_query_table, filter_table
 from ragrecall_core.workspace import Workspace
@@ -54,6 +55,11 @@ KEYS: dict[str, str] = {
     "candidate": "compare_cand",
     "compare_query": "compare_q",
     "max_false_confidence": "noans_fc",
+    "rel_level": "side_rel",
+    "unit": "side_unit",
+    "partial": "side_partial",
+    "harmful": "side_harmful",
+    "manual_grades": "side_manual",
 }
 
 
@@ -190,21 +196,29 @@ def save_uploads(gold, runs: Sequence, grades: Sequence, corpus) -> Source:
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def _query_table(key: str, k: int, _ws: Workspace) -> QueryTable:
+def _query_table(key: str, k: int, policy: Policy, _ws: Workspace) -> QueryTable:
     """Shared, not copied (cache_data would unpickle 40k rows on every rerun): read-only."""
-    return build_query_table(_ws, k)
+    return build_query_table(_ws, k, policy)
 
 
 @st.cache_data(show_spinner=False, max_entries=48)
 def _summary(
-    key: str, k: int, filters: tuple, runs: tuple, _rows: pd.DataFrame, measures: tuple
+    key: str,
+    k: int,
+    policy: Policy,
+    filters: tuple,
+    runs: tuple,
+    _rows: pd.DataFrame,
+    measures: tuple,
 ) -> pd.DataFrame:
     return summary_with_ci(_rows, list(measures))
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def _detail(key: str, run: str, query_id: str, k: int, _ws: Workspace) -> QueryDetail:
-    return query_detail(_ws, run, query_id, k)
+def _detail(
+    key: str, run: str, query_id: str, k: int, policy: Policy, _ws: Workspace
+) -> QueryDetail:
+    return query_detail(_ws, run, query_id, k, policy)
 
 
 # ---------------------------------------------------------------- the context
@@ -222,9 +236,14 @@ class Context:
     depths: dict[str, int]
     facts: dict
 
+    @property
+    def policy(self) -> Policy:
+        """The evaluation policy chosen in the sidebar: every cached computation takes it."""
+        return self.state.policy()
+
     def query_table(self) -> QueryTable:
         with st.spinner(f"Scoring every run at k = {self.state.k} …"):
-            return _query_table(self.key, self.state.k, self.ws)
+            return _query_table(self.key, self.state.k, self.policy, self.ws)
 
     def rows(
         self,
@@ -253,10 +272,10 @@ class Context:
                 (c, v) for c, v in s.filters().items() if c in ("split", "query_type", "section")
             )
         )
-        return _summary(self.key, s.k, filters, tuple(s.runs), rows, tuple(measures))
+        return _summary(self.key, s.k, self.policy, filters, tuple(s.runs), rows, tuple(measures))
 
     def detail(self, run: str, query_id: str) -> QueryDetail:
-        return _detail(self.key, run, query_id, self.state.k, self.ws)
+        return _detail(self.key, run, query_id, self.state.k, self.policy, self.ws)
 
     def with_state(self, state: ViewState) -> Context:
         return replace(self, state=state)

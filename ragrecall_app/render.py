@@ -7,6 +7,7 @@ import re
 import streamlit as st
 
 from ragrecall_core.errors import InputError
+from ragrecall_core.policy import Policy
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$:])")
 
@@ -30,3 +31,8 @@ def notes(lines: list[str]) -> None:
     """Information about what the workspace lacks (plain text)."""
     for line in lines:
         st.info(escape_markdown(line), icon="ℹ️")
+
+
+def policy_note(policy: Policy) -> None:
+    """Which evaluation policy produced the numbers on this page (plain text)."""
+    st.caption("Policy: " + escape_markdown(policy.describe()))

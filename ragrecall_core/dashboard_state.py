@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .configs import config_path_for
+from .policy import CHUNK, DOC, Policy
 
 DEFAULT_K = 5
 K_CHOICES = (1, 2, 3, 5, 10, 20, 50, 100)
@@ -53,7 +54,17 @@ PARAMS: dict[str, tuple[str, str]] = {
     "cand": ("candidate", "str"),
     "cq": ("compare_query", "str"),
     "fc": ("max_false_confidence", "int"),
+    "rel": ("rel_level", "int"),
+    "unit": ("unit", "str"),
+    "partial": ("partial", "str"),
+    "harmful": ("harmful", "str"),
+    "manual": ("manual_grades", "bool"),
 }
+# the policy choices the dashboard offers (the first of each is the default)
+REL_LEVELS = (1, 2)
+UNITS = (CHUNK, DOC)
+PARTIAL = ("not_relevant", "relevant")
+HARMFUL = ("not_relevant", "as_graded")
 
 
 @dataclass(frozen=True)
@@ -77,6 +88,11 @@ class ViewState:
     candidate: str = ANY
     compare_query: str = ANY
     max_false_confidence: int = 10  # percent, the No-answer page's trade-off
+    rel_level: int = REL_LEVELS[0]
+    unit: str = UNITS[0]
+    partial: str = PARTIAL[0]
+    harmful: str = HARMFUL[0]
+    manual_grades: bool = True
 
     def fit(self, options: ViewOptions) -> ViewState:
         """This state with values the workspace does not have dropped or replaced."""
@@ -92,6 +108,30 @@ class ViewState:
             query_type=_keep(self.query_type, options.query_types),
             section=_keep(self.section, options.sections),
             **_compare_pair(self.baseline, self.candidate, options.runs),
+            **self._fit_policy(),
+        )
+
+    def _fit_policy(self) -> dict:
+        """Policy values the dashboard does not offer fall back to the defaults."""
+        choices = {
+            "rel_level": REL_LEVELS,
+            "unit": UNITS,
+            "partial": PARTIAL,
+            "harmful": HARMFUL,
+        }
+        return {
+            name: _keep(getattr(self, name), allowed) or allowed[0]
+            for name, allowed in choices.items()
+        }
+
+    def policy(self) -> Policy:
+        """The evaluation policy this view's numbers are computed under."""
+        return Policy(
+            rel_level=self.rel_level,
+            unit=self.unit,
+            partial=self.partial,
+            harmful=self.harmful,
+            manual_grades=self.manual_grades,
         )
 
     def filters(self) -> dict[str, str]:
@@ -118,7 +158,7 @@ class ViewOptions:
     sections: Sequence[str] = ()
 
 
-def _keep(value: str, allowed: Sequence[str]) -> str:
+def _keep(value, allowed: Sequence):
     return value if value in allowed else ANY
 
 

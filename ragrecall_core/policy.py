@@ -51,7 +51,8 @@ class Policy:
         return (
             f"{queries}; relevant = grade >= {self.rel_level}; unit = {self.unit}; "
             f"reviewer partial (1) = {self.partial.replace('_', ' ')}; "
-            f"harmful = {self.harmful.replace('_', ' ')}"
+            f"harmful = {self.harmful.replace('_', ' ')}; "
+            f"reviewers' grades = {'used' if self.manual_grades else 'ignored (gold only)'}"
         )
 
     def to_dict(self) -> dict:

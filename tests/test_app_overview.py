@@ -4,7 +4,9 @@ import json
 
 import pytest
 
-from tests.dashboard_support import app, no_exception, titles, trec_workspace
+from ragrecall_core import Workspace, evaluate
+from ragrecall_core.policy import Policy
+from tests.dashboard_support import ROOT, app, no_exception, titles, trec_workspace
 
 
 @pytest.fixture
@@ -48,6 +50,41 @@ def test_k_and_filter_change_numbers_and_url(at):
     after = at.dataframe[0].value
     assert at.query_params["type"] in ("paraphrase", ["paraphrase"])
     assert not after.equals(before)
+
+
+def _recall5(at, run: str) -> str:
+    headline = at.dataframe[0].value  # the headline table
+    return headline.loc[headline.run == run, "Recall@5"].iloc[0].split("  ")[0]
+
+
+def _core_recall5(run: str, policy: Policy) -> str:
+    ws = Workspace.open(ROOT / "data_samples")
+    return f"{evaluate(ws, ['Recall@5'], policy=policy, runs=[run]).value(run, 'Recall@5'):.3f}"
+
+
+def test_policy_unit_document_changes_headline_as_the_core_predicts(at):
+    assert _recall5(at, "bm25") == _core_recall5("bm25", Policy())
+    at.selectbox(key="side_unit").select("doc").run()
+    no_exception(at)
+    expected = _core_recall5("bm25", Policy(unit="doc"))
+    assert expected != _core_recall5("bm25", Policy())
+    assert _recall5(at, "bm25") == expected
+    assert at.query_params["unit"] in ("doc", ["doc"])
+    assert any("unit = doc" in t.value for t in at.text)
+
+
+def test_policy_from_deep_link_changes_every_number_source(monkeypatch):
+    at = app(monkeypatch=monkeypatch, params={"rel": "2", "manual": "0"})
+    no_exception(at)
+    assert at.session_state["side_rel"] == 2 and at.session_state["side_manual"] is False
+    policy = Policy(rel_level=2, manual_grades=False)
+    assert _recall5(at, "dense-minilm") == _core_recall5("dense-minilm", policy)
+    assert any(
+        "grade >= 2" in t.value and "reviewers' grades = ignored" in t.value for t in at.text
+    )
+    at.switch_page("pages/queries.py").run()
+    no_exception(at)
+    assert any("grade \\>= 2" in c.value for c in at.caption)
 
 
 def test_deep_link_params_set_the_view(monkeypatch):

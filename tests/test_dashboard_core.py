@@ -20,6 +20,7 @@ from ragrecall_core.dashboard_state import (
 )
 from ragrecall_core.failure_groups import failure_groups
 from ragrecall_core.plot_events import point_run_and_label, selected_points, selected_rows
+from ragrecall_core.policy import Policy
 from ragrecall_core.query_detail import HARMFUL, NOT_RELEVANT, RELEVANT, UNJUDGED, query_detail
 from ragrecall_core.query_table import NO_ANSWER, filter_table, neighbour, query_table
 from ragrecall_core.ranks import NOT_RETRIEVED, first_rank_histogram, hit_curve, rank_bins
@@ -62,6 +63,31 @@ def test_round_trip_and_defaults_left_out():
     assert params == {"run": ["bm25"], "k": "10", "section": "hr", "failing": "1", "q": "q1"}
     assert from_params(params) == state
     assert to_params(ViewState()) == {}
+
+
+def test_policy_round_trips_through_the_url():
+    state = ViewState(
+        rel_level=2, unit="doc", partial="relevant", harmful="as_graded", manual_grades=False
+    )
+    params = to_params(state)
+    assert params == {
+        "rel": "2",
+        "unit": "doc",
+        "partial": "relevant",
+        "harmful": "as_graded",
+        "manual": "0",
+    }
+    assert from_params(params) == state
+    assert state.policy() == Policy(
+        rel_level=2, unit="doc", partial="relevant", harmful="as_graded", manual_grades=False
+    )
+    assert ViewState().policy() == Policy()
+    assert to_params(ViewState(unit="chunk", manual_grades=True)) == {}
+
+
+def test_fit_replaces_policy_values_the_dashboard_does_not_offer():
+    bad = from_params({"rel": "7", "unit": "page", "partial": "x", "harmful": "y"})
+    assert bad.fit(ViewOptions(runs=["a"])).policy() == Policy()
 
 
 def test_fit_drops_what_the_workspace_lacks():
