@@ -169,27 +169,18 @@ with st.sidebar:
         st.session_state["side_focus"] = focus_options[0]
     st.selectbox("Run for tables and detail", focus_options, key="side_focus")
     st.selectbox("Cutoff k", options.k_choices, key="side_k")
-    st.selectbox(
-        "Split",
-        any_of(options.splits),
-        key="side_split",
-        format_func=lambda v: v or ANY_LABEL,
-        disabled=not options.splits,
-    )
-    st.selectbox(
-        "Query type",
-        any_of(options.query_types),
-        key="side_type",
-        format_func=lambda v: v or ANY_LABEL,
-        disabled=not options.query_types,
-    )
-    st.selectbox(
-        "Corpus section",
-        any_of(options.sections),
-        key="side_section",
-        format_func=lambda v: v or ANY_LABEL,
-        disabled=not options.sections,
-    )
+    for label, choices, widget_key in (
+        ("Split", options.splits, "side_split"),
+        ("Query type", options.query_types, "side_type"),
+        ("Corpus section", options.sections, "side_section"),
+    ):
+        st.selectbox(
+            label,
+            any_of(choices),
+            key=widget_key,
+            format_func=lambda v: v or ANY_LABEL,
+            disabled=not choices,
+        )
     st.toggle("Failures only (Recall@k < 1)", key="side_failing")
     choose_policy()
     st.caption(
