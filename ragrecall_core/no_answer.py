@@ -75,7 +75,9 @@ class NoAnswerReport:
                 shown = "nothing" if score is None else f"{score:.4f}"
                 lines.append(f"  {query}: top score {shown}")
             pick = entry["threshold"]
-            if pick:
+            if not entry["no_answer_queries"]:
+                lines.append("  the gold set has no no-answer query: nothing to threshold")
+            elif pick:
                 lines.append(
                     f"  threshold {pick['threshold']:.4f}: false confidence "
                     f"{pick['false_confidence']:.1%} (at most {max_false_confidence:.0%}), "

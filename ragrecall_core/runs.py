@@ -23,7 +23,7 @@ import duckdb
 from . import readers
 from .checks import Check, duplicate_key, run_checks, string_field
 from .configs import load_config, run_stem
-from .errors import raise_if_any
+from .errors import InputError, Problem, raise_if_any
 
 NUMBER_TYPES = "('BIGINT', 'UBIGINT', 'DOUBLE')"
 INT_TYPES = "('BIGINT', 'UBIGINT')"
@@ -121,7 +121,19 @@ def load_run(con: duckdb.DuckDBPyConnection, path: Path, name: str | None = None
     """
     readers.require_file(path)
     config = load_config(path)
-    run = name or str(config.get("name") or run_stem(path))
+    run = name or str(config.get("name") or _free_stem(con, path))
+    taken = con.execute("SELECT path FROM run_files WHERE run = $run", {"run": run}).fetchone()
+    if taken:
+        raise InputError(
+            [
+                Problem(
+                    str(path),
+                    None,
+                    run,
+                    f'a run name not already used by {taken[0]} (set "name" in its .config.json)',
+                )
+            ]
+        )
     fmt = readers.detect_format(path)
     table = f"run_table_{con.execute('SELECT count(*) FROM run_files').fetchone()[0]}"
     con.execute(f"DROP TABLE IF EXISTS {table}")
@@ -142,6 +154,14 @@ def load_run(con: duckdb.DuckDBPyConnection, path: Path, name: str | None = None
     )
     _refresh_runs_view(con)
     return run
+
+
+def _free_stem(con: duckdb.DuckDBPyConnection, path: Path) -> str:
+    """The file stem, or the whole file name when another run already has that stem
+    (``results.test`` and ``results.trunc`` both have the stem ``results``)."""
+    stem = run_stem(path)
+    used = con.execute("SELECT count(*) FROM run_files WHERE run = $run", {"run": stem})
+    return path.name if used.fetchone()[0] else stem
 
 
 def _refresh_runs_view(con: duckdb.DuckDBPyConnection) -> None:

@@ -67,8 +67,6 @@ class Workspace:
         for path in map(Path, runs):
             name = _collect(lambda p=path: load_run(con, p))
             if isinstance(name, str):
-                if name in ws.runs:
-                    problems.append(Problem(str(path), None, name, "a run name used once"))
                 ws.runs[name] = path
             else:
                 problems += name

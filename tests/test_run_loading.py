@@ -77,3 +77,30 @@ def test_an_empty_list_keeps_its_query_on_both_paths(tmp_path):
             ("q2",),
         ]
         assert con.execute("SELECT query_id, chunk_id FROM runs").fetchall() == [("q2", "a")]
+
+
+def test_runs_whose_files_share_a_stem_get_their_file_names(tmp_path):
+    from ragrecall_core import Workspace
+
+    a, b = TREC / "results.test", TREC / "results.trunc"  # both have the stem "results"
+    ws = Workspace.from_files(TREC / "qrels.test", [a, b])
+    assert ws.run_names == ["results", "results.trunc"]
+
+
+def test_two_configs_naming_the_same_run_are_an_input_error(tmp_path, capsys):
+    from ragrecall_core.cli import main
+
+    for stem in ("one", "two"):
+        (tmp_path / f"{stem}.jsonl").write_text((SAMPLES / "bm25.jsonl").read_text())
+        (tmp_path / f"{stem}.config.json").write_text('{"name": "same"}')
+    code = main(
+        [
+            "evaluate",
+            str(SAMPLES.parent / "gold.jsonl"),
+            str(tmp_path / "one.jsonl"),
+            str(tmp_path / "two.jsonl"),
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert "two.jsonl" in err and "same" in err and "one.jsonl" in err
