@@ -165,17 +165,25 @@ def first_rank_histogram(hist: pd.DataFrame, colors: dict[str, str]) -> go.Figur
     )
 
 
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+
+
+def run_line(run: str, index: int, colors: dict[str, str]) -> dict:
+    """A run's curve style: its colour, and a dash pattern so overlaid lines stay apart
+    on a projector or for colour-blind viewers."""
+    return {"color": colors.get(run), "width": 3, "dash": DASHES[index % len(DASHES)]}
+
+
 def hit_curve(curve: pd.DataFrame, colors: dict[str, str], k: int) -> go.Figure:
     """Hit@k as k grows, one line per run, the chosen k marked."""
     fig = go.Figure()
-    dashes = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
     for i, (run, rows) in enumerate(curve.groupby("run", sort=False)):
         fig.add_scatter(
             name=run,
             x=rows["k"],
             y=rows["hit"],
             mode="lines+markers",
-            line={"color": colors.get(run), "width": 3, "dash": dashes[i % len(dashes)]},
+            line=run_line(run, i, colors),
             marker={"size": 6},
             hovertemplate=f"<b>{run}</b><br>Hit@%{{x}} = %{{y:.3f}}<extra></extra>",
         )

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import pandas as pd
 import plotly.graph_objects as go
 
-from .charts import FONT, _layout
+from .charts import FONT, _layout, run_line
 from .gold_gaps import gold_gaps
 from .no_answer import NoAnswerReport
 from .workspace import Workspace
@@ -120,7 +120,6 @@ def sweep_figure(
     """False confidence against answerable coverage as the threshold moves, per run."""
     fig = go.Figure()
     picked = report.pick(max_fc).set_index("run")
-    dashes = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
     for i, run in enumerate(runs):
         rows = report.sweep[report.sweep["run"] == run].sort_values("threshold")
         if rows.empty:
@@ -130,7 +129,7 @@ def sweep_figure(
             x=rows["answerable_coverage"],
             y=rows["false_confidence"],
             mode="lines+markers",
-            line={"color": colors.get(run), "width": 3, "dash": dashes[i % len(dashes)]},
+            line=run_line(run, i, colors),
             marker={"size": 6},
             customdata=rows[["threshold"]].to_numpy(),
             hovertemplate=(
