@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .db import connect
-from .errors import InputError, Problem
+from .errors import gather, raise_if_any
 from .grades import load_grades
 from .workspace import Workspace
 
@@ -80,14 +80,7 @@ class Agreement:
 def agreement_of_files(paths: Sequence[Path]) -> Agreement:
     """Agreement over grades files alone (no gold or runs needed)."""
     con = connect()
-    problems: list[Problem] = []
-    for path in paths:
-        try:
-            load_grades(con, Path(path))
-        except InputError as error:
-            problems += error.problems
-    if problems:
-        raise InputError(problems)
+    raise_if_any(gather(paths, lambda path: load_grades(con, Path(path)))[1])
     return agreement_on(con)
 
 

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .errors import InputError, Problem
+from .errors import InputError, Problem, gather, raise_if_any
 from .evaluate import default_measures, evaluate
 from .measures import parse_cutoff, parse_requests
 from .policy import Policy
@@ -195,20 +195,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 def measures_from(names: list[str], cutoffs: list[str]) -> list[str]:
     """``-m`` names plus the default set at each ``-k``; every bad one reported at once."""
-    problems: list[Problem] = []
-    ks = []
-    for k in cutoffs:
-        try:
-            ks.append(parse_cutoff(k))
-        except InputError as error:
-            problems += error.problems
+    ks, problems = gather(cutoffs, parse_cutoff)
     measures = list(dict.fromkeys(list(names) + (default_measures(ks) if ks else [])))
-    try:
-        parse_requests(measures)
-    except InputError as error:
-        problems += error.problems
-    if problems:
-        raise InputError(problems)
+    problems += gather([measures], parse_requests)[1]
+    raise_if_any(problems)
     return measures or default_measures()
 
 
@@ -243,14 +233,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from .gate import check_gate, parse_requirement
 
     k = parse_cutoff(args.k)
-    problems = []
-    for text in args.require:
-        try:
-            parse_requirement(text)
-        except InputError as error:
-            problems += error.problems
-    if problems:
-        raise InputError(problems)
+    raise_if_any(gather(args.require, parse_requirement)[1])
     runs = [args.run] + ([args.baseline] if args.baseline else [])
     workspace = Workspace.from_files(args.gold, runs, args.grades, args.corpus)
     names = workspace.run_names

@@ -6,7 +6,12 @@ so a user fixes a file in one pass instead of one error per run.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -40,6 +45,25 @@ class InputError(ValueError):
         if len(self.problems) > 50:
             shown.append(f"... and {len(self.problems) - 50} more problems")
         return "\n".join(shown)
+
+
+def gather(items: Iterable[T], parse: Callable[[T], R]) -> tuple[list[R], list[Problem]]:
+    """Apply ``parse`` to every item: the results of those that pass, and the problems of
+    all those that fail, so one error can report every bad input at once.
+
+    >>> from ragrecall_core.measures import parse_cutoff
+    >>> cutoffs, problems = gather(["5", "0"], parse_cutoff)
+    >>> cutoffs, [p.value for p in problems]
+    ([5], ['0'])
+    """
+    results: list[R] = []
+    problems: list[Problem] = []
+    for item in items:
+        try:
+            results.append(parse(item))
+        except InputError as error:
+            problems += error.problems
+    return results, problems
 
 
 def raise_if_any(problems: list[Problem]) -> None:

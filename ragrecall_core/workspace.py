@@ -19,7 +19,7 @@ import duckdb
 
 from .corpus import load_corpus
 from .db import connect
-from .errors import InputError, Problem
+from .errors import InputError, Problem, gather, raise_if_any
 from .gold import load_gold
 from .grades import load_grades
 from .readers import sha256_of
@@ -62,22 +62,15 @@ class Workspace:
         """Load loose files; every file's problems are reported together."""
         con = connect()
         ws = cls(con, Path(gold), folder=Path(folder) if folder else None)
-        problems: list[Problem] = []
-        problems += _as_problems(_collect(lambda: load_gold(con, ws.gold)))
-        for path in map(Path, runs):
-            name = _collect(lambda p=path: load_run(con, p))
-            if isinstance(name, str):
-                ws.runs[name] = path
-            else:
-                problems += name
-        for path in map(Path, grades):
-            problems += _as_problems(_collect(lambda p=path: load_grades(con, p)))
-            ws.grades.append(path)
+        problems = gather([ws.gold], lambda path: load_gold(con, path))[1]
+        loaded, run_problems = gather(map(Path, runs), lambda path: (load_run(con, path), path))
+        ws.runs = dict(loaded)
+        ws.grades = list(map(Path, grades))
+        problems += run_problems + gather(ws.grades, lambda path: load_grades(con, path))[1]
         if corpus is not None:
             ws.corpus = Path(corpus)
-            problems += _as_problems(_collect(lambda: load_corpus(con, ws.corpus)))
-        if problems:
-            raise InputError(problems)
+            problems += gather([ws.corpus], lambda path: load_corpus(con, path))[1]
+        raise_if_any(problems)
         ws._require_shared_queries()
         return ws
 
@@ -178,14 +171,3 @@ class Workspace:
 
 def open_workspace(folder: str | Path) -> Workspace:
     return Workspace.open(folder)
-
-
-def _collect(load):
-    try:
-        return load()
-    except InputError as error:
-        return error.problems
-
-
-def _as_problems(result) -> list[Problem]:
-    return result if isinstance(result, list) else []

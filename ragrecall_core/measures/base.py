@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..errors import InputError, Problem
+from ..errors import InputError, Problem, gather, raise_if_any
 
 REQUIRED, OPTIONAL, NONE = "required", "optional", "none"
 
@@ -126,12 +126,8 @@ class MeasureRequest:
 
 def parse_requests(texts: list[str], source: str = "-m") -> list[MeasureRequest]:
     """Parse every measure name, reporting all unknown names at once."""
-    requests, problems = [], []
-    for text in texts:
-        try:
-            requests.append(MeasureRequest(parse_measure(text, source), text.strip()))
-        except InputError as error:
-            problems.extend(error.problems)
-    if problems:
-        raise InputError(problems)
+    requests, problems = gather(
+        texts, lambda text: MeasureRequest(parse_measure(text, source), text.strip())
+    )
+    raise_if_any(problems)
     return requests
