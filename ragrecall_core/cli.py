@@ -298,13 +298,10 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from .report import build_report
+    from .report import build_report, output_suffix
 
     k = parse_cutoff(args.k)
-    if args.output.suffix.lower() not in (".html", ".htm", ".md", ".csv"):
-        raise InputError(
-            [Problem("-o", None, str(args.output), "a file ending in .html, .md or .csv")]
-        )
+    output_suffix(args.output)  # before the work, not after it
     report = build_report(Workspace.open(args.workspace), k=k, split=args.split)
     report.write(args.output)
     sys.stdout.write(f"report written to {args.output} ({report.scope})\n")

@@ -52,6 +52,17 @@ def neutralise(value):
     return value
 
 
+RENDERERS = {".html": "to_html", ".htm": "to_html", ".md": "to_markdown", ".csv": "to_csv"}
+
+
+def output_suffix(path: Path) -> str:
+    """The report format a file name asks for; an input error for any other ending."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in RENDERERS:
+        raise InputError([Problem("-o", None, str(path), "a file ending in .html, .md or .csv")])
+    return suffix
+
+
 @dataclass
 class Report:
     k: int
@@ -150,17 +161,7 @@ class Report:
         return figure
 
     def write(self, path: Path) -> None:
-        suffix = Path(path).suffix.lower()
-        render = {
-            ".html": self.to_html,
-            ".htm": self.to_html,
-            ".md": self.to_markdown,
-            ".csv": self.to_csv,
-        }.get(suffix)
-        if render is None:
-            raise InputError(
-                [Problem("-o", None, str(path), "a file ending in .html, .md or .csv")]
-            )
+        render = getattr(self, RENDERERS[output_suffix(path)])
         Path(path).write_text(render(), encoding="utf-8")
 
 
