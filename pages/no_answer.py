@@ -7,6 +7,7 @@ from ragrecall_app.context import current, missing_notes
 from ragrecall_app.render import escape_markdown, notes, policy_note
 from ragrecall_core import no_answer_view as nav
 from ragrecall_core.compare_view import view_query_ids
+from ragrecall_core.text import md_labels
 
 ctx = current()
 s = ctx.state
@@ -111,7 +112,7 @@ for i, run in enumerate(s.runs):
         )
 
 with st.expander("The threshold sweep as a table"):
-    tabs = st.tabs(list(s.runs))
+    tabs = st.tabs(md_labels(s.runs))
     for i, (tab, run) in enumerate(zip(tabs, s.runs, strict=True)):
         with tab:
             st.dataframe(

@@ -7,6 +7,7 @@ from ragrecall_app.context import current, missing_notes
 from ragrecall_app.render import escape_markdown, notes
 from ragrecall_core import charts, overview
 from ragrecall_core.harm_view import add_harm_cell, harm_label, with_harm
+from ragrecall_core.text import md_labels
 
 ctx = current()
 s = ctx.state
@@ -91,7 +92,7 @@ if not any_warning:
 st.subheader("Run configurations")
 st.caption("As loaded from each run's .config.json sidecar; secrets are redacted on load.")
 configs = ctx.ws.configs()
-tabs = st.tabs(list(s.runs))
+tabs = st.tabs(md_labels(s.runs))
 for tab, run in zip(tabs, s.runs, strict=True):
     with tab:
         if configs.get(run):

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 import pandas as pd
 import plotly.graph_objects as go
 
+from .text import plot_literal
+
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 FONT = 16
 TITLE_FONT = 20
@@ -59,7 +61,7 @@ def headline_bars(summary: pd.DataFrame, colors: dict[str, str], k: int) -> go.F
     fig = go.Figure()
     for run, rows in summary.groupby("run", sort=False):
         fig.add_bar(
-            name=run,
+            name=plot_literal(run),
             x=rows["measure"],
             y=rows["value"],
             marker_color=colors.get(run),
@@ -73,8 +75,9 @@ def headline_bars(summary: pd.DataFrame, colors: dict[str, str], k: int) -> go.F
             },
             customdata=rows[["low", "high", "queries"]].to_numpy(),
             hovertemplate=(
-                f"<b>{run}</b><br>%{{x}} = %{{y:.3f}}<br>95% CI %{{customdata[0]:.3f}}"
-                "–%{customdata[1]:.3f}<br>%{customdata[2]} queries<extra></extra>"
+                f"<b>{plot_literal(run)}</b><br>%{{x}} = %{{y:.3f}}<br>"
+                "95% CI %{customdata[0]:.3f}–%{customdata[1]:.3f}<br>"
+                "%{customdata[2]} queries<extra></extra>"
             ),
         )
     fig.update_layout(barmode="group", bargap=0.25)
@@ -98,8 +101,8 @@ def failure_bars(
             for f, q, r in zip(rows["failing"], rows["queries"], rows["rate"], strict=True)
         ]
         fig.add_bar(
-            name=run,
-            y=rows["group"],
+            name=plot_literal(run),
+            y=rows["group"].map(plot_literal),
             x=rows["failing"],
             orientation="h",
             marker_color=colors.get(run),
@@ -109,7 +112,7 @@ def failure_bars(
             textfont={"size": FONT - 1},
             customdata=[[run, g] for g in rows["group"]],
             hovertemplate=(
-                f"<b>{run}</b><br>%{{y}}: %{{text}} failing<br>"
+                f"<b>{plot_literal(run)}</b><br>%{{y}}: %{{text}} failing<br>"
                 "click to open these queries<extra></extra>"
             ),
         )
@@ -134,7 +137,7 @@ def first_rank_histogram(hist: pd.DataFrame, colors: dict[str, str]) -> go.Figur
     fig = go.Figure()
     for run, rows in hist.groupby("run", sort=False):
         fig.add_bar(
-            name=run,
+            name=plot_literal(run),
             x=rows["bin"],
             y=rows["queries"],
             marker_color=colors.get(run),
@@ -145,7 +148,7 @@ def first_rank_histogram(hist: pd.DataFrame, colors: dict[str, str]) -> go.Figur
             cliponaxis=False,
             customdata=[[run, b, s] for b, s in zip(rows["bin"], rows["share"], strict=True)],
             hovertemplate=(
-                f"<b>{run}</b><br>first relevant rank %{{x}}: %{{y}} queries "
+                f"<b>{plot_literal(run)}</b><br>first relevant rank %{{x}}: %{{y}} queries "
                 "(%{customdata[2]:.0%})<br>click to list them<extra></extra>"
             ),
         )
@@ -179,13 +182,13 @@ def hit_curve(curve: pd.DataFrame, colors: dict[str, str], k: int) -> go.Figure:
     fig = go.Figure()
     for i, (run, rows) in enumerate(curve.groupby("run", sort=False)):
         fig.add_scatter(
-            name=run,
+            name=plot_literal(run),
             x=rows["k"],
             y=rows["hit"],
             mode="lines+markers",
             line=run_line(run, i, colors),
             marker={"size": 6},
-            hovertemplate=f"<b>{run}</b><br>Hit@%{{x}} = %{{y:.3f}}<extra></extra>",
+            hovertemplate=f"<b>{plot_literal(run)}</b><br>Hit@%{{x}} = %{{y:.3f}}<extra></extra>",
         )
     fig.add_vline(
         x=k,
@@ -208,7 +211,7 @@ def count_bars(counts: pd.DataFrame, label: str) -> go.Figure:
     """Horizontal bars of how many queries each value of one attribute has."""
     fig = go.Figure(
         go.Bar(
-            y=counts["value"],
+            y=counts["value"].map(plot_literal),
             x=counts["queries"],
             orientation="h",
             marker_color="#555555",

@@ -21,6 +21,7 @@ import plotly.graph_objects as go
 from .charts import FONT, _layout
 from .measures import parse_measure
 from .selection import query_ids
+from .text import plot_literal
 from .workspace import Workspace
 
 ALPHA = 0.05
@@ -156,12 +157,18 @@ def scatter_figure(points: pd.DataFrame, baseline: str, candidate: str, measure:
                 "line": {"width": 2 if symbol == "x" else 1, "color": color},
             },
             customdata=np.stack(
-                [rows["query_id"], rows["baseline"], rows["candidate"]], axis=-1
+                [
+                    rows["query_id"],
+                    rows["baseline"],
+                    rows["candidate"],
+                    rows["query_id"].map(plot_literal),
+                ],
+                axis=-1,
             ).tolist(),
             hovertemplate=(
-                "<b>%{customdata[0]}</b><br>"
-                f"{measure} {baseline}: %{{customdata[1]:.2f}}<br>"
-                f"{measure} {candidate}: %{{customdata[2]:.2f}}<br>"
+                "<b>%{customdata[3]}</b><br>"
+                f"{measure} {plot_literal(baseline)}: %{{customdata[1]:.2f}}<br>"
+                f"{measure} {plot_literal(candidate)}: %{{customdata[2]:.2f}}<br>"
                 "click to compare its ranked lists<extra></extra>"
             ),
         )
@@ -192,8 +199,8 @@ def scatter_figure(points: pd.DataFrame, baseline: str, candidate: str, measure:
     fig = _layout(
         fig,
         f"{measure} per query (numbers: queries at that point)",
-        f"{measure} of {baseline} (baseline)",
-        f"{measure} of {candidate} (candidate)",
+        f"{measure} of {plot_literal(baseline)} (baseline)",
+        f"{measure} of {plot_literal(candidate)} (candidate)",
         height=560,
     )
     fig.update_layout(legend={"orientation": "v", "y": 1.0, "x": 1.02, "yanchor": "top"})

@@ -19,6 +19,7 @@ import plotly.graph_objects as go
 from .charts import FONT, _layout, run_line
 from .gold_gaps import gold_gaps
 from .no_answer import NoAnswerReport
+from .text import plot_literal
 from .workspace import Workspace
 
 GOLD_ERROR_KIND = "relevant grade on a no-answer query"
@@ -89,8 +90,8 @@ def score_figure(
             },
             line={"color": color if kind == "answerable" else "#D55E00"},
             fillcolor="rgba(0,0,0,0)",
-            customdata=part[["query_id"]].to_numpy(),
-            hovertemplate="%{customdata[0]}: top score %{x:.4f}<extra></extra>",
+            customdata=[[q, plot_literal(q)] for q in part["query_id"]],
+            hovertemplate="%{customdata[1]}: top score %{x:.4f}<extra></extra>",
             showlegend=False,
         )
     if threshold is not None:
@@ -105,7 +106,7 @@ def score_figure(
     fig.update_yaxes(type="category", categoryorder="array", automargin=True)
     fig = _layout(
         fig,
-        f"{run}: top-1 score per query",
+        f"{plot_literal(run)}: top-1 score per query",
         "top-1 score (this run's own scale)",
         "",
         height=330,
@@ -125,7 +126,7 @@ def sweep_figure(
         if rows.empty:
             continue
         fig.add_scatter(
-            name=run,
+            name=plot_literal(run),
             x=rows["answerable_coverage"],
             y=rows["false_confidence"],
             mode="lines+markers",
@@ -133,7 +134,7 @@ def sweep_figure(
             marker={"size": 6},
             customdata=rows[["threshold"]].to_numpy(),
             hovertemplate=(
-                f"<b>{run}</b><br>threshold %{{customdata[0]:.4f}}<br>"
+                f"<b>{plot_literal(run)}</b><br>threshold %{{customdata[0]:.4f}}<br>"
                 "answerable coverage %{x:.1%}<br>false confidence %{y:.1%}<extra></extra>"
             ),
         )
@@ -149,9 +150,12 @@ def sweep_figure(
                     "symbol": "star",
                     "line": {"width": 1.5, "color": "#222222"},
                 },
-                name=f"{run}: picked",
+                name=f"{plot_literal(run)}: picked",
                 showlegend=False,
-                hovertemplate=f"<b>{run}</b>: picked threshold {p['threshold']:.4f}<extra></extra>",
+                hovertemplate=(
+                    f"<b>{plot_literal(run)}</b>: picked threshold {p['threshold']:.4f}"
+                    "<extra></extra>"
+                ),
             )
     fig.add_hline(
         y=max_fc,

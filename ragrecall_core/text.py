@@ -1,0 +1,44 @@
+"""Text from files shown as text: in Markdown (Streamlit labels, report.md) and in plotly.
+
+Streamlit renders Markdown in tab, expander, widget and metric labels, subheaders,
+captions and alerts (links, images, HTML-looking text, ``:red[...]`` directives,
+``:emoji:`` shortcodes, ``$...$`` maths) and offers no literal mode for tab labels.
+CommonMark shows a backslash-escaped ASCII punctuation character as itself, so escaping
+every one of them is the one rule that holds for every renderer. Plotly renders a
+subset of HTML (``<a href>``, ``<b>``, ``<br>``) in trace names, tick labels and hover
+text, and ``%{...}`` in hover templates; it decodes character entities, so escaping
+``<``, ``>``, ``&`` and ``%`` as entities shows the text as written.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import string
+
+_MARKDOWN_PUNCTUATION = re.compile("([" + re.escape(string.punctuation) + "])")
+_LINE_BREAKS = re.compile(r"[\r\n\u2028\u2029\x0b\x0c\x85]+")
+
+
+def md_literal(text) -> str:
+    """``text`` on one line, every ASCII punctuation character backslash-escaped.
+
+    >>> md_literal("[x](https://e.example) :red[y] $z$")
+    '\\\\[x\\\\]\\\\(https\\\\:\\\\/\\\\/e\\\\.example\\\\) \\\\:red\\\\[y\\\\] \\\\$z\\\\$'
+    """
+    one_line = _LINE_BREAKS.sub(" ", str(text))
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", one_line)
+
+
+def md_labels(texts) -> list[str]:
+    """Labels for ``st.tabs`` (which must be distinct strings) from file text."""
+    return [md_literal(t) for t in texts]
+
+
+def plot_literal(text) -> str:
+    """``text`` for a plotly name, tick label or hover template, shown as written.
+
+    >>> plot_literal("<a href='x'>%{y}</a>")
+    "&lt;a href='x'&gt;&#37;{y}&lt;/a&gt;"
+    """
+    return html.escape(str(text), quote=False).replace("%", "&#37;")
