@@ -1,28 +1,39 @@
 """The ``ragrecall`` command line: a thin layer over the package's public functions.
 
 Exit codes: 0 success, 1 a release gate failed, 2 invalid input (problems on stderr).
+
+Every command first parses all its options and reports every bad one at once, before
+reading any input file; then it loads the inputs (whose loaders report their own
+problems) and checks what depends on them (the split).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
-from .errors import InputError, Problem, gather, raise_if_any
+import duckdb
+
+from .errors import InputError, Problem, raise_if_any
 from .evaluate import default_measures, evaluate
 from .measures import parse_cutoff, parse_requests
 from .policy import Policy
-from .render import FORMATS, render
+from .render import FORMATS, json_text, render
+from .selection import require_split
 from .workspace import Workspace
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
 # a calm blue: the default red reads as "error" on a shared screen
 THEME_PRIMARY = "#1f5fa8"
 DEFAULT_WORKSPACE = Path(__file__).resolve().parent.parent / "data_samples"
+DEFAULT_PORT = 8501
+SHOWN_MESSAGE = 80  # characters of a failure message shown, as for any input value
+
+T = TypeVar("T")
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -31,20 +42,33 @@ class ArgumentParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+def take(problems: list[Problem], parse: Callable[..., T], *args) -> T | None:
+    """``parse(*args)``, or ``None`` with its problems added to ``problems``: one option's
+    error does not hide the next one's."""
+    try:
+        return parse(*args)
+    except InputError as error:
+        problems += error.problems
+        return None
+
+
 def add_policy_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--grades",
         action="append",
         default=[],
+        type=Path,
         metavar="FILE",
-        help="manual grades (JSONL/CSV); may repeat",
+        help="reviewers' grades (JSONL/CSV) judging chunks the gold set lacks; may repeat",
     )
-    parser.add_argument("--corpus", metavar="FILE", help="corpus (chunk_id, doc_id, section, text)")
+    parser.add_argument(
+        "--corpus", type=Path, metavar="FILE", help="corpus (chunk_id, doc_id, section, text)"
+    )
     parser.add_argument(
         "--unit",
         choices=("chunk", "doc"),
         default="chunk",
-        help="evaluate chunks, or documents (a document counts once)",
+        help="evaluate chunks, or documents (a document counts once, at its first chunk)",
     )
     parser.add_argument(
         "--rel-level", default="1", metavar="N", help="a grade >= N is relevant (default 1)"
@@ -62,20 +86,41 @@ def add_policy_options(parser: argparse.ArgumentParser) -> None:
         "--partial",
         choices=("not_relevant", "relevant"),
         default="not_relevant",
-        help="how a reviewer's partial grade (1) counts",
+        help="how a reviewer's partial grade (1) counts (default not_relevant)",
     )
     parser.add_argument(
         "--harmful",
         choices=("not_relevant", "as_graded"),
         default="not_relevant",
-        help="how a chunk flagged harmful counts",
+        help="how a chunk flagged harmful counts (default not_relevant)",
     )
 
 
-def policy_from(args: argparse.Namespace) -> Policy:
-    level = parse_cutoff(args.rel_level, "--rel-level") if args.rel_level != "0" else 0
+def add_format(parser: argparse.ArgumentParser, formats: Sequence[str] = ("table", "json")):
+    parser.add_argument(
+        "--format",
+        choices=formats,
+        default="table",
+        help="table for people, json for programs (default table)",
+    )
+
+
+def add_split(parser: argparse.ArgumentParser, default: str = "all queries") -> None:
+    parser.add_argument(
+        "--split", metavar="NAME", help=f"only this split's queries (default: {default})"
+    )
+
+
+def add_cutoff(parser: argparse.ArgumentParser, help: str, default: str | None = "5") -> None:
+    parser.add_argument("-k", default=default, metavar="K", help=help)
+
+
+def policy_from(args: argparse.Namespace, problems: list[Problem]) -> Policy:
+    level = (
+        0 if args.rel_level == "0" else take(problems, parse_cutoff, args.rel_level, "--rel-level")
+    )
     return Policy(
-        rel_level=level,
+        rel_level=level if level is not None else 1,
         unit=args.unit,
         compat=args.compat,
         complete=args.complete,
@@ -89,8 +134,10 @@ def build_parser() -> ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=ArgumentParser)
 
     ev = sub.add_parser("evaluate", help="measure runs against a gold set")
-    ev.add_argument("gold", type=Path)
-    ev.add_argument("runs", type=Path, nargs="+")
+    ev.add_argument("gold", type=Path, help="the gold set (JSONL, TREC qrels, CSV, Parquet)")
+    ev.add_argument(
+        "runs", type=Path, nargs="+", help="runs to measure (JSONL, TREC, CSV, Parquet)"
+    )
     ev.add_argument(
         "-m",
         "--measure",
@@ -104,89 +151,174 @@ def build_parser() -> ArgumentParser:
         action="append",
         default=[],
         metavar="K",
-        help="add the default measures at cutoff K; may repeat",
+        help="add the default measures at cutoff K; may repeat (default: k = 5 without -m)",
     )
     add_policy_options(ev)
     ev.add_argument("--per-query", action="store_true", help="also print every query's values")
-    ev.add_argument("--format", choices=FORMATS, default="table")
+    add_format(ev, FORMATS)
     ev.set_defaults(handler=cmd_evaluate)
 
     cmp = sub.add_parser("compare", help="compare a candidate run against a baseline")
-    cmp.add_argument("gold", type=Path)
-    cmp.add_argument("baseline", type=Path)
-    cmp.add_argument("candidate", type=Path)
-    cmp.add_argument("-k", default="5", metavar="K")
-    cmp.add_argument("-m", "--measure", action="append", default=[], metavar="MEASURE")
-    cmp.add_argument("--split", help="only the queries of this split")
+    cmp.add_argument("gold", type=Path, help="the gold set")
+    cmp.add_argument("baseline", type=Path, help="the run compared against")
+    cmp.add_argument("candidate", type=Path, help="the run that may replace it")
+    add_cutoff(cmp, "cutoff of the default measures and of regressions (default 5)")
+    cmp.add_argument(
+        "-m",
+        "--measure",
+        action="append",
+        default=[],
+        metavar="MEASURE",
+        help="compare these measures instead of the default set; may repeat",
+    )
+    add_split(cmp)
     add_policy_options(cmp)
-    cmp.add_argument("--format", choices=("table", "json"), default="table")
+    add_format(cmp)
     cmp.set_defaults(handler=cmd_compare)
 
     chk = sub.add_parser("check", help="release gate: exit 1 when a requirement fails")
-    chk.add_argument("gold", type=Path)
-    chk.add_argument("run", type=Path)
-    chk.add_argument("--baseline", type=Path)
-    chk.add_argument("--require", action="append", default=[], metavar="MEASURE>=VALUE")
-    chk.add_argument("--max-regressions", type=int, metavar="N")
-    chk.add_argument("--split", help="default: 'test' when the gold set has it")
-    chk.add_argument("-k", default="5", metavar="K", help="cutoff for regressions")
+    chk.add_argument("gold", type=Path, help="the gold set")
+    chk.add_argument("run", type=Path, help="the run to release")
+    chk.add_argument(
+        "--baseline", type=Path, metavar="RUN", help="count regressions against this run"
+    )
+    chk.add_argument(
+        "--require",
+        action="append",
+        default=[],
+        metavar="MEASURE>=VALUE",
+        help='a requirement like "Recall@5>=0.8" (>=, >, <=, <, ==); may repeat',
+    )
+    chk.add_argument(
+        "--max-regressions",
+        metavar="N",
+        help="regressed queries allowed against --baseline (default 0)",
+    )
+    add_split(chk, "'test' when the gold set has it")
+    add_cutoff(chk, "cutoff of Recall@k that defines a regression (default 5)")
     add_policy_options(chk)
-    chk.add_argument("--format", choices=("table", "json"), default="table")
+    add_format(chk)
     chk.set_defaults(handler=cmd_check)
 
     na = sub.add_parser("no-answer", help="how confidently runs answer the unanswerable")
-    na.add_argument("gold", type=Path)
-    na.add_argument("runs", type=Path, nargs="+")
-    na.add_argument("-k", default="5", metavar="K")
+    na.add_argument("gold", type=Path, help="the gold set (no-answer queries: no relevant id)")
+    na.add_argument("runs", type=Path, nargs="+", help="runs to examine, each on its own")
+    add_cutoff(na, "a relevant chunk in the top K makes an answerable query covered (default 5)")
     na.add_argument(
         "--max-false-confidence",
-        type=float,
-        default=0.1,
+        default="0.1",
         metavar="SHARE",
-        help="the trade-off that picks a threshold (default 0.1)",
+        help="the trade-off that picks a threshold: a share between 0 and 1 (default 0.1)",
     )
-    na.add_argument("--split")
+    add_split(na)
     add_policy_options(na)
-    na.add_argument("--format", choices=("table", "json"), default="table")
+    add_format(na)
     na.set_defaults(handler=cmd_no_answer)
 
     pool = sub.add_parser("pool", help="write the blind pool of chunks to judge")
-    pool.add_argument("gold", type=Path)
-    pool.add_argument("runs", type=Path, nargs="+")
+    pool.add_argument("gold", type=Path, help="the gold set")
+    pool.add_argument("runs", type=Path, nargs="+", help="runs whose top chunks are pooled")
     pool.add_argument("--depth", default="10", metavar="D", help="top-d of each run (default 10)")
-    pool.add_argument("-k", default="5", metavar="K", help="the cutoff reported on (d >= k)")
-    pool.add_argument("--grades", action="append", default=[], type=Path)
-    pool.add_argument("--corpus", type=Path)
-    pool.add_argument("--split")
-    pool.add_argument("-o", "--output", type=Path, required=True)
+    add_cutoff(pool, "the cutoff the judged shares are reported at (default: the depth)", None)
+    pool.add_argument(
+        "--grades",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="FILE",
+        help="grades already made: their chunks are left out of the pool; may repeat",
+    )
+    pool.add_argument(
+        "--corpus", type=Path, metavar="FILE", help="corpus, to put each chunk's text in the pool"
+    )
+    add_split(pool)
+    pool.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        required=True,
+        metavar="FILE",
+        help="the pool file: .jsonl (JSON lines) or .csv",
+    )
     pool.set_defaults(handler=cmd_pool)
 
     agr = sub.add_parser("agreement", help="agreement between annotators and disagreements")
-    agr.add_argument("grades", type=Path, nargs="+")
-    agr.add_argument("--format", choices=("table", "json"), default="table")
+    agr.add_argument("grades", type=Path, nargs="+", help="grades files (JSONL/CSV)")
+    add_format(agr)
     agr.set_defaults(handler=cmd_agreement)
 
     rep = sub.add_parser("report", help="write the reproducible report (.html, .md or .csv)")
-    rep.add_argument("workspace", type=Path)
-    rep.add_argument("-o", "--output", type=Path, required=True)
-    rep.add_argument("-k", default="5", metavar="K")
-    rep.add_argument("--split", help="default: 'test' when the gold set has it")
+    rep.add_argument("workspace", type=Path, help="a workspace folder (gold, runs/, grades/)")
+    rep.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        required=True,
+        metavar="FILE",
+        help="the report: .html, .md or .csv, into an existing folder",
+    )
+    add_cutoff(rep, "the cutoff of the report's measures (default 5)")
+    add_split(rep, "'test' when the gold set has it")
     rep.set_defaults(handler=cmd_report)
 
     ui = sub.add_parser("ui", help="open the dashboard (default: the sample workspace)")
-    ui.add_argument("workspace", nargs="?", type=Path)
-    ui.add_argument("--gold", type=Path)
-    ui.add_argument("--run", action="append", default=[], type=Path)
-    ui.add_argument("--grades", action="append", default=[], type=Path)
-    ui.add_argument("--corpus", type=Path)
-    ui.add_argument("--port", type=int, default=8501)
+    ui.add_argument(
+        "workspace", nargs="?", type=Path, help="a workspace folder (default: data_samples/)"
+    )
+    ui.add_argument("--gold", type=Path, metavar="FILE", help="a gold file, instead of a workspace")
+    ui.add_argument(
+        "--run",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="FILE",
+        help="with --gold: a run file; may repeat",
+    )
+    ui.add_argument(
+        "--grades",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="FILE",
+        help="with --gold: a grades file; may repeat",
+    )
+    ui.add_argument("--corpus", type=Path, metavar="FILE", help="with --gold: the corpus")
+    ui.add_argument(
+        "--port",
+        default=str(DEFAULT_PORT),
+        metavar="N",
+        help=f"the local port to serve on (default {DEFAULT_PORT})",
+    )
     ui.set_defaults(handler=cmd_ui)
     return parser
 
 
+def print_result(fmt: str, as_dict: Callable[[], dict], as_text: Callable[[], str]) -> None:
+    """The one tail of every command: JSON for programs, or text for people."""
+    sys.stdout.write(json_text(as_dict()) if fmt == "json" else as_text())
+
+
+def output_problems(path: Path) -> list[Problem]:
+    """An output path must name a file in a folder that exists: found before the work."""
+    if path.is_dir():
+        return [Problem("-o", None, str(path), "a file name, not a folder")]
+    if not path.parent.is_dir():
+        return [Problem("-o", None, str(path.parent), "an existing folder to write into")]
+    return []
+
+
+def load(args: argparse.Namespace, runs: list[Path]) -> Workspace:
+    """The command's files as a workspace, with its ``--split`` checked against the gold."""
+    workspace = Workspace.from_files(args.gold, runs, args.grades, args.corpus)
+    require_split(workspace, args.split)
+    return workspace
+
+
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    measures = measures_from(args.measure, args.k)
-    policy = policy_from(args)
+    problems: list[Problem] = []
+    measures = take(problems, measures_from, args.measure, args.k)
+    policy = policy_from(args, problems)
+    raise_if_any(problems)
     workspace = Workspace.from_files(args.gold, args.runs, args.grades, args.corpus)
     evaluation = evaluate(workspace, measures, policy=policy)
     sys.stdout.write(render(evaluation, args.format, per_query=args.per_query))
@@ -195,9 +327,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 def measures_from(names: list[str], cutoffs: list[str]) -> list[str]:
     """``-m`` names plus the default set at each ``-k``; every bad one reported at once."""
-    ks, problems = gather(cutoffs, parse_cutoff)
+    problems: list[Problem] = []
+    ks = [k for k in (take(problems, parse_cutoff, text) for text in cutoffs) if k is not None]
     measures = list(dict.fromkeys(list(names) + (default_measures(ks) if ks else [])))
-    problems += gather([measures], parse_requests)[1]
+    take(problems, parse_requests, measures)
     raise_if_any(problems)
     return measures or default_measures()
 
@@ -206,83 +339,91 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from .compare import compare
     from .selection import query_ids
 
-    k = parse_cutoff(args.k)
-    measures = measures_from(args.measure, []) if args.measure else None
-    workspace = Workspace.from_files(
-        args.gold, [args.baseline, args.candidate], args.grades, args.corpus
-    )
+    problems: list[Problem] = []
+    k = take(problems, parse_cutoff, args.k)
+    measures = take(problems, measures_from, args.measure, []) if args.measure else None
+    policy = policy_from(args, problems)
+    raise_if_any(problems)
+    workspace = load(args, [args.baseline, args.candidate])
     baseline, candidate = workspace.run_names
-    ids = query_ids(workspace, split=args.split)
     comparison = compare(
         workspace,
         baseline,
         candidate,
         k=k,
         measures=measures,
-        policy=policy_from(args),
-        query_ids=ids,
+        policy=policy,
+        query_ids=query_ids(workspace, split=args.split),
     )
-    if args.format == "json":
-        sys.stdout.write(json.dumps(comparison.to_dict(), indent=2, default=str) + "\n")
-    else:
-        sys.stdout.write(comparison.to_text())
+    print_result(args.format, comparison.to_dict, comparison.to_text)
     return 0
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .gate import check_gate, parse_requirement
+    from .gate import check_gate, gate_problems, parse_budget, parse_requirement
 
-    k = parse_cutoff(args.k)
-    raise_if_any(gather(args.require, parse_requirement)[1])
+    problems: list[Problem] = []
+    k = take(problems, parse_cutoff, args.k)
+    for requirement in args.require:
+        take(problems, parse_requirement, requirement)
+    budget = None
+    if args.max_regressions is not None:
+        budget = take(problems, parse_budget, args.max_regressions)
+    if budget is not None or args.max_regressions is None:
+        problems += gate_problems(args.require, args.baseline, budget)
+    policy = policy_from(args, problems)
+    raise_if_any(problems)
     runs = [args.run] + ([args.baseline] if args.baseline else [])
-    workspace = Workspace.from_files(args.gold, runs, args.grades, args.corpus)
+    workspace = load(args, runs)
     names = workspace.run_names
     result = check_gate(
         workspace,
         names[0],
         args.require,
         baseline=names[1] if args.baseline else None,
-        max_regressions=args.max_regressions,
+        max_regressions=budget,
         split=args.split,
         k=k,
-        policy=policy_from(args),
+        policy=policy,
     )
-    if args.format == "json":
-        sys.stdout.write(json.dumps(result.to_dict(), indent=2) + "\n")
-    else:
-        sys.stdout.write(result.to_text())
+    print_result(args.format, result.to_dict, result.to_text)
     return 0 if result.passed else 1
 
 
 def cmd_no_answer(args: argparse.Namespace) -> int:
-    from .no_answer import no_answer_report
+    from .no_answer import no_answer_report, parse_share
     from .selection import query_ids
 
-    k = parse_cutoff(args.k)
-    workspace = Workspace.from_files(args.gold, args.runs, args.grades, args.corpus)
+    problems: list[Problem] = []
+    k = take(problems, parse_cutoff, args.k)
+    share = take(problems, parse_share, args.max_false_confidence)
+    policy = policy_from(args, problems)
+    raise_if_any(problems)
+    workspace = load(args, args.runs)
     report = no_answer_report(
-        workspace, k=k, policy=policy_from(args), query_ids=query_ids(workspace, split=args.split)
+        workspace, k=k, policy=policy, query_ids=query_ids(workspace, split=args.split)
     )
-    if args.format == "json":
-        sys.stdout.write(json.dumps(report.to_dict(args.max_false_confidence), indent=2) + "\n")
-    else:
-        sys.stdout.write(report.to_text(args.max_false_confidence))
+    print_result(args.format, lambda: report.to_dict(share), lambda: report.to_text(share))
     return 0
 
 
 def cmd_pool(args: argparse.Namespace) -> int:
-    from .pooling import build_pool, pool_coverage, write_pool
+    from .pooling import build_pool, coverage_text, pool_format, write_pool
     from .selection import query_ids
 
-    depth, k = parse_cutoff(args.depth, "--depth"), parse_cutoff(args.k)
-    workspace = Workspace.from_files(args.gold, args.runs, args.grades, args.corpus)
+    problems: list[Problem] = []
+    depth = take(problems, parse_cutoff, args.depth, "--depth")
+    k = depth if args.k is None else take(problems, parse_cutoff, args.k)
+    take(problems, pool_format, args.output)
+    problems += output_problems(args.output)
+    raise_if_any(problems)
+    workspace = load(args, args.runs)
     ids = query_ids(workspace, split=args.split)
     pool = build_pool(workspace, depth=depth, query_ids=ids, k=k)
     written = write_pool(pool, args.output)
-    coverage = pool_coverage(workspace, depth=depth, k=k, query_ids=ids)
-    sys.stdout.write(f"{written} (query, chunk) pairs to judge written to {args.output}\n")
-    sys.stdout.write(f"judged share of each run's top {k}, before and after judging the pool:\n")
-    sys.stdout.write(coverage.to_string(index=False, float_format=lambda v: f"{v:.3f}") + "\n")
+    pairs = "1 (query, chunk) pair" if written == 1 else f"{written} (query, chunk) pairs"
+    sys.stdout.write(f"{pairs} to judge written to {args.output}\n")
+    sys.stdout.write(coverage_text(workspace, depth=depth, k=k, query_ids=ids))
     return 0
 
 
@@ -290,39 +431,54 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     from .agreement import agreement_of_files
 
     result = agreement_of_files(args.grades)
-    if args.format == "json":
-        sys.stdout.write(json.dumps(result.to_dict(), indent=2, default=str) + "\n")
-    else:
-        sys.stdout.write(result.to_text())
+    print_result(args.format, result.to_dict, result.to_text)
     return 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     from .report import build_report, output_suffix
 
-    k = parse_cutoff(args.k)
-    output_suffix(args.output)  # before the work, not after it
-    report = build_report(Workspace.open(args.workspace), k=k, split=args.split)
+    problems: list[Problem] = []
+    k = take(problems, parse_cutoff, args.k)
+    take(problems, output_suffix, args.output)
+    problems += output_problems(args.output)
+    raise_if_any(problems)
+    workspace = Workspace.open(args.workspace)
+    require_split(workspace, args.split)
+    report = build_report(workspace, k=k, split=args.split)
     report.write(args.output)
     sys.stdout.write(f"report written to {args.output} ({report.scope})\n")
     return 0
 
 
-def cmd_ui(args: argparse.Namespace) -> int:
-    app_args: list[str] = []
-    if args.gold:
-        app_args += ["--gold", str(args.gold.resolve())]
-        for run in args.run:
-            app_args += ["--run", str(run.resolve())]
-        for grades in args.grades:
-            app_args += ["--grades", str(grades.resolve())]
-        if args.corpus:
-            app_args += ["--corpus", str(args.corpus.resolve())]
-    else:
+def parse_port(text: str) -> int:
+    if not (text.isascii() and text.isdigit() and 1 <= int(text) <= 65535):
+        raise InputError([Problem("--port", None, text, "a port number from 1 to 65535")])
+    return int(text)
+
+
+def ui_arguments(args: argparse.Namespace) -> list[str]:
+    """The app's own arguments: loose files, or a workspace folder that exists."""
+    if not args.gold:
         folder = (args.workspace or DEFAULT_WORKSPACE).resolve()
         if not folder.is_dir():
             raise InputError([Problem(str(folder), None, str(folder), "a workspace folder")])
-        app_args += ["--workspace", str(folder)]
+        return ["--workspace", str(folder)]
+    app_args = ["--gold", str(args.gold.resolve())]
+    for run in args.run:
+        app_args += ["--run", str(run.resolve())]
+    for grades in args.grades:
+        app_args += ["--grades", str(grades.resolve())]
+    if args.corpus:
+        app_args += ["--corpus", str(args.corpus.resolve())]
+    return app_args
+
+
+def cmd_ui(args: argparse.Namespace) -> int:
+    problems: list[Problem] = []
+    port = take(problems, parse_port, args.port)
+    app_args = take(problems, ui_arguments, args)
+    raise_if_any(problems)
     command = [
         sys.executable,
         "-m",
@@ -332,7 +488,7 @@ def cmd_ui(args: argparse.Namespace) -> int:
         "--server.address",
         "localhost",
         "--server.port",
-        str(args.port),
+        str(port),
         "--browser.gatherUsageStats",
         "false",
         "--theme.primaryColor",
@@ -343,13 +499,34 @@ def cmd_ui(args: argparse.Namespace) -> int:
     return subprocess.call(command)
 
 
+# Failures that only bad input causes but that a loader did not turn into problems yet:
+# a file that cannot be opened or written, bytes that are not UTF-8, a file DuckDB cannot
+# parse. Anything else is a bug and keeps its traceback.
+INPUT_FAILURES = (OSError, UnicodeDecodeError, duckdb.InvalidInputException, duckdb.IOException)
+
+
+def unreadable(error: Exception) -> Problem:
+    """One line for an input failure a loader did not report itself."""
+    if isinstance(error, OSError) and error.filename is not None:
+        return Problem(str(error.filename), None, error.strerror or str(error), "a usable file")
+    message = " ".join(str(error).split()) or type(error).__name__
+    message = message.removeprefix("Invalid Input Error: ").removeprefix("IO Error: ")
+    return Problem("input", None, message[:SHOWN_MESSAGE], "a readable UTF-8 or Parquet file")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.handler(args)
     except InputError as error:
-        sys.stderr.write(f"ragrecall: invalid input\n{error}\n")
-        return 2
+        return invalid_input(error)
+    except INPUT_FAILURES as error:
+        return invalid_input(InputError([unreadable(error)]))
+
+
+def invalid_input(error: InputError) -> int:
+    sys.stderr.write(f"ragrecall: invalid input\n{error}\n")
+    return 2
 
 
 if __name__ == "__main__":

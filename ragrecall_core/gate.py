@@ -6,17 +6,18 @@ Requirement(measure='Recall@5', op='>=', threshold=0.8)
 
 from __future__ import annotations
 
+import math
 import operator
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .compare import compare
-from .errors import InputError, Problem
+from .errors import InputError, Problem, gather, raise_if_any
 from .evaluate import evaluate
 from .measures import parse_measure
 from .policy import Policy
-from .selection import default_split, query_ids
+from .selection import default_split, query_ids, require_split
 from .workspace import Workspace
 
 OPERATORS = {
@@ -42,19 +43,60 @@ class Requirement:
         return OPERATORS[self.op](value, self.threshold)
 
 
+# ASCII decimal notation only: float() also reads "nan", "inf", "1_0" and non-ASCII digits
+NUMBER = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
+COUNT = re.compile(r"[0-9]+")
+
+
 def parse_requirement(text: str) -> Requirement:
     match = REQUIREMENT.match(text)
     if not match:
         raise InputError([Problem("--require", None, text, 'a requirement like "Recall@5>=0.8"')])
     measure = match.group("measure")
     parse_measure(measure, "--require")
-    try:
-        threshold = float(match.group("value"))
-    except ValueError:
+    value = match.group("value")
+    threshold = float(value) if NUMBER.fullmatch(value) else math.nan
+    if not math.isfinite(threshold):
         raise InputError(
-            [Problem("--require", None, text, "a number after the operator")]
-        ) from None
+            [Problem("--require", None, text, "a finite number after the operator, like 0.8")]
+        )
     return Requirement(measure, match.group("op"), threshold)
+
+
+def parse_budget(text: str) -> int:
+    """``--max-regressions``: how many regressed queries the gate allows."""
+    if not COUNT.fullmatch(text.strip()):
+        raise InputError(
+            [Problem("--max-regressions", None, text, "a whole number >= 0 of regressed queries")]
+        )
+    return int(text)
+
+
+def gate_problems(
+    requirements: Sequence[str], baseline: str | None, max_regressions: int | None
+) -> list[Problem]:
+    """What makes a gate meaningless: nothing to check, or a budget with no baseline."""
+    if max_regressions is not None and baseline is None:
+        return [
+            Problem(
+                "--max-regressions",
+                None,
+                str(max_regressions),
+                "a --baseline run to count regressions against",
+            )
+        ]
+    if max_regressions is not None and max_regressions < 0:
+        return [Problem("--max-regressions", None, str(max_regressions), "a whole number >= 0")]
+    if not requirements and baseline is None:
+        return [
+            Problem(
+                "check",
+                None,
+                "no --require and no --baseline",
+                "at least one --require or a --baseline: there is nothing to check",
+            )
+        ]
+    return []
 
 
 @dataclass
@@ -113,8 +155,16 @@ def check_gate(
     k: int = 5,
     policy: Policy | None = None,
 ) -> GateResult:
-    """Evaluate ``run`` against every requirement, on the held-out split by default."""
-    parsed = [parse_requirement(r) for r in requirements]
+    """Evaluate ``run`` against every requirement, on the held-out split by default.
+
+    With a ``baseline`` and no ``max_regressions``, no regression is allowed: a gate that
+    lists regressions and passes anyway would check nothing.
+    """
+    parsed, problems = gather(requirements, parse_requirement)
+    raise_if_any(problems + gate_problems(requirements, baseline, max_regressions))
+    require_split(workspace, split)
+    if baseline is not None and max_regressions is None:
+        max_regressions = 0
     chosen, scope = default_split(workspace, split)
     ids = query_ids(workspace, split=chosen)
     result = GateResult(run=run, scope=scope, baseline=baseline, max_regressions=max_regressions)

@@ -6,11 +6,14 @@ never pooled across runs (seed 000).
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pandas as pd
 
+from .errors import InputError, Problem
 from .evaluate import select
 from .policy import Policy
 from .scoring import prepare
@@ -110,6 +113,18 @@ class NoAnswerReport:
                 },
             }
         return {"k": self.k, "runs": runs}
+
+
+SHARE = re.compile(r"([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
+
+def parse_share(text: str, source: str = "--max-false-confidence") -> float:
+    """A share between 0 and 1 in plain decimal notation: ``nan`` would pick no threshold
+    and ``inf`` every one, both silently."""
+    value = float(text) if SHARE.fullmatch(text.strip()) else math.nan
+    if not 0 <= value <= 1:
+        raise InputError([Problem(source, None, text, "a share between 0 and 1, like 0.1")])
+    return value
 
 
 def _num(value) -> float | None:

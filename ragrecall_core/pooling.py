@@ -112,14 +112,55 @@ def pool_coverage(
     )
 
 
+POOL_COLUMNS = ["query_id", "chunk_id", "query", "text"]
+
+
+def pool_format(path: Path) -> str:
+    """The pool file format a file name asks for; an input error for any other ending, so a
+    ``.csv`` name never holds JSON lines."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in POOL_WRITERS:
+        raise InputError([Problem("-o", None, str(path), "a file ending in .jsonl or .csv")])
+    return suffix
+
+
 def write_pool(pool: pd.DataFrame, path: Path) -> int:
-    """Write the pool as JSON lines (no run, rank or score); return the line count."""
-    with Path(path).open("w", encoding="utf-8") as handle:
-        for row in pool.itertuples(index=False):
-            record = {"query_id": row.query_id, "chunk_id": row.chunk_id}
-            if isinstance(row.query, str):
-                record["query"] = row.query
-            if isinstance(row.text, str):
-                record["text"] = row.text
-            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+    """Write the pool (no run, rank or score) as JSON lines or CSV; return the row count."""
+    POOL_WRITERS[pool_format(path)](pool[POOL_COLUMNS], Path(path))
     return len(pool)
+
+
+def _write_jsonl(pool: pd.DataFrame, path: Path) -> None:
+    """One object per line; a query or text the inputs lack is left out, not null."""
+    with path.open("w", encoding="utf-8") as handle:
+        for record in pool.to_dict("records"):
+            kept = {key: value for key, value in record.items() if isinstance(value, str)}
+            handle.write(json.dumps(kept, ensure_ascii=False) + "\n")
+
+
+def _write_csv(pool: pd.DataFrame, path: Path) -> None:
+    """A sheet to judge in: empty cells where text is missing, no cell a spreadsheet runs."""
+    from .report import neutralise
+
+    pool.map(neutralise).to_csv(path, index=False, na_rep="", lineterminator="\n")
+
+
+POOL_WRITERS = {".jsonl": _write_jsonl, ".csv": _write_csv}
+
+
+def coverage_text(
+    workspace: Workspace, depth: int, k: int, query_ids: Sequence[str] | None = None
+) -> str:
+    """Each run's judged share of its top k before and after judging, for the terminal."""
+    coverage = pool_coverage(workspace, depth=depth, k=k, query_ids=query_ids)
+    rows = [
+        f"  {row.run}: {_share(row.judged_before)} -> {_share(row.judged_after)}"
+        + ("" if row.in_pool else " (not pooled)")
+        for row in coverage.itertuples(index=False)
+    ]
+    heading = f"judged share of each run's top {k}, before -> after judging the pool:"
+    return "\n".join([heading, *rows]) + "\n"
+
+
+def _share(value) -> str:
+    return "—" if pd.isna(value) else f"{value:.3f}"

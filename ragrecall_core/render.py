@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import io
 import json
+import math
 
+import numpy as np
 import pandas as pd
 
 from .evaluate import Evaluation
@@ -16,7 +18,7 @@ LONG_COLUMNS = ["run", "query_id", "measure", "value"]
 
 def render(evaluation: Evaluation, fmt: str, per_query: bool = False) -> str:
     if fmt == "json":
-        return json.dumps(evaluation.to_dict(per_query=per_query), indent=2, ensure_ascii=False)
+        return json_text(evaluation.to_dict(per_query=per_query))
     if fmt in ("tsv", "csv"):
         return long_text(evaluation, per_query, "\t" if fmt == "tsv" else ",")
     return table_text(evaluation, per_query)
@@ -61,3 +63,22 @@ def table_text(evaluation: Evaluation, per_query: bool) -> str:
         wide = evaluation.wide()
         lines += ["", wide.to_string(index=False, float_format=lambda v: f"{v:.4f}", na_rep="-")]
     return "\n".join(lines) + "\n"
+
+
+def json_text(data) -> str:
+    """JSON of a command's result: numpy and pandas values become plain numbers, missing
+    values null; any other value that is not JSON fails loudly instead of becoming a string."""
+    return json.dumps(plain(data), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def plain(value):
+    """``value`` with numpy scalars as Python numbers and NaN / NA as ``None``, at any depth."""
+    if isinstance(value, dict):
+        return {str(key): plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(item) for item in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is pd.NA or value is pd.NaT or (isinstance(value, float) and not math.isfinite(value)):
+        return None
+    return value

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .errors import InputError, Problem
 from .workspace import Workspace
 
 TEST_SPLIT = "test"
@@ -54,3 +55,14 @@ def default_split(workspace: Workspace, split: str | None) -> tuple[str | None, 
     if TEST_SPLIT in splits(workspace):
         return TEST_SPLIT, "split 'test' (the held-out split, used by default)"
     return None, "all queries (the gold set has no 'test' split)"
+
+
+def require_split(workspace: Workspace, split: str | None, source: str = "--split") -> None:
+    """Refuse a split the gold set does not have: filtering on it would leave no query, and
+    every number computed on no query is meaningless rather than zero."""
+    known = splits(workspace)
+    if split is not None and split not in known:
+        expected = f"one of the gold set's splits: {', '.join(map(repr, known))}"
+        raise InputError(
+            [Problem(source, None, split, expected if known else "no split: the gold set has none")]
+        )

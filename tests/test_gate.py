@@ -154,8 +154,9 @@ def test_check_gate_in_python(files):
     assert result.regressions == list(REGRESSIONS)
     assert result.checks[0]["value"] == pytest.approx(5 / 8)
     assert result.passed
-    # with no budget given, regressions are listed but do not fail the gate
-    assert check_gate(ws, "candidate", [], baseline="baseline").passed
+    # with no budget given, a baseline allows no regression: a gate must be able to fail
+    strict = check_gate(ws, "candidate", [], baseline="baseline")
+    assert strict.max_regressions == 0 and not strict.passed
 
 
 @pytest.mark.parametrize(

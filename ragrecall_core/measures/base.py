@@ -103,12 +103,20 @@ def parse_cutoff(text: str | int, source: str = "-k") -> int:
     return value
 
 
+# ASCII digits only: str.isdigit() also accepts "²" (int() then fails) and "١" (int() reads 1)
+ASCII_DIGITS = re.compile(r"[0-9]+")
+# DuckDB compares ranks as INTEGER: a larger cutoff is no cutoff a run could reach
+MAX_CUTOFF = 2**31 - 1
+
+
 def _positive_int(raw: str | None, text: str, source: str, what: str) -> int | None:
     if raw is None:
         return None
     raw = raw.strip()
-    if not raw.isdigit() or int(raw) < 1:
-        raise InputError([Problem(source, None, text, f"{what} that is a positive integer")])
+    if not ASCII_DIGITS.fullmatch(raw) or not 1 <= int(raw) <= MAX_CUTOFF:
+        raise InputError(
+            [Problem(source, None, text, f"{what} that is a positive integer <= {MAX_CUTOFF}")]
+        )
     return int(raw)
 
 
