@@ -9,6 +9,8 @@ Runs: old [A, B, C], new [D, B, E].
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 
 import pandas as pd
@@ -202,3 +204,51 @@ def test_cli_pool_depth_below_k_is_invalid_input(tmp_path, capsys):
     assert code == 2
     assert "d >= k = 3" in capsys.readouterr().err
     assert not out.exists()
+
+
+def pool_cli(folder) -> list[str]:
+    runs = folder / "runs"
+    return ["pool", str(folder / "gold.jsonl"), str(runs / "old.jsonl"), str(runs / "new.jsonl")]
+
+
+def test_cli_pool_k_defaults_to_the_depth(tmp_path, capsys):
+    seed002(tmp_path)
+    out = tmp_path / "pool.jsonl"
+    code = main(pool_cli(tmp_path) + ["--depth", "3", "-o", str(out)])
+    stdout = capsys.readouterr().out
+    assert code == 0
+    assert "judged share of each run's top 3" in stdout
+    # seed 002: new is judged 1/3 before and 3/3 after judging D and E
+    assert "  new: 0.333 -> 1.000" in stdout and "  old: 1.000 -> 1.000" in stdout
+    assert len(out.read_text().splitlines()) == 2
+
+
+def test_cli_pool_writes_csv_for_a_csv_name(tmp_path, capsys):
+    corpus = [{"chunk_id": "D", "doc_id": "d", "text": '=HYPERLINK("http://x")'}]
+    seed002(tmp_path, corpus=corpus)
+    out = tmp_path / "pool.csv"
+    argv = pool_cli(tmp_path) + ["--depth", "3", "--corpus", str(tmp_path / "corpus.jsonl")]
+    assert main(argv + ["-o", str(out)]) == 0
+    rows = list(csv.DictReader(io.StringIO(out.read_text("utf-8"))))
+    assert [r["chunk_id"] for r in sorted(rows, key=lambda r: r["chunk_id"])] == ["D", "E"]
+    assert set(rows[0]) == {"query_id", "chunk_id", "query", "text"}
+    texts = {r["chunk_id"]: r["text"] for r in rows}
+    assert texts == {"D": '\'=HYPERLINK("http://x")', "E": ""}  # neutralised; missing = empty
+    assert not out.read_text("utf-8").lstrip().startswith("{")
+
+
+@pytest.mark.parametrize("name", ["pool.json", "pool.txt", "pool", "pool.xlsx"])
+def test_cli_pool_refuses_an_unsupported_extension_before_the_work(tmp_path, capsys, name):
+    seed002(tmp_path)
+    out = tmp_path / name
+    code = main(pool_cli(tmp_path) + ["--depth", "3", "-o", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert ".jsonl or .csv" in err and name in err
+    assert not out.exists()
+
+
+def test_write_pool_refuses_an_unsupported_extension(tmp_path):
+    ws = seed002(tmp_path)
+    with pytest.raises(InputError, match=r"\.jsonl or \.csv"):
+        write_pool(build_pool(ws, depth=3, k=3), tmp_path / "pool.json")
