@@ -16,6 +16,7 @@ import pandas as pd
 from . import scoring
 from .measures import MeasureRequest, parse_requests
 from .policy import Policy
+from .prepared import SCOPE_CTES, PreparedEvaluation, prepare, scope_params
 from .workspace import Workspace
 
 DEFAULT_CUTOFF = 5
@@ -99,38 +100,26 @@ def evaluate(
     """Compute ``measures`` (names such as ``"Recall@5"``) for the workspace's runs."""
     policy = policy or Policy()
     requests = parse_requests(list(measures or default_measures()))
-    con = workspace.cursor()
-    select(con, runs, query_ids)
-    scoring.prepare(con, policy)
-    frame = scoring.per_query(con, [r.measure for r in requests], policy)
-    labels = pd.Series([r.label for r in requests])
-    con.register("per_query_values", frame)
-    long = con.execute(
-        """
-        SELECT p.run, p.query_id, l.measure, p.value, p.m
-        FROM per_query_values p JOIN (SELECT unnest($labels) AS measure,
-                                             generate_subscripts($labels, 1) - 1 AS m) l USING (m)
-        ORDER BY p.run, p.m, p.query_id
-        """,
-        {"labels": list(labels)},
-    ).df()
-    aggregate = con.execute(
-        """
-        SELECT run, measure, avg(value) AS value, count(value) AS queries
-        FROM long GROUP BY run, measure, m ORDER BY run, m
-        """
-    ).df()
-    con.unregister("per_query_values")
+    prepared = prepare(workspace, policy)
+    long = scoring.per_query(prepared, [r.measure for r in requests], runs, query_ids)
+    long["measure"] = long["m"].map(dict(enumerate(r.label for r in requests)))
+    long = long.sort_values(["run", "m", "query_id"], kind="stable", ignore_index=True)
+    aggregate = (
+        long.groupby(["run", "m", "measure"], sort=True)["value"]
+        .agg(value="mean", queries="count")
+        .reset_index()
+        .drop(columns="m")
+    )
     run_names = [r for r in workspace.run_names if runs is None or r in runs]
     cutoffs = sorted({r.measure.cutoff for r in requests if r.measure.cutoff})
     return Evaluation(
-        per_query=long.drop(columns="m"),
+        per_query=long[["run", "query_id", "measure", "value"]],
         aggregate=aggregate,
         requests=requests,
         policy=policy,
         runs=run_names,
-        warnings=collect_warnings(con, cutoffs),
-        no_answer=no_answer_summary(con, policy.rel_level),
+        warnings=collect_warnings(prepared, cutoffs, runs, query_ids),
+        no_answer=no_answer_summary(prepared, runs, query_ids),
     )
 
 
@@ -155,83 +144,97 @@ def select(con: duckdb.DuckDBPyConnection, runs, query_ids) -> None:
     )
 
 
+IGNORED_SQL = """
+SELECT run, count(*), list(query_id ORDER BY query_id)[1:5]
+FROM {s}.lists r ANTI JOIN queries q USING (query_id)
+WHERE $all_runs OR list_contains($runs, run)
+GROUP BY run ORDER BY run
+"""
+
+MISSING_SQL = """
+WITH {scope}
+SELECT rn.run, count(*), list(q.query_id ORDER BY q.query_id)[1:5]
+FROM scope_runs rn, scope_queries q
+WHERE q.judged AND NOT EXISTS (SELECT 1 FROM {s}.lists x WHERE x.run = rn.run
+                               AND x.query_id = q.query_id)
+GROUP BY rn.run ORDER BY rn.run
+"""
+
+TIES_SQL = """
+WITH edge AS (
+    SELECT run, query_id, rank, score FROM runs
+    WHERE ($all_runs OR list_contains($runs, run))
+      AND (list_contains($cutoffs, rank) OR list_contains($cutoffs, rank - 1)))
+SELECT a.run, a.rank AS k, count(*) FROM edge a JOIN edge b
+  ON a.run = b.run AND a.query_id = b.query_id AND b.rank = a.rank + 1
+WHERE list_contains($cutoffs, a.rank) AND a.score = b.score
+GROUP BY a.run, a.rank ORDER BY a.run, a.rank
+"""
+
+NOT_IN_CORPUS_SQL = """
+SELECT count(*), list(DISTINCT chunk_id ORDER BY chunk_id)[1:5] FROM qrels
+WHERE (SELECT count(*) FROM corpus) > 0 AND grade > 0
+  AND chunk_id NOT IN (SELECT chunk_id FROM corpus)
+"""
+
+
 def collect_warnings(
-    con: duckdb.DuckDBPyConnection, cutoffs: Sequence[int]
+    prepared: PreparedEvaluation,
+    cutoffs: Sequence[int],
+    runs: Sequence[str] | None = None,
+    query_ids: Sequence[str] | None = None,
 ) -> dict[str, list[str]]:
     """Per run: ignored queries, missing queries, ties across a cutoff, labels not in the corpus."""
+    scope = scope_params(runs, query_ids)
+    run_scope = {"all_runs": scope["all_runs"], "runs": scope["runs"]}
     warnings: dict[str, list[str]] = {}
-    rows = con.execute(
-        """
-        SELECT run, count(*), list(query_id ORDER BY query_id)[1:5]
-        FROM run_lists r ANTI JOIN queries q USING (query_id)
-        GROUP BY run
-        """
-    ).fetchall()
-    for run, n, sample in rows:
+    for run, n, sample in prepared.fetch(IGNORED_SQL, run_scope):
         warnings.setdefault(run, []).append(
             f"{n} run queries are not in the gold set and were ignored (e.g. {', '.join(sample)})"
         )
-    rows = con.execute(
-        """
-        SELECT rn.run, count(*), list(q.query_id ORDER BY q.query_id)[1:5]
-        FROM eval_run_names rn, eval_queries q
-        WHERE q.judged AND NOT EXISTS (SELECT 1 FROM run_lists x WHERE x.run = rn.run
-                                       AND x.query_id = q.query_id)
-        GROUP BY rn.run
-        """
-    ).fetchall()
-    for run, n, sample in rows:
+    for run, n, sample in prepared.fetch(MISSING_SQL.replace("{scope}", SCOPE_CTES), scope):
         warnings.setdefault(run, []).append(
             f"{n} gold queries are missing from the run and score 0 (e.g. {', '.join(sample)})"
         )
     if cutoffs:
-        rows = con.execute(
-            """
-            WITH edge AS (
-                SELECT run, query_id, rank, score FROM eval_runs
-                WHERE list_contains($cutoffs, rank) OR list_contains($cutoffs, rank - 1))
-            SELECT a.run, a.rank AS k, count(*) FROM edge a JOIN edge b
-              ON a.run = b.run AND a.query_id = b.query_id AND b.rank = a.rank + 1
-            WHERE list_contains($cutoffs, a.rank) AND a.score = b.score
-            GROUP BY a.run, a.rank ORDER BY a.run, a.rank
-            """,
-            {"cutoffs": list(cutoffs)},
-        ).fetchall()
-        for run, k, n in rows:
+        for run, k, n in prepared.fetch(TIES_SQL, {**run_scope, "cutoffs": list(cutoffs)}):
             warnings.setdefault(run, []).append(
                 f"{n} queries have tied scores at ranks {k} and {k + 1}: @{k} depends on tie order"
             )
-    rows = con.execute(
-        """
-        SELECT count(*), list(DISTINCT chunk_id ORDER BY chunk_id)[1:5] FROM qrels
-        WHERE (SELECT count(*) FROM corpus) > 0 AND grade > 0
-          AND chunk_id NOT IN (SELECT chunk_id FROM corpus)
-        """
-    ).fetchone()
-    if rows[0]:
-        for run in con.execute("SELECT run FROM eval_run_names").fetchall():
-            warnings.setdefault(run[0], []).append(
-                f"{rows[0]} relevant gold ids are not in the corpus (e.g. {', '.join(rows[1])})"
-            )
+    outside, sample = prepared.fetch(NOT_IN_CORPUS_SQL)[0]
+    if outside:
+        for run in prepared.workspace.run_names:
+            if runs is None or run in runs:
+                warnings.setdefault(run, []).append(
+                    f"{outside} relevant gold ids are not in the corpus (e.g. {', '.join(sample)})"
+                )
     return warnings
 
 
-def no_answer_summary(con: duckdb.DuckDBPyConnection, level: int = 1) -> dict[str, dict]:
+NO_ANSWER_SQL = """
+WITH {scope},
+na AS (SELECT q.query_id FROM scope_queries q
+       WHERE NOT EXISTS (SELECT 1 FROM {s}.judgments j
+                         WHERE j.query_id = q.query_id AND j.grade >= $level))
+SELECT rn.run, count(na.query_id) AS queries,
+       count(t.query_id) AS with_results, avg(t.score) AS mean_top_score
+FROM scope_runs rn CROSS JOIN na
+LEFT JOIN (SELECT run, query_id, score FROM {s}.ranked WHERE rank = 1) t
+  ON t.run = rn.run AND t.query_id = na.query_id
+GROUP BY rn.run
+"""
+
+
+def no_answer_summary(
+    prepared: PreparedEvaluation,
+    runs: Sequence[str] | None = None,
+    query_ids: Sequence[str] | None = None,
+) -> dict[str, dict]:
     """Per run, how the no-answer queries (no relevant item) were answered anyway."""
-    rows = con.execute(
-        """
-        WITH na AS (SELECT q.query_id FROM eval_queries q
-                    WHERE NOT EXISTS (SELECT 1 FROM judgments j
-                                      WHERE j.query_id = q.query_id AND j.grade >= $level))
-        SELECT rn.run, count(na.query_id) AS queries,
-               count(t.query_id) AS with_results, avg(t.score) AS mean_top_score
-        FROM eval_run_names rn CROSS JOIN na
-        LEFT JOIN (SELECT run, query_id, score FROM ranked WHERE rank = 1) t
-          ON t.run = rn.run AND t.query_id = na.query_id
-        GROUP BY rn.run
-        """,
-        {"level": level},
-    ).fetchall()
+    rows = prepared.fetch(
+        NO_ANSWER_SQL.replace("{scope}", SCOPE_CTES),
+        {**scope_params(runs, query_ids), "level": prepared.policy.rel_level},
+    )
     return {
         run: {"queries": n, "with_results": w, "mean_top_score": _number(s)}
         for run, n, w, s in rows
@@ -248,8 +251,4 @@ def classify(
     """The failure class of every (run, query) at cutoff ``k`` (see :mod:`.failures`)."""
     from .failures import failure_classes
 
-    policy = policy or Policy()
-    con = workspace.cursor()
-    select(con, runs, query_ids)
-    scoring.prepare(con, policy)
-    return failure_classes(con, k, policy)
+    return failure_classes(prepare(workspace, policy), k, runs, query_ids)

@@ -13,10 +13,11 @@ Classes, checked in this order for every gold query with a relevant item:
 
 from __future__ import annotations
 
-import duckdb
+from collections.abc import Sequence
+
 import pandas as pd
 
-from .policy import Policy
+from .prepared import SCOPE_CTES, PreparedEvaluation, scope_params
 
 CLASSES = (
     "ok",
@@ -28,14 +29,14 @@ CLASSES = (
 )
 
 FAILURES_SQL = """
-WITH rel AS (
-    SELECT query_id, item_id FROM judgments WHERE grade >= $level),
+WITH {scope},
+rel AS (
+    SELECT query_id, item_id FROM {s}.judgments WHERE grade >= $level),
 nrel AS (SELECT query_id, count(*) AS relevant FROM rel GROUP BY query_id),
 found AS (
     SELECT r.run, r.query_id, count(*) FILTER (WHERE r.rank <= $k) AS found,
            min(r.rank) AS first_rank, list(r.rank ORDER BY r.rank) AS positions
-    FROM ranked r JOIN rel USING (query_id, item_id) GROUP BY r.run, r.query_id),
-listed AS (SELECT run, query_id, count(*) AS listed FROM ranked GROUP BY run, query_id),
+    FROM {s}.judged_rows r JOIN rel USING (query_id, item_id) GROUP BY r.run, r.query_id),
 outside AS (
     SELECT query_id, count(*) AS not_in_corpus FROM qrels
     WHERE grade >= $level AND (SELECT count(*) FROM corpus) > 0
@@ -49,22 +50,21 @@ SELECT rn.run, q.query_id, n.relevant, coalesce(f.found, 0) AS found, f.first_ra
             WHEN coalesce(f.found, 0) > 0 THEN 'partial'
             WHEN f.first_rank IS NOT NULL THEN 'ranked below k'
             ELSE 'never retrieved' END AS failure_class
-FROM eval_run_names rn CROSS JOIN eval_queries q
+FROM scope_runs rn CROSS JOIN scope_queries q
 JOIN nrel n ON n.query_id = q.query_id
 LEFT JOIN found f ON f.run = rn.run AND f.query_id = q.query_id
-LEFT JOIN listed l ON l.run = rn.run AND l.query_id = q.query_id
+LEFT JOIN {s}.lists l ON l.run = rn.run AND l.query_id = q.query_id
 LEFT JOIN outside o ON o.query_id = q.query_id
 ORDER BY rn.run, q.query_id
 """
 
 
 def failure_classes(
-    con: duckdb.DuckDBPyConnection, k: int, policy: Policy | None = None
+    prepared: PreparedEvaluation,
+    k: int,
+    runs: Sequence[str] | None = None,
+    query_ids: Sequence[str] | None = None,
 ) -> pd.DataFrame:
-    """``(run, query_id, relevant, found, first_rank, positions, listed, failure_class)``.
-
-    Expects the evaluation views of :func:`ragrecall_core.evaluate.select` and
-    :func:`ragrecall_core.scoring.prepare`; :func:`classify` sets them up.
-    """
-    policy = policy or Policy()
-    return con.execute(FAILURES_SQL, {"k": k, "level": policy.rel_level}).df()
+    """``(run, query_id, relevant, found, first_rank, positions, listed, failure_class)``."""
+    params = {**scope_params(runs, query_ids), "k": k, "level": prepared.policy.rel_level}
+    return prepared.query(FAILURES_SQL.replace("{scope}", SCOPE_CTES), params)

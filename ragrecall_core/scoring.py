@@ -16,14 +16,16 @@ Cutoffs and relevance levels are bound as parameters, never pasted into SQL.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import duckdb
 import pandas as pd
 
 from .corpus import doc_of_sql
-from .measures import Measure
+from .measures import REGISTRY, Measure
 from .policy import DOC, Policy
+from .prepared import SCOPE_CTES, PreparedEvaluation, scope_params
 
 JUDGMENTS_SQL = """
 CREATE OR REPLACE TEMP TABLE chunk_judgments AS
@@ -108,130 +110,192 @@ class Columns:
         self.idcg = f"idcg{i}"
         self.cum = f"cum{i}"
         self.positions = f"positions{i}"
+        self.within = f"rank <= {self.k} AND " if measure.cutoff else ""
+        self.relevant = f"grade >= {self.level}"
         self.params = {f"k{i}": measure.cutoff or 0, f"l{i}": measure.rel or policy.rel_level}
 
+    def count_relevant(self) -> str:
+        return f"count(*) FILTER (WHERE {self.within}{self.relevant})"
 
-def _within(c: Columns, measure: Measure) -> str:
-    return f"rank <= {c.k} AND " if measure.cutoff else ""
+    def share_of_relevant(self) -> str:
+        return f"coalesce(a.{self.agg} / nullif(s.{self.nrel}, 0), 0)"
 
 
-# family -> (aggregate over the (run, query) rows, value from it, value when the
-# query is missing from the run: None keeps no value)
-def _aggregate(measure: Measure, c: Columns) -> tuple[str, str, float | None]:
-    w = _within(c, measure)
-    rel = f"grade >= {c.level}"
-    count_rel = f"count(*) FILTER (WHERE {w}{rel})"
-    family = measure.name
-    if family == "Recall":
-        return count_rel, f"coalesce(a.{c.agg} / nullif(s.{c.nrel}, 0), 0)", 0.0
-    if family == "P":
-        return count_rel, f"coalesce(a.{c.agg}, 0) / {c.k}", 0.0
-    if family == "Hit":
-        return count_rel, f"CASE WHEN a.{c.agg} > 0 THEN 1.0 ELSE 0.0 END", 0.0
-    if family == "RR":
-        return f"max(1.0 / rank) FILTER (WHERE {w}{rel})", f"coalesce(a.{c.agg}, 0)", 0.0
-    if family == "AP":
-        return (
-            f"sum({c.cum} / rank) FILTER (WHERE {w}{rel})",
-            f"coalesce(a.{c.agg} / nullif(s.{c.nrel}, 0), 0)",
-            0.0,
-        )
-    if family == "nDCG":
-        return (
-            f"sum(grade / log2(rank + 1)) FILTER (WHERE {w}grade > 0)",
-            f"coalesce(coalesce(a.{c.agg}, 0) / nullif(s.{c.idcg}, 0), 0)",
-            0.0,
-        )
-    if family == "Rprec":
-        return (
-            f"count(*) FILTER (WHERE rank <= {c.nrel} AND {rel})",
-            f"coalesce(a.{c.agg} / nullif(s.{c.nrel}, 0), 0)",
-            0.0,
-        )
-    if family == "Pmax":
-        # relevant minus judged in the top k; adding the top-k positions counts the unjudged
-        return (
-            f"count(*) FILTER (WHERE {w}{rel}) - count(*) FILTER (WHERE {w}grade IS NOT NULL)",
-            f"(coalesce(p.{c.positions}, 0) + coalesce(a.{c.agg}, 0)) / {c.k}",
-            0.0,
-        )
-    if family == "Judged":
-        return (
-            f"count(*) FILTER (WHERE {w}grade IS NOT NULL)",
-            f"coalesce(a.{c.agg}, 0) / p.{c.positions}",
-            None,
-        )
-    if family == "Harm":
-        return (
-            f"count(*) FILTER (WHERE {w}harmful)",
-            f"CASE WHEN a.{c.agg} > 0 THEN 1.0 ELSE 0.0 END",
-            0.0,
-        )
-    if family == "FirstRank":
-        return f"min(rank) FILTER (WHERE {rel})", f"a.{c.agg}", None
-    raise KeyError(family)
+@dataclass(frozen=True)
+class FamilySQL:
+    """How one measure family is computed: an aggregate over the judged rows of a
+    (run, query) list, and the query's value from it (``a.`` the aggregates, ``s.`` the
+    query's judgments, ``p.`` its counted top-k positions)."""
+
+    aggregate: str
+    value: str
+    needs_positions: bool = False
+    needs_cumulative: bool = False
+
+
+def _recall(c: Columns) -> FamilySQL:
+    return FamilySQL(c.count_relevant(), c.share_of_relevant())
+
+
+def _precision(c: Columns) -> FamilySQL:
+    return FamilySQL(c.count_relevant(), f"coalesce(a.{c.agg}, 0) / {c.k}")
+
+
+def _hit(c: Columns) -> FamilySQL:
+    return FamilySQL(c.count_relevant(), f"CASE WHEN a.{c.agg} > 0 THEN 1.0 ELSE 0.0 END")
+
+
+def _reciprocal_rank(c: Columns) -> FamilySQL:
+    return FamilySQL(
+        f"max(1.0 / rank) FILTER (WHERE {c.within}{c.relevant})", f"coalesce(a.{c.agg}, 0)"
+    )
+
+
+def _average_precision(c: Columns) -> FamilySQL:
+    return FamilySQL(
+        f"sum({c.cum} / rank) FILTER (WHERE {c.within}{c.relevant})",
+        c.share_of_relevant(),
+        needs_cumulative=True,
+    )
+
+
+def _ndcg(c: Columns) -> FamilySQL:
+    return FamilySQL(
+        f"sum(grade / log2(rank + 1)) FILTER (WHERE {c.within}grade > 0)",
+        f"coalesce(coalesce(a.{c.agg}, 0) / nullif(s.{c.idcg}, 0), 0)",
+    )
+
+
+def _r_precision(c: Columns) -> FamilySQL:
+    return FamilySQL(
+        f"count(*) FILTER (WHERE rank <= {c.nrel} AND {c.relevant})", c.share_of_relevant()
+    )
+
+
+def _precision_upper(c: Columns) -> FamilySQL:
+    # relevant minus judged in the top k; adding the top-k positions counts the unjudged
+    return FamilySQL(
+        f"count(*) FILTER (WHERE {c.within}{c.relevant}) "
+        f"- count(*) FILTER (WHERE {c.within}grade IS NOT NULL)",
+        f"(coalesce(p.{c.positions}, 0) + coalesce(a.{c.agg}, 0)) / {c.k}",
+        needs_positions=True,
+    )
+
+
+def _judged(c: Columns) -> FamilySQL:
+    return FamilySQL(
+        f"count(*) FILTER (WHERE {c.within}grade IS NOT NULL)",
+        f"coalesce(a.{c.agg}, 0) / p.{c.positions}",
+        needs_positions=True,
+    )
+
+
+def _harm(c: Columns) -> FamilySQL:
+    return FamilySQL(
+        f"count(*) FILTER (WHERE {c.within}harmful)",
+        f"CASE WHEN a.{c.agg} > 0 THEN 1.0 ELSE 0.0 END",
+    )
+
+
+def _first_rank(c: Columns) -> FamilySQL:
+    return FamilySQL(f"min(rank) FILTER (WHERE {c.relevant})", f"a.{c.agg}")
+
+
+FAMILIES: dict[str, Callable[[Columns], FamilySQL]] = {
+    "Recall": _recall,
+    "P": _precision,
+    "Hit": _hit,
+    "RR": _reciprocal_rank,
+    "AP": _average_precision,
+    "nDCG": _ndcg,
+    "Rprec": _r_precision,
+    "Pmax": _precision_upper,
+    "Judged": _judged,
+    "Harm": _harm,
+    "FirstRank": _first_rank,
+}
+
+
+def _require_every_family_computed() -> None:
+    """A registered measure without SQL fails here, at import, not at run time."""
+    missing = sorted(set(REGISTRY) - set(FAMILIES))
+    unknown = sorted(set(FAMILIES) - set(REGISTRY))
+    if missing or unknown:
+        raise RuntimeError(f"measures without SQL: {missing}; SQL without a measure: {unknown}")
+
+
+_require_every_family_computed()
+
+
+PER_QUERY_SQL = """
+WITH {scope},
+qstats AS (
+    SELECT query_id, {qstats}
+    FROM (SELECT query_id, grade,
+                 row_number() OVER (PARTITION BY query_id ORDER BY grade DESC) AS pos
+          FROM {s}.judgments) GROUP BY query_id),
+joined AS (
+    SELECT *{cums} FROM {s}.judged_rows WHERE run IN (SELECT run FROM scope_runs)),
+agg AS (
+    SELECT x.run, x.query_id, {aggs}
+    FROM joined x LEFT JOIN qstats USING (query_id) GROUP BY x.run, x.query_id),
+positions AS (
+    SELECT run, query_id{positions} FROM {s}.ranked
+    WHERE {any_positions} AND run IN (SELECT run FROM scope_runs) GROUP BY run, query_id),
+base AS (
+    SELECT rn.run, q.query_id FROM scope_runs rn, scope_queries q WHERE {keep}),
+wide AS (
+    SELECT b.run, b.query_id, {values}
+    FROM base b LEFT JOIN {s}.lists l ON l.run = b.run AND l.query_id = b.query_id
+    LEFT JOIN agg a ON a.run = b.run AND a.query_id = b.query_id
+    LEFT JOIN positions p ON p.run = b.run AND p.query_id = b.query_id
+    LEFT JOIN qstats s ON s.query_id = b.query_id)
+UNPIVOT wide ON {value_cols} INTO NAME m VALUE value
+"""
 
 
 def per_query_sql(measures: Sequence[Measure], policy: Policy) -> tuple[str, dict]:
-    """SQL giving ``(run, query_id, m, value)`` for every measure index ``m``."""
+    """SQL over a prepared evaluation (``{s}``) giving ``(run, query_id, m, value)`` for
+    every measure index ``m``; the scope's parameters are bound by the caller."""
     cols = [Columns(i, m, policy) for i, m in enumerate(measures)]
+    parts = [FAMILIES[m.name](c) for m, c in zip(measures, cols, strict=True)]
     params: dict = {}
     for c in cols:
         params.update(c.params)
-    parts = [_aggregate(m, c) for m, c in zip(measures, cols, strict=True)]
     qstats = ", ".join(
         f"count(*) FILTER (WHERE grade >= {c.level}) AS {c.nrel}, "
         f"coalesce(sum(grade / log2(pos + 1)) "
-        f"FILTER (WHERE ({c.k} = 0 OR pos <= {c.k}) AND grade > 0), 0) "
-        f"AS {c.idcg}"
+        f"FILTER (WHERE ({c.k} = 0 OR pos <= {c.k}) AND grade > 0), 0) AS {c.idcg}"
         for c in cols
     )
     cums = "".join(
         f", sum(CASE WHEN grade >= {c.level} THEN 1 ELSE 0 END) OVER "
         f"(PARTITION BY run, query_id ORDER BY rank ROWS UNBOUNDED PRECEDING) AS {c.cum}"
-        for m, c in zip(measures, cols, strict=True)
-        if m.name == "AP"
+        for part, c in zip(parts, cols, strict=True)
+        if part.needs_cumulative
     )
     positions = "".join(
         f", count(*) FILTER (WHERE rank <= {c.k}) AS {c.positions}"
-        for m, c in zip(measures, cols, strict=True)
-        if m.name in ("Judged", "Pmax")
+        for part, c in zip(parts, cols, strict=True)
+        if part.needs_positions
     )
-    aggs = ", ".join(f"{agg} AS {c.agg}" for (agg, _, _), c in zip(parts, cols, strict=True))
+    aggs = ", ".join(f"{p.aggregate} AS {c.agg}" for p, c in zip(parts, cols, strict=True))
     values = ", ".join(
         f"CASE WHEN {_excluded(policy, c, m)} THEN NULL "
-        f"WHEN l.run IS NULL THEN {_missing(missing)} ELSE {value} END AS v{i}"
-        for i, ((_, value, missing), c, m) in enumerate(zip(parts, cols, measures, strict=True))
+        f"WHEN l.run IS NULL THEN {_missing(m)} ELSE {part.value} END AS v{i}"
+        for i, (part, c, m) in enumerate(zip(parts, cols, measures, strict=True))
     )
-    value_cols = ", ".join(f"v{i}" for i in range(len(measures)))
-    keep = _keep_sql(policy)
-    sql = f"""
-    WITH qstats AS (
-        SELECT query_id, {qstats}
-        FROM (SELECT query_id, grade,
-                     row_number() OVER (PARTITION BY query_id ORDER BY grade DESC) AS pos
-              FROM judgments) GROUP BY query_id),
-    rows AS (
-        SELECT r.run, r.query_id, r.rank, j.grade, j.harmful
-        FROM ranked r JOIN judgments j ON j.query_id = r.query_id AND j.item_id = r.item_id),
-    joined AS (SELECT *{cums} FROM rows),
-    agg AS (
-        SELECT x.run, x.query_id, {aggs}
-        FROM joined x LEFT JOIN qstats USING (query_id) GROUP BY x.run, x.query_id),
-    positions AS (
-        SELECT run, query_id{positions} FROM ranked
-        WHERE {"true" if positions else "false"} GROUP BY run, query_id),
-    base AS (
-        SELECT rn.run, q.query_id FROM eval_run_names rn, eval_queries q
-        WHERE {keep["base"]}),
-    wide AS (
-        SELECT b.run, b.query_id, {values}
-        FROM base b LEFT JOIN run_lists l ON l.run = b.run AND l.query_id = b.query_id
-        LEFT JOIN agg a ON a.run = b.run AND a.query_id = b.query_id
-        LEFT JOIN positions p ON p.run = b.run AND p.query_id = b.query_id
-        LEFT JOIN qstats s ON s.query_id = b.query_id)
-    UNPIVOT wide ON {value_cols} INTO NAME m VALUE value
-    """
+    sql = (
+        PER_QUERY_SQL.replace("{scope}", SCOPE_CTES)
+        .replace("{qstats}", qstats)
+        .replace("{cums}", cums)
+        .replace("{aggs}", aggs)
+        .replace("{positions}", positions)
+        .replace("{any_positions}", "true" if positions else "false")
+        .replace("{keep}", _keep_sql(policy))
+        .replace("{values}", values)
+        .replace("{value_cols}", ", ".join(f"v{i}" for i in range(len(measures))))
+    )
     return sql, params
 
 
@@ -243,27 +307,34 @@ def _excluded(policy: Policy, c: Columns, measure: Measure) -> str:
     return f"coalesce(s.{c.nrel}, 0) = 0"
 
 
-def _missing(value: float | None) -> str:
-    return "NULL" if value is None else repr(value)
+def _missing(measure: Measure) -> str:
+    """The value of a query the run lacks: 0, or no value for measures that need a list."""
+    return "NULL" if measure.name in NO_VALUE_WHEN_MISSING else "0.0"
 
 
-def _keep_sql(policy: Policy) -> dict[str, str]:
+NO_VALUE_WHEN_MISSING = ("Judged", "FirstRank")
+
+
+def _keep_sql(policy: Policy) -> str:
     """Which (run, query) pairs enter the per-query table."""
     if policy.compat == "trec_eval":
         if policy.complete:
-            return {"base": "q.judged"}
-        return {
-            "base": "q.judged AND EXISTS (SELECT 1 FROM run_lists x WHERE x.run = rn.run "
+            return "q.judged"
+        return (
+            "q.judged AND EXISTS (SELECT 1 FROM {s}.lists x WHERE x.run = rn.run "
             "AND x.query_id = q.query_id)"
-        }
-    return {"base": "true"}
+        )
+    return "true"
 
 
 def per_query(
-    con: duckdb.DuckDBPyConnection, measures: Sequence[Measure], policy: Policy
+    prepared: PreparedEvaluation,
+    measures: Sequence[Measure],
+    runs: Sequence[str] | None = None,
+    query_ids: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Long per-query values ``(run, query_id, m, value)``; ``m`` indexes ``measures``."""
-    sql, params = per_query_sql(measures, policy)
-    frame = con.execute(sql, params).df()
+    sql, params = per_query_sql(measures, prepared.policy)
+    frame = prepared.query(sql, {**params, **scope_params(runs, query_ids)})
     frame["m"] = frame["m"].str.slice(1).astype(int)
     return frame
