@@ -23,10 +23,12 @@ import plotly.graph_objects as go
 from . import __version__
 from .errors import InputError, Problem
 from .evaluate import evaluate
+from .judging import STORE, store_path
 from .measures import parse_measure
 from .policy import Policy
 from .query_table import display_frame, query_table
 from .selection import default_split, query_ids
+from .text import md_literal
 from .workspace import Workspace
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -74,6 +76,7 @@ class Report:
     hashes: list[dict[str, str]]
     definitions: pd.DataFrame
     generated: str
+    stored_judgments: str
 
     def header(self) -> dict:
         return {
@@ -82,29 +85,32 @@ class Report:
             "k": self.k,
             "queries": self.scope,
             "policy": self.policy.describe(),
+            "stored judgments": self.stored_judgments,
         }
 
     def to_markdown(self) -> str:
         parts = ["# ragrecall retrieval report", ""]
-        parts += [f"- **{key}**: {value}" for key, value in self.header().items()]
+        parts += [f"- **{key}**: {md_literal(value)}" for key, value in self.header().items()]
         parts += ["", "## Results (macro mean over queries)", "", _md(self.aggregate_table())]
         parts += ["", "## Measure definitions", "", _md(self.definitions)]
         parts += ["", "## Run configs (secrets redacted)", ""]
         for run, config in self.configs.items():
-            parts += [f"### {run}", "", "```json", json.dumps(config, indent=2), "```", ""]
+            parts += [f"### {md_literal(run)}", "", *_fenced_json(config), ""]
         parts += ["## Input files", "", _md(pd.DataFrame(self.hashes)), ""]
         for run, rows in self.per_query.groupby("run", sort=False):
-            parts += [f"## Per query: {run}", "", _md(rows.drop(columns="run")), ""]
+            parts += [f"## Per query: {md_literal(run)}", "", _md(rows.drop(columns="run")), ""]
         return "\n".join(parts)
 
     def to_csv(self) -> str:
+        """The per-query table after ``#`` comment lines. Each comment is one cell on one
+        line (quoted when it holds a comma or a quote), so no text in it starts a cell
+        a spreadsheet would evaluate."""
+        comments = [f"{key}: {value}" for key, value in self.header().items()]
+        comments += [f"sha256 {h['sha256']} {h['role']} {h['path']}" for h in self.hashes]
+        comments += [f"config {run}: {json.dumps(config)}" for run, config in self.configs.items()]
         buffer = io.StringIO()
-        for key, value in self.header().items():
-            buffer.write(f"# {key}: {value}\n")
-        for item in self.hashes:
-            buffer.write(f"# sha256 {item['sha256']} {item['role']} {item['path']}\n")
-        for run, config in self.configs.items():
-            buffer.write(f"# config {run}: {json.dumps(config)}\n")
+        writer = csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+        writer.writerows([["# " + _one_line(line)] for line in comments])
         self.per_query.map(neutralise).to_csv(
             buffer, index=False, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC
         )
@@ -119,10 +125,7 @@ class Report:
             for run, cfg in self.configs.items()
         )
         per_query = "".join(
-            f"<h2>Per query: {html.escape(str(run))}</h2>"
-            + rows.drop(columns="run").to_html(
-                index=False, escape=True, na_rep="", float_format=lambda v: f"{v:.4f}"
-            )
+            f"<h2>Per query: {html.escape(str(run))}</h2>" + _html_table(rows.drop(columns="run"))
             for run, rows in self.per_query.groupby("run", sort=False)
         )
         header = "".join(
@@ -132,19 +135,19 @@ class Report:
         return HTML.format(
             header=header,
             chart=chart,
-            results=self.aggregate_table().to_html(
-                index=False, escape=True, float_format=lambda v: f"{v:.4f}"
-            ),
-            definitions=self.definitions.to_html(index=False, escape=True),
+            results=_html_table(self.aggregate_table()),
+            definitions=_html_table(self.definitions),
             configs=configs,
-            hashes=pd.DataFrame(self.hashes).to_html(index=False, escape=True),
+            hashes=_html_table(pd.DataFrame(self.hashes)),
             per_query=per_query,
         )
 
     def aggregate_table(self) -> pd.DataFrame:
         table = self.aggregate.pivot(index="run", columns="measure", values="value")
         order = list(dict.fromkeys(self.aggregate.measure))
-        return table[order].reset_index()
+        table = table[order].reset_index()
+        table.columns.name = None  # else HTML shows an empty "measure" header column
+        return table
 
     def chart(self) -> go.Figure:
         figure = go.Figure()
@@ -165,27 +168,66 @@ class Report:
         Path(path).write_text(render(), encoding="utf-8")
 
 
-MARKDOWN_SPECIALS = "\\`*_[]()#<>&|~!"
+def _cell_text(value) -> str:
+    """A cell as the reader sees it: missing values empty, numbers to 4 decimals."""
+    if value is None or value is pd.NA or (isinstance(value, float) and pd.isna(value)):
+        return ""
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return str(value)
+
+
+def _one_line(text: str) -> str:
+    return re.sub(r"[\r\n\u2028\u2029\x0b\x0c\x85]+", " ", text)
 
 
 def _md(frame: pd.DataFrame) -> str:
-    """A Markdown table whose cells show their text as written: every character Markdown
-    would read as markup (or HTML) is backslash-escaped, line breaks become spaces."""
+    """A Markdown table whose cells show their text as written (see :func:`md_literal`)."""
 
-    def cell(value) -> str:
-        if value is None or (isinstance(value, float) and pd.isna(value)) or value is pd.NA:
-            return ""
-        if isinstance(value, float):
-            return f"{value:.4f}"
-        text = re.sub(r"\r\n|\r|\n", " ", str(value))
-        return "".join("\\" + ch if ch in MARKDOWN_SPECIALS else ch for ch in text)
+    def row(values) -> str:
+        cells = [md_literal(v) if isinstance(v, str) else _cell_text(v) for v in values]
+        return "| " + " | ".join(cells) + " |"
 
-    lines = [
-        "| " + " | ".join(cell(c) for c in frame.columns) + " |",
-        "|" + "---|" * len(frame.columns),
-    ]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(False)]
+    lines = [row(frame.columns), "|" + "---|" * len(frame.columns)]
+    lines += [row(values) for values in frame.itertuples(False)]
     return "\n".join(lines)
+
+
+def _fenced_json(value) -> list[str]:
+    """``value`` as a JSON code block whose fence no backtick run in the text can close."""
+    text = json.dumps(value, indent=2)
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence + "json", text, fence]
+
+
+def _html_table(frame: pd.DataFrame) -> str:
+    """An escaped HTML table with the cells as :func:`_cell_text` shows them."""
+    return frame.map(_cell_text).to_html(index=False, escape=True)
+
+
+def stored_judgments(workspace: Workspace, policy: Policy) -> str:
+    """Attach the workspace's judgment store as the dashboard does, and say what it adds.
+
+    The count is what the evaluation uses: each annotator's latest grade of a chunk.
+    """
+    # imported here: judge_session imports this module (for ``neutralise``)
+    from .judge_session import open_store
+
+    path = store_path(workspace)
+    if not open_store(workspace):
+        return f"none ({path.name} not found)"
+    used = (
+        workspace.cursor()
+        .execute(
+            f"SELECT count(*) FROM (SELECT DISTINCT query_id, chunk_id, annotator "  # noqa: S608
+            f"FROM {STORE}.judgments)"
+        )
+        .fetchone()[0]
+    )
+    if not policy.manual_grades:
+        return f"0 used ({used} in {path.name}; the policy ignores reviewers' grades)"
+    return f"{used} used from {path.name} (each annotator's latest grade of a chunk)"
 
 
 def build_report(
@@ -193,6 +235,7 @@ def build_report(
 ) -> Report:
     """Everything the report shows, on the held-out split by default."""
     policy = policy or Policy()
+    judgments = stored_judgments(workspace, policy)
     chosen, scope = default_split(workspace, split)
     ids = query_ids(workspace, split=chosen)
     measures = [m.format(k=k) for m in REPORT_MEASURES]
@@ -218,6 +261,7 @@ def build_report(
         hashes=workspace.file_hashes(),
         definitions=definitions,
         generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        stored_judgments=judgments,
     )
 
 

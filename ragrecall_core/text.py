@@ -16,12 +16,16 @@ import html
 import re
 import string
 
-_MARKDOWN_PUNCTUATION = re.compile("([" + re.escape(string.punctuation) + "])")
+# "@" and "-" are left alone: markup only at a line start (which md_literal's output never
+# is) or in an e-mail autolink (whose "." is escaped)
+_MARKDOWN_PUNCTUATION = re.compile(
+    "([" + re.escape(string.punctuation.replace("@", "").replace("-", "")) + "])"
+)
 _LINE_BREAKS = re.compile(r"[\r\n\u2028\u2029\x0b\x0c\x85]+")
 
 
 def md_literal(text) -> str:
-    """``text`` on one line, every ASCII punctuation character backslash-escaped.
+    """``text`` on one line, ASCII punctuation backslash-escaped (all but ``@`` and ``-``).
 
     >>> md_literal("[x](https://e.example) :red[y] $z$")
     '\\\\[x\\\\]\\\\(https\\\\:\\\\/\\\\/e\\\\.example\\\\) \\\\:red\\\\[y\\\\] \\\\$z\\\\$'

@@ -7,6 +7,7 @@ spreadsheet formulas.
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import io
 import json
@@ -65,13 +66,20 @@ def input_files(folder):
     return files
 
 
+def comment_lines(text: str) -> list[str]:
+    """The report.csv's ``#`` comments: the leading rows, each one cell on one line."""
+    comments = []
+    for line in text.split("\n"):
+        cells = next(csv.reader([line]), [""])
+        if len(cells) != 1 or not cells[0].startswith("#"):
+            break
+        comments.append(cells[0])
+    return comments
+
+
 def csv_frame(path) -> pd.DataFrame:
     text = path.read_bytes().decode("utf-8")  # no newline translation: read what was written
-    header = 0
-    for line in text.split("\n"):
-        if not line.startswith("#"):
-            break
-        header += 1
+    header = len(comment_lines(text))
     return pd.read_csv(io.StringIO(text), skiprows=header, comment=None, keep_default_na=False)
 
 
@@ -105,7 +113,7 @@ def test_every_input_file_sha256_is_printed_and_correct(folder, reports, fmt):
 def test_csv_hash_lines_pair_each_path_with_its_own_hash(folder, reports):
     lines = [
         line
-        for line in reports["csv"].read_text("utf-8").split("\n")
+        for line in comment_lines(reports["csv"].read_text("utf-8"))
         if line.startswith("# sha256 ")
     ]
     printed = {}
@@ -238,9 +246,7 @@ def test_csv_rows_cover_the_test_split_for_both_runs(reports):
 
 
 def test_csv_header_states_k_policy_and_version(reports):
-    header = [
-        line for line in reports["csv"].read_text("utf-8").split("\n") if line.startswith("#")
-    ]
+    header = comment_lines(reports["csv"].read_text("utf-8"))
     joined = "\n".join(header)
     assert "# k: 5" in joined
     assert "# tool: ragrecall " in joined
