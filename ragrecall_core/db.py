@@ -1,4 +1,4 @@
-"""The one place that opens DuckDB connections and creates the schema.
+"""The one place that opens DuckDB connections, creates the schema and locks them down.
 
 A DuckDB connection is not thread-safe: callers that share a connection across
 threads (Streamlit sessions) take their own ``cursor()`` from it.
@@ -43,3 +43,23 @@ def connect(database: str | Path = ":memory:") -> duckdb.DuckDBPyConnection:
     con.execute("SET enable_progress_bar = false")
     con.execute(SCHEMA)
     return con
+
+
+# the files DuckDB keeps beside a database file: its write-ahead log and checkpoint logs
+STORE_FILE_SUFFIXES = ("", ".wal", ".wal.checkpoint", ".wal.recovery")
+
+
+def lock_down(con: duckdb.DuckDBPyConnection, store: Path) -> None:
+    """Confine ``con`` (and every cursor of it) to the judgment store ``store``: no other
+    file can be read, written or attached, no extension installed, and no setting changed
+    again. Defence in depth, should SQL ever be built from input: the inputs are loaded
+    before this, and only the store is still opened afterwards.
+
+    Settings belong to the database instance, so other connections are not affected.
+    """
+    store = Path(store).resolve()
+    allowed = [f"{store}{suffix}" for suffix in STORE_FILE_SUFFIXES]
+    con.execute("SET allowed_paths = $allowed", {"allowed": allowed})
+    con.execute("SET allowed_directories = []")
+    con.execute("SET enable_external_access = false")
+    con.execute("SET lock_configuration = true")

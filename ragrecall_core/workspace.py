@@ -11,6 +11,8 @@ Folder convention (``data_samples/`` is one)::
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +20,7 @@ from pathlib import Path
 import duckdb
 
 from .corpus import load_corpus
-from .db import connect
+from .db import connect, lock_down
 from .errors import InputError, Problem, gather, raise_if_any
 from .gold import load_gold
 from .grades import load_grades
@@ -49,6 +51,9 @@ class Workspace:
     grades: list[Path] = field(default_factory=list)
     corpus: Path | None = None
     folder: Path | None = None
+    # prepared evaluations by (policy, judgment state), built under the lock
+    prepared: OrderedDict = field(default_factory=OrderedDict, repr=False, compare=False)
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @classmethod
     def from_files(
@@ -72,6 +77,7 @@ class Workspace:
             problems += gather([ws.corpus], lambda path: load_corpus(con, path))[1]
         raise_if_any(problems)
         ws._require_shared_queries()
+        ws._lock_down()
         return ws
 
     @classmethod
@@ -80,6 +86,7 @@ class Workspace:
         root = Path(folder)
         if not root.is_dir():
             raise InputError([Problem(str(root), None, str(root), "a workspace folder")])
+        raise_if_any(links_leaving(root))
         gold = next((root / n for n in GOLD_NAMES if (root / n).is_file()), None)
         if gold is None:
             raise InputError(
@@ -109,6 +116,12 @@ class Workspace:
         )
         corpus = next((root / n for n in CORPUS_NAMES if (root / n).is_file()), None)
         return cls.from_files(gold, runs, grades, corpus, folder=root)
+
+    def _lock_down(self) -> None:
+        """Once loaded, the connection may open only this workspace's judgment store."""
+        from .judging import store_path  # judging imports this module
+
+        lock_down(self.con, store_path(self))
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         return self.con.cursor()
@@ -167,6 +180,41 @@ class Workspace:
                     for run, path in rows
                 ]
             )
+
+
+def links_leaving(root: Path) -> list[Problem]:
+    """Every symlink in the workspace (its folder, ``runs/`` and ``grades/``) whose target
+    lies outside it, found before any file is read: a shared workspace must not make
+    ragrecall read, echo or write a file elsewhere (a system file, another store)."""
+    base = root.resolve()
+    problems = []
+    for entry in _entries(root):
+        if not entry.is_symlink():
+            continue
+        try:
+            target = entry.resolve()
+        except (OSError, RuntimeError):
+            problems.append(Problem(str(entry), None, "a symlink loop", "a file or a folder"))
+            continue
+        if not target.is_relative_to(base):
+            problems.append(
+                Problem(
+                    str(entry),
+                    None,
+                    str(target),
+                    f"a file inside the workspace folder {root} (links out of it are refused)",
+                )
+            )
+    return problems
+
+
+def _entries(root: Path) -> list[Path]:
+    """The folder's entries and those of its own ``runs/`` and ``grades/`` (not of links)."""
+    entries = sorted(root.iterdir())
+    for sub in (root / "runs", root / "grades"):
+        if sub.is_dir() and not sub.is_symlink():
+            entries += sorted(sub.iterdir())
+    return entries
 
 
 def open_workspace(folder: str | Path) -> Workspace:
