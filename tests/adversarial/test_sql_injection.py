@@ -15,6 +15,7 @@ import duckdb
 import pytest
 
 from ragrecall_core import Workspace, evaluate
+from ragrecall_core.sql import quote_identifier
 from tests.helpers import gold_row, load_problems, run_cli, run_row, write_jsonl, write_text
 
 DELETE_GOLD = (
@@ -117,8 +118,7 @@ def test_crafted_parquet_column_is_plain_metadata_and_changes_no_gate(tmp_path, 
         "CREATE TABLE c AS SELECT * FROM (VALUES ('a', 'alpha', 1), ('b', 'beta', 2), "
         "('x', 'other', 3)) t(chunk_id, text, placeholder)"
     )
-    quoted = '"' + READ_FILE.replace('"', '""') + '"'
-    writer.execute(f"ALTER TABLE c RENAME COLUMN placeholder TO {quoted}")  # the attacker's file
+    writer.execute(f"ALTER TABLE c RENAME COLUMN placeholder TO {quote_identifier(READ_FILE)}")
     writer.execute("COPY c TO $p (FORMAT parquet)", {"p": str(corpus)})
 
     code, out = gate(capsys, gold, run, corpus)
@@ -158,3 +158,19 @@ def test_known_corpus_field_of_the_wrong_type_is_refused(tmp_path, field, value)
 
     assert [(p.file, p.line) for p in problems] == [(str(corpus), 2)]
     assert field in problems[0].expected
+
+
+@pytest.mark.parametrize("name", [*filter(None, CRAFTED_KEYS), '"', '""', 'a""b'])
+def test_quoted_identifier_names_exactly_one_column(name):
+    con = duckdb.connect()
+    con.execute(f"CREATE TABLE t ({quote_identifier(name)} INTEGER, other INTEGER)")
+    con.execute(f"INSERT INTO t ({quote_identifier(name)}) VALUES (1)")
+
+    assert [row[0] for row in con.execute("DESCRIBE t").fetchall()] == [name, "other"]
+    assert con.execute(f"SELECT {quote_identifier(name)} FROM t").fetchall() == [(1,)]
+
+
+@pytest.mark.parametrize("name", ["", "a\x00b"])
+def test_a_name_that_cannot_be_an_identifier_is_refused(name):
+    with pytest.raises(ValueError, match="non-empty and hold no NUL"):
+        quote_identifier(name)
