@@ -192,3 +192,151 @@ def test_changed_factors_one_and_none():
 
 def test_changed_factors_ignores_notes_and_names():
     assert changed_factors(BASE, BASE | {"name": "other", "notes": "rerun"}) == []
+
+
+# --- key rules, one by one ----------------------------------------------------------------
+
+SECRET_KEYS = [
+    "PGPASSWORD",
+    "DBPASS",
+    "MYSQL_PWD",
+    "openaiKey",
+    "OPENAIKEY",
+    "hfToken",
+    "HFTOKEN",
+    "sessionid",
+    "session_token",
+    "x-api-key",
+    "db.password",
+    "client secret",
+    "OAUTH",
+    "basic_auth",
+    "aws_secret_access_key",
+    "key",
+    "dsn",
+    "Set-Cookie",
+    "slack_webhook_url",
+]
+ORDINARY_KEYS = [
+    "max_tokens",
+    "max_new_tokens",
+    "chunk_tokens",
+    "tokenizer",
+    "tokenization",
+    "pad_token",
+    "eos_token_id",
+    "token_limit",
+    "author",
+    "author_email",
+    "top_k",
+    "chunk_size",
+    "passage_count",
+    "keyword",
+    "keywords",
+    "sort_key",
+    "key_path",
+    "first_pass",
+    "bypass_cache",
+    "pass_rate",
+    "description",
+]
+
+
+@pytest.mark.parametrize("key", SECRET_KEYS)
+def test_a_secret_key_in_any_style_is_redacted_with_any_value_type(key):
+    for value in ("plain-value-1", 0, True, False, 4242, None, ["a", "b"]):
+        assert json.dumps(redact({key: value})) in (
+            json.dumps({key: REDACTED}),
+            json.dumps({key: [REDACTED, REDACTED]}),
+        ), (key, value)
+
+
+@pytest.mark.parametrize("key", ORDINARY_KEYS)
+def test_an_ordinary_key_stays_visible(key):
+    assert redact({key: "value-1"}) == {key: "value-1"}
+
+
+def test_a_key_is_read_with_its_parent():
+    assert redact({"api": {"key": "k1", "url": "u"}}) == {"api": {"key": REDACTED, "url": "u"}}
+    assert redact({"session": {"id": "s1"}}) == {"session": {"id": REDACTED}}
+
+
+def test_everything_under_a_secret_key_is_redacted_and_its_shape_kept():
+    config = {"auth": {"user": "u1", "pass": "p1", "retries": 3, "scopes": ["a"]}}
+    assert redact(config) == {
+        "auth": {"user": REDACTED, "pass": REDACTED, "retries": REDACTED, "scopes": [REDACTED]}
+    }
+
+
+def test_redaction_is_idempotent():
+    once = redact(SECRET_CONFIG | {"endpoint": "https://u:p@ss@host/x", "k": {"api_key": 1}})
+    assert redact(once) == once
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("https://u:p@ss@host/x", "https://[redacted]@host/x"),
+        ("https://u:p/ss@host/x", "https://[redacted]@host/x"),
+        ("https://tok@github.com/org/@anna", "https://[redacted]@github.com/org/@anna"),
+        ("https://example.org/users/@anna", "https://example.org/users/@anna"),
+        ("redis://:pw@cache:6379/0", "redis://[redacted]@cache:6379/0"),
+        ("Basic retrieval baseline", "Basic retrieval baseline"),
+        ("Bearer of bad news", "Bearer of bad news"),
+        ("max_tokens=512; tokenizer: cl100k", "max_tokens=512; tokenizer: cl100k"),
+        ("risk-aware, task-specific, sk-short", "risk-aware, task-specific, sk-short"),
+    ],
+)
+def test_url_credentials_up_to_the_last_at_and_ordinary_text_kept(text, kept):
+    assert redact({"note": text}) == {"note": kept}
+
+
+# --- what a config file may not be ------------------------------------------------------
+
+
+def _config_problems(tmp_path, raw: bytes):
+    gold = write_jsonl(tmp_path / "gold.jsonl", [gold_row("q1", ["a"])])
+    run = write_jsonl(tmp_path / "runs" / "dense.jsonl", [run_row("q1", ["a"])])
+    (tmp_path / "runs" / "dense.config.json").write_bytes(raw)
+    with pytest.raises(InputError) as error:
+        Workspace.from_files(gold, [run])
+    return error.value.problems
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (b'{"top_k": 5, "top_k": 10, "api_key": "s1", "api_key": "s2"}', "each key once"),
+        (b'{"hybrid_weight": NaN, "top_k": Infinity}', "a finite number"),
+        (b'{"hybrid_weight": 1e999}', "a finite number"),
+        (b'{"top_k": ' + b"9" * 5000 + b"}", "a JSON number"),
+        (b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "a JSON object of a few levels"),
+        (b'{"name": ["ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3"]}', "a run name (text)"),
+        (b'{"name": ""}', "a run name (text)"),
+        (b'{"top_k": 5,}', "valid JSON"),
+    ],
+)
+def test_a_config_that_would_be_coerced_is_refused(tmp_path, raw, expected):
+    problems = _config_problems(tmp_path, raw)
+    assert problems and all(expected in p.expected for p in problems), problems
+    assert all(p.file.endswith("dense.config.json") and len(p.value) <= 80 for p in problems)
+    shown = " ".join(str(p) for p in problems)
+    assert "s1" not in shown and "s2" not in shown and "A1b2C3d4" not in shown
+
+
+def test_every_problem_of_a_config_is_reported_at_once(tmp_path):
+    problems = _config_problems(tmp_path, b'{"a": 1, "a": 2, "b": NaN, "c": -Infinity}')
+    assert [p.expected.split(" (")[0] for p in problems] == [
+        "a finite number",
+        "a finite number",
+        "each key once",
+    ]
+
+
+def test_a_config_that_is_a_folder_is_an_input_error(tmp_path, capsys):
+    gold = write_jsonl(tmp_path / "gold.jsonl", [gold_row("q1", ["a"])])
+    run = write_jsonl(tmp_path / "runs" / "dense.jsonl", [run_row("q1", ["a"])])
+    (tmp_path / "runs" / "dense.config.json").mkdir()
+    code, _, err = run_cli(capsys, ["evaluate", gold, run])
+    assert code == 2 and "dense.config.json" in err and "a readable file" in err
+    assert "Traceback" not in err
