@@ -17,7 +17,7 @@ from pathlib import Path
 import streamlit as st
 
 from ragrecall_app import context
-from ragrecall_app.render import problems
+from ragrecall_app.render import escape_markdown, problems
 from ragrecall_core.charts import run_colors
 from ragrecall_core.dashboard_state import (
     HARMFUL,
@@ -96,7 +96,7 @@ def choose_source() -> Source:
                 help="A folder with gold, runs/, grades/ and corpus files.",
             )
         else:
-            st.caption("Files from the command line: " + cli.describe())
+            st.caption("Files from the command line: " + escape_markdown(cli.describe()))
             st.session_state.setdefault("side_ws", "")
             folder = st.text_input("Workspace folder (empty: the files above)", key="side_ws")
         with st.expander("Upload gold and run files"):
@@ -114,12 +114,14 @@ def choose_source() -> Source:
     return cli
 
 
-source = choose_source()
+source_label = "the uploaded files"
 try:
-    with st.spinner(f"Loading {source.describe()} …"):
-        ws, key = context.open_source(source)
+    source = choose_source()
+    source_label = source.describe()
+    with st.spinner(f"Loading {escape_markdown(source_label)} …"):
+        ws, key, store = context.open_source(source)
 except InputError as error:
-    problems(error, f"Could not open {source.describe()}")
+    problems(error, "Could not open " + escape_markdown(source_label))
     st.stop()
 
 facts = context.workspace_facts(key, ws)
@@ -187,6 +189,8 @@ with st.sidebar:
         f"{facts['queries']} queries · {len(ws.run_names)} runs · "
         f"{facts['corpus']} chunks · {facts['grades']} manual grades"
     )
+    if store.note:
+        st.warning(escape_markdown(store.note), icon=":material/lock:")
 
 state = context.session_state()
 st.session_state[context.CTX] = context.Context(
@@ -199,6 +203,7 @@ st.session_state[context.CTX] = context.Context(
     colors=run_colors(ws.run_names),
     depths=facts["depths"],
     facts=facts,
+    store=store,
 )
 context.sync_url()
 page.run()

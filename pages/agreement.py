@@ -16,12 +16,15 @@ from ragrecall_core.judging import export_grades, resolve
 
 ctx = current()
 ws = ctx.ws
+store = ctx.store
 
 st.title("Agreement")
 st.caption(
     "How far annotators agree, where they disagree and how each disagreement was settled; "
     "all grades to download, a graded sheet to import, and what the gold set may lack."
 )
+if store.note:
+    st.warning(escape_markdown(store.note), icon=":material/lock:")
 
 # ---------------------------------------------------------------- pairs
 result = agreement(ws)
@@ -108,12 +111,13 @@ else:
             reason = st.text_input("Reason", key="agreement_reason")
             resolver = st.text_input("Your name (resolver)", key="agreement_resolver")
             done = st.form_submit_button(
-                "Record resolution", type="primary", key="agreement_record"
+                "Record resolution",
+                type="primary",
+                key="agreement_record",
+                disabled=not store.can_judge,
             )
         if done:
             try:
-                if resolver.strip():
-                    js.open_store(ws, create=True)
                 resolve(ws, query_id, chunk_id, value, resolver, harmful, reason)
             except InputError as error:
                 problems(error, "Resolution not recorded")
@@ -156,7 +160,9 @@ with st.expander("Import a graded sheet (JSONL or CSV) from an offline judge"):
         "is imported if it has any problem."
     )
     upload = st.file_uploader("Grades file", type=["jsonl", "json", "csv"], key="agreement_upload")
-    if upload is not None and st.button("Import", key="agreement_import"):
+    if upload is not None and st.button(
+        "Import", key="agreement_import", disabled=not store.can_judge
+    ):
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder) / Path(upload.name).name
             path.write_bytes(upload.getvalue())

@@ -2,7 +2,8 @@
 
 The judge sees the query, the chunk text and the criterion, never the run, rank or score.
 Keys 2 / 1 / 0 grade, H toggles harmful; every grade is committed to the judgment store at
-once, and the queue resumes where this annotator stopped.
+once, and the queue resumes where this annotator stopped. A store that cannot be written
+(read-only workspace) or opened (damaged) leaves the page for viewing, judging off.
 """
 
 import streamlit as st
@@ -17,6 +18,7 @@ from ragrecall_core.pooling import DEFAULT_DEPTH, pool_coverage
 ctx = current()
 s = ctx.state
 ws = ctx.ws
+store = ctx.store
 
 st.title("Judge")
 st.caption(
@@ -24,6 +26,9 @@ st.caption(
     "what the gold set or you already judged. You see the query and the chunk, never which "
     "run returned it, at what rank or with what score."
 )
+st.text(f"Judgment store: {store.path}")
+if store.note:
+    st.warning(escape_markdown(store.note), icon=":material/lock:")
 
 # a widget's value is dropped when another page is shown: keep the name across pages
 if "judge_annotator" not in st.session_state:
@@ -85,24 +90,34 @@ except InputError as error:
 
 # ---------------------------------------------------------------- callbacks
 def grade(query_id: str, chunk_id: str, value: int) -> None:
-    """Store the judgment now (unless this chunk was stored already: a double press)."""
+    """Store the judgment now, unless this annotator already graded the chunk (a double
+    press, or the same name in another tab): then say so, and the stored grade stands."""
     annotator = st.session_state.get("judge_annotator", "").strip()
-    if js.has_judged(ws, annotator, query_id, chunk_id):
-        st.session_state["judge_note"] = "That chunk was already saved; here is the next one."
-        return
-    js.open_store(ws, create=True)
     harmful = bool(st.session_state.get("judge_harmful", False))
-    submit(
-        ws,
-        query_id,
-        chunk_id,
-        value,
-        annotator,
-        harmful=harmful,
-        reason=st.session_state.get("judge_reason", ""),
-    )
+    try:
+        stored = submit(
+            ws,
+            query_id,
+            chunk_id,
+            value,
+            annotator,
+            harmful=harmful,
+            reason=st.session_state.get("judge_reason", ""),
+            only_if_new=True,
+        )
+    except InputError as error:
+        st.session_state["judge_note"] = ("error", f"Grade {value} not saved: {error}")
+        return
+    if not stored:
+        st.session_state["judge_note"] = (
+            "warning",
+            f"Grade {value} not saved: {annotator} already graded chunk {chunk_id} (in another "
+            "tab, or a double press); that grade stands. Here is the next chunk.",
+        )
+        return
     st.session_state["judge_note"] = (
-        f"Saved grade {value}{' (harmful)' if harmful else ''} for the previous chunk."
+        "caption",
+        f"Saved grade {value}{' (harmful)' if harmful else ''} for the previous chunk.",
     )
     st.session_state["judge_harmful"] = False
     st.session_state["judge_reason"] = ""
@@ -124,9 +139,11 @@ st.progress(
     q.share,
     text=f"{q.judged} of {q.size} pooled chunks judged by {escape_markdown(name)}",
 )
+NOTES = {"caption": st.caption, "warning": st.warning, "error": st.error}
 note = st.session_state.pop("judge_note", None)
 if note:
-    st.caption(note)
+    kind, text = note
+    NOTES[kind](escape_markdown(text))
 
 item = q.current()
 if item is None:
@@ -156,12 +173,15 @@ else:
             js.common_reasons(ws),
             key="judge_reason_pick",
             on_change=pick_reason,
+            format_func=escape_markdown,  # pills render Markdown; reasons come from files
             wrap=True,
+            disabled=not store.can_judge,
         )
         st.text_input(
             "Reason (optional, saved with the grade)",
             key="judge_reason",
             placeholder="a short cause, e.g. answer cut by the chunk boundary",
+            disabled=not store.can_judge,
         )
     with right:
         st.markdown("**Does this chunk help answer the query?**")
@@ -175,6 +195,7 @@ else:
                 shortcut=str(value),
                 width="stretch",
                 wrap=True,
+                disabled=not store.can_judge,
             )
         harmful = bool(st.session_state.get("judge_harmful", False))
         st.button(
@@ -184,6 +205,7 @@ else:
             on_click=toggle_harmful,
             shortcut="H",
             width="stretch",
+            disabled=not store.can_judge,
             help=js.HARMFUL.capitalize() + ". Combine it with any grade.",
         )
         if harmful:

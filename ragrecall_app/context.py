@@ -8,7 +8,7 @@ after a page switch (which drops the URL's query parameters).
 
 from __future__ import annotations
 
-import tempfile
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -27,6 +27,8 @@ from ragrecall_core.dashboard_state import (
     from_params,
     to_params,
 )
+from ragrecall_core.errors import InputError, Problem
+from ragrecall_core.judging import StoreStatus, uploads_folder
 from ragrecall_core.policy import Policy
 from ragrecall_core.query_detail import QueryDetail, query_detail
 from ragrecall_core.query_table import QueryTable, build_query_table, filter_table
@@ -161,38 +163,61 @@ def _spec(source: Source) -> tuple:
     )
 
 
-def open_source(source: Source) -> tuple[Workspace, str]:
-    """The workspace of ``source`` and its content key (files re-hashed only when changed)."""
+def open_source(source: Source) -> tuple[Workspace, str, StoreStatus]:
+    """The workspace of ``source``, its content key (files re-hashed only when changed) and
+    what its judgment store allows (a store that cannot be used leaves file grades only)."""
     files = source.input_files()
     key = _content_key(fingerprint(files)) if files else "missing"
     ws = _load_workspace(_spec(source), key)
     # stored judgments count in evaluation: a new one changes the key of every cached frame
-    judge_session.open_store(ws)
-    return ws, f"{key}+{judge_session.store_version(ws)}"
+    store = judge_session.connect_store(ws)
+    return ws, f"{key}+{judge_session.store_version(ws)}", store
 
 
 def save_uploads(gold, runs: Sequence, grades: Sequence, corpus) -> Source:
-    """Write uploaded files into a temp folder named by their content; a loose-file source."""
-    import hashlib
-
+    """Keep uploaded files under ``$RAGRECALL_HOME/uploads/<content hash>/``; a loose-file
+    source. Persistent, unlike a temp folder: the grades made on them must survive a restart
+    (the store itself lives where :func:`judging.store_path` says, keyed by the gold's name).
+    """
+    uploads = [gold, *runs, *grades, *([corpus] if corpus else [])]
+    _require_distinct_names(uploads)
     digest = hashlib.sha256()
-    for f in [gold, *runs, *grades, *([corpus] if corpus else [])]:
+    for f in uploads:
         digest.update(f.name.encode())
         digest.update(f.getvalue())
-    folder = Path(tempfile.gettempdir()) / "ragrecall_uploads" / digest.hexdigest()[:16]
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = uploads_folder() / digest.hexdigest()[:16]
 
     def save(f) -> Path:
         path = folder / Path(f.name).name
         path.write_bytes(f.getvalue())
         return path
 
-    return Source(
-        gold=save(gold),
-        runs=tuple(save(f) for f in runs),
-        grades=tuple(save(f) for f in grades),
-        corpus=save(corpus) if corpus else None,
-    )
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        return Source(
+            gold=save(gold),
+            runs=tuple(save(f) for f in runs),
+            grades=tuple(save(f) for f in grades),
+            corpus=save(corpus) if corpus else None,
+        )
+    except OSError as error:
+        expected = "a writable folder for uploads (set RAGRECALL_HOME to one)"
+        raise InputError([Problem(str(folder), None, str(error)[:80], expected)]) from None
+
+
+def _require_distinct_names(uploads: Sequence) -> None:
+    """Uploads are saved under their names: a name that is no file name, or two files of one
+    name (one would replace the other), is refused."""
+    problems, seen = [], set()
+    for f in uploads:
+        name = Path(f.name).name
+        if name in ("", ".", "..") or "\x00" in name:
+            problems.append(Problem("uploaded files", None, f.name[:80], "a file name"))
+        elif name in seen:
+            problems.append(Problem("uploaded files", None, name[:80], "one file of each name"))
+        seen.add(name)
+    if problems:
+        raise InputError(problems)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
@@ -235,6 +260,7 @@ class Context:
     colors: dict[str, str]
     depths: dict[str, int]
     facts: dict
+    store: StoreStatus
 
     @property
     def policy(self) -> Policy:

@@ -5,8 +5,9 @@ got), the judgment store opened once per workspace even when a server reloads th
 workspace, a version of the store for cache keys, the reasons offered one click away,
 grades export (JSONL / CSV with formula cells neutralised) and import of a grades sheet.
 
-The store is attached lazily: opening a workspace attaches ``judgments.duckdb`` only if
-it exists; it is created by the first write (a judgment, a resolution, an import).
+The store is attached lazily (:func:`judging.connect_store`): opening a workspace
+attaches ``judgments.duckdb`` only if it exists; it is created by the first write (a
+judgment, a resolution, an import).
 """
 
 from __future__ import annotations
@@ -14,8 +15,6 @@ from __future__ import annotations
 import hashlib
 import json
 import tempfile
-import threading
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +24,11 @@ import pandas as pd
 from .db import connect
 from .gold_gaps import write_proposal
 from .grades import load_grades
-from .judging import STORE, attach_store, store_path
+from .judging import STORE, store_transaction
+from .judging import StoreStatus as StoreStatus  # re-exported: pages import one module
+from .judging import connect_store as connect_store
+from .judging import is_open as is_open
+from .judging import open_store as open_store
 from .pooling import SEED, build_pool
 from .report import neutralise
 from .workspace import Workspace
@@ -46,54 +49,8 @@ HARMFUL = "harmful: convincing, but outdated or contradicting"
 
 GRADE_COLUMNS = ["query_id", "chunk_id", "grade", "harmful", "reason", "annotator"]
 
-_LOCK = threading.Lock()
-# store file -> the workspace that has it attached (DuckDB lets one database attach a file)
-_HOLDERS: dict[str, weakref.ref] = {}
-
-FILE_ONLY_VIEWS = """
-CREATE OR REPLACE VIEW all_grades AS
-    SELECT query_id, chunk_id, grade, harmful, reason, annotator, source FROM grades;
-CREATE OR REPLACE VIEW all_resolutions AS SELECT *, 0 AS id FROM resolutions;
-"""
-
 
 # ---------------------------------------------------------------- the store
-def is_open(workspace: Workspace) -> bool:
-    """Whether the judgment store is attached to this workspace's database."""
-    rows = workspace.cursor().execute("SELECT database_name FROM duckdb_databases()").fetchall()
-    return STORE in {r[0] for r in rows}
-
-
-def open_store(workspace: Workspace, create: bool = False) -> bool:
-    """Attach the workspace's judgment store if it exists (or ``create`` it); thread-safe.
-
-    A reloaded workspace (its files changed) takes the store over from the previous
-    workspace object of the same files, which falls back to file grades only.
-    """
-    path = store_path(workspace).resolve()
-    with _LOCK:
-        if is_open(workspace):
-            return True
-        if not create and not path.exists():
-            return False
-        holder = _HOLDERS.get(str(path))
-        previous = holder() if holder else None
-        if previous is not None and previous is not workspace:
-            _release(previous)
-        attach_store(workspace, path)
-        _HOLDERS[str(path)] = weakref.ref(workspace)
-        return True
-
-
-def _release(workspace: Workspace) -> None:
-    try:
-        con = workspace.con
-        con.execute(FILE_ONLY_VIEWS)
-        con.execute(f"DETACH {STORE}")
-    except Exception:  # noqa: BLE001 - a closed connection has nothing to release
-        pass
-
-
 def store_version(workspace: Workspace) -> str:
     """Changes whenever a judgment or a resolution is stored (for cache keys)."""
     if not is_open(workspace):
@@ -367,22 +324,16 @@ def import_grades(workspace: Workspace, path: Path) -> pd.DataFrame:
     rows = read_grades_file(path)
     if rows.empty:
         return rows
-    open_store(workspace, create=True)
-    con = workspace.cursor()
-    con.register("imported_grades", rows)
-    try:
-        con.execute("BEGIN")
-        con.execute(
-            f"INSERT INTO {STORE}.judgments (query_id, chunk_id, grade, harmful, reason, "
-            "annotator) SELECT query_id, chunk_id, grade, coalesce(harmful, false), "
-            "coalesce(reason, ''), trim(annotator) FROM imported_grades"
-        )
-        con.execute("COMMIT")
-    except Exception:
-        con.execute("ROLLBACK")
-        raise
-    finally:
-        con.unregister("imported_grades")
+    with store_transaction(workspace) as con:
+        con.register("imported_grades", rows)
+        try:
+            con.execute(
+                f"INSERT INTO {STORE}.judgments (query_id, chunk_id, grade, harmful, reason, "
+                "annotator) SELECT query_id, chunk_id, grade, coalesce(harmful, false), "
+                "coalesce(reason, ''), trim(annotator) FROM imported_grades"
+            )
+        finally:
+            con.unregister("imported_grades")
     return rows
 
 
