@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -65,6 +66,21 @@ REL_LEVELS = (1, 2)
 UNITS = (CHUNK, DOC)
 PARTIAL = ("not_relevant", "relevant")
 HARMFUL = ("not_relevant", "as_graded")
+GROUP_BY = ("failure_class", "query_type", "section", "doc_length", "reason")
+TRUE_WORDS = ("1", "true", "yes", "on")
+FALSE_WORDS = ("0", "false", "no", "off")
+MAX_K = 10_000
+# URL keys whose values must be one of a fixed set (the rest are free text, fitted later)
+CHOICES: dict[str, tuple] = {
+    "rel": REL_LEVELS,
+    "unit": UNITS,
+    "partial": PARTIAL,
+    "harmful": HARMFUL,
+    "by": GROUP_BY,
+}
+# URL keys of whole numbers -> (smallest, largest) accepted
+INT_RANGES: dict[str, tuple[int, int]] = {"k": (1, MAX_K), "fc": (0, 100), "rel": (1, 2)}
+SHOWN_CHARS = 80
 
 
 @dataclass(frozen=True)
@@ -189,25 +205,54 @@ def k_choices(depth: int | None) -> tuple[int, ...]:
 
 def from_params(params: Mapping[str, Sequence[str] | str]) -> ViewState:
     """Read a state from query parameters (each value a string or a list of strings)."""
+    return read_params(params)[0]
+
+
+def read_params(params: Mapping[str, Sequence[str] | str]) -> tuple[ViewState, list[str]]:
+    """The state the parameters ask for, and one line per parameter refused.
+
+    A refused value (``k=²``, ``fc=-5``, ``unit=page``) leaves its field at the
+    default, so a crafted or mistyped link still opens; the lines say which.
+    """
     values: dict = {}
+    refused: list[str] = []
     for key, (name, kind) in PARAMS.items():
         raw = params.get(key)
-        if raw is None:
-            continue
-        items = [raw] if isinstance(raw, str) else list(raw)
+        items = [] if raw is None else [raw] if isinstance(raw, str) else list(raw)
         items = [str(i) for i in items if str(i) != ""]
         if not items:
             continue
         if kind == "list":
             values[name] = tuple(dict.fromkeys(x for i in items for x in i.split(",") if x))
-        elif kind == "int":
-            if items[0].strip().isdigit() and int(items[0]) > 0:
-                values[name] = int(items[0])
-        elif kind == "bool":
-            values[name] = items[0].lower() in ("1", "true", "yes", "on")
+            continue
+        value, expected = _read_value(key, kind, items[0])
+        if expected:
+            refused.append(_refusal(key, items[0], expected, getattr(ViewState(), name)))
         else:
-            values[name] = items[0]
-    return ViewState(**values)
+            values[name] = value
+    return ViewState(**values), refused
+
+
+def _read_value(key: str, kind: str, text: str):
+    """``(value, "")`` or ``(None, what was expected)`` for one parameter's text."""
+    if kind == "int":
+        low, high = INT_RANGES[key]
+        # ASCII digits only: str.isdigit() accepts "²", which int() then refuses
+        if not re.fullmatch(r"[0-9]{1,6}", text) or not low <= int(text) <= high:
+            return None, f"a whole number from {low} to {high}"
+        return int(text), ""
+    if kind == "bool":
+        if text.lower() not in TRUE_WORDS + FALSE_WORDS:
+            return None, "1 or 0"
+        return text.lower() in TRUE_WORDS, ""
+    if key in CHOICES and text not in map(str, CHOICES[key]):
+        return None, "one of " + ", ".join(map(str, CHOICES[key]))
+    return text, ""
+
+
+def _refusal(key: str, text: str, expected: str, default) -> str:
+    shown = text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "…"
+    return f"URL parameter {key}: {shown!r}, expected {expected}; using the default ({default})"
 
 
 def to_params(state: ViewState, default: ViewState | None = None) -> dict[str, str | list[str]]:
