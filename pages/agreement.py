@@ -164,7 +164,10 @@ with st.expander("Import a graded sheet (JSONL or CSV) from an offline judge"):
         "Import", key="agreement_import", disabled=not store.can_judge
     ):
         with tempfile.TemporaryDirectory() as folder:
-            path = Path(folder) / Path(upload.name).name
+            # the file name names a row's annotator when the row has none ("." and "..",
+            # which are no file name, are replaced)
+            name = Path(upload.name).name
+            path = Path(folder) / (name if name.strip(".") else "grades.csv")
             path.write_bytes(upload.getvalue())
             try:
                 rows = js.import_grades(ws, path)

@@ -20,6 +20,7 @@ import tempfile
 import threading
 from pathlib import Path
 
+import duckdb
 import pytest
 from markdown_it import MarkdownIt
 
@@ -170,6 +171,11 @@ def on_read_only_mount(code: str, folder: Path, *args: str, home: Path) -> dict:
 
 def test_a_read_only_workspace_opens_for_viewing_with_judging_off(tmp_path):
     folder = seed002(tmp_path / "ws")
+    disagreement = [
+        {"query_id": "q1", "chunk_id": "Z", "grade": g, "annotator": a}
+        for a, g in (("carol", 2), ("dan", 0))
+    ]
+    write_jsonl(folder / "grades" / "file.jsonl", disagreement)
     store_with_grade(folder)
     home = tmp_path / "home"
     home.mkdir()
@@ -195,15 +201,18 @@ def test_a_read_only_workspace_opens_for_viewing_with_judging_off(tmp_path):
     assert judge["grade_buttons"] == [True, True, True]  # shown, but disabled
     assert any("read-only" in w and "judging is off" in w for w in judge["warnings"]), judge
     assert any(str(folder / "judgments.duckdb") in t for t in judge["texts"]), judge
-    assert out["pages"][AGREEMENT]["record_disabled"] in ([], [True])
+    assert out["pages"][AGREEMENT]["record_disabled"] == [True]
     assert any("read-only" in w for w in out["pages"][AGREEMENT]["warnings"])
     # nothing was written: still the one grade
     assert sorted(p.name for p in folder.iterdir()) == [
         "corpus.jsonl",
         "gold.jsonl",
+        "grades",
         "judgments.duckdb",
         "runs",
     ]
+    with duckdb.connect(str(folder / "judgments.duckdb"), read_only=True) as con:
+        assert con.execute("SELECT annotator, grade FROM judgments").fetchall() == [("anna", 2)]
 
 
 # ---------------------------------------------------------------- corrupt store
@@ -437,3 +446,80 @@ def test_annotators_reasons_and_chunk_text_are_never_live_markup(tmp_path, monke
     assert HOSTILE in set(grades["annotator"]) | set(grades["reason"])  # as written, in a table
     hazards = {t: markdown_hazards(t) for t in texts if markdown_hazards(t)}
     assert not hazards, hazards
+
+
+# ---------------------------------------------------------------- a store held elsewhere
+HOLD_STORE = """
+import sys, time, duckdb
+con = duckdb.connect()
+con.execute("ATTACH $p AS s", {"p": sys.argv[1]})
+print("holding", flush=True)
+time.sleep(120)
+"""
+
+
+def test_a_store_held_by_another_process_is_named_and_the_page_opens(tmp_path, monkeypatch):
+    folder = seed002(tmp_path / "ws")
+    path = store_with_grade(folder)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_STORE, str(path)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout.readline() == "holding\n"
+        ws = Workspace.open(folder)
+        status = js.connect_store(ws)
+        assert str(path) in status.problem and "no other process holds" in status.problem
+        with pytest.raises(InputError):
+            submit(ws, "q1", "E", 2, "boris")
+        ws.con.close()
+        at = app(folder, monkeypatch).switch_page(JUDGE).run()
+        assert not at.exception
+        at.text_input(key="judge_annotator").input("boris").run()
+        assert not at.exception and all(b.disabled for b in grade_buttons(at))
+    finally:
+        holder.kill()
+        holder.wait(timeout=30)
+
+
+# ---------------------------------------------------------------- upload names
+class Upload:
+    """What ``st.file_uploader`` returns, as far as save_uploads uses it."""
+
+    def __init__(self, name: str, data: bytes = b"x"):
+        self.name, self._data = name, data
+
+    def getvalue(self) -> bytes:
+        return self._data
+
+
+@pytest.mark.parametrize(
+    "names",
+    [("gold.jsonl", "run.jsonl", "run.jsonl"), ("gold.jsonl", ".."), ("", "run.jsonl")],
+)
+def test_upload_names_that_would_overwrite_or_escape_are_refused(tmp_path, monkeypatch, names):
+    from ragrecall_app.context import save_uploads
+
+    monkeypatch.setenv("RAGRECALL_HOME", str(tmp_path / "home"))
+    gold, *runs = (Upload(n, f"{i}".encode()) for i, n in enumerate(names))
+    with pytest.raises(InputError) as error:
+        save_uploads(gold, runs, [], None)
+    assert all(p.file == "uploaded files" for p in error.value.problems)
+    assert not (tmp_path / "home").exists()  # nothing written
+
+
+def test_an_uploaded_gold_with_a_hostile_name_keeps_its_store_under_home(tmp_path, monkeypatch):
+    from ragrecall_app.context import save_uploads
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("RAGRECALL_HOME", str(home))
+    source = save_uploads(
+        Upload("..\\..\\x [a](b) y.jsonl", jsonl(GOLD)),
+        [Upload("old.jsonl", json.dumps(ranked("q1", "ABC")).encode())],
+        [],
+        None,
+    )
+    ws = Workspace.from_files(source.gold, list(source.runs))
+    path = store_path(ws)
+    assert path.parent == home / "stores"
+    assert path.name == "_.._x__a__b__y.jsonl.judgments.duckdb"
+    ws.con.close()
