@@ -76,6 +76,27 @@ def _may_repeat(con: duckdb.DuckDBPyConnection, table: str, check: Duplicate) ->
     ).fetchone()[0]
 
 
+def is_whole_number(sql: str, negative: bool = False) -> str:
+    """SQL: the value ``sql``, as text, is a whole number (``2``, ``+2``, ``2.0``; ``-2`` only
+    when ``negative``). A test on the text, because DuckDB's casts round: ``'1.5'`` casts to
+    the integer 2."""
+    sign = "[+-]?" if negative else "[+]?"
+    return f"regexp_full_match(trim(CAST(({sql}) AS VARCHAR)), '{sign}[0-9]+(\\.0*)?')"
+
+
+def positive_whole_number(sql: str) -> str:
+    """SQL: ``sql`` is a whole number from 1 to the largest BIGINT (never NULL)."""
+    return (
+        f"coalesce({is_whole_number(sql)} AND "
+        f"TRY_CAST(TRY_CAST(({sql}) AS DOUBLE) AS BIGINT) >= 1, false)"
+    )
+
+
+def is_finite_number(sql: str) -> str:
+    """SQL: ``sql`` is a number other than NaN and ±Infinity (never NULL)."""
+    return f"coalesce(isfinite(TRY_CAST(({sql}) AS DOUBLE)), false)"
+
+
 def string_field(name: str, required: bool = True, source: str = "j") -> list[Check]:
     """Checks that JSON field ``name`` is a non-empty string (when present, if optional)."""
     path = f"'$.{name}'"

@@ -13,6 +13,8 @@ from typing import TypeVar
 T = TypeVar("T")
 R = TypeVar("R")
 
+MAX_VALUE_CHARS = 80  # of a value quoted in a problem: enough to find it, never a whole line
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -29,7 +31,9 @@ class Problem:
 
     def __str__(self) -> str:
         where = self.file if self.line is None else f"{self.file}:{self.line}"
-        value = self.value if len(self.value) <= 120 else self.value[:117] + "..."
+        value = self.value
+        if len(value) > MAX_VALUE_CHARS:
+            value = value[: MAX_VALUE_CHARS - 3] + "..."
         return f"{where}: got {value!r}, expected {self.expected}"
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import duckdb
 
 from . import readers
-from .checks import Check, duplicate_key, run_checks, string_field
+from .checks import Check, duplicate_key, is_whole_number, run_checks, string_field
 from .errors import raise_if_any
 
 KNOWN_FIELDS = (
@@ -63,9 +63,10 @@ JSONL_CHECKS = [
     Check(
         "json_type(j, '$.grades') NOT IN ('OBJECT', 'NULL') OR (json_type(j, '$.grades') = 'OBJECT'"
         f" AND list_bool_or(list_transform(map_values(json_transform(j->'$.grades', "
-        f"'\"MAP(VARCHAR, JSON)\"')), lambda g: json_type(g) NOT IN {INT_TYPES})))",
+        f"'\"MAP(VARCHAR, JSON)\"')), lambda g: json_type(g) NOT IN {INT_TYPES} "
+        "OR coalesce(TRY_CAST(g::VARCHAR AS INTEGER) < 0, true))))",
         "'\"grades\": ' || json_extract(j, '$.grades')",
-        '"grades" to map chunk ids to integer grades',
+        '"grades" to map chunk ids to whole-number grades, 0 or more',
     ),
     Check(
         "json_type(j, '$.rationale') NOT IN ('OBJECT', 'NULL')",
@@ -82,18 +83,26 @@ JSONL_CHECKS = [
 
 TREC_QRELS_COLUMNS = (
     "len(f) AS fields, array_to_string(f, ' ') AS text, f[1] AS qid, f[3] AS docno, "
-    "f[4] AS grade_text, TRY_CAST(f[4] AS INTEGER) AS grade"
+    "f[4] AS grade_text, "
+    f"CASE WHEN {is_whole_number('f[4]', negative=True)} THEN TRY_CAST(f[4] AS INTEGER) END "
+    "AS grade"
 )
 
 TREC_QRELS_CHECKS = [
     Check("fields <> 4", "text", "4 fields: query_id iteration chunk_id grade"),
+    # a negative grade is kept: trec_eval reads it as judged, not relevant
     Check("fields = 4 AND grade IS NULL", "grade_text", "an integer grade"),
     duplicate_key("qid || ' ' || docno", "qid, docno", "(query, chunk) pair"),
 ]
 
 LONG_CHECKS = [
     Check("query_id IS NULL OR trim(query_id) = ''", "coalesce(query_id, '')", "a query_id"),
-    Check("grade IS NOT NULL AND TRY_CAST(grade AS INTEGER) IS NULL", "grade", "an integer grade"),
+    Check(
+        f"grade IS NOT NULL AND NOT coalesce({is_whole_number('grade')} "
+        "AND TRY_CAST(TRY_CAST(grade AS DOUBLE) AS INTEGER) IS NOT NULL, false)",
+        "CAST(grade AS VARCHAR)",
+        "a grade that is a whole number, 0 or more",
+    ),
     duplicate_key("query_id || ' ' || chunk_id", "query_id, chunk_id", "(query, chunk) pair"),
 ]
 
@@ -171,7 +180,7 @@ def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> None:
                any_value(split), false, '{}'::JSON, min(line)
         FROM gold_stage GROUP BY query_id;
         INSERT INTO qrels
-        SELECT query_id, chunk_id, coalesce(CAST(grade AS INTEGER), 1), rationale
+        SELECT query_id, chunk_id, coalesce(CAST(CAST(grade AS DOUBLE) AS INTEGER), 1), rationale
         FROM gold_stage WHERE nullif(trim(chunk_id), '') IS NOT NULL;
         """
     )

@@ -9,11 +9,15 @@ by a flag: ``.parquet`` is Parquet, ``.csv``/``.tsv`` is long-form CSV,
 from __future__ import annotations
 
 import hashlib
+import json
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
 
-from .errors import InputError, Problem
+from .errors import MAX_VALUE_CHARS, InputError, Problem
 
 JSONL, CSV, PARQUET, TREC_QRELS, TREC_RUN = "jsonl", "csv", "parquet", "trec_qrels", "trec_run"
 
@@ -24,6 +28,15 @@ SELECT row_number() OVER () AS line, text
 FROM read_csv($path, delim=chr(1), quote='', escape='', header=false,
               columns={'text': 'VARCHAR'}, auto_detect=false)
 """
+
+# DuckDB's CSV reader refuses a line of this many bytes or more (its max_line_size)
+MAX_LINE_BYTES = 2_000_000
+MAX_PROBLEMS = 1000
+CSV_ERROR_LINE = re.compile(r"CSV Error on Line: (\d+)\s*\nOriginal Line: ([^\n]*)")
+
+# A comma before a closing bracket: a trailing comma, which DuckDB's JSON parser accepts and
+# JSON does not, unless it is inside a string (Python's strict parser tells which).
+TRAILING_COMMA = r",\s*[}\]]"
 
 # Whitespace-separated fields; the regular expression only for lines that need it.
 FIELDS_SQL = """
@@ -50,6 +63,65 @@ def first_line(path: Path) -> str:
     return ""
 
 
+@contextmanager
+def reading(path: Path, fmt: str) -> Iterator[None]:
+    """Turn DuckDB's failure to read ``path`` into an :class:`InputError` naming each bad line
+    (bytes that are not UTF-8, a line over the line limit), never DuckDB's own message, which
+    quotes kilobytes of the file."""
+    try:
+        yield
+    except duckdb.Error as error:
+        raise InputError(read_problems(path, fmt, error)) from None
+
+
+def read_problems(path: Path, fmt: str, error: duckdb.Error) -> list[Problem]:
+    """Why DuckDB could not read ``path``, as problems a user can act on."""
+    if fmt == PARQUET:
+        return [Problem(str(path), None, _reason(error), "a Parquet file")]
+    problems = unreadable_lines(path)
+    if problems:
+        return problems
+    found = CSV_ERROR_LINE.search(str(error))
+    if found:
+        return [Problem(str(path), int(found[1]), found[2], f"a well-formed {fmt} line")]
+    return [Problem(str(path), None, _reason(error), f"a readable {fmt} file")]
+
+
+def _reason(error: duckdb.Error) -> str:
+    """DuckDB's first line, without its ``... Error:`` prefix."""
+    first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    return first.split("Error: ", 1)[-1]
+
+
+def unreadable_lines(path: Path) -> list[Problem]:
+    """Lines that are not UTF-8 or are too long to read, found by a scan in Python (only
+    after DuckDB has refused the file, so the common case pays nothing)."""
+    problems = []
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, 1):
+            line = raw.rstrip(b"\r\n")
+            if len(line) >= MAX_LINE_BYTES:
+                expected = f"a line under 2 MB ({MAX_LINE_BYTES:,} bytes); it has {len(line):,}"
+                problems.append(Problem(str(path), number, _excerpt(line, 0), expected))
+            else:
+                try:
+                    line.decode("utf-8")
+                except UnicodeDecodeError as error:
+                    problems.append(
+                        Problem(str(path), number, _excerpt(line, error.start), "UTF-8 text")
+                    )
+            if len(problems) >= MAX_PROBLEMS:
+                break
+    return problems
+
+
+def _excerpt(line: bytes, at: int) -> str:
+    """At most 80 characters of ``line`` around byte ``at``; bytes that are not UTF-8 as
+    ``\\xNN``."""
+    start = max(0, at - 20)
+    return line[start : start + MAX_VALUE_CHARS].decode("utf-8", "backslashreplace")
+
+
 def detect_format(path: Path) -> str:
     """Name the format of ``path`` from its suffix, or else from its content."""
     suffix = path.suffix.lower()
@@ -71,23 +143,49 @@ IS_OBJECT = "coalesce(CASE WHEN json_valid(text) THEN json_type(text) = 'OBJECT'
 
 def stage_json_lines(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> list[Problem]:
     """Stage ``table(line, j JSON)`` from JSON lines in one pass; return lines that are not
-    JSON objects (they stay out of the table)."""
-    con.execute(
-        f"CREATE OR REPLACE TEMP TABLE {table}_all AS SELECT line, "
-        f"CASE WHEN {IS_OBJECT} THEN text::JSON END AS j, "
-        f"CASE WHEN NOT {IS_OBJECT} THEN text END AS bad "
-        f"FROM ({LINES_SQL}) WHERE text IS NOT NULL AND trim(text) <> ''",
-        {"path": str(path)},
-    )
+    JSON objects (they stay out of the table) and lines with a trailing comma (they stay in,
+    so their fields are checked too)."""
+    with reading(path, JSONL):
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {table}_all AS SELECT line, "
+            f"CASE WHEN {IS_OBJECT} THEN text::JSON END AS j, "
+            f"CASE WHEN NOT {IS_OBJECT} THEN text END AS bad, "
+            f"CASE WHEN regexp_matches(text, '{TRAILING_COMMA}') THEN text END AS comma "
+            f"FROM ({LINES_SQL}) WHERE text IS NOT NULL AND trim(text) <> ''",
+            {"path": str(path)},
+        )
     rows = con.execute(
-        f"SELECT line, bad FROM {table}_all WHERE j IS NULL ORDER BY line LIMIT 1000"
+        f"SELECT line, bad FROM {table}_all WHERE j IS NULL ORDER BY line LIMIT {MAX_PROBLEMS}"
+    ).fetchall()
+    commas = con.execute(
+        f"SELECT line, comma FROM {table}_all WHERE j IS NOT NULL AND comma IS NOT NULL "
+        "ORDER BY line"
     ).fetchall()
     con.execute(
         f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT line, j FROM {table}_all "
         "WHERE j IS NOT NULL"
     )
     con.execute(f"DROP TABLE {table}_all")
-    return [Problem(str(path), line, text, "one JSON object per line") for line, text in rows]
+    problems = [Problem(str(path), line, text, "one JSON object per line") for line, text in rows]
+    return problems + trailing_comma_problems(path, commas)
+
+
+def trailing_comma_problems(path: Path, lines: list[tuple[int, str]]) -> list[Problem]:
+    """The lines (of those with a comma before a bracket) that strict JSON refuses."""
+    problems = []
+    for number, text in lines:
+        try:
+            json.loads(text, parse_constant=float)
+        except json.JSONDecodeError as error:
+            start = max(0, error.pos - 40)
+            problems.append(
+                Problem(
+                    str(path), number, text[start : error.pos + 20], "JSON with no trailing comma"
+                )
+            )
+        if len(problems) >= MAX_PROBLEMS:
+            break
+    return problems
 
 
 def stage_whitespace_fields(
@@ -97,12 +195,13 @@ def stage_whitespace_fields(
 
     ``columns`` is a select list over ``f``, the line's fields (``#`` lines skipped).
     """
-    con.execute(
-        f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT line, {columns} FROM ("
-        f"SELECT line, {FIELDS_SQL} AS f FROM (SELECT line, trim(text) AS t FROM ({LINES_SQL})) "
-        "WHERE t IS NOT NULL AND t <> '' AND NOT starts_with(t, '#'))",
-        {"path": str(path)},
-    )
+    with reading(path, "TREC"):
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT line, {columns} FROM ("
+            f"SELECT line, {FIELDS_SQL} AS f FROM (SELECT line, trim(text) AS t FROM "
+            f"({LINES_SQL})) WHERE t IS NOT NULL AND t <> '' AND NOT starts_with(t, '#'))",
+            {"path": str(path)},
+        )
 
 
 def stage_table_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str) -> list[str]:
@@ -115,13 +214,15 @@ def stage_table_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table
         offset = 0
     else:
         delim = "\t" if path.suffix.lower() == ".tsv" else ","
-        source = f"read_csv($path, header=true, all_varchar=true, delim='{delim}')"
+        # skip=0: the sniffer must not take a later line with more fields for the header
+        source = f"read_csv($path, header=true, all_varchar=true, delim='{delim}', skip=0)"
         offset = 1
-    con.execute(
-        f"CREATE OR REPLACE TEMP TABLE {table} AS "
-        f"SELECT row_number() OVER () + {offset} AS line, * FROM {source}",
-        {"path": str(path)},
-    )
+    with reading(path, fmt):
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {table} AS "
+            f"SELECT row_number() OVER () + {offset} AS line, * FROM {source}",
+            {"path": str(path)},
+        )
     columns = [row[0] for row in con.execute(f"DESCRIBE {table}").fetchall()]
     return [c for c in columns if c != "line"]
 

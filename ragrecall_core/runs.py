@@ -21,7 +21,14 @@ from pathlib import Path
 import duckdb
 
 from . import readers
-from .checks import Check, duplicate_key, run_checks, string_field
+from .checks import (
+    Check,
+    duplicate_key,
+    is_finite_number,
+    positive_whole_number,
+    run_checks,
+    string_field,
+)
 from .configs import load_config, run_stem
 from .errors import InputError, Problem, raise_if_any
 
@@ -58,11 +65,13 @@ JSONL_ITEM_CHECKS = [
         "a rank that is a positive integer",
     ),
     Check(
-        "json_type(item, '$.score') NOT IN "
+        "json_type(item, '$.score') <> 'NULL' AND NOT (json_type(item, '$.score') IN "
         + NUMBER_TYPES
-        + " AND json_type(item, '$.score') <> 'NULL'",
+        + " AND "
+        + is_finite_number("item->>'$.score'")
+        + ")",
         ITEM + " || '\"score\": ' || json_extract(item, '$.score')",
-        "a numeric score",
+        "a finite numeric score",
     ),
     duplicate_key(
         ITEM + " || '\"chunk_id\": ' || (item->>'$.chunk_id')",
@@ -84,10 +93,14 @@ TREC_COLUMNS = (
 )
 
 TREC_RUN_CHECKS = [
-    Check("fields < 6", "text", "6 fields: query_id Q0 chunk_id rank score tag"),
-    Check("fields >= 6 AND score IS NULL", "'score ' || score_text", "a numeric score"),
+    Check("fields <> 6", "text", "6 fields: query_id Q0 chunk_id rank score tag"),
     Check(
-        "fields >= 6 AND coalesce(TRY_CAST(rank_text AS BIGINT), 0) < 1",
+        f"fields = 6 AND NOT {is_finite_number('score_text')}",
+        "'score ' || score_text",
+        "a finite numeric score",
+    ),
+    Check(
+        f"fields = 6 AND NOT {positive_whole_number('rank_text')}",
         "'rank ' || rank_text",
         "a rank that is a positive integer",
     ),
@@ -98,14 +111,14 @@ LONG_CHECKS = [
     Check("query_id IS NULL OR trim(query_id) = ''", "coalesce(query_id, '')", "a query_id"),
     Check("chunk_id IS NULL OR trim(chunk_id) = ''", "coalesce(chunk_id, '')", "a chunk_id"),
     Check(
-        "coalesce(TRY_CAST(rank AS BIGINT), 0) < 1",
+        f"NOT {positive_whole_number('rank')}",
         "'rank ' || coalesce(rank, '')",
         "a rank that is a positive integer",
     ),
     Check(
-        "score IS NOT NULL AND TRY_CAST(score AS DOUBLE) IS NULL",
+        f"score IS NOT NULL AND NOT {is_finite_number('score')}",
         "'score ' || score",
-        "a numeric score",
+        "a finite numeric score",
     ),
     duplicate_key(
         "query_id || ' ' || chunk_id", "query_id, chunk_id", "chunk id in this query's ranked list"
@@ -185,33 +198,44 @@ def _json(value: dict) -> str:
 # read again by the validating path, which names every problem with its line.
 TYPED_TREC_SQL = """
 CREATE TABLE {table} AS
-SELECT qid, docno, rank, score, true AS typed,
+SELECT qid, docno, CAST(rank AS BIGINT) AS rank, score, rank = floor(rank) AS typed,
        row_number() OVER (PARTITION BY qid ORDER BY score DESC, docno DESC) AS position
 FROM read_csv($path, delim=$delim, header=false, auto_detect=false, comment='#',
               columns={{'qid': 'VARCHAR', 'q0': 'VARCHAR', 'docno': 'VARCHAR',
-                        'rank': 'BIGINT', 'score': 'DOUBLE', 'tag': 'VARCHAR'}})
+                        'rank': 'DOUBLE', 'score': 'DOUBLE', 'tag': 'VARCHAR'}})
 """
 
-ITEMS_TYPE = 'STRUCT(chunk_id VARCHAR, "rank" JSON, score JSON)[]'
+# ids read as JSON, not VARCHAR: a VARCHAR column would turn the number 5 into "5"
+ITEMS_TYPE = 'STRUCT(chunk_id JSON, "rank" JSON, score JSON)[]'
 TYPED_JSONL_LINES_SQL = f"""
 CREATE OR REPLACE TEMP TABLE run_lines AS
-SELECT id, retrieved FROM read_json($path, format='newline_delimited',
-                                    columns={{'id': 'VARCHAR', 'retrieved': '{ITEMS_TYPE}'}})
+SELECT json_type(id) AS id_type, id->>'$' AS id, retrieved
+FROM read_json($path, format='newline_delimited',
+               columns={{'id': 'JSON', 'retrieved': '{ITEMS_TYPE}'}})
 """
 
 JSONL_LINES_OK_SQL = """
 SELECT count(*) = count(DISTINCT id)
-       AND count(*) FILTER (WHERE id IS NULL OR trim(id) = '' OR retrieved IS NULL) = 0
+       AND count(*) FILTER (WHERE id_type IS DISTINCT FROM 'VARCHAR' OR trim(id) = ''
+                            OR retrieved IS NULL) = 0
 FROM run_lines
+"""
+
+# DuckDB's JSON reader accepts trailing commas; JSON does not (the validating path names them)
+NO_TRAILING_COMMA_SQL = f"""
+SELECT NOT EXISTS (SELECT 1 FROM ({readers.LINES_SQL})
+                   WHERE regexp_matches(text, '{readers.TRAILING_COMMA}'))
 """
 
 TYPED_JSONL_SQL = """
 CREATE TABLE {table} AS
-SELECT id AS qid, r.chunk_id AS docno, TRY_CAST(r.rank AS BIGINT) AS rank,
+SELECT id AS qid, r.chunk_id->>'$' AS docno, TRY_CAST(r.rank AS BIGINT) AS rank,
        TRY_CAST(r.score AS DOUBLE) AS score,
-       coalesce(json_type(r.rank), 'NULL') IN ('BIGINT', 'UBIGINT', 'NULL')
-       AND coalesce(json_type(r.score), 'NULL') IN ('BIGINT', 'UBIGINT', 'DOUBLE', 'NULL')
-           AS typed,
+       coalesce(json_type(r.chunk_id) = 'VARCHAR', false)
+       AND coalesce(json_type(r.rank), 'NULL') IN ('BIGINT', 'UBIGINT', 'NULL')
+       AND (coalesce(json_type(r.score), 'NULL') = 'NULL'
+            OR json_type(r.score) IN ('BIGINT', 'UBIGINT', 'DOUBLE')
+               AND TRY_CAST(r.score AS DOUBLE) IS NOT NULL) AS typed,
        row_number() OVER (PARTITION BY id ORDER BY coalesce(TRY_CAST(r.rank AS BIGINT), pos), pos)
            AS position
 FROM (SELECT id, unnest(retrieved) AS r, generate_subscripts(retrieved, 1) AS pos
@@ -221,9 +245,12 @@ UNION ALL
 SELECT id, NULL, NULL, NULL, true, NULL FROM run_lines WHERE len(retrieved) = 0
 """
 
+# a row without a chunk is allowed only as the one row of a query whose list is empty
+# (JSON lines: it has no position)
 TYPED_OK_SQL = """
-SELECT count(*) FILTER (WHERE qid IS NULL OR trim(qid) = '' OR (docno IS NOT NULL
-                        AND trim(docno) = '') OR coalesce(rank, 1) < 1 OR NOT typed) = 0
+SELECT count(*) FILTER (WHERE qid IS NULL OR trim(qid) = '' OR trim(docno) = ''
+                        OR (docno IS NULL AND position IS NOT NULL) OR coalesce(rank, 1) < 1
+                        OR NOT isfinite(score) OR NOT typed) = 0
        AND NOT EXISTS (SELECT hash(qid, docno) AS h FROM {table} WHERE docno IS NOT NULL
                        GROUP BY h HAVING count(*) > 1)
 FROM {table}
@@ -259,7 +286,12 @@ def _read_typed(con: duckdb.DuckDBPyConnection, steps: list[str], params: dict) 
 
 
 def _load_jsonl(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> None:
-    steps = [TYPED_JSONL_LINES_SQL, JSONL_LINES_OK_SQL, TYPED_JSONL_SQL.format(table=table)]
+    steps = [
+        NO_TRAILING_COMMA_SQL,
+        TYPED_JSONL_LINES_SQL,
+        JSONL_LINES_OK_SQL,
+        TYPED_JSONL_SQL.format(table=table),
+    ]
     typed = _read_typed(con, steps, {"path": str(path)}) and _typed_ok(con, table, True)
     con.execute("DROP TABLE IF EXISTS run_lines")
     if not typed:
@@ -313,7 +345,8 @@ def _load_trec_validating(con: duckdb.DuckDBPyConnection, path: Path, table: str
     con.execute(
         f"""
         CREATE TABLE {table} AS
-        SELECT qid, docno, CAST(rank_text AS BIGINT) AS rank, score, true AS typed,
+        SELECT qid, docno, CAST(CAST(rank_text AS DOUBLE) AS BIGINT) AS rank, score,
+               true AS typed,
                row_number() OVER (PARTITION BY qid ORDER BY score DESC, docno DESC) AS position
         FROM run_stage
         """
@@ -366,10 +399,10 @@ def _load_long_validating(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, 
     con.execute(
         f"""
         CREATE TABLE {table} AS
-        SELECT query_id AS qid, chunk_id AS docno, CAST(rank AS BIGINT) AS rank,
+        SELECT query_id AS qid, chunk_id AS docno, CAST(CAST(rank AS DOUBLE) AS BIGINT) AS rank,
                CAST(score AS DOUBLE) AS score, true AS typed,
-               row_number() OVER (PARTITION BY query_id ORDER BY CAST(rank AS BIGINT))
-                   AS position
+               row_number() OVER (PARTITION BY query_id
+                                  ORDER BY CAST(CAST(rank AS DOUBLE) AS BIGINT)) AS position
         FROM run_stage
         """
     )

@@ -1,0 +1,396 @@
+"""Attack: a malformed value in any input format is refused, never rounded, dropped or coerced.
+
+Issue 10, section 3. Each case writes a gold set, a run and (sometimes) a grades file, one of
+them holding one bad value, and checks twice: through the Python API (an ``InputError``
+whose problem names the file, the line, the value and what was expected) and through
+``ragrecall evaluate`` (exit 2, that problem on stderr, no traceback). Parquet files are
+written by DuckDB from a SQL query, so their columns carry real DOUBLE / NULL values.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from ragrecall_core import Policy, Workspace, evaluate
+from tests.helpers import load_problems, per_query, run_cli, write_text
+
+GOLD_JSONL = (
+    '{"id": "q1", "query": "x", "relevant_ids": ["a"]}\n'
+    '{"id": "q2", "query": "y", "relevant_ids": ["b"]}\n'
+)
+RUN_JSONL = (
+    '{"id": "q1", "retrieved": [{"chunk_id": "a", "rank": 1, "score": 0.9}]}\n'
+    '{"id": "q2", "retrieved": [{"chunk_id": "b", "rank": 1, "score": 0.8}]}\n'
+)
+RUN_CSV = "query_id,chunk_id,rank,score\nq1,a,1,0.9\n"
+RUN_PARQUET = "SELECT 'q1' AS query_id, 'a' AS chunk_id, 1 AS rank, 0.9::DOUBLE AS score"
+GRADES_CSV = "query_id,chunk_id,grade\nq1,a,2\n"
+
+
+def run_jsonl_item(item: str) -> str:
+    """A run whose second line's only item is ``item`` (raw JSON text)."""
+    return RUN_JSONL.splitlines()[0] + '\n{"id": "q2", "retrieved": [' + item + "]}\n"
+
+
+def parquet_run(rank: str = "2", score: str = "0.5", chunk: str = "'b'") -> str:
+    return f"{RUN_PARQUET} UNION ALL SELECT 'q2', {chunk}, {rank}, {score}"
+
+
+# (case id, {role: (file name, text or a SQL query for .parquet)}, bad role, line, value, expected)
+CASES = [
+    # --- non-finite scores ------------------------------------------------------------
+    *[
+        (
+            f"jsonl-score-{literal}",
+            {
+                "run": (
+                    "run.jsonl",
+                    run_jsonl_item(f'{{"chunk_id": "b", "rank": 1, "score": {literal}}}'),
+                )
+            },
+            "run",
+            2,
+            literal,
+            "a finite numeric score",
+        )
+        for literal in ("NaN", "Infinity", "-Infinity")
+    ],
+    *[
+        (
+            f"trec-score-{literal}",
+            {"run": ("run.trec", f"q1 Q0 a 1 0.9 t\nq2 Q0 b 1 {literal} t\n")},
+            "run",
+            2,
+            literal,
+            "a finite numeric score",
+        )
+        for literal in ("NaN", "Infinity", "-inf")
+    ],
+    *[
+        (
+            f"csv-score-{literal}",
+            {"run": ("run.csv", f"{RUN_CSV}q2,b,1,{literal}\n")},
+            "run",
+            3,
+            literal,
+            "a finite numeric score",
+        )
+        for literal in ("nan", "inf", "-Infinity")
+    ],
+    *[
+        (
+            f"parquet-score-{literal}",
+            {"run": ("run.parquet", parquet_run(score=f"'{literal}'::DOUBLE"))},
+            "run",
+            2,
+            literal,
+            "a finite numeric score",
+        )
+        for literal in ("nan", "inf", "-inf")
+    ],
+    # --- fractional ranks ----------------------------------------------------------------
+    (
+        "jsonl-rank-1.5",
+        {"run": ("run.jsonl", run_jsonl_item('{"chunk_id": "b", "rank": 1.5, "score": 1}'))},
+        "run",
+        2,
+        "1.5",
+        "a rank that is a positive integer",
+    ),
+    (
+        "csv-rank-1.5",
+        {"run": ("run.csv", f"{RUN_CSV}q2,b,1.5,0.5\n")},
+        "run",
+        3,
+        "1.5",
+        "a rank that is a positive integer",
+    ),
+    (
+        "parquet-rank-1.5",
+        {"run": ("run.parquet", parquet_run(rank="1.5::DOUBLE"))},
+        "run",
+        2,
+        "1.5",
+        "a rank that is a positive integer",
+    ),
+    (
+        "trec-rank-1.5",
+        {"run": ("run.trec", "q1 Q0 a 1 0.9 t\nq2 Q0 b 1.5 0.5 t\n")},
+        "run",
+        2,
+        "1.5",
+        "a rank that is a positive integer",
+    ),
+    # --- run items without a chunk id --------------------------------------------------
+    (
+        "jsonl-chunk-null",
+        {"run": ("run.jsonl", run_jsonl_item('{"chunk_id": null, "rank": 1, "score": 1}'))},
+        "run",
+        2,
+        "null",
+        '"chunk_id"',
+    ),
+    (
+        "jsonl-chunk-missing",
+        {"run": ("run.jsonl", run_jsonl_item('{"rank": 1, "score": 1}'))},
+        "run",
+        2,
+        '"rank"',
+        '"chunk_id"',
+    ),
+    (
+        "csv-chunk-empty",
+        {"run": ("run.csv", f"{RUN_CSV}q2,,1,0.5\n")},
+        "run",
+        3,
+        "",
+        "a chunk_id",
+    ),
+    (
+        "parquet-chunk-null",
+        {"run": ("run.parquet", parquet_run(chunk="NULL"))},
+        "run",
+        2,
+        "",
+        "a chunk_id",
+    ),
+    # --- non-string ids in JSON lines (refused, not coerced) ---------------------------------
+    (
+        "jsonl-run-id-number",
+        {"run": ("run.jsonl", RUN_JSONL.replace('"id": "q2"', '"id": 5'))},
+        "run",
+        2,
+        '"id": 5',
+        '"id" to be a string',
+    ),
+    (
+        "jsonl-run-chunk-number",
+        {"run": ("run.jsonl", run_jsonl_item('{"chunk_id": 7, "rank": 1, "score": 1}'))},
+        "run",
+        2,
+        '"chunk_id":7',
+        '"chunk_id"',
+    ),
+    (
+        "jsonl-gold-id-number",
+        {"gold": ("gold.jsonl", GOLD_JSONL.replace('"id": "q2"', '"id": 5'))},
+        "gold",
+        2,
+        '"id": 5',
+        '"id" to be a string',
+    ),
+    (
+        "jsonl-gold-relevant-number",
+        {"gold": ("gold.jsonl", GOLD_JSONL.replace('["b"]', "[1]"))},
+        "gold",
+        2,
+        "[1]",
+        "every relevant id to be a non-empty string",
+    ),
+    # --- JSON that is not strict JSON ----------------------------------------------------------
+    (
+        "jsonl-run-trailing-comma-object",
+        {"run": ("run.jsonl", RUN_JSONL.replace("0.8}]}", "0.8}],}"))},
+        "run",
+        2,
+        ",}",
+        "no trailing comma",
+    ),
+    (
+        "jsonl-run-trailing-comma-list",
+        {"run": ("run.jsonl", RUN_JSONL.replace("0.8}]}", "0.8}, ]}"))},
+        "run",
+        2,
+        ", ]",
+        "no trailing comma",
+    ),
+    (
+        "jsonl-gold-trailing-comma",
+        {"gold": ("gold.jsonl", GOLD_JSONL + '{"id":"q3","query":"z","relevant_ids":["c"],}\n')},
+        "gold",
+        3,
+        ",}",
+        "no trailing comma",
+    ),
+    # --- TREC lines with the wrong number of fields -------------------------------------------
+    (
+        "trec-run-7-fields",
+        {"run": ("run.trec", "q1 Q0 a 1 0.9 t\nq2 Q0 b 1 0.5 t extra\n")},
+        "run",
+        2,
+        "q2 Q0 b 1 0.5 t extra",
+        "6 fields",
+    ),
+    (
+        "trec-run-5-fields",
+        {"run": ("run.trec", "q1 Q0 a 1 0.9 t\nq2 Q0 b 1 0.5\n")},
+        "run",
+        2,
+        "q2 Q0 b 1 0.5",
+        "6 fields",
+    ),
+    (
+        "trec-qrels-5-fields",
+        {"gold": ("gold.qrels", "q1 0 a 1\nq2 0 b 1 extra\n")},
+        "gold",
+        2,
+        "q2 0 b 1 extra",
+        "4 fields",
+    ),
+    # --- fractional and negative grades in gold ----------------------------------------------
+    (
+        "trec-qrels-grade-1.5",
+        {"gold": ("gold.qrels", "q1 0 a 1\nq2 0 b 1.5\n")},
+        "gold",
+        2,
+        "1.5",
+        "an integer grade",
+    ),
+    (
+        "csv-gold-grade-1.5",
+        {"gold": ("gold.csv", "query_id,chunk_id,grade\nq1,a,1\nq2,b,1.5\n")},
+        "gold",
+        3,
+        "1.5",
+        "a grade that is a whole number, 0 or more",
+    ),
+    (
+        "parquet-gold-grade-1.5",
+        {
+            "gold": (
+                "gold.parquet",
+                "SELECT * FROM (VALUES ('q1', 'a', 1.0), ('q2', 'b', 1.5)) "
+                "t(query_id, chunk_id, grade)",
+            )
+        },
+        "gold",
+        2,
+        "1.5",
+        "a grade that is a whole number, 0 or more",
+    ),
+    (
+        "csv-gold-grade-negative",
+        {"gold": ("gold.csv", "query_id,chunk_id,grade\nq1,a,1\nq2,b,-1\n")},
+        "gold",
+        3,
+        "-1",
+        "a grade that is a whole number, 0 or more",
+    ),
+    (
+        "parquet-gold-grade-negative",
+        {
+            "gold": (
+                "gold.parquet",
+                "SELECT * FROM (VALUES ('q1', 'a', 1), ('q2', 'b', -2)) "
+                "t(query_id, chunk_id, grade)",
+            )
+        },
+        "gold",
+        2,
+        "-2",
+        "a grade that is a whole number, 0 or more",
+    ),
+    (
+        "jsonl-gold-grades-negative",
+        {"gold": ("gold.jsonl", GOLD_JSONL.replace('["b"]', '["b"], "grades": {"b": -1}'))},
+        "gold",
+        2,
+        '"b":-1',
+        "whole-number grades, 0 or more",
+    ),
+    (
+        "jsonl-gold-grades-fraction",
+        {"gold": ("gold.jsonl", GOLD_JSONL.replace('["b"]', '["b"], "grades": {"b": 1.5}'))},
+        "gold",
+        2,
+        '"b":1.5',
+        "whole-number grades, 0 or more",
+    ),
+    # --- grades files -----------------------------------------------------------------------
+    *[
+        (
+            f"jsonl-grades-{literal}",
+            {
+                "grades": (
+                    "anna.jsonl",
+                    '{"query_id": "q1", "chunk_id": "a", "grade": 2}\n'
+                    f'{{"query_id": "q2", "chunk_id": "b", "grade": {literal}}}\n',
+                )
+            },
+            "grades",
+            2,
+            literal,
+            "a grade of 2 (relevant), 1 (partial) or 0 (not relevant)",
+        )
+        for literal in ("1.5", "3", "-1", "NaN")
+    ],
+    *[
+        (
+            f"csv-grades-{literal}",
+            {"grades": ("anna.csv", f"{GRADES_CSV}q2,b,{literal}\n")},
+            "grades",
+            3,
+            literal,
+            "a grade of 2 (relevant), 1 (partial) or 0 (not relevant)",
+        )
+        for literal in ("1.5", "3", "-1", "NaN")
+    ],
+]
+
+
+def write_input(path: Path, content: str) -> Path:
+    """Write ``content``; for a ``.parquet`` name, ``content`` is the query whose rows it holds."""
+    if path.suffix == ".parquet":
+        duckdb.connect().execute(f"COPY ({content}) TO '{path}' (FORMAT parquet)")
+        return path
+    return write_text(path, content)
+
+
+def write_case(tmp_path: Path, files: dict[str, tuple[str, str]]) -> dict[str, Path]:
+    """The case's files, the defaults (JSON-lines gold and run) for the roles it leaves out."""
+    chosen = {"gold": ("gold.jsonl", GOLD_JSONL), "run": ("run.jsonl", RUN_JSONL), **files}
+    return {role: write_input(tmp_path / name, text) for role, (name, text) in chosen.items()}
+
+
+@pytest.mark.parametrize(
+    ("files", "role", "line", "value", "expected"),
+    [pytest.param(*case[1:], id=case[0]) for case in CASES],
+)
+def test_bad_value_is_refused(tmp_path, capsys, files, role, line, value, expected):
+    paths = write_case(tmp_path, files)
+    grades = [paths["grades"]] if "grades" in paths else []
+    bad = str(paths[role])
+
+    problems = load_problems(paths["gold"], [paths["run"]], grades)
+    assert [(p.file, p.line) for p in problems] == [(bad, line)], problems
+    (problem,) = problems
+    assert value in problem.value, problem
+    assert expected in problem.expected, problem
+
+    argv = ["evaluate", paths["gold"], paths["run"], *[a for g in grades for a in ("--grades", g)]]
+    code, out, err = run_cli(capsys, argv)
+    assert code == 2, (out, err)
+    assert "Traceback" not in err
+    assert str(problem) in err, err
+
+
+def test_negative_trec_qrels_grade_is_judged_not_relevant(tmp_path):
+    """trec_eval reads a negative relevance as judged and not relevant: the numbers equal
+    those of the same qrels with grade 0 there, and the chunk counts as judged."""
+    run = write_text(tmp_path / "run.trec", "q1 Q0 a 1 0.9 t\nq1 Q0 b 2 0.8 t\nq2 Q0 c 1 0.9 t\n")
+    negative = write_text(tmp_path / "neg.qrels", "q1 0 a -1\nq1 0 b 1\nq2 0 c -2\nq2 0 d 2\n")
+    zero = write_text(tmp_path / "zero.qrels", "q1 0 a 0\nq1 0 b 1\nq2 0 c 0\nq2 0 d 2\n")
+    measures = ["P@1", "P@2", "Recall@2", "RR", "AP", "nDCG@2", "Judged@2"]
+    policy = Policy(compat="trec_eval")
+    results = [
+        evaluate(Workspace.from_files(gold, [run]), measures, policy=policy)
+        for gold in (negative, zero)
+    ]
+    for measure in measures:
+        got, want = (per_query(r, "run", measure) for r in results)
+        assert got == want, (measure, got, want)
+    assert per_query(results[0], "run", "Judged@2") == {"q1": 1.0, "q2": 1.0}
+    assert per_query(results[0], "run", "P@1") == {"q1": 0.0, "q2": 0.0}

@@ -1,0 +1,169 @@
+"""Attack: a file DuckDB cannot read is a clean exit 2, never a traceback.
+
+Issue 10, section 4 (the loaders): bytes that are not UTF-8 (in gold, run, grades and corpus;
+JSON lines, TREC and CSV), a line over DuckDB's 2 MB line limit, garbage or truncated
+Parquet. Each is checked through the Python API (an ``InputError`` naming file, line and what
+was expected) and through ``ragrecall evaluate`` (exit 2, the same lines on stderr).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from ragrecall_core import InputError
+from ragrecall_core.errors import Problem
+from tests.helpers import load_problems, run_cli
+
+GOLD = b'{"id": "q1", "query": "x", "relevant_ids": ["a"]}\n'
+RUN = b'{"id": "q1", "retrieved": [{"chunk_id": "a", "rank": 1, "score": 0.9}]}\n'
+LATIN1 = "caf\u00e9".encode("latin-1")  # b"caf\xe9": latin-1, not UTF-8
+BROKEN = b"bad \xff\xfe byte"
+
+# role -> {format: (file name, good first line(s), a line template holding {bad})}
+LINES = {
+    "gold": {
+        "jsonl": ("gold.jsonl", GOLD, b'{"id": "q2", "query": "{bad}", "relevant_ids": ["b"]}\n'),
+        "trec": ("gold.qrels", b"q1 0 a 1\n", b"q2 0 {bad} 1\n"),
+        "csv": ("gold.csv", b"query_id,chunk_id\nq1,a\n", b"q2,{bad}\n"),
+    },
+    "run": {
+        "jsonl": (
+            "run.jsonl",
+            RUN,
+            b'{"id": "q2", "retrieved": [{"chunk_id": "{bad}", "rank": 1, "score": 1}]}\n',
+        ),
+        "trec": ("run.trec", b"q1 Q0 a 1 0.9 t\n", b"q2 Q0 {bad} 1 0.5 t\n"),
+        "csv": ("run.csv", b"query_id,chunk_id,rank,score\nq1,a,1,0.9\n", b"q2,{bad},1,0.5\n"),
+    },
+    "grades": {
+        "jsonl": (
+            "anna.jsonl",
+            b'{"query_id": "q1", "chunk_id": "a", "grade": 2}\n',
+            b'{"query_id": "q1", "chunk_id": "{bad}", "grade": 0}\n',
+        ),
+        "csv": ("anna.csv", b"query_id,chunk_id,grade\nq1,a,2\n", b"q1,{bad},0\n"),
+    },
+    "corpus": {
+        "jsonl": ("corpus.jsonl", b'{"chunk_id": "a", "text": "ok"}\n', b'{"chunk_id": "{bad}"}\n'),
+        "csv": ("corpus.csv", b"chunk_id,text\na,ok\n", b"{bad},text\n"),
+    },
+}
+ENCODING_CASES = [
+    pytest.param(role, fmt, bad, id=f"{role}-{fmt}-{name}")
+    for role, formats in LINES.items()
+    for fmt in formats
+    for name, bad in (("latin1", LATIN1), ("invalid-utf8", BROKEN))
+]
+SHOWN = {LATIN1: "caf\\xe9", BROKEN: "bad \\xff\\xfe byte"}
+
+
+def write_case(tmp_path: Path, role: str, content: bytes, name: str) -> dict[str, Path]:
+    """Good gold and run files, with ``content`` written as ``name`` in ``role``."""
+    paths = {"gold": tmp_path / "gold.jsonl", "run": tmp_path / "run.jsonl"}
+    paths["gold"].write_bytes(GOLD)
+    paths["run"].write_bytes(RUN)
+    paths[role] = tmp_path / name
+    paths[role].write_bytes(content)
+    return paths
+
+
+def problems_of(paths: dict[str, Path]) -> list[Problem]:
+    grades = [paths["grades"]] if "grades" in paths else []
+    return load_problems(paths["gold"], [paths["run"]], grades, paths.get("corpus"))
+
+
+def cli_rejects(capsys, paths: dict[str, Path], problems: list[Problem]) -> str:
+    argv = ["evaluate", paths["gold"], paths["run"]]
+    if "grades" in paths:
+        argv += ["--grades", paths["grades"]]
+    if "corpus" in paths:
+        argv += ["--corpus", paths["corpus"]]
+    code, out, err = run_cli(capsys, argv)
+    assert code == 2, (out, err)
+    assert "Traceback" not in err and "Error:" not in err, err
+    for problem in problems:
+        assert str(problem) in err, err
+    return err
+
+
+@pytest.mark.parametrize(("role", "fmt", "bad"), ENCODING_CASES)
+def test_bytes_that_are_not_utf8_are_refused_naming_each_line(tmp_path, capsys, role, fmt, bad):
+    name, head, template = LINES[role][fmt]
+    bad_line = template.replace(b"{bad}", bad)
+    good_line = template.replace(b"{bad}", b"fine")
+    # two bad lines, with a good line between them: both are named, at once
+    content = head + bad_line + good_line + bad_line
+    paths = write_case(tmp_path, role, content, name)
+    first = head.count(b"\n") + 1
+
+    problems = problems_of(paths)
+    assert [(p.file, p.line) for p in problems] == [
+        (str(paths[role]), first),
+        (str(paths[role]), first + 2),
+    ], problems
+    for problem in problems:
+        assert problem.expected == "UTF-8 text", problem
+        assert SHOWN[bad] in problem.value, problem
+    cli_rejects(capsys, paths, problems)
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "trec", "csv"])
+@pytest.mark.parametrize("role", ["gold", "run"])
+def test_a_line_over_the_line_limit_is_refused_quoting_80_characters(tmp_path, capsys, role, fmt):
+    name, head, template = LINES[role][fmt]
+    huge = b"x" * (3 * 1024 * 1024)
+    content = head + template.replace(b"{bad}", huge)
+    paths = write_case(tmp_path, role, content, name)
+    line = head.count(b"\n") + 1
+
+    problems = problems_of(paths)
+    assert [(p.file, p.line) for p in problems] == [(str(paths[role]), line)], problems
+    (problem,) = problems
+    assert "2 MB" in problem.expected, problem
+    assert len(str(problem)) < 300, str(problem)
+    err = cli_rejects(capsys, paths, problems)
+    assert len(err) < 1000, err[:2000]
+    assert "x" * 100 not in err
+
+
+PARQUET_GOLD = "SELECT 'q1' AS query_id, 'a' AS chunk_id"
+PARQUET_RUN = "SELECT 'q1' AS query_id, 'a' AS chunk_id, 1 AS rank, 0.9::DOUBLE AS score"
+
+
+def garbage(path: Path, query: str) -> None:
+    path.write_bytes(b"PAR1 this is not parquet \x00\xff" * 20)
+
+
+def truncated(path: Path, query: str) -> None:
+    duckdb.connect().execute(f"COPY ({query}) TO '{path}' (FORMAT parquet)")
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+
+
+@pytest.mark.parametrize("damage", [garbage, truncated])
+@pytest.mark.parametrize(
+    ("role", "query"),
+    [("gold", PARQUET_GOLD), ("run", PARQUET_RUN), ("grades", None), ("corpus", None)],
+)
+def test_a_damaged_parquet_file_is_refused(tmp_path, capsys, role, query, damage):
+    paths = write_case(tmp_path, role, b"", f"{role}.parquet")
+    damage(paths[role], query or "SELECT 'q1' AS query_id, 'a' AS chunk_id, 2 AS grade")
+
+    problems = problems_of(paths)
+    assert [(p.file, p.line) for p in problems] == [(str(paths[role]), None)], problems
+    assert problems[0].expected == "a Parquet file", problems
+    cli_rejects(capsys, paths, problems)
+
+
+def test_problem_shows_at_most_80_characters_of_the_value():
+    problem = Problem("run.jsonl", 4, "v" * 500, "a short value")
+    shown = str(problem)
+    assert "v" * 77 + "..." in shown
+    assert "v" * 78 not in shown
+    assert len(repr("v" * 77 + "...")) + len("run.jsonl:4: got , expected a short value") == len(
+        shown
+    )
+    assert str(Problem("f", None, "v" * 80, "e")) == f"f: got {'v' * 80!r}, expected e"
+    assert InputError([problem]).problems == [problem]
