@@ -18,6 +18,7 @@ import pandas as pd
 from .db import connect
 from .errors import gather, raise_if_any
 from .grades import load_grades
+from .render import plural, text_table
 from .workspace import Workspace
 
 GRADES = (0, 1, 2)
@@ -61,19 +62,25 @@ class Agreement:
     disagreements: pd.DataFrame
 
     def to_text(self) -> str:
-        lines = [self.pairs.to_string(index=False, float_format=lambda v: f"{v:.3f}")]
-        lines += ["", f"disagreements: {len(self.disagreements)}"]
-        if len(self.disagreements):
-            shown = self.disagreements.drop(columns=["reason_a", "reason_b"], errors="ignore")
-            lines.append(shown.to_string(index=False))
+        lines = [
+            text_table(
+                self.pairs,
+                "no annotator pair: agreement needs grades from at least two annotators",
+                digits=3,
+            ),
+            "",
+        ]
+        shown = self.disagreements.drop(columns=["reason_a", "reason_b"], errors="ignore")
+        count = plural(len(shown), "disagreement")
+        lines.append(f"{count}:" if len(shown) else "no disagreements")
+        if len(shown):
+            lines.append(text_table(shown, ""))
         return "\n".join(lines) + "\n"
 
     def to_dict(self) -> dict:
         return {
             "pairs": self.pairs.to_dict("records"),
-            "disagreements": self.disagreements.astype(object)
-            .where(self.disagreements.notna(), None)
-            .to_dict("records"),
+            "disagreements": self.disagreements.to_dict("records"),
         }
 
 
@@ -111,4 +118,6 @@ def agreement_on(con: duckdb.DuckDBPyConnection) -> Agreement:
     differ = items[(items.grade_a != items.grade_b) | (items.harmful_a != items.harmful_b)]
     resolved = con.execute(RESOLVED_SQL).df()
     disagreements = differ.merge(resolved, on=["query_id", "chunk_id"], how="left")
+    # a grade stays a whole number where a disagreement has no resolution yet
+    disagreements["resolved_grade"] = disagreements.resolved_grade.astype("Int64")
     return Agreement(pairs=pairs, disagreements=disagreements.reset_index(drop=True))

@@ -17,6 +17,7 @@ from .errors import InputError, Problem, gather, raise_if_any
 from .evaluate import evaluate
 from .measures import parse_measure
 from .policy import Policy
+from .render import cell_text
 from .selection import default_split, query_ids, require_split
 from .workspace import Workspace
 
@@ -129,7 +130,7 @@ class GateResult:
         lines = [f"release gate for {self.run} on {self.scope}"]
         for c in self.checks:
             mark = "ok  " if c["ok"] else "FAIL"
-            lines.append(f"{mark} {c['requirement']}: {c['measure']} = {c['value']:.4f}")
+            lines.append(f"{mark} {c['requirement']}: {c['measure']} = {cell_text(c['value'])}")
         if self.baseline is not None:
             budget = "" if self.max_regressions is None else f" (allowed: {self.max_regressions})"
             mark = (

@@ -16,6 +16,7 @@ import pandas as pd
 from .errors import InputError, Problem
 from .evaluate import select
 from .policy import Policy
+from .render import MISSING, plural
 from .scoring import prepare
 from .workspace import Workspace
 
@@ -70,9 +71,9 @@ class NoAnswerReport:
         ]
         for run, entry in data["runs"].items():
             lines.append("")
+            count = plural(entry["no_answer_queries"], "no-answer query", "no-answer queries")
             lines.append(
-                f"{run}: {entry['no_answer_queries']} no-answer queries, "
-                f"{entry['no_answer_with_results']} still returned something"
+                f"{run}: {count}, {entry['no_answer_with_results']} still returned something"
             )
             for query, score in entry["no_answer_top_scores"].items():
                 shown = "nothing" if score is None else f"{score:.4f}"
@@ -83,8 +84,9 @@ class NoAnswerReport:
             elif pick:
                 lines.append(
                     f"  threshold {pick['threshold']:.4f}: false confidence "
-                    f"{pick['false_confidence']:.1%} (at most {max_false_confidence:.0%}), "
-                    f"answerable coverage {pick['answerable_coverage']:.1%}"
+                    f"{_percent(pick['false_confidence'])} (at most "
+                    f"{max_false_confidence:.0%}), answerable coverage "
+                    f"{_percent(pick['answerable_coverage'])}"
                 )
             else:
                 lines.append(f"  no threshold keeps false confidence <= {max_false_confidence:.0%}")
@@ -109,7 +111,7 @@ class NoAnswerReport:
                     "max_false_confidence": max_false_confidence,
                     "threshold": float(choice.threshold.iloc[0]),
                     "false_confidence": float(choice.false_confidence.iloc[0]),
-                    "answerable_coverage": float(choice.answerable_coverage.iloc[0]),
+                    "answerable_coverage": _num(choice.answerable_coverage.iloc[0]),
                 },
             }
         return {"k": self.k, "runs": runs}
@@ -129,6 +131,11 @@ def parse_share(text: str, source: str = "--max-false-confidence") -> float:
 
 def _num(value) -> float | None:
     return None if pd.isna(value) else float(value)
+
+
+def _percent(share: float | None) -> str:
+    """``12.5%``; no answerable query leaves coverage without a value: a dash, not nan%."""
+    return MISSING if share is None else f"{share:.1%}"
 
 
 def no_answer_report(

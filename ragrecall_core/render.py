@@ -12,6 +12,7 @@ import pandas as pd
 from .evaluate import Evaluation
 
 FORMATS = ("table", "tsv", "csv", "json")
+MISSING = "—"  # what a person sees for a missing value, instead of None / nan / <NA>
 
 LONG_COLUMNS = ["run", "query_id", "measure", "value"]
 
@@ -54,8 +55,8 @@ def table_text(evaluation: Evaluation, per_query: bool) -> str:
         na = evaluation.no_answer.get(run)
         if na and na["queries"]:
             lines.append(
-                f"{run}: {na['queries']} no-answer queries outside the means, "
-                f"{na['with_results']} still got results"
+                f"{run}: {plural(na['queries'], 'no-answer query', 'no-answer queries')} "
+                f"outside the means, {na['with_results']} still got results"
             )
         for warning in evaluation.warnings.get(run, []):
             lines.append(f"warning: {run}: {warning}")
@@ -82,3 +83,33 @@ def plain(value):
     if value is pd.NA or value is pd.NaT or (isinstance(value, float) and not math.isfinite(value)):
         return None
     return value
+
+
+def cell_text(value, digits: int = 4) -> str:
+    """One table cell as a person reads it: words for booleans, a dash for a missing value,
+    never Python's ``None`` / ``nan`` / ``True``.
+
+    >>> [cell_text(v) for v in (None, float("nan"), pd.NA, True, np.False_, 0.5, np.int64(3))]
+    ['—', '—', '—', 'yes', 'no', '0.5000', '3']
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if value is None or value is pd.NA or value is pd.NaT:
+        return MISSING
+    if isinstance(value, (float, np.floating)):
+        return MISSING if math.isnan(value) else f"{value:.{digits}f}"
+    return str(value)
+
+
+def text_table(frame: pd.DataFrame, empty: str, digits: int = 4) -> str:
+    """A terminal table of ``frame`` with every cell as :func:`cell_text` shows it, or the
+    sentence ``empty`` when it has no row (never pandas' ``Empty DataFrame``)."""
+    if frame.empty:
+        return empty
+    shown = frame.astype(object).map(lambda value: cell_text(value, digits))
+    return shown.to_string(index=False)
+
+
+def plural(count: int, singular: str, plural_form: str | None = None) -> str:
+    """``1 query``, ``2 queries``: a count with its noun in the right number."""
+    return f"{count} {singular if count == 1 else plural_form or singular + 's'}"

@@ -133,7 +133,7 @@ def test_table_shows_warnings_and_no_answer_counts(tmp_path, capsys):
     run2 = write_jsonl(tmp_path / "s.jsonl", [run_row("q1", ["a"]), run_row("zz", ["b"])])
     code, out, _ = run_cli(capsys, ["evaluate", gold, run, run2, "-m", "Recall@3"])
     assert code == 0
-    assert "1 no-answer queries" in out
+    assert "1 no-answer query outside" in out
     assert "warning: s:" in out and "zz" in out
 
 
