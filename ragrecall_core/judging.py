@@ -33,6 +33,7 @@ from .errors import InputError, Problem
 from .workspace import Workspace
 
 STORE = "judgment_store"
+STORE_TABLES = {"judgments", "resolutions"}
 HOME_VARIABLE = "RAGRECALL_HOME"
 STORE_SCHEMA = f"""
 CREATE SEQUENCE IF NOT EXISTS {STORE}.judgment_ids;
@@ -242,14 +243,26 @@ def attach_store(workspace: Workspace, path: Path | None = None, read_only: bool
         )
     except duckdb.Error as error:
         raise _unusable(path, error) from None
+    tables = _store_tables(con)
+    if tables != STORE_TABLES and (tables or read_only):  # a DuckDB file, but not a store
+        _release(workspace)
+        shown = "tables: " + (", ".join(sorted(tables)) or "none")
+        raise InputError([Problem(str(path), None, shown[:80], MOVE_ASIDE)])
     try:
         if not read_only:
             con.execute(STORE_SCHEMA)
         con.execute(ALL_GRADES)
-    except duckdb.Error as error:  # a DuckDB file, but not a judgment store
+    except duckdb.Error as error:  # the store's tables, not the store's columns
         _release(workspace)
         raise _unusable(path, error) from None
     return path
+
+
+def _store_tables(con: duckdb.DuckDBPyConnection) -> set[str]:
+    rows = con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE database_name = $s", {"s": STORE}
+    ).fetchall()
+    return {r[0] for r in rows}
 
 
 def _unusable(path: Path, error: duckdb.Error) -> InputError:

@@ -16,6 +16,7 @@ import sys
 import threading
 from pathlib import Path
 
+import duckdb
 import pandas as pd
 import pytest
 from fixtures_regressions import write_jsonl
@@ -330,3 +331,33 @@ def test_export_grades_round_trips_through_load_grades(tmp_path):
         )
         assert export_grades(fresh)[columns].values.tolist() == exported.values.tolist()
         con.close()
+
+
+def test_another_duckdb_file_in_the_stores_place_is_refused_and_left_as_it_was(tmp_path):
+    folder = make_folder(tmp_path)
+    with duckdb.connect(str(folder / "judgments.duckdb")) as con:
+        con.execute("CREATE TABLE invoices (id INTEGER, total DOUBLE)")
+    workspace = Workspace.open(folder)
+    with pytest.raises(InputError) as error:
+        attach_store(workspace)
+    assert str(folder / "judgments.duckdb") in str(error.value)
+    assert "move the file aside" in str(error.value)
+    assert p3_new(workspace) == pytest.approx(0.0)  # file grades only, no traceback
+    workspace.con.close()
+    with duckdb.connect(str(folder / "judgments.duckdb"), read_only=True) as con:
+        tables = con.execute("SELECT table_name FROM duckdb_tables()").fetchall()
+        sequences = con.execute("SELECT sequence_name FROM duckdb_sequences()").fetchall()
+    assert (tables, sequences) == ([("invoices",)], [])  # nothing added to someone's file
+
+
+def test_only_if_new_stores_a_first_grade_and_refuses_a_second(ws):
+    assert submit(ws, "q1", "D", 2, "anna", only_if_new=True) is True
+    assert submit(ws, "q1", "D", 0, "anna", only_if_new=True) is False
+    assert submit(ws, "q1", "D", 0, "boris", only_if_new=True) is True  # someone else
+    assert submit(ws, "q1", "D", 1, "anna") is True  # a deliberate re-grade is kept
+    stored = stored_judgments(ws)
+    assert stored[["annotator", "grade"]].values.tolist() == [
+        ["anna", 2],
+        ["boris", 0],
+        ["anna", 1],
+    ]
