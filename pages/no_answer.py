@@ -7,7 +7,7 @@ from ragrecall_app.context import current, missing_notes
 from ragrecall_app.render import escape_markdown, notes, policy_note
 from ragrecall_core import no_answer_view as nav
 from ragrecall_core.compare_view import view_query_ids
-from ragrecall_core.text import md_labels
+from ragrecall_core.text import as_words, md_labels
 
 ctx = current()
 s = ctx.state
@@ -35,7 +35,7 @@ def show_gold_errors() -> None:
     )
     errors = nav.gold_errors(ws, ids)
     if errors.empty:
-        st.text("None: no reviewer graded a chunk relevant for a no-answer query.")
+        st.text("No reviewer graded a chunk relevant for a no-answer query.")
     else:
         st.dataframe(errors, hide_index=True, key="noans_gold_errors", width="stretch")
 
@@ -80,15 +80,17 @@ st.caption(
     f"answerable queries that are still answered and have a relevant chunk in the top {s.k}."
 )
 st.dataframe(
-    nav.picked_table(report, s.runs, max_fc),
+    as_words(
+        nav.picked_table(report, s.runs, max_fc),
+        {
+            "threshold (top-1 score ≥)": ("{:.4f}", "none"),
+            "false confidence": ("{:.1%}", "—"),
+            "answerable coverage": ("{:.1%}", "—"),
+        },
+    ),
     hide_index=True,
     key="noans_picked",
     width="stretch",
-    column_config={
-        "threshold (top-1 score ≥)": st.column_config.NumberColumn(format="%.4f"),
-        "false confidence": st.column_config.NumberColumn(format="percent"),
-        "answerable coverage": st.column_config.NumberColumn(format="percent"),
-    },
 )
 picked = nav.thresholds(report, max_fc)
 

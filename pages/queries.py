@@ -10,6 +10,7 @@ from ragrecall_core import query_detail as qd
 from ragrecall_core.harm_view import add_harm_column
 from ragrecall_core.plot_events import selected_rows
 from ragrecall_core.query_table import display_frame, neighbour
+from ragrecall_core.text import as_words, yes_no
 
 ctx = current()
 s = ctx.state
@@ -46,7 +47,16 @@ if group_filters:
     c2.button("Clear these filters", on_click=clear_groups, key="queries_clear_groups")
 
 event = st.dataframe(
-    display,
+    as_words(
+        display,
+        {
+            f"Recall@{s.k}": ("{:.2f}", "—"),
+            f"Hit@{s.k}": ("{:.0f}", "—"),
+            "RR": ("{:.3f}", "—"),
+            "first rank": ("{}", "not found"),
+            f"Harm@{s.k}": ("{:.0f}", "—"),
+        },
+    ),
     key="queries_table",
     on_select="rerun",
     selection_mode="single-row",
@@ -56,12 +66,12 @@ event = st.dataframe(
     column_config={
         "status": st.column_config.TextColumn("status", width="small"),
         "query": st.column_config.TextColumn("query", width="large"),
-        f"Recall@{s.k}": st.column_config.NumberColumn(format="%.2f", width="small"),
-        f"Hit@{s.k}": st.column_config.NumberColumn(format="%.0f", width="small"),
-        "RR": st.column_config.NumberColumn(format="%.3f", width="small"),
-        "first rank": st.column_config.NumberColumn(width="small"),
-        f"Harm@{s.k}": st.column_config.NumberColumn(
-            format="%.0f", width="small", help="1: a reviewer-flagged harmful chunk in the top k"
+        f"Recall@{s.k}": st.column_config.TextColumn(width="small"),
+        f"Hit@{s.k}": st.column_config.TextColumn(width="small"),
+        "RR": st.column_config.TextColumn(width="small"),
+        "first rank": st.column_config.TextColumn(width="small"),
+        f"Harm@{s.k}": st.column_config.TextColumn(
+            width="small", help="1: a reviewer-flagged harmful chunk in the top k"
         ),
     },
 )
@@ -127,7 +137,7 @@ meta = [
     f"type: {q.get('query_type') or '—'}",
     f"section: {q.get('section') or '—'}",
     f"split: {q.get('split') or '—'}",
-    f"needs all fragments: {bool(q.get('require_all'))}",
+    f"needs all fragments: {yes_no(q.get('require_all'))}",
 ]
 if len(row):
     r = row.iloc[0]
@@ -175,7 +185,7 @@ with right:
     if ret.empty:
         st.text("The run returned nothing for this query (it scores 0).")
     else:
-        shown = ret.assign(mark=ret["mark"].map(MARKS))[
+        shown = ret.assign(mark=ret["mark"].map(MARKS), reviews=ret["reviews"].fillna(""))[
             ["rank", "in top k", "mark", "score", "chunk_id", "section", "reviews", "text"]
         ]
         marks = ret["mark"].tolist()

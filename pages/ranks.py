@@ -6,6 +6,7 @@ from ragrecall_app.context import current, go, missing_notes, new_selection, rer
 from ragrecall_app.render import escape_markdown, notes, policy_note
 from ragrecall_core import charts, ranks
 from ragrecall_core.plot_events import point_run_and_label, selected_points, selected_rows
+from ragrecall_core.text import as_words
 
 ctx = current()
 s = ctx.state
@@ -50,6 +51,7 @@ if s.rank_bin:
     shown = listed[
         ["query_id", "query", "query_type", "section", "FirstRank", "failure_class"]
     ].rename(columns={"FirstRank": "first rank"})
+    shown = as_words(shown, {"first rank": ("{:.0f}", "not found")})
     picked = selected_rows(
         st.dataframe(
             shown.reset_index(drop=True),

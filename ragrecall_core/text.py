@@ -16,6 +16,8 @@ import html
 import re
 import string
 
+import pandas as pd
+
 # "@" and "-" are left alone: markup only at a line start (which md_literal's output never
 # is) or in an e-mail autolink (whose "." is escaped)
 _MARKDOWN_PUNCTUATION = re.compile(
@@ -46,3 +48,29 @@ def plot_literal(text) -> str:
     "&lt;a href='x'&gt;&#37;{y}&lt;/a&gt;"
     """
     return html.escape(str(text), quote=False).replace("%", "&#37;")
+
+
+def as_words(frame: pd.DataFrame, formats: dict[str, tuple[str, str]]) -> pd.DataFrame:
+    """``frame`` with the given columns as text: each value formatted, a missing one a word.
+
+    ``formats`` maps a column to ``(format spec, word for a missing value)``. Streamlit
+    shows a missing cell as "None" and pandas as "<NA>" or "nan"; a reader should read
+    a word (or nothing) instead.
+
+    >>> as_words(pd.DataFrame({"r": [1, None]}), {"r": ("{:.0f}", "not found")})["r"].tolist()
+    ['1', 'not found']
+    """
+    out = frame.copy()
+    for column, (spec, word) in formats.items():
+        if column in out.columns:
+            out[column] = [word if _missing(v) else spec.format(v) for v in out[column]]
+    return out
+
+
+def _missing(value) -> bool:
+    return value is None or bool(pd.isna(value))
+
+
+def yes_no(value) -> str:
+    """A flag as a word (never "True" / "False")."""
+    return "yes" if bool(value) else "no"

@@ -1,0 +1,93 @@
+"""No internals reach a reader: no None, nan, NaN, <NA>, "Empty DataFrame", True or False
+as words in any report format, nor on any dashboard page (every element's text, and every
+cell a table displays: Streamlit shows a missing cell as "None").
+"""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import pytest
+
+from ragrecall_core.report import build_report
+from ragrecall_core.workspace import Workspace
+from tests.dashboard_support import ROOT, app, no_exception
+
+TOKENS = re.compile(r"(?<![\w<])(None|nan|NaN|<NA>|NaT|True|False)(?![\w>])|Empty DataFrame")
+PAGES = {
+    "pages/overview.py": {},
+    "pages/queries.py": {"q": "q010"},
+    "pages/failures.py": {},
+    "pages/ranks.py": {"bin": "not retrieved"},
+    "pages/compare.py": {"cq": "q010"},
+    "pages/no_answer.py": {},
+}
+TEXT_ATTRIBUTES = ("value", "body", "label", "help", "placeholder", "caption")
+
+
+def tokens_in(text: str) -> list[str]:
+    return [m.group(0) for m in TOKENS.finditer(text)]
+
+
+def displayed_cells(frame: pd.DataFrame) -> list[str]:
+    """What a reader sees in each cell (a missing value shows as "None")."""
+    cells = [str(c) for c in frame.columns]
+    for column in frame.columns:
+        values = frame[column]
+        if values.dtype == bool:
+            continue  # shown as a check box
+        cells += ["None" if pd.isna(v) is True else str(v) for v in values.tolist()]
+    return cells
+
+
+def page_texts(node) -> list[str]:
+    """Every string an element of the page shows, tables cell by cell."""
+    texts = []
+    children = getattr(node, "children", None)
+    if isinstance(children, dict):
+        for child in children.values():
+            texts += page_texts(child)
+    if node.type in ("arrow_data_frame", "dataframe", "table"):
+        return texts + displayed_cells(node.value)
+    for attribute in TEXT_ATTRIBUTES:
+        try:
+            value = getattr(node, attribute, None)
+        except Exception:  # noqa: BLE001 - some elements compute value from state lazily
+            continue
+        if isinstance(value, str):
+            texts.append(value)
+    for option in getattr(node, "options", None) or []:
+        texts.append(str(option))
+    return texts
+
+
+@pytest.mark.parametrize("page", list(PAGES))
+def test_no_internal_token_on_a_page(page, monkeypatch):
+    at = app(monkeypatch=monkeypatch, params=PAGES[page]).switch_page(page).run()
+    no_exception(at)
+    texts = page_texts(at.main) + page_texts(at.sidebar)
+    assert len(texts) > 20
+    found = {t: tokens_in(t) for t in texts if tokens_in(t)}
+    assert not found, found
+
+
+@pytest.fixture(scope="module")
+def report():
+    return build_report(Workspace.open(ROOT / "data_samples"), k=5)
+
+
+@pytest.mark.parametrize("fmt", ["to_html", "to_markdown", "to_csv"])
+def test_no_internal_token_in_a_report(report, fmt):
+    text = getattr(report, fmt)()
+    if fmt == "to_html":
+        text = re.sub(r"<script.*?</script>", "", text, flags=re.S)  # plotly's own code
+    found = tokens_in(text)
+    assert not found, found
+
+
+def test_the_scan_sees_tokens():
+    frame = pd.DataFrame({"a": [1, None], "b": ["x", "True"]}).astype({"a": "Int64"})
+    assert tokens_in(" ".join(displayed_cells(frame))) == ["None", "True"]
+    assert tokens_in("<NA> nan Empty DataFrame") == ["<NA>", "nan", "Empty DataFrame"]
+    assert tokens_in("Nonetheless, a Falsehood") == []
