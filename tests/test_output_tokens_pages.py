@@ -5,6 +5,7 @@ cell a table displays: Streamlit shows a missing cell as "None").
 
 from __future__ import annotations
 
+import html
 import re
 
 import pandas as pd
@@ -82,6 +83,7 @@ def test_no_internal_token_in_a_report(report, fmt):
     text = getattr(report, fmt)()
     if fmt == "to_html":
         text = re.sub(r"<script.*?</script>", "", text, flags=re.S)  # plotly's own code
+        text = html.unescape(re.sub(r"<[^>]+>", " ", text))  # what a browser shows
     found = tokens_in(text)
     assert not found, found
 
@@ -91,3 +93,8 @@ def test_the_scan_sees_tokens():
     assert tokens_in(" ".join(displayed_cells(frame))) == ["None", "True"]
     assert tokens_in("<NA> nan Empty DataFrame") == ["<NA>", "nan", "Empty DataFrame"]
     assert tokens_in("Nonetheless, a Falsehood") == []
+
+
+def test_report_tables_have_no_empty_header_cell(report):
+    headers = re.findall(r"<th[^>]*>(.*?)</th>", report.to_html(), flags=re.S)
+    assert headers and all(h.strip() for h in headers), headers
