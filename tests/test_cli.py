@@ -178,3 +178,16 @@ def test_console_script_reports_bad_input_without_a_traceback(tmp_path):
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
     assert f"{bad}:1" in result.stderr and "rank" in result.stderr
+
+
+def test_a_programming_error_keeps_its_traceback(files, monkeypatch):
+    """Only input failures become exit 2; a bug must stay visible, not hide behind a message."""
+    import ragrecall_core.cli as cli
+
+    def broken(*args, **kwargs):
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(cli, "evaluate", broken)
+    gold, run = files
+    with pytest.raises(KeyError):
+        cli.main(["evaluate", str(gold), str(run)])

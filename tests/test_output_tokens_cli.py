@@ -15,8 +15,11 @@ import math
 import re
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
+from ragrecall_core.render import json_text
 from tests.helpers import gold_row, grade_row, run_cli, run_row, write_jsonl
 
 SAMPLES = Path(__file__).parent.parent / "data_samples"
@@ -181,3 +184,19 @@ def strings(value) -> list[str]:
 def looks_like_number(text: str) -> bool:
     """A string JSON value that is a stringified number (what ``default=str`` leaves)."""
     return bool(re.fullmatch(r"-?\d+\.\d+(e-?\d+)?", text))
+
+
+def test_report_says_where_it_wrote_in_words(tiny, tmp_path, capsys):
+    out = run(capsys, ["report", tiny["folder"], "-o", tmp_path / "r.md"], "")
+    assert out.startswith("report written to") and internals(out) == []
+
+
+def test_json_text_converts_numpy_and_missing_values():
+    data = {"n": np.int64(3), "x": np.float64(0.5), "gone": np.nan, "na": pd.NA, "ok": np.True_}
+    assert json.loads(json_text(data)) == {"n": 3, "x": 0.5, "gone": None, "na": None, "ok": True}
+
+
+@pytest.mark.parametrize("value", [Path("a"), {1, 2}, object(), pd.Timestamp("2026-01-01")])
+def test_json_text_refuses_a_value_that_is_not_json(value):
+    with pytest.raises(TypeError):
+        json_text({"value": value})

@@ -154,3 +154,11 @@ def test_a_usage_error_is_exit_2_not_a_traceback(files, capsys):
 def test_ui_with_a_missing_workspace_exits_2(tmp_path, capsys):
     code, _, err = run_cli(capsys, ["ui", tmp_path / "nowhere"])
     assert code == 2 and "nowhere" in err
+
+
+@pytest.mark.parametrize("port", ["١", "²", "0", "65536", "-1", "80.5", "http"])
+def test_ui_with_a_bad_port_exits_2_before_starting_anything(capsys, port):
+    code, out, err = run_cli(capsys, ["ui", f"--port={port}"])
+    assert code == 2 and out == ""
+    (line,) = problem_lines(err)
+    assert line.startswith("--port: ") and repr(port) in line and "1 to 65535" in line
