@@ -6,6 +6,7 @@ threads (Streamlit sessions) take their own ``cursor()`` from it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import duckdb
@@ -49,16 +50,21 @@ def connect(database: str | Path = ":memory:") -> duckdb.DuckDBPyConnection:
 STORE_FILE_SUFFIXES = ("", ".wal", ".wal.checkpoint", ".wal.recovery")
 
 
-def lock_down(con: duckdb.DuckDBPyConnection, store: Path) -> None:
-    """Confine ``con`` (and every cursor of it) to the judgment store ``store``: no other
-    file can be read, written or attached, no extension installed, and no setting changed
-    again. Defence in depth, should SQL ever be built from input: the inputs are loaded
-    before this, and only the store is still opened afterwards.
+def store_files(store: Path) -> list[Path]:
+    """A DuckDB database file and the files DuckDB keeps beside it."""
+    return [store.with_name(store.name + suffix) for suffix in STORE_FILE_SUFFIXES]
 
-    Settings belong to the database instance, so other connections are not affected.
+
+def lock_down(con: duckdb.DuckDBPyConnection, files: Sequence[Path]) -> None:
+    """Confine ``con`` (and every cursor of it) to ``files`` for good: no other file can be
+    read, written or attached, no extension installed, and no setting changed again.
+
+    Defence in depth, should SQL ever be built from input. DuckDB fixes the allowed files
+    when external access is turned off, so a workspace names them all before it loads
+    anything: its inputs and its judgment store. Settings belong to the database instance,
+    so other connections are not affected.
     """
-    store = Path(store).resolve()
-    allowed = [f"{store}{suffix}" for suffix in STORE_FILE_SUFFIXES]
+    allowed = sorted({str(Path(path).resolve()) for path in files})
     con.execute("SET allowed_paths = $allowed", {"allowed": allowed})
     con.execute("SET allowed_directories = []")
     con.execute("SET enable_external_access = false")

@@ -20,7 +20,7 @@ from pathlib import Path
 import duckdb
 
 from .corpus import load_corpus
-from .db import connect, lock_down
+from .db import connect, lock_down, store_files
 from .errors import InputError, Problem, gather, raise_if_any
 from .gold import load_gold
 from .grades import load_grades
@@ -66,18 +66,23 @@ class Workspace:
     ) -> Workspace:
         """Load loose files; every file's problems are reported together."""
         con = connect()
-        ws = cls(con, Path(gold), folder=Path(folder) if folder else None)
+        ws = cls(
+            con,
+            Path(gold),
+            grades=list(map(Path, grades)),
+            corpus=Path(corpus) if corpus is not None else None,
+            folder=Path(folder) if folder else None,
+        )
+        run_paths = list(map(Path, runs))
+        ws._lock_down(run_paths)
         problems = gather([ws.gold], lambda path: load_gold(con, path))[1]
-        loaded, run_problems = gather(map(Path, runs), lambda path: (load_run(con, path), path))
+        loaded, run_problems = gather(run_paths, lambda path: (load_run(con, path), path))
         ws.runs = dict(loaded)
-        ws.grades = list(map(Path, grades))
         problems += run_problems + gather(ws.grades, lambda path: load_grades(con, path))[1]
-        if corpus is not None:
-            ws.corpus = Path(corpus)
+        if ws.corpus is not None:
             problems += gather([ws.corpus], lambda path: load_corpus(con, path))[1]
         raise_if_any(problems)
         ws._require_shared_queries()
-        ws._lock_down()
         return ws
 
     @classmethod
@@ -117,11 +122,13 @@ class Workspace:
         corpus = next((root / n for n in CORPUS_NAMES if (root / n).is_file()), None)
         return cls.from_files(gold, runs, grades, corpus, folder=root)
 
-    def _lock_down(self) -> None:
-        """Once loaded, the connection may open only this workspace's judgment store."""
+    def _lock_down(self, runs: list[Path]) -> None:
+        """From before the first read, the connection may open only the input files it is
+        given and this workspace's judgment store (see :func:`ragrecall_core.db.lock_down`)."""
         from .judging import store_path  # judging imports this module
 
-        lock_down(self.con, store_path(self))
+        inputs = [self.gold, *runs, *self.grades, *([self.corpus] if self.corpus else [])]
+        lock_down(self.con, inputs + store_files(store_path(self)))
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         return self.con.cursor()

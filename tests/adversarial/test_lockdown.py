@@ -68,10 +68,11 @@ def test_workspace_cursor_touches_no_file_and_keeps_its_lock(workspace, tmp_path
 def test_loose_files_are_locked_too(tmp_path):
     gold = write_jsonl(tmp_path / "gold.jsonl", [gold_row("q1", ["a"])])
     run = write_jsonl(tmp_path / "run.jsonl", [run_row("q1", ["a"])])
+    beside = write_text(tmp_path / "notes.txt", "not an input")
     workspace = Workspace.from_files(gold, [run])
 
     with pytest.raises(duckdb.Error, match="disabled by configuration"):
-        workspace.cursor().execute(f"SELECT * FROM read_text('{gold}')")
+        workspace.cursor().execute(f"SELECT * FROM read_text('{beside}')")
 
 
 def test_judgment_store_still_attaches_commits_and_reopens(workspace):
@@ -104,3 +105,43 @@ def test_other_connections_are_not_locked(workspace, tmp_path):
     secret = write_text(tmp_path / "plain.csv", "a\n1\n")
 
     assert duckdb.connect().execute(f"SELECT a FROM read_csv('{secret}')").fetchall() == [(1,)]
+
+
+def test_loading_is_confined_to_the_given_files(tmp_path, monkeypatch):
+    """The corpus injection ran while loading: a loader that builds SQL from input must
+    already be unable to read anything but the files it was given."""
+    secret = write_text(tmp_path / "secret.txt", "s3cr3t")
+    gold = write_jsonl(tmp_path / "gold.jsonl", [gold_row("q1", ["a"])])
+    run = write_jsonl(tmp_path / "run.jsonl", [run_row("q1", ["a"])])
+    corpus = write_jsonl(tmp_path / "corpus.jsonl", [{"chunk_id": "a", "text": "t"}])
+    seen = {}
+
+    def injected_loader(con, path):
+        own = con.execute("SELECT count(*) FROM read_text($p)", {"p": str(path)}).fetchone()
+        seen["own file"] = own
+        with pytest.raises(duckdb.Error, match="disabled by configuration"):
+            con.execute(f"SELECT content FROM read_text('{secret}')")
+        return 1
+
+    monkeypatch.setattr("ragrecall_core.workspace.load_corpus", injected_loader)
+    Workspace.from_files(gold, [run], corpus=corpus)
+
+    assert seen["own file"] == (1,)
+
+
+def test_relative_and_linked_input_paths_still_load(tmp_path, monkeypatch):
+    folder = write_workspace(tmp_path / "ws")
+    alias = tmp_path / "alias"
+    alias.symlink_to(folder)
+    monkeypatch.chdir(tmp_path)
+
+    relative = Workspace.open("ws")
+    linked = Workspace.from_files(
+        "alias/gold.jsonl",
+        ["ws/runs/baseline.jsonl"],
+        ["alias/grades/anna.jsonl"],
+        "ws/corpus.jsonl",
+    )
+
+    assert relative.run_names == ["baseline", "candidate"]
+    assert linked.cursor().execute("SELECT count(*) FROM corpus").fetchone()[0] > 0
