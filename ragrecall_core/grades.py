@@ -13,7 +13,7 @@ from pathlib import Path
 import duckdb
 
 from . import readers
-from .checks import Check, duplicate_key, run_checks, string_field
+from .checks import Check, duplicate_key, is_whole_number, run_checks, string_field
 from .errors import raise_if_any
 
 JSONL_CHECKS = [
@@ -44,7 +44,8 @@ LONG_CHECKS = [
     Check("query_id IS NULL OR trim(query_id) = ''", "coalesce(query_id, '')", "a query_id"),
     Check("chunk_id IS NULL OR trim(chunk_id) = ''", "coalesce(chunk_id, '')", "a chunk_id"),
     Check(
-        "grade IS NULL OR trim(grade) NOT IN ('0', '1', '2')",
+        f"grade IS NULL OR NOT coalesce({is_whole_number('grade')} "
+        "AND TRY_CAST(grade AS DOUBLE) IN (0, 1, 2), false)",
         "'grade ' || coalesce(grade, 'missing')",
         "a grade of 2 (relevant), 1 (partial) or 0 (not relevant)",
     ),
@@ -99,7 +100,7 @@ def load_grades(con: duckdb.DuckDBPyConnection, path: Path) -> int:
         con.execute(
             """
             INSERT INTO grades
-            SELECT query_id, chunk_id, CAST(trim(grade) AS INTEGER),
+            SELECT query_id, chunk_id, CAST(CAST(grade AS DOUBLE) AS INTEGER),
                    coalesce(TRY_CAST(nullif(trim(harmful), '') AS BOOLEAN), false),
                    coalesce(reason, ''), coalesce(nullif(annotator, ''), $annotator), $source
             FROM grades_stage

@@ -8,6 +8,7 @@ by a flag: ``.parquet`` is Parquet, ``.csv``/``.tsv`` is long-form CSV,
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import json
 import re
@@ -79,6 +80,8 @@ def read_problems(path: Path, fmt: str, error: duckdb.Error) -> list[Problem]:
     if fmt == PARQUET:
         return [Problem(str(path), None, _reason(error), "a Parquet file")]
     problems = unreadable_lines(path)
+    if not problems and fmt == CSV:
+        problems = uneven_rows(path)
     if problems:
         return problems
     found = CSV_ERROR_LINE.search(str(error))
@@ -112,6 +115,26 @@ def unreadable_lines(path: Path) -> list[Problem]:
                     )
             if len(problems) >= MAX_PROBLEMS:
                 break
+    return problems
+
+
+def uneven_rows(path: Path) -> list[Problem]:
+    """CSV rows whose number of fields differs from the header's (DuckDB's sniffer refuses
+    such a file without naming the row)."""
+    delim = "\t" if path.suffix.lower() == ".tsv" else ","
+    problems = []
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        rows = csv.reader(handle, delimiter=delim)
+        try:
+            width = len(next(rows, []))
+            for row in rows:
+                if row and len(row) != width:
+                    expected = f"{width} fields, as in the header (this row has {len(row)})"
+                    problems.append(Problem(str(path), rows.line_num, delim.join(row), expected))
+                if len(problems) >= MAX_PROBLEMS:
+                    break
+        except csv.Error as error:  # a field over the csv module's size limit
+            problems.append(Problem(str(path), rows.line_num, str(error), "a well-formed CSV row"))
     return problems
 
 

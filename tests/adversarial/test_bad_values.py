@@ -14,7 +14,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from ragrecall_core import Policy, Workspace, evaluate
+from ragrecall_core import Policy, Workspace, evaluate, runs
 from tests.helpers import load_problems, per_query, run_cli, write_text
 
 GOLD_JSONL = (
@@ -394,3 +394,56 @@ def test_negative_trec_qrels_grade_is_judged_not_relevant(tmp_path):
         assert got == want, (measure, got, want)
     assert per_query(results[0], "run", "Judged@2") == {"q1": 1.0, "q2": 1.0}
     assert per_query(results[0], "run", "P@1") == {"q1": 0.0, "q2": 0.0}
+
+
+def test_commas_and_number_words_inside_strings_are_plain_text(tmp_path):
+    """The trailing-comma test looks at the text; a comma before a bracket inside a string
+    is not a trailing comma, and the file loads with the same numbers as a plain one."""
+    odd = write_text(
+        tmp_path / "odd.jsonl",
+        '{"id": "q1", "retrieved": [{"chunk_id": "a,}", "rank": 1, "score": 1}, '
+        '{"chunk_id": "a", "rank": 2, "score": 0.5}]}\n'
+        '{"id": "q2", "retrieved": [{"chunk_id": "NaN, ]", "rank": 1, "score": 1}]}\n',
+    )
+    gold = write_text(
+        tmp_path / "gold.jsonl",
+        '{"id": "q1", "query": "x,}", "relevant_ids": ["a"]}\n'
+        '{"id": "q2", "query": "y", "relevant_ids": ["NaN, ]"]}\n',
+    )
+    evaluation = evaluate(Workspace.from_files(gold, [odd]), ["RR"])
+    assert per_query(evaluation, "odd", "RR") == {"q1": 0.5, "q2": 1.0}
+
+
+def test_whole_numbers_written_as_decimals_are_accepted(tmp_path):
+    """``2.0`` (a Parquet DOUBLE column, pandas' habit) is the whole number 2, not 1.5."""
+    gold = write_input(
+        tmp_path / "gold.parquet",
+        "SELECT * FROM (VALUES ('q1', 'a', 2.0), ('q2', 'b', 1.0)) t(query_id, chunk_id, grade)",
+    )
+    run = write_input(tmp_path / "run.csv", "query_id,chunk_id,rank,score\nq1,a,1.0,1\nq2,x,1,1\n")
+    grades = write_text(tmp_path / "anna.csv", "query_id,chunk_id,grade\nq2,x,2.0\n")
+    evaluation = evaluate(Workspace.from_files(gold, [run], [grades]), ["Recall@1"])
+    assert per_query(evaluation, "run", "Recall@1") == {"q1": 1.0, "q2": 0.5}
+
+
+def refuse_slow_path(*args):
+    raise AssertionError("a valid run must load through the typed path")
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("run.jsonl", RUN_JSONL),
+        ("run.trec", "q1 Q0 a 1 0.9 t\nq2 Q0 b 1 0.5 t\n"),
+        ("run.csv", f"{RUN_CSV}q2,b,1,0.5\n"),
+        ("run.parquet", parquet_run(rank="1")),
+    ],
+)
+def test_valid_runs_keep_the_typed_fast_path(tmp_path, monkeypatch, name, content):
+    """The new checks are whole-table tests on the typed read (finite scores, whole ranks,
+    string ids), so a valid file never pays for the line-numbered validating read."""
+    for slow in ("_load_jsonl_validating", "_load_trec_validating", "_load_long_validating"):
+        monkeypatch.setattr(runs, slow, refuse_slow_path)
+    paths = write_case(tmp_path, {"run": (name, content)})
+    evaluation = evaluate(Workspace.from_files(paths["gold"], [paths["run"]]), ["Recall@1"])
+    assert per_query(evaluation, "run", "Recall@1") == {"q1": 1.0, "q2": 1.0}

@@ -167,3 +167,15 @@ def test_problem_shows_at_most_80_characters_of_the_value():
     )
     assert str(Problem("f", None, "v" * 80, "e")) == f"f: got {'v' * 80!r}, expected e"
     assert InputError([problem]).problems == [problem]
+
+
+def test_csv_rows_of_the_wrong_width_are_named(tmp_path, capsys):
+    """DuckDB's sniffer took a wider row for the header (the rows above it were lost) or
+    refused the file without a line; each uneven row is named instead."""
+    text = b"query_id,chunk_id,rank,score\nq1,a,1,0.9\nq1,b,2,0.5,extra\nq1,c\n"
+    paths = write_case(tmp_path, "run", text, "run.csv")
+
+    problems = problems_of(paths)
+    assert [(p.line, p.value) for p in problems] == [(3, "q1,b,2,0.5,extra"), (4, "q1,c")]
+    assert problems[0].expected == "4 fields, as in the header (this row has 5)"
+    cli_rejects(capsys, paths, problems)
