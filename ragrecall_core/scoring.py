@@ -137,6 +137,12 @@ def _recall(c: Columns) -> FamilySQL:
     return FamilySQL(c.count_relevant(), c.share_of_relevant())
 
 
+def _capped_recall(c: Columns) -> FamilySQL:
+    return FamilySQL(
+        c.count_relevant(), f"coalesce(a.{c.agg} / nullif(least({c.k}, s.{c.nrel}), 0), 0)"
+    )
+
+
 def _precision(c: Columns) -> FamilySQL:
     return FamilySQL(c.count_relevant(), f"coalesce(a.{c.agg}, 0) / {c.k}")
 
@@ -203,6 +209,7 @@ def _first_rank(c: Columns) -> FamilySQL:
 
 FAMILIES: dict[str, Callable[[Columns], FamilySQL]] = {
     "Recall": _recall,
+    "RecallCap": _capped_recall,
     "P": _precision,
     "Hit": _hit,
     "RR": _reciprocal_rank,

@@ -10,6 +10,7 @@ from . import (  # noqa: F401
     precision,
     precision_band,
     recall,
+    recall_cap,
     rprec,
     rr,
 )
