@@ -195,7 +195,7 @@ def links_leaving(root: Path) -> list[Problem]:
     ragrecall read, echo or write a file elsewhere (a system file, another store)."""
     base = root.resolve()
     problems = []
-    for entry in _entries(root):
+    for entry in _entries(root, base):
         if not entry.is_symlink():
             continue
         try:
@@ -215,11 +215,12 @@ def links_leaving(root: Path) -> list[Problem]:
     return problems
 
 
-def _entries(root: Path) -> list[Path]:
-    """The folder's entries and those of its own ``runs/`` and ``grades/`` (not of links)."""
+def _entries(root: Path, base: Path) -> list[Path]:
+    """Every path the workspace may read: the folder's entries and those of ``runs/`` and
+    ``grades/`` when these stay inside (a link out is itself an entry, and refused)."""
     entries = sorted(root.iterdir())
     for sub in (root / "runs", root / "grades"):
-        if sub.is_dir() and not sub.is_symlink():
+        if sub.is_dir() and sub.resolve().is_relative_to(base):
             entries += sorted(sub.iterdir())
     return entries
 

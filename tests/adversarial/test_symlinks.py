@@ -112,3 +112,33 @@ def test_a_workspace_opened_through_a_link_to_it_opens(tmp_path):
     alias = link(tmp_path / "alias", folder)
 
     assert Workspace.open(alias).run_names == ["baseline", "candidate"]
+
+
+def test_escaping_link_behind_a_linked_folder_inside_is_refused(tmp_path):
+    folder = write_workspace(tmp_path / "ws")
+    (folder / "runs").rename(folder / "real-runs")
+    link(folder / "runs", Path("real-runs"))
+    target = outside_file(tmp_path)
+    link(folder / "real-runs" / "extra.jsonl", target)
+
+    with pytest.raises(InputError) as error:
+        Workspace.open(folder)
+
+    problems = [(p.file, p.value) for p in error.value.problems]
+    assert problems == [(str(folder / "runs" / "extra.jsonl"), str(target))]
+
+
+def test_symlink_loop_is_refused_not_followed(tmp_path):
+    folder = write_workspace(tmp_path / "ws")
+    (folder / "corpus.jsonl").unlink()
+    link(folder / "corpus.jsonl", Path("loop-b"))
+    link(folder / "loop-b", Path("corpus.jsonl"))
+
+    with pytest.raises(InputError) as error:
+        Workspace.open(folder)
+
+    assert sorted(p.file for p in error.value.problems) == [
+        str(folder / "corpus.jsonl"),
+        str(folder / "loop-b"),
+    ]
+    assert {p.value for p in error.value.problems} == {"a symlink loop"}
