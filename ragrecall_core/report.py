@@ -23,7 +23,7 @@ import plotly.graph_objects as go
 from . import __version__
 from .errors import InputError, Problem
 from .evaluate import evaluate
-from .judging import STORE, store_path
+from .judging import STORE, open_store, store_path
 from .measures import parse_measure
 from .policy import Policy
 from .query_table import display_frame, query_table
@@ -211,9 +211,6 @@ def stored_judgments(workspace: Workspace, policy: Policy) -> str:
 
     The count is what the evaluation uses: each annotator's latest grade of a chunk.
     """
-    # imported here: judge_session imports this module (for ``neutralise``)
-    from .judge_session import open_store
-
     path = store_path(workspace)
     if not open_store(workspace):
         return f"none ({path.name} not found)"
