@@ -117,7 +117,9 @@ def add_cutoff(parser: argparse.ArgumentParser, help: str, default: str | None =
 
 def policy_from(args: argparse.Namespace, problems: list[Problem]) -> Policy:
     level = (
-        0 if args.rel_level == "0" else take(problems, parse_cutoff, args.rel_level, "--rel-level")
+        0
+        if args.rel_level == "0"
+        else take(problems, parse_cutoff, args.rel_level, "--rel-level", "a relevance level N")
     )
     return Policy(
         rel_level=level if level is not None else 1,
@@ -412,7 +414,7 @@ def cmd_pool(args: argparse.Namespace) -> int:
     from .selection import query_ids
 
     problems: list[Problem] = []
-    depth = take(problems, parse_cutoff, args.depth, "--depth")
+    depth = take(problems, parse_cutoff, args.depth, "--depth", "a pool depth d")
     k = depth if args.k is None else take(problems, parse_cutoff, args.k)
     take(problems, pool_format, args.output)
     problems += output_problems(args.output)

@@ -96,11 +96,9 @@ def parse_measure(text: str, source: str = "measure") -> Measure:
     return Measure(name, cutoff, rel)
 
 
-def parse_cutoff(text: str | int, source: str = "-k") -> int:
-    value = _positive_int(str(text), str(text), source, "a cutoff k")
-    if value is None:
-        raise InputError([Problem(source, None, str(text), "a positive integer cutoff k")])
-    return value
+def parse_cutoff(text: str | int, source: str = "-k", what: str = "a cutoff k") -> int:
+    """A positive whole number in ASCII digits: a cutoff, or (``what``) a depth or a level."""
+    return _positive_int(str(text), str(text), source, what)
 
 
 # ASCII digits only: str.isdigit() also accepts "²" (int() then fails) and "١" (int() reads 1)
