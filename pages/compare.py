@@ -8,6 +8,7 @@ from ragrecall_app.render import escape_markdown, notes, policy_note
 from ragrecall_core import compare_view as cv
 from ragrecall_core.plot_events import selected_points, selected_rows
 from ragrecall_core.selection import TEST_SPLIT, default_split
+from ragrecall_core.text import file_name_part
 
 ctx = current()
 s = ctx.state
@@ -320,7 +321,7 @@ for col, (fmt, label, mime) in zip(
 cols[3].download_button(
     "This comparison (JSON)",
     data=analyses.comparison_json(comparison),
-    file_name=f"ragrecall-compare-{base}-vs-{cand}-k{s.k}.json",
+    file_name=f"ragrecall-compare-{file_name_part(base)}-vs-{file_name_part(cand)}-k{s.k}.json",
     mime="application/json",
     on_click="ignore",
     key="compare_download_json",

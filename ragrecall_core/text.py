@@ -74,3 +74,14 @@ def _missing(value) -> bool:
 def yes_no(value) -> str:
     """A flag as a word (never "True" / "False")."""
     return "yes" if bool(value) else "no"
+
+
+def file_name_part(text, limit: int = 60) -> str:
+    """``text`` as part of a download's file name: letters, digits, ``.``, ``_`` and ``-``
+    only (no path separator, control character or leading dot), at most ``limit`` long.
+
+    >>> file_name_part("../[x](https://e.example)\\n")
+    'x_https_e.example'
+    """
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", str(text)).strip("._-")
+    return safe[:limit] or "run"

@@ -19,6 +19,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from ragrecall_core.report import build_report
+from ragrecall_core.text import file_name_part
 from ragrecall_core.workspace import Workspace
 from tests.dashboard_support import app, no_exception
 from tests.helpers import write_jsonl
@@ -171,3 +172,10 @@ def test_report_csv_has_no_formula_cell_comment_lines_included(workspace, tmp_pa
         (workspace / "runs" / "b.config.json").write_text(json.dumps({"name": OTHER_NAME}))
     assert "2+3" in text
     assert not formula_cells(text), formula_cells(text)
+
+
+@pytest.mark.parametrize("name", [HOSTILE_NAME, OTHER_NAME, "../../etc/passwd", "\x00a\nb", "..."])
+def test_run_names_in_download_file_names_carry_no_path_or_markup(name):
+    part = file_name_part(name)
+    assert re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9._-]*", part), part
+    assert ".." not in part.split("_")
