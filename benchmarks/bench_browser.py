@@ -1,0 +1,785 @@
+"""Dashboard speed as the user feels it: Debian's chromium against a real `streamlit run`.
+
+    python benchmarks/bench_browser.py                                  # data_samples, 10 reps
+    python benchmarks/bench_browser.py --workspace both --out /tmp/bench_browser.json
+    python benchmarks/bench_browser.py --workspace large --large-dir /tmp/ragrecall_large
+
+Each interaction is timed in the browser, from the click (or key press) to the settled page:
+the script state of ``[data-testid=stApp]`` has been ``running`` and is no longer, no stale
+element, spinner or skeleton is left, every chart and table within the window has drawn its
+SVG or canvas (streamlit draws a table's canvas only once it scrolls into view), the text the
+new view must show is there (and differs from the text before the click where the view has
+one heading per item), and two more animation frames have been painted. A rerun is detected
+with a MutationObserver armed before the click, so a fast rerun is never missed and a slow
+one never cut short.
+
+The server runs on a copy of data_samples (the Judge key presses write grades into it) or on
+a generated 10,000 queries x 100 results x 4 runs workspace (make_large_workspace.py). Its
+peak memory is the sum of VmHWM of the streamlit process and its descendants, read at the end
+of each phase; the last phase opens 4 browser sessions at once. Where an interaction's widget
+cannot be found or the page does not settle, the row says "not measurable: why".
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+from playwright.sync_api import Error as PlaywrightError
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+VIEWPORT = {"width": 1600, "height": 1000}
+GRACE_MS = 300  # a click that starts no rerun within this is taken as settled
+QUIET_MS = 250  # a settled page must start no further rerun within this (st.rerun, callbacks)
+MAX_FOLLOW_UPS = 5
+ANNOTATOR = "bench"
+# nav link -> the page's title (h1)
+PAGES = {
+    "Overview": "Overview",
+    "Queries": "Queries",
+    "Failures": "Failures",
+    "Ranks": "Ranks",
+    "Compare": "Compare",
+    "No-answer": "No-answer queries",
+    "Judge": "Judge",
+    "Agreement": "Agreement",
+}
+GOALS = {
+    "samples": {"first page": 1.5, "median": 0.3, "p95": 0.8},
+    "large": {"first page": 5.0, "median": 0.5, "p95": None, "memory_mb": 1536},
+}
+
+ARM = """() => {
+  const app = document.querySelector('[data-testid=stApp]');
+  const bench = window.__bench = {t0: performance.now(), sawRun: false};
+  if (window.__benchObserver) window.__benchObserver.disconnect();
+  window.__benchObserver = new MutationObserver((records) => {
+    for (const r of records) {
+      if (r.oldValue === 'running' || app.getAttribute('data-test-script-state') === 'running')
+        bench.sawRun = true;
+    }
+  });
+  window.__benchObserver.observe(app, {attributes: true, attributeOldValue: true,
+                                       attributeFilter: ['data-test-script-state']});
+}"""
+
+# true (or the matched text) once the page is settled; {error} when the app shows one
+SETTLED = """([pattern, previous, fresh, graceMs]) => {
+  const app = document.querySelector('[data-testid=stApp]');
+  if (!app) return false;
+  const shown = (el) => el.getClientRects().length > 0;
+  const onScreen = (el) => {
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.bottom > 0 && r.top < window.innerHeight;
+  };
+  for (const d of document.querySelectorAll('[role=dialog]'))
+    if (/Page not found/.test(d.innerText)) return {error: 'a "Page not found" dialog'};
+  const state = app.getAttribute('data-test-script-state');
+  if (['running', 'initial', 'rerunRequested'].includes(state)) return false;
+  const bench = window.__bench;
+  if (!fresh && !(bench && (bench.sawRun || performance.now() - bench.t0 > graceMs)))
+    return false;
+  if (document.querySelector(
+      '[data-stale=true], [data-testid=stSkeleton], [data-testid=stSpinner]')) return false;
+  for (const c of document.querySelectorAll('[data-testid=stPlotlyChart]'))
+    if (onScreen(c) && !c.querySelector('.main-svg')) return false;
+  for (const t of document.querySelectorAll('[data-testid=stDataFrame]'))
+    if (onScreen(t) && !t.querySelector('canvas')) return false;
+  const exception = document.querySelector('[data-testid=stException]');
+  if (exception) return {error: 'the app raised: ' + exception.innerText.slice(0, 160)};
+  if (!pattern) return true;
+  const wanted = new RegExp(pattern);
+  for (const el of document.querySelectorAll('h1, h2, h3, p, [data-testid=stText]')) {
+    const text = el.innerText.trim();
+    if (shown(el) && wanted.test(text) && text !== previous) return text;
+  }
+  return false;
+}"""
+RERUN_SEEN = """() => window.__bench.sawRun ||
+  document.querySelector('[data-testid=stApp]').getAttribute('data-test-script-state') === 'running'
+"""
+TWO_FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+REGRESSIONS_TABLE = """() => {
+  const label = [...document.querySelectorAll('p')]
+    .find(p => p.innerText.startsWith('Regressions: passed'));
+  if (!label) return -1;
+  const top = label.getBoundingClientRect().top;
+  return [...document.querySelectorAll('[data-testid=stDataFrame]')]
+    .findIndex(f => f.getBoundingClientRect().top > top);
+}"""
+
+
+class NotMeasurable(Exception):
+    """The interaction could not be done or did not settle; the message says why."""
+
+
+# ---------------------------------------------------------------- the server
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """`streamlit run app.py` on one workspace, headless, on a free port."""
+
+    def __init__(self, workspace: Path, log: Path):
+        self.port = free_port()
+        self.url = f"http://localhost:{self.port}"
+        env = {
+            **os.environ,
+            "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
+            "RAGRECALL_WORKSPACE": str(workspace),
+        }
+        command = [sys.executable, "-m", "streamlit", "run", "app.py"]
+        command += ["--server.headless", "true", "--server.port", str(self.port)]
+        command += ["--server.fileWatcherType", "none"]
+        self.log = log.open("ab")
+        self.started = time.perf_counter()
+        self.proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=self.log, stderr=self.log)
+
+    def wait_healthy(self, timeout: float = 120) -> float:
+        """Seconds from process start to /_stcore/health answering ok."""
+        deadline = time.perf_counter() + timeout
+        while time.perf_counter() < deadline:
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=1) as r:
+                    if r.read().decode().strip() == "ok":
+                        return time.perf_counter() - self.started
+            except OSError:
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"streamlit did not start on port {self.port}; see {self.log.name}")
+
+    def peak_rss_mb(self) -> float:
+        """Peak resident memory (VmHWM) of the server and its descendants, in MB."""
+        return sum(vm_hwm_kb(pid) for pid in process_tree(self.proc.pid)) / 1024
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.log.close()
+
+
+def process_tree(pid: int) -> list[int]:
+    found = [pid]
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            children = (task / "children").read_text().split()
+        except OSError:
+            continue
+        for child in children:
+            found += process_tree(int(child))
+    return found
+
+
+def vm_hwm_kb(pid: int) -> int:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0
+    match = re.search(r"^VmHWM:\s+(\d+) kB", status, re.MULTILINE)
+    return int(match.group(1)) if match else 0
+
+
+# ---------------------------------------------------------------- timing in the browser
+def settle(page: Page, pattern: str | None, previous: str | None, fresh: bool, timeout: float):
+    """Wait until the page is settled (see SETTLED); the matched text or True."""
+    try:
+        handle = page.wait_for_function(
+            SETTLED,
+            arg=[pattern, previous, fresh, GRACE_MS],
+            polling="raf",
+            timeout=timeout * 1000,
+        )
+    except PlaywrightError as error:
+        wanted = f" showing /{pattern}/" if pattern else ""
+        raise NotMeasurable(f"page not settled{wanted} within {timeout:.0f} s") from error
+    value = handle.json_value()
+    if isinstance(value, dict):
+        raise NotMeasurable(value["error"])
+    page.evaluate(TWO_FRAMES)
+    return value
+
+
+def timed(
+    page: Page,
+    action: Callable[[], None],
+    pattern: str | None,
+    timeout: float,
+    previous: str | None = None,
+) -> tuple[float, object]:
+    """Seconds from the action to the settled page showing ``pattern`` (not ``previous``)."""
+    page.evaluate(ARM)
+    start = time.perf_counter()
+    action()
+    value = settle(page, pattern, previous, False, timeout)
+    return settled_at(page, pattern, timeout) - start, value
+
+
+def settled_at(page: Page, pattern: str | None, timeout: float) -> float:
+    """The time the page settled for good: a rerun that starts within QUIET_MS of settling
+    (a follow-up run) is waited for, and the page's time is when that one settled."""
+    end = time.perf_counter()
+    for _ in range(MAX_FOLLOW_UPS):
+        page.evaluate(ARM)
+        page.wait_for_timeout(QUIET_MS)
+        if not page.evaluate(RERUN_SEEN):
+            return end
+        settle(page, pattern, None, False, timeout)
+        end = time.perf_counter()
+    raise NotMeasurable(f"the page reran {MAX_FOLLOW_UPS} more times after settling")
+
+
+def timed_goto(page: Page, url: str, pattern: str, timeout: float) -> float:
+    start = time.perf_counter()
+    page.goto(url, timeout=timeout * 1000)
+    settle(page, pattern, None, True, timeout)
+    return settled_at(page, pattern, timeout) - start
+
+
+def untimed(page: Page, action: Callable[[], None], pattern: str | None, timeout: float):
+    return timed(page, action, pattern, timeout)[1]
+
+
+# ---------------------------------------------------------------- results
+@dataclass
+class Result:
+    name: str
+    samples: list[float] = field(default_factory=list)
+    note: str = ""
+
+    def summary(self) -> dict:
+        row = {"interaction": self.name, "n": len(self.samples), "note": self.note}
+        if self.samples:
+            row |= {
+                "median_s": statistics.median(self.samples),
+                "p95_s": p95(self.samples),
+                "first_s": self.samples[0],
+                "max_s": max(self.samples),
+                "samples_s": [round(s, 4) for s in self.samples],
+            }
+        return row
+
+
+def p95(samples: list[float]) -> float:
+    """95th percentile, linear between order statistics (inclusive method)."""
+    if len(samples) == 1:
+        return samples[0]
+    return statistics.quantiles(samples, n=20, method="inclusive")[18]
+
+
+@dataclass
+class Bench:
+    """Repeats interactions on one page within a time budget and collects the results."""
+
+    repeat: int
+    timeout: float
+    budget: float
+    shots: Path
+    page: Page | None = None  # screenshot on failure
+    results: list[Result] = field(default_factory=list)
+
+    def measure(self, name: str, once: Callable[[int], float], setup=None) -> Result:
+        """Run ``setup`` (untimed), then ``once(i)`` for i < repeat, each returning seconds."""
+        result = Result(name)
+        self.results.append(result)
+        spent = time.perf_counter()
+        try:
+            if setup is not None:
+                setup()
+            for i in range(self.repeat):
+                result.samples.append(once(i))
+                print(f"  {name} #{i + 1}: {result.samples[-1]:.3f} s", flush=True)
+                if time.perf_counter() - spent > self.budget and i + 1 < self.repeat:
+                    result.note = f"stopped after {i + 1} (budget {self.budget:.0f} s)"
+                    break
+        except (NotMeasurable, PlaywrightError) as error:
+            why = str(error).splitlines()[0][:200]
+            done = f" (after {len(result.samples)} repetitions)" if result.samples else ""
+            result.note = f"not measurable{done}: {why}"
+            print(f"  {name}: {result.note}", flush=True)
+            self.screenshot(name)
+        return result
+
+    def screenshot(self, name: str) -> None:
+        if self.page is None:
+            return
+        path = self.shots / (re.sub(r"[^a-z0-9]+", "_", name.lower()) + ".png")
+        try:
+            self.page.screenshot(path=str(path))
+            print(f"  screenshot: {path}", flush=True)
+        except PlaywrightError:
+            pass
+
+
+# ---------------------------------------------------------------- page helpers
+def nav(page: Page, link: str, timeout: float) -> None:
+    """Switch page through the sidebar (untimed) and wait for it to settle."""
+    untimed(page, lambda: click_nav(page, link), f"^{re.escape(PAGES[link])}$", timeout)
+
+
+def click_nav(page: Page, link: str) -> None:
+    page.locator("[data-testid=stSidebarNav]").get_by_role("link", name=link, exact=True).click()
+
+
+def open_select(page: Page, label: str) -> list[str]:
+    """Open a selectbox's list; its option texts."""
+    box = page.get_by_role("combobox", name=label, exact=True)
+    if box.count() == 0:
+        raise NotMeasurable(f'no selectbox labelled "{label}"')
+    options = page.get_by_role("option")
+    for _attempt in range(3):  # a click on a still-focused select can toggle it shut
+        box.first.click()
+        try:
+            options.first.wait_for(timeout=3_000)
+            return [t.strip() for t in options.all_inner_texts()]
+        except PlaywrightError:
+            continue
+    raise NotMeasurable(f'the list of "{label}" does not open')
+
+
+def close_select(page: Page) -> None:
+    """Close an open selectbox list and move the focus off it."""
+    page.keyboard.press("Escape")
+    page.locator("h1").first.click()
+
+
+def choose(page: Page, value: str) -> None:
+    page.get_by_role("option", name=value, exact=True).first.click()
+
+
+def click_row(page: Page, table: int, row: int) -> Callable[[], None]:
+    """The click on a row's selection checkbox of the ``table``-th st.dataframe (35 px rows)."""
+    frame = page.locator("[data-testid=stDataFrame]").nth(table)
+    frame.scroll_into_view_if_needed()
+    box = frame.bounding_box()
+    if box is None:
+        raise NotMeasurable(f"table {table} is not on the page")
+    return lambda: page.mouse.click(box["x"] + 16, box["y"] + 35 + 35 * row + 17)
+
+
+def heading(page: Page, pattern: str) -> str | None:
+    """The current text of the first h1-h3 matching ``pattern``, if any."""
+    for text in page.locator("h1, h2, h3").all_inner_texts():
+        if re.search(pattern, text.strip()):
+            return text.strip()
+    return None
+
+
+# ---------------------------------------------------------------- the interactions
+def first_pages(bench: Bench, browser: Browser, url: str, name: str) -> None:
+    """A new browser session's first page on an already warm server."""
+
+    def once(_i: int) -> float:
+        context = new_context(browser)
+        try:
+            return timed_goto(context.new_page(), url, "^Headline measures at k = ", bench.timeout)
+        finally:
+            context.close()
+
+    bench.measure(name, once)
+
+
+def page_switches(bench: Bench, page: Page) -> None:
+    links = list(PAGES)
+    for index, link in enumerate(links):
+        came_from = links[index - 1]
+
+        def once(_i: int, link=link, came_from=came_from) -> float:
+            nav(page, came_from, bench.timeout)
+            pattern = f"^{re.escape(PAGES[link])}$"
+            return timed(page, lambda: click_nav(page, link), pattern, bench.timeout)[0]
+
+        bench.measure(f"page switch {came_from} -> {link}", once)
+
+
+def change_k(bench: Bench, page: Page) -> None:
+    def once(i: int) -> float:
+        k = ("10", "5")[i % 2]
+        open_select(page, "Cutoff k")
+        pattern = f"^Headline measures at k = {k}$"
+        return timed(page, lambda: choose(page, k), pattern, bench.timeout)[0]
+
+    bench.measure(
+        "k change (Overview, 5 <-> 10)", once, lambda: nav(page, "Overview", bench.timeout)
+    )
+
+
+def queries_interactions(bench: Bench, page: Page) -> None:
+    detail = r"^Query .+ · run .+$"
+
+    def open_query(i: int) -> float:
+        click = click_row(page, 0, i % 2)
+        return timed(page, click, detail, bench.timeout, heading(page, detail))[0]
+
+    def next_failing(_i: int) -> float:
+        button = page.get_by_role("button", name="Next failing ▶")
+        return timed(page, button.click, detail, bench.timeout, heading(page, detail))[0]
+
+    sections: list[str] = []
+
+    def pick_sections() -> None:
+        options = [o for o in open_select(page, "Corpus section") if o != "all"]
+        close_select(page)
+        if len(options) < 2:
+            raise NotMeasurable("fewer than two corpus sections")
+        sections.extend(options[:2])
+
+    def section_filter(i: int) -> float:
+        open_select(page, "Corpus section")
+        choice = sections[i % 2]
+        return timed(page, lambda: choose(page, choice), r"queries shown", bench.timeout)[0]
+
+    bench.measure("open a query (Queries row)", open_query, lambda: nav(page, "Queries", 60))
+    bench.measure("next failing query", next_failing)
+    bench.measure("section filter (Queries)", section_filter, pick_sections)
+    try:
+        open_select(page, "Corpus section")
+        untimed(page, lambda: choose(page, "all"), r"queries shown", bench.timeout)
+    except (NotMeasurable, PlaywrightError) as error:
+        print(f"  could not reset the section filter: {error}", flush=True)
+
+
+def chart_point(page: Page, chart: int, point: int):
+    points = page.locator("[data-testid=stPlotlyChart]").nth(chart).locator(".point path")
+    try:
+        points.nth(point).wait_for(state="attached", timeout=10_000)
+    except PlaywrightError as error:
+        raise NotMeasurable(f"chart {chart} shows fewer than {point + 1} bars") from error
+    return lambda: points.nth(point).click(force=True)
+
+
+def failures_bar(bench: Bench, page: Page) -> None:
+    def once(i: int) -> float:
+        nav(page, "Failures", bench.timeout)
+        click = chart_point(page, 0, i % 2)
+        return timed(page, click, r"^Opened from Failures", bench.timeout)[0]
+
+    bench.measure("Failures bar click -> Queries", once)
+
+
+def ranks_bin(bench: Bench, page: Page) -> None:
+    listed = r"^First relevant rank .+ · run .+ · \d+ queries$"
+
+    def once(i: int) -> float:
+        click = chart_point(page, 0, i % 2)
+        return timed(page, click, listed, bench.timeout, heading(page, listed))[0]
+
+    bench.measure("Ranks bin click", once, lambda: nav(page, "Ranks", bench.timeout))
+
+
+def compare_interactions(bench: Bench, page: Page) -> None:
+    pair = r"^Candidate (.+) against baseline (.+?) · k = "
+    baselines: list[str] = []
+
+    def pick_baselines() -> None:
+        nav(page, "Compare", bench.timeout)
+        runs = open_select(page, "Baseline run (before)")
+        close_select(page)
+        caption = next((t for t in page.locator("p").all_inner_texts() if re.match(pair, t)), "")
+        match = re.match(pair, caption)
+        if match is None:
+            raise NotMeasurable("no 'Candidate … against baseline …' caption on Compare")
+        others = [r for r in runs if r != match.group(1)]
+        if len(others) < 2:
+            raise NotMeasurable("fewer than three runs: no two baselines to alternate")
+        current = match.group(2)
+        baselines.extend(sorted(others[:2], key=lambda r: r == current))
+
+    def change_baseline(i: int) -> float:
+        open_select(page, "Baseline run (before)")
+        run = baselines[i % 2]
+        pattern = rf"against baseline {re.escape(run)} · k = "
+        return timed(page, lambda: choose(page, run), pattern, bench.timeout)[0]
+
+    detail = r"^Query .+: .+ → .+$"
+
+    def open_regression(i: int) -> float:
+        table = page.evaluate(REGRESSIONS_TABLE)
+        if table < 0:
+            raise NotMeasurable("no regressions table (fewer than one regression)")
+        click = click_row(page, table, i % 2)
+        return timed(page, click, detail, bench.timeout, heading(page, detail))[0]
+
+    def enough_regressions() -> None:
+        label = next(
+            (t for t in page.locator("p").all_inner_texts() if t.startswith("Regressions:")), ""
+        )
+        count = re.search(r": (\d+)$", label)
+        if count is None or int(count.group(1)) < 2:
+            raise NotMeasurable(f"fewer than two regressions to alternate ({label!r})")
+
+    bench.measure("Compare baseline change", change_baseline, pick_baselines)
+    bench.measure("open a regression (Compare row)", open_regression, enough_regressions)
+
+
+def judge_keys(bench: Bench, page: Page) -> None:
+    judged = rf"^(\d+) of \d+ pooled chunks judged by {ANNOTATOR}$"
+    done: list[int] = []
+
+    def sign_in() -> None:
+        nav(page, "Judge", bench.timeout)
+        field = page.get_by_role("textbox", name="Your name (annotator)")
+        field.fill(ANNOTATOR)
+        text = untimed(page, lambda: field.press("Enter"), judged, bench.timeout)
+        done.append(int(re.match(judged, text).group(1)))
+        page.locator("h1").first.click()  # leave the name field: keys go to the shortcuts
+
+    def once(i: int) -> float:
+        done[0] += 1
+        pattern = rf"^{done[0]} of \d+ pooled chunks judged by {ANNOTATOR}$"
+        key = ("2", "0")[i % 2]
+        return timed(page, lambda: page.keyboard.press(key), pattern, bench.timeout)[0]
+
+    bench.measure("Judge key press (2 / 0)", once, sign_in)
+
+
+def sessions_at_once(bench: Bench, browser: Browser, url: str, count: int) -> list[Result]:
+    """``count`` sessions open together, each visiting Overview, Queries and Compare."""
+    contexts = [new_context(browser) for _ in range(count)]
+    pages = [c.new_page() for c in contexts]
+    steps = (
+        ("first page", lambda p: timed_goto(p, url, "^Headline measures", bench.timeout)),
+        ("switch to Queries", lambda p: switch_timed(p, "Queries", bench.timeout)),
+        ("switch to Compare", lambda p: switch_timed(p, "Compare", bench.timeout)),
+    )
+    results = [Result(f"{count} sessions: {name}") for name, _ in steps]
+    try:
+        for result, (_name, step) in zip(results, steps, strict=True):
+            for p in pages:
+                try:
+                    result.samples.append(step(p))
+                except (NotMeasurable, PlaywrightError) as error:
+                    result.note = "not measurable: " + str(error).splitlines()[0][:200]
+    finally:
+        for c in contexts:
+            c.close()
+    bench.results.extend(results)
+    return results
+
+
+def switch_timed(page: Page, link: str, timeout: float) -> float:
+    pattern = f"^{re.escape(PAGES[link])}$"
+    return timed(page, lambda: click_nav(page, link), pattern, timeout)[0]
+
+
+def new_context(browser: Browser) -> BrowserContext:
+    return browser.new_context(viewport=VIEWPORT)
+
+
+# ---------------------------------------------------------------- one workspace
+def cold_first_pages(bench: Bench, browser: Browser, workspace: Path, log: Path, n: int) -> Server:
+    """First page of a freshly started server, ``n`` times; the last server is kept."""
+    result = Result("cold first page (fresh server)")
+    bench.results.append(result)
+    health = []
+    server = None
+    for i in range(n):
+        if server is not None:
+            server.stop()
+        server = Server(workspace, log)
+        health.append(server.wait_healthy())
+        context = new_context(browser)
+        try:
+            result.samples.append(
+                timed_goto(context.new_page(), server.url, "^Headline measures", bench.timeout)
+            )
+            print(f"  cold first page #{i + 1}: {result.samples[-1]:.3f} s", flush=True)
+        except NotMeasurable as error:
+            result.note = f"not measurable: {error}"
+        finally:
+            context.close()
+    result.note = (result.note + " " if result.note else "") + (
+        f"server start to health ok: median {statistics.median(health):.2f} s"
+    )
+    return server
+
+
+def bench_workspace(args, label: str, workspace: Path, browser: Browser) -> dict:
+    print(f"== {label}: {workspace}", flush=True)
+    timeout = args.timeout if label == "samples" else args.timeout * 5
+    shots = Path(tempfile.gettempdir()) / f"bench_browser_{label}"
+    shots.mkdir(exist_ok=True)
+    bench = Bench(args.repeat, timeout, args.budget, shots)
+    log = shots / "server.log"
+    cold_n = args.cold_repeat if label == "samples" else args.large_cold_repeat
+    server = cold_first_pages(bench, browser, workspace, log, cold_n)
+    memory = {"after first page": server.peak_rss_mb()}
+    try:
+        first_pages(bench, browser, server.url, "first page, new session (warm server)")
+        context = new_context(browser)
+        page = bench.page = context.new_page()
+        timed_goto(page, server.url, "^Headline measures", timeout)
+        for step in (
+            page_switches,
+            change_k,
+            queries_interactions,
+            failures_bar,
+            ranks_bin,
+            compare_interactions,
+            judge_keys,
+        ):
+            step(bench, page)
+        context.close()
+        bench.page = None
+        memory["after one session's interactions"] = server.peak_rss_mb()
+        sessions_at_once(bench, browser, server.url, args.sessions)
+        memory[f"with {args.sessions} sessions open"] = server.peak_rss_mb()
+    finally:
+        server.stop()
+    return {
+        "workspace": str(workspace),
+        "results": [r.summary() for r in bench.results],
+        "peak_rss_mb": memory,
+    }
+
+
+def samples_copy(folder: Path) -> Path:
+    """data_samples without any judgment store (the Judge key presses write into the copy)."""
+    ignore = shutil.ignore_patterns("*.duckdb", "*.duckdb.wal", "*.py", "README.md")
+    return Path(shutil.copytree(ROOT / "data_samples", folder / "samples", ignore=ignore))
+
+
+def large_workspace(folder: Path | None, scratch: Path) -> Path:
+    """The 10,000 x 100 x 4-run workspace: ``folder`` if it holds one, else generated."""
+    target = folder or scratch / "large"
+    if not (target / "gold.jsonl").exists():
+        sys.path.insert(0, str(ROOT))
+        from benchmarks.make_large_workspace import make
+
+        print(f"generating {target} (10,000 queries x 100 x 4 runs) …", flush=True)
+        start = time.perf_counter()
+        make(target, 10_000, 100, 2_000, 7)
+        print(f"generated in {time.perf_counter() - start:.0f} s", flush=True)
+    return target
+
+
+# ---------------------------------------------------------------- report
+def verdict(row: dict, label: str) -> str:
+    if "median_s" not in row:
+        return "n/a"
+    goal = GOALS[label]
+    if "first page" in row["interaction"] or "first load" in row["interaction"]:
+        return "yes" if row["median_s"] <= goal["first page"] else "NO"
+    ok = row["median_s"] <= goal["median"] and (goal["p95"] is None or row["p95_s"] <= goal["p95"])
+    return "yes" if ok else "NO"
+
+
+def print_table(label: str, report: dict) -> None:
+    print(f"\n{label}: {report['workspace']}")
+    head = f"{'interaction':44} {'n':>3} {'median':>8} {'p95':>8} {'first':>8} {'max':>8}  goal"
+    print(head)
+    for row in report["results"]:
+        if "median_s" in row:
+            numbers = " ".join(f"{row[k]:8.3f}" for k in ("median_s", "p95_s", "first_s", "max_s"))
+        else:
+            numbers = " ".join(f"{'-':>8}" for _ in range(4))
+        line = f"{row['interaction'][:44]:44} {row['n']:3d} {numbers}  {verdict(row, label)}"
+        print(line + (f"  ({row['note']})" if row["note"] else ""))
+    for phase, mb in report["peak_rss_mb"].items():
+        print(f"server peak RSS {phase}: {mb:.0f} MB")
+
+
+def machine() -> dict:
+    load = os.getloadavg()
+    return {
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "cores": os.cpu_count(),
+        "cpu": cpu_model(),
+        "python": platform.python_version(),
+        "load_average_at_start": [round(x, 2) for x in load],
+        "commit": git_commit(),
+    }
+
+
+def cpu_model() -> str:
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return platform.processor()
+    match = re.search(r"^model name\s*:\s*(.+)$", text, re.MULTILINE)
+    return match.group(1) if match else platform.processor()
+
+
+def git_commit() -> str:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+        )
+    except OSError:
+        return "unknown"
+    return out.stdout.strip() or "unknown"
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workspace", choices=("samples", "large", "both"), default="samples")
+    parser.add_argument("--repeat", type=int, default=10, help="repetitions per interaction")
+    parser.add_argument("--cold-repeat", type=int, default=10, help="fresh servers (samples)")
+    parser.add_argument(
+        "--large-cold-repeat", type=int, default=2, help="fresh servers (large workspace)"
+    )
+    parser.add_argument("--sessions", type=int, default=4, help="sessions open at once")
+    parser.add_argument("--timeout", type=float, default=60, help="s per wait (x5 for large)")
+    parser.add_argument("--budget", type=float, default=240, help="s per interaction at most")
+    parser.add_argument("--large-dir", type=Path, help="reuse (or generate into) this folder")
+    parser.add_argument("--out", type=Path, help="write the results as JSON here")
+    args = parser.parse_args(argv)
+    if args.repeat < 1 or args.cold_repeat < 1 or args.large_cold_repeat < 1:
+        parser.error("repetitions must be at least 1")
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    labels = ("samples", "large") if args.workspace == "both" else (args.workspace,)
+    report = {"machine": machine(), "repeat": args.repeat, "workspaces": {}}
+    with tempfile.TemporaryDirectory(prefix="bench_browser_") as scratch, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for label in labels:
+            workspace = (
+                samples_copy(Path(scratch))
+                if label == "samples"
+                else large_workspace(args.large_dir, Path(scratch))
+            )
+            report["workspaces"][label] = bench_workspace(args, label, workspace, browser)
+            print_table(label, report["workspaces"][label])
+            if args.out:
+                args.out.write_text(json.dumps(report, indent=2))
+        browser.close()
+
+
+if __name__ == "__main__":
+    main()
