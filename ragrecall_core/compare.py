@@ -17,6 +17,7 @@ from .configs import FACTORS, changed_factors
 from .evaluate import evaluate
 from .measures import parse_measure
 from .policy import Policy
+from .render import plural
 from .workspace import Workspace
 
 COMPARE_MEASURES = ("Recall@{k}", "Hit@{k}", "MRR@{k}", "P@{k}", "nDCG@{k}", "Harm@{k}")
@@ -284,7 +285,7 @@ def comparability_notes(
     (qa, da), (qb, db) = info.get(baseline, (0, 0)), info.get(candidate, (0, 0))
     if qa != qb:
         notes.append(
-            f"the runs cover different query sets ({baseline}: {qa} queries, "
+            f"the runs cover different query sets ({baseline}: {plural(qa, 'query', 'queries')}, "
             f"{candidate}: {qb}); a query a run lacks scores 0 for it"
         )
     if min(da, db) < k:

@@ -200,3 +200,9 @@ def test_json_text_converts_numpy_and_missing_values():
 def test_json_text_refuses_a_value_that_is_not_json(value):
     with pytest.raises(TypeError):
         json_text({"value": value})
+
+
+def test_compare_notes_count_one_query_in_the_singular(tiny, tmp_path, capsys):
+    single = write_jsonl(tmp_path / "single.jsonl", [run_row("q1", ["a"])])
+    out = run(capsys, ["compare", tiny["gold"], single, tiny["two"]], "table")
+    assert "(single: 1 query, two: 2)" in out
