@@ -461,6 +461,15 @@ def parse_port(text: str) -> int:
 
 def ui_arguments(args: argparse.Namespace) -> list[str]:
     """The app's own arguments: loose files, or a workspace folder that exists."""
+    loose = [
+        f"--{name}" for name in ("run", "grades", "corpus") if getattr(args, name) not in ([], None)
+    ]
+    if args.gold and args.workspace:
+        raise InputError(
+            [Problem("ui", None, str(args.workspace), "a workspace folder or --gold, not both")]
+        )
+    if loose and not args.gold:
+        raise InputError([Problem(loose[0], None, " ".join(loose), "--gold FILE beside it")])
     if not args.gold:
         folder = (args.workspace or DEFAULT_WORKSPACE).resolve()
         if not folder.is_dir():

@@ -162,3 +162,18 @@ def test_ui_with_a_bad_port_exits_2_before_starting_anything(capsys, port):
     assert code == 2 and out == ""
     (line,) = problem_lines(err)
     assert line.startswith("--port: ") and repr(port) in line and "1 to 65535" in line
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["ui", "--run", "r.jsonl"], "--gold FILE beside it"),
+        (["ui", "--corpus", "c.jsonl", "--grades", "g.jsonl"], "--gold FILE beside it"),
+        (["ui", "data_samples", "--gold", "g.jsonl"], "not both"),
+    ],
+)
+def test_ui_refuses_loose_files_it_would_silently_ignore(capsys, argv, expected):
+    code, _, err = run_cli(capsys, argv)
+    assert code == 2
+    (line,) = problem_lines(err)
+    assert expected in line
