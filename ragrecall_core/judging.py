@@ -91,8 +91,10 @@ READ_ONLY = (
 _ATTACH_LOCK = threading.Lock()
 # store file -> the workspace that has it attached (DuckDB lets one database attach a file)
 _HOLDERS: dict[str, weakref.ref] = {}
-# store file -> the lock every write to it takes (sessions of one server are threads)
-_WRITE_LOCKS: dict[str, threading.Lock] = {}
+# store file -> the lock every write, attach and detach of it takes (sessions of one server
+# are threads; a detach must not land inside another session's transaction). Always taken
+# before _ATTACH_LOCK.
+_STORE_LOCKS: dict[str, threading.RLock] = {}
 
 
 # ---------------------------------------------------------------- where
@@ -189,7 +191,7 @@ def open_store(workspace: Workspace, create: bool = False) -> bool:
     falls back to file grades only.
     """
     path = store_path(workspace).resolve()
-    with _ATTACH_LOCK:
+    with _store_lock(path), _ATTACH_LOCK:
         mode = _attached_mode(workspace)
         if mode is not None and not (create and mode):
             return True
@@ -207,6 +209,10 @@ def open_store(workspace: Workspace, create: bool = False) -> bool:
         attach_store(workspace, path, read_only=not writable)
         _HOLDERS[str(path)] = weakref.ref(workspace)
         return True
+
+
+def _store_lock(path: Path) -> threading.RLock:
+    return _STORE_LOCKS.setdefault(str(path), threading.RLock())  # atomic in CPython
 
 
 def connect_store(workspace: Workspace) -> StoreStatus:
@@ -278,11 +284,8 @@ def store_transaction(workspace: Workspace) -> Iterator[duckdb.DuckDBPyConnectio
     """A cursor in one transaction on the writable store, the store's write lock held.
 
     Raises InputError when the store cannot be written or opened."""
-    open_store(workspace, create=True)
-    path = str(store_path(workspace).resolve())
-    with _ATTACH_LOCK:
-        lock = _WRITE_LOCKS.setdefault(path, threading.Lock())
-    with lock:
+    with _store_lock(store_path(workspace).resolve()):
+        open_store(workspace, create=True)
         con = workspace.cursor()
         con.execute("BEGIN TRANSACTION")
         try:
