@@ -123,6 +123,10 @@ def _secret_here(trigger: str, word: str, before: str, after: str | None) -> boo
 # --- secret by value -----------------------------------------------------------------
 
 _URL_STOP = r"\s\"'<>"
+# A scheme of a bounded length, and URL text that stops at the next "://": every pattern stays
+# linear in the text's length (unbounded, "https://https://…" or "a.b-a.b-…" is quadratic).
+_SCHEME = r"\b[a-z][a-z0-9+.-]{0,31}://"
+_IN_URL = rf"(?:(?!://)[^{_URL_STOP}])"
 _KV_NAMES = (
     r"password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|accountkey|"
     r"sharedaccesskey|sharedaccesssignature|signature|sig|credential|sessionid|auth"
@@ -149,12 +153,12 @@ SECRET_VALUE: list[tuple[re.Pattern, Any]] = [
     ),
     # URL credentials whose password holds a "/" or "@": user:… up to the last "@"
     (
-        re.compile(rf"(?P<s>\b[a-z][a-z0-9+.-]*://)[^{_URL_STOP}/@]*:[^{_URL_STOP}]*@", re.I),
+        re.compile(rf"(?P<s>{_SCHEME})[^{_URL_STOP}/@]*:{_IN_URL}*@", re.I),
         r"\g<s>" + REDACTED + "@",
     ),
     # URL credentials: everything before the last "@" of the authority
     (
-        re.compile(rf"(?P<s>\b[a-z][a-z0-9+.-]*://)[^{_URL_STOP}/?#]*@", re.I),
+        re.compile(rf"(?P<s>{_SCHEME})[^{_URL_STOP}/?#]*@", re.I),
         r"\g<s>" + REDACTED + "@",
     ),
     # credentials without a scheme: user:password@host
@@ -166,7 +170,7 @@ SECRET_VALUE: list[tuple[re.Pattern, Any]] = [
     ),
     (
         re.compile(
-            rf"(?P<k>\bhttps?://[^{_URL_STOP}/]+/[^{_URL_STOP}]*?webhook[\w-]*/)[^{_URL_STOP}]+",
+            rf"(?P<k>\bhttps?://[^{_URL_STOP}/]+/{_IN_URL}*?webhook[\w-]*/)[^{_URL_STOP}]+",
             re.I,
         ),
         r"\g<k>" + REDACTED,
@@ -242,6 +246,8 @@ FACTORS = {
     "reranker": ("reranker",),
     "filters": ("filters",),
 }
+# A run's config is a few KB; redacting 1 MiB of hostile text takes seconds at most.
+MAX_CONFIG_BYTES = 1 << 20
 # a problem's value is never the file's text: it may hold a secret the parser could not label
 NOT_SHOWN = "(not shown: it may hold a secret)"
 
@@ -283,12 +289,14 @@ def load_config(run_path: Path) -> dict[str, Any]:
 
 def _decode(path: Path) -> str:
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_CONFIG_BYTES + 1)
     except OSError as error:
-        problem = Problem(
-            str(path), None, error.strerror or type(error).__name__, "a readable file"
-        )
-        raise InputError([problem]) from None
+        reason = error.strerror or type(error).__name__
+        raise InputError([Problem(str(path), None, reason, "a readable file")]) from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        problem = Problem(str(path), None, "more than 1 MiB", "a config of at most 1 MiB")
+        raise InputError([problem])
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:

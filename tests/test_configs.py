@@ -7,6 +7,7 @@ tokens, passwords, connection strings, URLs with credentials).
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from helpers import gold_row, run_cli, run_row, write_jsonl, write_text
@@ -314,6 +315,7 @@ def _config_problems(tmp_path, raw: bytes):
         (b'{"name": ["ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3"]}', "a run name (text)"),
         (b'{"name": ""}', "a run name (text)"),
         (b'{"top_k": 5,}', "valid JSON"),
+        (b'{"notes": "' + b"a.b-" * (1 << 18) + b'"}', "a config of at most 1 MiB"),
     ],
 )
 def test_a_config_that_would_be_coerced_is_refused(tmp_path, raw, expected):
@@ -322,6 +324,14 @@ def test_a_config_that_would_be_coerced_is_refused(tmp_path, raw, expected):
     assert all(p.file.endswith("dense.config.json") and len(p.value) <= 80 for p in problems)
     shown = " ".join(str(p) for p in problems)
     assert "s1" not in shown and "s2" not in shown and "A1b2C3d4" not in shown
+
+
+def test_redacting_hostile_text_is_linear_in_its_length():
+    """Unbounded URL patterns were quadratic: 100 KB of "a.b-" took minutes."""
+    started = time.perf_counter()
+    for unit in ("a.b-", "https://", "https://a:", "https://x/webhoo", "a:b/", "password"):
+        redact({"notes": unit * 25_000})
+    assert time.perf_counter() - started < 10
 
 
 def test_every_problem_of_a_config_is_reported_at_once(tmp_path):
