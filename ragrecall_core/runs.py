@@ -60,7 +60,7 @@ JSONL_ITEM_CHECKS = [
         "json_type(item, '$.rank') NOT IN " + INT_TYPES + " AND json_type(item, '$.rank') <> 'NULL'"
         " OR (json_type(item, '$.rank') IN "
         + INT_TYPES
-        + " AND TRY_CAST(item->>'$.rank' AS HUGEINT) < 1)",
+        + " AND coalesce(TRY_CAST(item->>'$.rank' AS BIGINT), 0) < 1)",
         ITEM + " || '\"rank\": ' || json_extract(item, '$.rank')",
         "a rank that is a positive integer",
     ),
@@ -232,7 +232,9 @@ CREATE TABLE {table} AS
 SELECT id AS qid, r.chunk_id->>'$' AS docno, TRY_CAST(r.rank AS BIGINT) AS rank,
        TRY_CAST(r.score AS DOUBLE) AS score,
        coalesce(json_type(r.chunk_id) = 'VARCHAR', false)
-       AND coalesce(json_type(r.rank), 'NULL') IN ('BIGINT', 'UBIGINT', 'NULL')
+       AND (coalesce(json_type(r.rank), 'NULL') = 'NULL'
+            OR json_type(r.rank) IN ('BIGINT', 'UBIGINT')
+               AND TRY_CAST(r.rank AS BIGINT) IS NOT NULL)
        AND (coalesce(json_type(r.score), 'NULL') = 'NULL'
             OR json_type(r.score) IN ('BIGINT', 'UBIGINT', 'DOUBLE')
                AND TRY_CAST(r.score AS DOUBLE) IS NOT NULL) AS typed,

@@ -101,6 +101,19 @@ CASES = [
         "a rank that is a positive integer",
     ),
     (
+        "jsonl-rank-over-bigint",
+        {
+            "run": (
+                "run.jsonl",
+                run_jsonl_item('{"chunk_id": "b", "rank": 18446744073709551615, "score": 1}'),
+            )
+        },
+        "run",
+        2,
+        "18446744073709551615",
+        "a rank that is a positive integer",
+    ),
+    (
         "csv-rank-1.5",
         {"run": ("run.csv", f"{RUN_CSV}q2,b,1.5,0.5\n")},
         "run",
