@@ -161,7 +161,7 @@ st.caption("Select a row (or click a point above) to see the two ranked lists si
 for key, title, frame in LISTS:
     st.markdown(f"**{title}: {len(frame)}**")
     if frame.empty:
-        st.text("None.")
+        st.text("No query.")
         continue
     table = cv.outcome_table(frame, measure)
     picked = selected_rows(

@@ -135,14 +135,13 @@ st.subheader("What each run returned on top for a no-answer query")
 if not ctx.facts["corpus"]:
     st.caption("No corpus is loaded: chunk text is empty.")
 st.dataframe(
-    nav.no_answer_tops(ws, report, picked),
+    as_words(nav.no_answer_tops(ws, report, picked), {"top score": ("{:.4f}", "no score")}),
     hide_index=True,
     key="noans_tops",
     width="stretch",
     column_config={
         "query": st.column_config.TextColumn(width="large"),
         "confident": st.column_config.TextColumn(width="medium"),
-        "top score": st.column_config.NumberColumn(format="%.4f"),
         "text": st.column_config.TextColumn(width="large"),
     },
 )

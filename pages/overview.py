@@ -7,7 +7,7 @@ from ragrecall_app.context import current, missing_notes
 from ragrecall_app.render import escape_markdown, notes
 from ragrecall_core import charts, overview
 from ragrecall_core.harm_view import add_harm_cell, harm_label, with_harm
-from ragrecall_core.text import md_labels
+from ragrecall_core.text import as_words, md_labels
 
 ctx = current()
 s = ctx.state
@@ -74,7 +74,10 @@ st.caption(
     "confident. They are measured apart from Recall, Hit and MRR."
 )
 st.dataframe(
-    overview.no_answer_table(rows, qt.no_answer, s.runs),
+    as_words(
+        overview.no_answer_table(rows, qt.no_answer, s.runs),
+        {"mean top score": ("{:.4f}", "no scores")},
+    ),
     hide_index=True,
     key="overview_no_answer",
     width="stretch",

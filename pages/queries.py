@@ -172,8 +172,11 @@ with left:
     if gold.empty:
         st.text("No relevant chunk: a no-answer query.")
     else:
+        shown_gold = gold[
+            ["chunk_id", "grade", "source", "found at rank", "section", "rationale", "text"]
+        ]
         st.dataframe(
-            gold[["chunk_id", "grade", "source", "found at rank", "section", "rationale", "text"]],
+            shown_gold.fillna({"section": "", "rationale": "", "text": ""}),
             hide_index=True,
             key="queries_gold",
             width="stretch",
@@ -185,12 +188,17 @@ with right:
     if ret.empty:
         st.text("The run returned nothing for this query (it scores 0).")
     else:
-        shown = ret.assign(mark=ret["mark"].map(MARKS), reviews=ret["reviews"].fillna(""))[
-            ["rank", "in top k", "mark", "score", "chunk_id", "section", "reviews", "text"]
-        ]
+        shown = as_words(
+            ret.assign(mark=ret["mark"].map(MARKS)),
+            {
+                "score": ("{:.4f}", ""),
+                "section": ("{}", ""),
+                "reviews": ("{}", ""),
+                "text": ("{}", ""),
+            },
+        )[["rank", "in top k", "mark", "score", "chunk_id", "section", "reviews", "text"]]
         marks = ret["mark"].tolist()
         styled = shown.style.apply(lambda col: [COLORS[m] for m in marks], subset=["mark"])
-        styled = styled.format({"score": "{:.4f}"})
         st.dataframe(
             styled,
             hide_index=True,

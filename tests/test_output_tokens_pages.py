@@ -14,6 +14,7 @@ import pytest
 from ragrecall_core.report import build_report
 from ragrecall_core.workspace import Workspace
 from tests.dashboard_support import ROOT, app, no_exception
+from tests.helpers import write_jsonl
 
 TOKENS = re.compile(r"(?<![\w<])(None|nan|NaN|<NA>|NaT|True|False)(?![\w>])|Empty DataFrame")
 PAGES = {
@@ -69,6 +70,37 @@ def test_no_internal_token_on_a_page(page, monkeypatch):
     no_exception(at)
     texts = page_texts(at.main) + page_texts(at.sidebar)
     assert len(texts) > 20
+    found = {t: tokens_in(t) for t in texts if tokens_in(t)}
+    assert not found, found
+
+
+def sparse_workspace(folder):
+    """Runs without scores, no corpus, no grades, a no-answer query: every cell can be empty."""
+    write_jsonl(
+        folder / "gold.jsonl",
+        [
+            {"id": "q1", "query": "a", "relevant_ids": ["d#1"]},
+            {"id": "q2", "query": "b", "relevant_ids": []},
+        ],
+    )
+    retrieved = [
+        {"id": "q1", "retrieved": [{"chunk_id": "d#2", "rank": 1}, {"chunk_id": "d#1", "rank": 2}]},
+        {"id": "q2", "retrieved": [{"chunk_id": "d#3", "rank": 1}]},
+    ]
+    for stem in ("a", "b"):
+        write_jsonl(folder / "runs" / f"{stem}.jsonl", retrieved)
+    return folder
+
+
+SPARSE_PARAMS = {"pages/queries.py": {"q": "q1"}, "pages/compare.py": {"cq": "q1"}}
+
+
+@pytest.mark.parametrize("page", list(PAGES))
+def test_no_internal_token_on_a_page_of_a_sparse_workspace(page, tmp_path, monkeypatch):
+    workspace = sparse_workspace(tmp_path / "ws")
+    at = app(workspace, monkeypatch, SPARSE_PARAMS.get(page)).switch_page(page).run()
+    no_exception(at)
+    texts = page_texts(at.main) + page_texts(at.sidebar)
     found = {t: tokens_in(t) for t in texts if tokens_in(t)}
     assert not found, found
 
