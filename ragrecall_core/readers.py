@@ -21,6 +21,8 @@ import duckdb
 from .errors import MAX_VALUE_CHARS, InputError, Problem
 
 JSONL, CSV, PARQUET, TREC_QRELS, TREC_RUN = "jsonl", "csv", "parquet", "trec_qrels", "trec_run"
+TREC = "trec"  # either TREC layout, read as whitespace-separated fields
+FORMAT_NAMES = {JSONL: "JSON lines", CSV: "CSV", PARQUET: "Parquet", TREC: "TREC"}
 
 # One VARCHAR column per physical line; blank lines stay (as NULL) so that
 # row_number() is the line number. chr(1) never occurs in text files we accept.
@@ -86,8 +88,10 @@ def read_problems(path: Path, fmt: str, error: duckdb.Error) -> list[Problem]:
         return problems
     found = CSV_ERROR_LINE.search(str(error))
     if found:
-        return [Problem(str(path), int(found[1]), found[2], f"a well-formed {fmt} line")]
-    return [Problem(str(path), None, _reason(error), f"a readable {fmt} file")]
+        # the line reader splits on \x01, so that is what a JSON-lines or TREC line broke on
+        expected = "a well-formed CSV line" if fmt == CSV else "a line without the byte \\x01"
+        return [Problem(str(path), int(found[1]), found[2], expected)]
+    return [Problem(str(path), None, _reason(error), f"a readable {FORMAT_NAMES[fmt]} file")]
 
 
 def _reason(error: duckdb.Error) -> str:
@@ -218,7 +222,7 @@ def stage_whitespace_fields(
 
     ``columns`` is a select list over ``f``, the line's fields (``#`` lines skipped).
     """
-    with reading(path, "TREC"):
+    with reading(path, TREC):
         con.execute(
             f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT line, {columns} FROM ("
             f"SELECT line, {FIELDS_SQL} AS f FROM (SELECT line, trim(text) AS t FROM "

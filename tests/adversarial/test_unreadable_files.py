@@ -179,3 +179,16 @@ def test_csv_rows_of_the_wrong_width_are_named(tmp_path, capsys):
     assert [(p.line, p.value) for p in problems] == [(3, "q1,b,2,0.5,extra"), (4, "q1,c")]
     assert problems[0].expected == "4 fields, as in the header (this row has 5)"
     cli_rejects(capsys, paths, problems)
+
+
+@pytest.mark.parametrize("role", ["gold", "run"])
+def test_a_line_the_line_reader_cannot_split_is_named(tmp_path, capsys, role):
+    """The line reader splits on the byte \\x01; a line holding one raw is refused by line."""
+    name, head, template = LINES[role]["jsonl"]
+    paths = write_case(tmp_path, role, head + template.replace(b"{bad}", b"x\x01y"), name)
+
+    problems = problems_of(paths)
+    assert [(p.file, p.line) for p in problems] == [(str(paths[role]), 2)], problems
+    assert "x\x01y" in problems[0].value
+    assert problems[0].expected == "a line without the byte \\x01"
+    cli_rejects(capsys, paths, problems)
