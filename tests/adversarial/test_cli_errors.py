@@ -7,6 +7,7 @@ so "no traceback" is checked by the test run itself, not by scanning text.
 
 from __future__ import annotations
 
+import duckdb
 import pytest
 
 from tests.fixtures_regressions import paths, write_workspace
@@ -177,3 +178,27 @@ def test_ui_refuses_loose_files_it_would_silently_ignore(capsys, argv, expected)
     assert code == 2
     (line,) = problem_lines(err)
     assert expected in line
+
+
+@pytest.mark.parametrize(
+    ("failure", "shown"),
+    [
+        (duckdb.InvalidInputException("Invalid Input Error: CSV Error " + "x" * 12_000), "CSV"),
+        (PermissionError(13, "Permission denied", "/srv/out/report.html"), "report.html"),
+        (UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte"), "utf-8"),
+    ],
+)
+def test_an_input_failure_no_loader_reported_is_one_short_line(
+    files, capsys, monkeypatch, failure, shown
+):
+    """The last net under the loaders: exit 2 and one line, never 12 KB of a file's line."""
+    import ragrecall_core.cli as cli
+
+    def fail(*args, **kwargs):
+        raise failure
+
+    monkeypatch.setattr(cli, "evaluate", fail)
+    code, out, err = run_cli(capsys, ["evaluate", files["gold"], files["candidate"]])
+    assert code == 2 and out == ""
+    (line,) = problem_lines(err)
+    assert shown in line and len(line) < 200
