@@ -18,7 +18,7 @@ from pathlib import Path
 import duckdb
 
 from . import readers
-from .checks import Check, duplicate_key, run_checks, string_field
+from .checks import Check, duplicate_key, run_checks
 from .errors import raise_if_any
 
 KNOWN = ("chunk_id", "doc_id", "section", "text")
@@ -27,20 +27,63 @@ KNOWN = ("chunk_id", "doc_id", "section", "text")
 DROP_KNOWN = json.dumps(dict.fromkeys(KNOWN))
 DROP_LINE = json.dumps({"line": None})
 
-CHUNK_ID = "j->>'$.chunk_id'"
-UNIQUE_CHUNK = duplicate_key(CHUNK_ID, CHUNK_ID, "chunk id")
+# one parse per record: the known fields (NULL when absent) and the keys, in columns
+FIELDS_SQL = (
+    "CREATE OR REPLACE TEMP TABLE corpus_fields AS SELECT line, j, json_keys(j) AS keys, "
+    "json_extract(j, [" + ", ".join(f"'$.{name}'" for name in KNOWN) + "]) AS known "
+    "FROM corpus_stage"
+)
+
+
+def _field(name: str) -> str:
+    """SQL of a known field's JSON value in ``corpus_fields`` (``name`` is one of KNOWN)."""
+    return f"known[{KNOWN.index(name) + 1}]"
+
+
+def _text(name: str) -> str:
+    return f"({_field(name)}->>'$')"
+
+
+def _string_check(name: str) -> Check:
+    """A known field, when present and not null, is a string (never silently converted)."""
+    return Check(
+        f"json_type({_field(name)}) NOT IN ('VARCHAR', 'NULL')",
+        f"'\"{name}\": ' || {_field(name)}",
+        f'"{name}" to be a string',
+    )
+
+
+# keys named more than once on a line (JSON allows it; which value counts would be a guess)
+REPEATED_KEYS = "list_distinct(list_filter(keys, lambda key, i: list_position(keys, key) < i))"
+UNIQUE_CHUNK = duplicate_key(_text("chunk_id"), _text("chunk_id"), "chunk id")
 
 JSONL_CHECKS = [
-    *string_field("chunk_id"),
-    *string_field("doc_id", required=False),
-    *string_field("section", required=False),
-    *string_field("text", required=False),
+    Check(
+        "len(keys) > len(list_distinct(keys))",
+        f"array_to_string(list_sort({REPEATED_KEYS}), ', ')",
+        "each key once per line",
+    ),
+    Check(
+        f"coalesce(json_type({_field('chunk_id')}), 'NULL') = 'NULL'",
+        "left(j::VARCHAR, 120)",
+        'a field "chunk_id"',
+    ),
+    *map(_string_check, KNOWN),
+    Check(
+        f"json_type({_field('chunk_id')}) = 'VARCHAR' AND trim({_text('chunk_id')}) = ''",
+        f"'\"chunk_id\": ' || {_field('chunk_id')}",
+        'a non-empty "chunk_id"',
+    ),
     UNIQUE_CHUNK,
 ]
 
 # CSV cells are text; Parquet ids may be typed (an integer id reads as its digits)
 TABLE_CHECKS = [
-    Check(f"nullif(trim({CHUNK_ID}), '') IS NULL", f"coalesce({CHUNK_ID}, '')", "a chunk_id"),
+    Check(
+        f"nullif(trim({_text('chunk_id')}), '') IS NULL",
+        f"coalesce({_text('chunk_id')}, '')",
+        "a chunk_id",
+    ),
     UNIQUE_CHUNK,
 ]
 
@@ -56,21 +99,24 @@ def load_corpus(con: duckdb.DuckDBPyConnection, path: Path) -> int:
     fmt = readers.detect_format(path)
     if fmt == readers.JSONL:
         problems = readers.stage_json_lines(con, path, "corpus_stage")
-        problems += run_checks(con, "corpus_stage", JSONL_CHECKS, path)
+        con.execute(FIELDS_SQL)
+        problems += run_checks(con, "corpus_fields", JSONL_CHECKS, path)
         raise_if_any(sorted(problems, key=lambda p: p.line or 0))
     else:
         _stage_rows_as_json(con, path, fmt)
-        raise_if_any(run_checks(con, "corpus_stage", TABLE_CHECKS, path))
+        con.execute(FIELDS_SQL)
+        raise_if_any(run_checks(con, "corpus_fields", TABLE_CHECKS, path))
     con.execute(
         f"""
         INSERT INTO corpus
-        SELECT {CHUNK_ID}, coalesce(j->>'$.doc_id', {doc_of_sql(CHUNK_ID)}),
-               j->>'$.section', j->>'$.text', json_merge_patch(j, $drop_known)
-        FROM corpus_stage
+        SELECT {_text("chunk_id")}, coalesce({_text("doc_id")}, {doc_of_sql(_text("chunk_id"))}),
+               {_text("section")}, {_text("text")}, json_merge_patch(j, $drop_known)
+        FROM corpus_fields
         """,
         {"drop_known": DROP_KNOWN},
     )
     con.execute("DROP TABLE corpus_stage")
+    con.execute("DROP TABLE corpus_fields")
     return con.execute("SELECT count(*) FROM corpus").fetchone()[0]
 
 

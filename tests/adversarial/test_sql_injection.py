@@ -174,3 +174,18 @@ def test_quoted_identifier_names_exactly_one_column(name):
 def test_a_name_that_cannot_be_an_identifier_is_refused(name):
     with pytest.raises(ValueError, match="non-empty and hold no NUL"):
         quote_identifier(name)
+
+
+def test_a_key_twice_on_one_corpus_line_is_refused(tmp_path):
+    """Two values for one field: which one counts would be the reader's choice, not the file's."""
+    gold, run = write_case(tmp_path)
+    corpus = write_text(
+        tmp_path / "corpus.jsonl",
+        '{"chunk_id": "a", "text": "alpha"}\n'
+        '{"chunk_id": "b", "note": 1, "chunk_id": "x", "note": 2}\n',
+    )
+
+    problems = load_problems(gold, [run], corpus=corpus)
+
+    assert [(p.line, p.value) for p in problems] == [(2, "chunk_id, note")]
+    assert "once" in problems[0].expected
