@@ -7,6 +7,10 @@ Folder convention (``data_samples/`` is one)::
     runs/<name>.config.json                                 its config (optional)
     grades/<annotator>.<jsonl|csv>                          manual grades (optional)
     corpus.<jsonl|csv|parquet>                              chunk text (optional)
+
+A symlink in the folder that leads out of it is refused before anything is read. From
+before the first read, the DuckDB connection can open no file but the inputs it was given
+and the judgment store (:func:`ragrecall_core.db.lock_down`).
 """
 
 from __future__ import annotations
