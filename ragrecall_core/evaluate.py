@@ -17,6 +17,7 @@ from . import scoring
 from .measures import MeasureRequest, parse_requests
 from .policy import Policy
 from .prepared import SCOPE_CTES, PreparedEvaluation, prepare, scope_params
+from .render import plural
 from .workspace import Workspace
 
 DEFAULT_CUTOFF = 5
@@ -190,23 +191,27 @@ def collect_warnings(
     warnings: dict[str, list[str]] = {}
     for run, n, sample in prepared.fetch(IGNORED_SQL, run_scope):
         warnings.setdefault(run, []).append(
-            f"{n} run queries are not in the gold set and were ignored (e.g. {', '.join(sample)})"
+            f"{plural(n, 'run query', 'run queries')} not in the gold set "
+            f"{'was' if n == 1 else 'were'} ignored (e.g. {', '.join(sample)})"
         )
     for run, n, sample in prepared.fetch(MISSING_SQL.replace("{scope}", SCOPE_CTES), scope):
         warnings.setdefault(run, []).append(
-            f"{n} gold queries are missing from the run and score 0 (e.g. {', '.join(sample)})"
+            f"{plural(n, 'gold query', 'gold queries')} {'is' if n == 1 else 'are'} missing "
+            f"from the run and score 0 (e.g. {', '.join(sample)})"
         )
     if cutoffs:
         for run, k, n in prepared.fetch(TIES_SQL, {**run_scope, "cutoffs": list(cutoffs)}):
             warnings.setdefault(run, []).append(
-                f"{n} queries have tied scores at ranks {k} and {k + 1}: @{k} depends on tie order"
+                f"{plural(n, 'query', 'queries')} {'has' if n == 1 else 'have'} tied scores at "
+                f"ranks {k} and {k + 1}: @{k} depends on tie order"
             )
     outside, sample = prepared.fetch(NOT_IN_CORPUS_SQL)[0]
     if outside:
         for run in prepared.workspace.run_names:
             if runs is None or run in runs:
                 warnings.setdefault(run, []).append(
-                    f"{outside} relevant gold ids are not in the corpus (e.g. {', '.join(sample)})"
+                    f"{plural(outside, 'relevant gold id')} {'is' if outside == 1 else 'are'} "
+                    f"not in the corpus (e.g. {', '.join(sample)})"
                 )
     return warnings
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 import io
 import json
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from .evaluate import Evaluation
+if TYPE_CHECKING:
+    from .evaluate import Evaluation
 
 FORMATS = ("table", "tsv", "csv", "json")
 MISSING = "—"  # what a person sees for a missing value, instead of None / nan / <NA>
