@@ -129,7 +129,7 @@ _SCHEME = r"\b[a-z][a-z0-9+.-]{0,31}://"
 _IN_URL = rf"(?:(?!://)[^{_URL_STOP}])"
 _KV_NAMES = (
     r"password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|accountkey|"
-    r"sharedaccesskey|sharedaccesssignature|signature|sig|credential|sessionid|auth"
+    r"sharedaccesskey|sharedaccesssignature|signature|sig|credential|sessionid|auth|pass|dsn"
 )
 
 
@@ -224,8 +224,23 @@ def redact(value: Any, key: str = "", parent: str = "", under_secret: bool = Fal
     if secret:
         return REDACTED
     if isinstance(value, str):
-        return redact_text(value)
+        return _redact_string(value)
     return value
+
+
+def _redact_string(text: str) -> str:
+    """``text`` redacted; JSON held in a string (a config inside a config) is redacted by key
+    as well, and written back only when something was redacted."""
+    if text.lstrip()[:1] in ("{", "["):
+        try:
+            inner = json.loads(text)
+        except (ValueError, RecursionError):
+            inner = None
+        if isinstance(inner, (dict, list)):
+            redacted = redact(inner)
+            if redacted != inner:
+                return json.dumps(redacted, ensure_ascii=False)
+    return redact_text(text)
 
 
 def redact_text(text: str) -> str:

@@ -213,6 +213,14 @@ SHAPES = {
     "password= in a sentence": shape(
         {"comment": 'tried password="Quoted Pw 42" first'}, ["Quoted Pw 42"]
     ),
+    "env lines in a list": shape(
+        {"env": ["TOP_K=5", "DBPASS=Env-Db-Pass-5", "OPENAI_API_KEY=Env-Openai-6"]},
+        ["Env-Db-Pass-5", "Env-Openai-6"],
+    ),
+    "JSON inside a string": shape(
+        {"extra_json": '{"openaiKey": "Embedded-Json-Key-7", "top_k": 3}'},
+        ["Embedded-Json-Key-7"],
+    ),
     "token as a key name": shape(
         {"sk-proj-" + "KeyAsName1234567890ab": "x"}, ["KeyAsName1234567890ab"]
     ),
