@@ -179,3 +179,12 @@ def test_run_names_in_download_file_names_carry_no_path_or_markup(name):
     part = file_name_part(name)
     assert re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9._-]*", part), part
     assert ".." not in part.split("_")
+
+
+def test_text_helper_examples_hold():
+    import doctest
+
+    import ragrecall_core.text
+
+    result = doctest.testmod(ragrecall_core.text)
+    assert result.attempted >= 4 and result.failed == 0
