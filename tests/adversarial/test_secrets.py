@@ -2,9 +2,10 @@
 
 Every secret shape below sits in the candidate run's config of one workspace (each under a
 neutral key ``shapeNN``, so a shape is never hidden by a secret-looking parent). Every output
-that shows a config is produced once: ``evaluate`` in each format, ``compare`` (table and json,
-with its config diff), ``check``, ``report`` to .html / .md / .csv, and the dashboard's
-Overview config tabs and Compare config diff. Each shape is then checked against every output.
+that shows a config or a run name is produced once: ``evaluate`` in each format, ``compare``
+(table and json, with its config diff), ``no-answer``, ``check``, ``report`` to .html / .md /
+.csv, and the dashboard's Overview config tabs and Compare config diff. Each shape is then
+checked against every output.
 
 The secrets are made up; the realistic-looking ones are assembled from pieces so that the
 source itself does not look like a leaked credential.
@@ -276,6 +277,10 @@ def outputs(workspace, tmp_path_factory) -> dict[str, str]:
     }
     commands |= {
         f"compare {fmt}": ["compare", p["gold"], p["baseline"], p["candidate"], "--format", fmt]
+        for fmt in ("table", "json")
+    }
+    commands |= {
+        f"no-answer {fmt}": ["no-answer", p["gold"], p["baseline"], p["candidate"], "--format", fmt]
         for fmt in ("table", "json")
     }
     commands["check"] = ["check", p["gold"], p["candidate"], "--baseline", p["baseline"]] + [
