@@ -95,6 +95,16 @@ TREC_QRELS_CHECKS = [
     duplicate_key("qid || ' ' || docno", "qid, docno", "(query, chunk) pair"),
 ]
 
+LONG_COLUMNS = (
+    "query_id",
+    "chunk_id",
+    "grade",
+    "query",
+    "query_type",
+    "section",
+    "split",
+    "rationale",
+)
 LONG_CHECKS = [
     Check("query_id IS NULL OR trim(query_id) = ''", "coalesce(query_id, '')", "a query_id"),
     Check(
@@ -168,11 +178,8 @@ def _load_trec(con: duckdb.DuckDBPyConnection, path: Path) -> None:
 def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> None:
     columns = readers.stage_table_file(con, path, fmt, "gold_stage")
     readers.require_columns(path, columns, ("query_id", "chunk_id"))
-    for optional in ("grade", "query", "query_type", "section", "split", "rationale"):
-        if optional not in columns:
-            con.execute(f"ALTER TABLE gold_stage ADD COLUMN {optional} VARCHAR")
-    checks = LONG_CHECKS
-    raise_if_any(run_checks(con, "gold_stage", checks, path))
+    readers.keep_as_text(con, "gold_stage", columns, LONG_COLUMNS)
+    raise_if_any(run_checks(con, "gold_stage", LONG_CHECKS, path))
     con.execute(
         """
         INSERT INTO queries

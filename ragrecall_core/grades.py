@@ -40,6 +40,7 @@ JSONL_CHECKS = [
     ),
 ]
 
+LONG_COLUMNS = ("query_id", "chunk_id", "grade", "harmful", "reason", "annotator")
 LONG_CHECKS = [
     Check("query_id IS NULL OR trim(query_id) = ''", "coalesce(query_id, '')", "a query_id"),
     Check("chunk_id IS NULL OR trim(chunk_id) = ''", "coalesce(chunk_id, '')", "a chunk_id"),
@@ -85,17 +86,7 @@ def load_grades(con: duckdb.DuckDBPyConnection, path: Path) -> int:
     else:
         columns = readers.stage_table_file(con, path, fmt, "grades_stage")
         readers.require_columns(path, columns, ("query_id", "chunk_id", "grade"))
-        for optional in ("harmful", "reason", "annotator"):
-            if optional not in columns:
-                con.execute(f"ALTER TABLE grades_stage ADD COLUMN {optional} VARCHAR")
-        con.execute(
-            "CREATE OR REPLACE TEMP TABLE grades_stage AS SELECT line, "
-            + ", ".join(
-                f"CAST({c} AS VARCHAR) AS {c}"
-                for c in ("query_id", "chunk_id", "grade", "harmful", "reason", "annotator")
-            )
-            + " FROM grades_stage"
-        )
+        readers.keep_as_text(con, "grades_stage", columns, LONG_COLUMNS)
         raise_if_any(run_checks(con, "grades_stage", LONG_CHECKS, path))
         con.execute(
             """

@@ -254,6 +254,19 @@ def stage_table_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table
     return [c for c in columns if c != "line"]
 
 
+def keep_as_text(
+    con: duckdb.DuckDBPyConnection, table: str, present: list[str], wanted: tuple[str, ...]
+) -> None:
+    """Reduce staged ``table`` to ``line`` and the ``wanted`` columns, as text: a typed Parquet
+    column (an integer id) reads as its digits, a missing one is NULL. ``wanted`` is the
+    loader's own constant list, never a header from the file."""
+    select = ", ".join(
+        f"CAST({name} AS VARCHAR) AS {name}" if name in present else f"NULL::VARCHAR AS {name}"
+        for name in wanted
+    )
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT line, {select} FROM {table}")
+
+
 def require_columns(path: Path, columns: list[str], required: tuple[str, ...]) -> None:
     missing = [c for c in required if c not in columns]
     if missing:

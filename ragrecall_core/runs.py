@@ -390,13 +390,7 @@ def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str)
 def _load_long_validating(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str) -> None:
     columns = readers.stage_table_file(con, path, fmt, "run_stage")
     readers.require_columns(path, columns, ("query_id", "chunk_id", "rank"))
-    if "score" not in columns:
-        con.execute("ALTER TABLE run_stage ADD COLUMN score VARCHAR")
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE run_stage AS SELECT line, "
-        "CAST(query_id AS VARCHAR) AS query_id, CAST(chunk_id AS VARCHAR) AS chunk_id, "
-        "CAST(rank AS VARCHAR) AS rank, CAST(score AS VARCHAR) AS score FROM run_stage"
-    )
+    readers.keep_as_text(con, "run_stage", columns, ("query_id", "chunk_id", "rank", "score"))
     raise_if_any(run_checks(con, "run_stage", LONG_CHECKS, path))
     con.execute(
         f"""

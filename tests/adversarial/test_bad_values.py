@@ -460,3 +460,25 @@ def test_valid_runs_keep_the_typed_fast_path(tmp_path, monkeypatch, name, conten
     paths = write_case(tmp_path, {"run": (name, content)})
     evaluation = evaluate(Workspace.from_files(paths["gold"], [paths["run"]]), ["Recall@1"])
     assert per_query(evaluation, "run", "Recall@1") == {"q1": 1.0, "q2": 1.0}
+
+
+def test_typed_parquet_columns_read_as_their_text(tmp_path, capsys):
+    """Integer ids and grades in Parquet gold, run and grades (MS MARCO's qids are integers)
+    read as their digits; gold checks on text columns used to crash on them."""
+    gold = write_input(
+        tmp_path / "gold.parquet",
+        "SELECT * FROM (VALUES (1, 10, 1), (2, 20, 2)) t(query_id, chunk_id, grade)",
+    )
+    run = write_input(
+        tmp_path / "run.parquet",
+        "SELECT * FROM (VALUES (1, 10, 1, 0.9), (2, 21, 1, 0.9), (2, 20, 2, 0.5)) "
+        "t(query_id, chunk_id, rank, score)",
+    )
+    grades = write_input(
+        tmp_path / "anna.parquet",
+        "SELECT * FROM (VALUES (2, 21, 2, false)) t(query_id, chunk_id, grade, harmful)",
+    )
+    evaluation = evaluate(Workspace.from_files(gold, [run], [grades]), ["Recall@1"])
+    assert per_query(evaluation, "run", "Recall@1") == {"1": 1.0, "2": 0.5}
+    code, out, err = run_cli(capsys, ["evaluate", gold, run, "--grades", grades])
+    assert code == 0, err
