@@ -482,3 +482,14 @@ def test_typed_parquet_columns_read_as_their_text(tmp_path, capsys):
     assert per_query(evaluation, "run", "Recall@1") == {"1": 1.0, "2": 0.5}
     code, out, err = run_cli(capsys, ["evaluate", gold, run, "--grades", grades])
     assert code == 0, err
+
+
+def test_csv_ids_keep_their_leading_zeros(tmp_path):
+    """DuckDB's CSV sniffer types a column of digits as a number ("007" becomes 7); ids are
+    text, so the run's "007" must still meet the gold set's "007"."""
+    gold = write_text(tmp_path / "gold.csv", "query_id,chunk_id\n007,0042\n010,0043\n")
+    run = write_text(
+        tmp_path / "run.csv", "query_id,chunk_id,rank,score\n007,0042,1,0.9\n010,0043,1,0.9\n"
+    )
+    evaluation = evaluate(Workspace.from_files(gold, [run]), ["Recall@1"])
+    assert per_query(evaluation, "run", "Recall@1") == {"007": 1.0, "010": 1.0}
