@@ -263,8 +263,6 @@ FACTORS = {
 }
 # A run's config is a few KB; redacting 1 MiB of hostile text takes seconds at most.
 MAX_CONFIG_BYTES = 1 << 20
-# a problem's value is never the file's text: it may hold a secret the parser could not label
-NOT_SHOWN = "(not shown: it may hold a secret)"
 
 
 def config_path_for(run_path: Path) -> Path:
@@ -318,7 +316,8 @@ def _decode(path: Path) -> str:
         line_start = raw.rfind(b"\n", 0, error.start) + 1
         where = f"a byte that is not UTF-8 at column {error.start - line_start + 1}"
         line = raw.count(b"\n", 0, error.start) + 1
-        expected = f"UTF-8 text (the bytes are {NOT_SHOWN})"
+        # the bytes are never shown: they may be part of a secret the parser could not label
+        expected = "UTF-8 text (the bytes are not shown: they may be part of a secret)"
         raise InputError([Problem(str(path), line, where, expected)]) from None
 
 
