@@ -188,7 +188,8 @@ SECRET_VALUE: list[tuple[re.Pattern, Any]] = [
     # provider token shapes
     (re.compile(r"\b[spr]k_(?:live|test)_[A-Za-z0-9]{8,}"), REDACTED),
     (re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_-]{8,}"), REDACTED),
-    (re.compile(r"\bhf_[A-Za-z0-9]{10,}"), REDACTED),
+    # Hugging Face tokens are mixed case: "hf_sentencetransformers" is a name
+    (re.compile(r"\bhf_(?=[a-z0-9]*[A-Z])[A-Za-z0-9]{20,}"), REDACTED),
     (re.compile(r"\bAIza[0-9A-Za-z_-]{20,}"), REDACTED),
     (re.compile(r"\bgl(?:pat|dt|rt|ptt|soat|cbt|imt|ft|agent)-[0-9A-Za-z_-]{10,}"), REDACTED),
     (re.compile(r"\bpcsk_[0-9A-Za-z_]{10,}"), REDACTED),

@@ -286,6 +286,7 @@ def test_redaction_is_idempotent():
         ("Bearer of bad news", "Bearer of bad news"),
         ("max_tokens=512; tokenizer: cl100k", "max_tokens=512; tokenizer: cl100k"),
         ("risk-aware, task-specific, sk-short", "risk-aware, task-specific, sk-short"),
+        ("hf_sentencetransformers run", "hf_sentencetransformers run"),
     ],
 )
 def test_url_credentials_up_to_the_last_at_and_ordinary_text_kept(text, kept):
