@@ -309,14 +309,22 @@ def dashboard(workspace) -> dict[str, str]:
     with pytest.MonkeyPatch.context() as monkeypatch:
         at = app(workspace, monkeypatch)
         no_exception(at)
-        overview = "\n".join(json.dumps(j.value) for j in at.json)
+        overview = "\n".join(json.dumps(j.value) for j in at.json) + _page_text(at)
         at.switch_page("pages/compare.py").run()
         no_exception(at)
-        compare = "\n".join(frame.value.to_csv() for frame in at.dataframe)
-        compare += "\n".join(str(e.value) for e in (*at.markdown, *at.text, *at.warning))
+        compare = _page_text(at)
     assert "cl100k_base" in overview, "the candidate's config tab was not found"
     assert "max_tokens" in compare, "the compare page's config diff was not found"
     return {"dashboard overview": overview, "dashboard compare": compare}
+
+
+def _page_text(at) -> str:
+    """Every table, text, heading, caption, label and message of the page, as text."""
+    parts = [frame.value.to_csv() for frame in at.dataframe]
+    elements = (*at.markdown, *at.text, *at.caption, *at.header, *at.subheader, *at.title)
+    parts += [str(e.value) for e in (*elements, *at.warning, *at.info, *at.error, *at.code)]
+    parts += [str(tab.label) for tab in at.tabs]
+    return "\n".join(parts)
 
 
 def _variants(leak: str) -> set[str]:
