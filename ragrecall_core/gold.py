@@ -69,6 +69,14 @@ JSONL_CHECKS = [
         '"grades" to map chunk ids to whole-number grades, 0 or more',
     ),
     Check(
+        # repeated keys would make the whole map unreadable, and its grades vanish
+        "json_type(j, '$.grades') = 'OBJECT' AND (len(json_keys(j, '$.grades')) "
+        "<> len(list_distinct(json_keys(j, '$.grades'))) "
+        "OR list_bool_or(list_transform(json_keys(j, '$.grades'), lambda k: trim(k) = '')))",
+        "'\"grades\": ' || json_extract(j, '$.grades')",
+        '"grades" keyed by non-empty chunk ids, each once',
+    ),
+    Check(
         "json_type(j, '$.rationale') NOT IN ('OBJECT', 'NULL')",
         "'\"rationale\": ' || json_extract(j, '$.rationale')",
         '"rationale" to map chunk ids to text',

@@ -322,6 +322,22 @@ CASES = [
         '"b":1.5',
         "whole-number grades, 0 or more",
     ),
+    (
+        "jsonl-gold-grades-repeated-key",
+        {"gold": ("gold.jsonl", GOLD_JSONL.replace('["b"]', '["b"], "grades": {"b": 2, "b": 0}'))},
+        "gold",
+        2,
+        '"b":2,"b":0',
+        '"grades" keyed by non-empty chunk ids, each once',
+    ),
+    (
+        "jsonl-gold-grades-empty-key",
+        {"gold": ("gold.jsonl", GOLD_JSONL.replace('["b"]', '["b"], "grades": {" ": 2}'))},
+        "gold",
+        2,
+        '" ":2',
+        '"grades" keyed by non-empty chunk ids, each once',
+    ),
     # --- grades files -----------------------------------------------------------------------
     *[
         (
