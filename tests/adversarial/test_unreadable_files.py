@@ -13,7 +13,6 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from ragrecall_core import InputError
 from ragrecall_core.errors import Problem
 from tests.helpers import load_problems, run_cli
 
@@ -158,15 +157,9 @@ def test_a_damaged_parquet_file_is_refused(tmp_path, capsys, role, query, damage
 
 
 def test_problem_shows_at_most_80_characters_of_the_value():
-    problem = Problem("run.jsonl", 4, "v" * 500, "a short value")
-    shown = str(problem)
-    assert "v" * 77 + "..." in shown
-    assert "v" * 78 not in shown
-    assert len(repr("v" * 77 + "...")) + len("run.jsonl:4: got , expected a short value") == len(
-        shown
-    )
+    shown = str(Problem("run.jsonl", 4, "v" * 500, "a short value"))
+    assert shown == f"run.jsonl:4: got {'v' * 77 + '...'!r}, expected a short value"
     assert str(Problem("f", None, "v" * 80, "e")) == f"f: got {'v' * 80!r}, expected e"
-    assert InputError([problem]).problems == [problem]
 
 
 def test_csv_rows_of_the_wrong_width_are_named(tmp_path, capsys):
