@@ -206,4 +206,6 @@ st.session_state[context.CTX] = context.Context(
     store=store,
 )
 context.sync_url()
+for line in st.session_state.pop(context.REFUSED_PARAMS, []):
+    st.warning(escape_markdown(line))
 page.run()

@@ -24,7 +24,7 @@ from ragrecall_core.dashboard_state import (
     ViewState,
     content_hash,
     fingerprint,
-    from_params,
+    read_params,
     to_params,
 )
 from ragrecall_core.errors import InputError, Problem
@@ -37,6 +37,8 @@ from ragrecall_core.workspace import Workspace
 CTX = "_ragrecall_ctx"
 PENDING = "_ragrecall_pending"
 STARTED = "_ragrecall_started"
+# lines naming URL parameters that were refused on the first run (shown once by app.py)
+REFUSED_PARAMS = "_ragrecall_refused_params"
 
 # ViewState field -> session-state key (page-prefixed)
 KEYS: dict[str, str] = {
@@ -71,7 +73,7 @@ def start_session() -> None:
     ss = st.session_state
     if not ss.get(STARTED):
         params = {key: st.query_params.get_all(key) for key in st.query_params}
-        state = from_params(params)
+        state, ss[REFUSED_PARAMS] = read_params(params)
         for name, key in KEYS.items():
             ss[key] = _to_session(name, getattr(state, name))
         ss[STARTED] = True

@@ -2,28 +2,28 @@
 
 from __future__ import annotations
 
-import re
-
 import streamlit as st
 
 from ragrecall_core.errors import InputError
 from ragrecall_core.policy import Policy
-
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$:])")
+from ragrecall_core.render import plural
+from ragrecall_core.text import md_literal
 
 
 def escape_markdown(text: str) -> str:
-    """Backslash-escape every markdown and HTML special character of ``text``.
+    """``text`` shown literally in Markdown: the one escaping rule of
+    :func:`ragrecall_core.text.md_literal`, applied line by line so line breaks stay.
 
     >>> escape_markdown("[click](javascript:alert(1))")
     '\\\\[click\\\\]\\\\(javascript\\\\:alert\\\\(1\\\\)\\\\)'
     """
-    return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", "  \n")
+    return "  \n".join(md_literal(line) for line in str(text).split("\n"))
 
 
 def problems(error: InputError, title: str) -> None:
     """An input error as a short headline and the list of problems as literal text."""
-    st.error(f"{title}: {len(error.problems)} problem(s) in the input. Fix them and reload.")
+    found = plural(len(error.problems), "problem")
+    st.error(f"{title}: {found} in the input. Fix them and reload.")
     st.code("\n".join(str(p) for p in error.problems), language=None, wrap_lines=True)
 
 

@@ -84,7 +84,7 @@ def test_policy_from_deep_link_changes_every_number_source(monkeypatch):
     )
     at.switch_page("pages/queries.py").run()
     no_exception(at)
-    assert any("grade \\>= 2" in c.value for c in at.caption)
+    assert any("grade \\>\\= 2" in c.value for c in at.caption)
 
 
 def test_deep_link_params_set_the_view(monkeypatch):

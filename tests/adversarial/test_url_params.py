@@ -87,3 +87,12 @@ def test_superscript_two_no_longer_crashes_the_overview(key, monkeypatch):
     at = app(monkeypatch=monkeypatch, params={key: "²"})
     no_exception(at)
     assert [t.value for t in at.title] == ["Overview"]
+
+
+def test_a_refused_parameter_is_named_once_on_the_page(monkeypatch):
+    at = app(monkeypatch=monkeypatch, params={"k": "²"})
+    warnings = [w.value for w in at.warning if "URL parameter k" in w.value]
+    assert len(warnings) == 1
+    assert "using the default" in warnings[0]
+    at.run()  # the next rerun does not repeat it
+    assert not [w for w in at.warning if "URL parameter" in w.value]
