@@ -18,8 +18,9 @@ import streamlit as st
 
 from ragrecall_app import context
 from ragrecall_app.render import escape_markdown, problems
-from ragrecall_core.charts import run_colors
-from ragrecall_core.dashboard_state import (
+from ragrecall_core.errors import InputError
+from ragrecall_core.views.charts import run_colors
+from ragrecall_core.views.dashboard_state import (
     HARMFUL,
     PARTIAL,
     REL_LEVELS,
@@ -30,7 +31,6 @@ from ragrecall_core.dashboard_state import (
     k_choices,
     parse_source,
 )
-from ragrecall_core.errors import InputError
 
 HERE = Path(__file__).resolve().parent
 # url_path differs from the file stem on purpose: AppTest (streamlit 1.67) runs a page

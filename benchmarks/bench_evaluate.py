@@ -301,15 +301,16 @@ def child_profile(gold: str, run: str) -> None:
     """
     sys.path.insert(0, str(REPO))
     t_start = time.perf_counter()
-    import ragrecall_core.evaluate  # noqa: F401  (the package re-exports a function by that name)
-    from ragrecall_core import checks, readers, scoring
-    from ragrecall_core import gold as gold_mod
-    from ragrecall_core import runs as runs_mod
-    from ragrecall_core.policy import Policy
-    from ragrecall_core.render import render
-    from ragrecall_core.workspace import Workspace
+    import ragrecall_core.scoring.evaluate  # noqa: F401  (the package re-exports a function by that name)
+    from ragrecall_core.inputs import checks, readers
+    from ragrecall_core.inputs import gold as gold_mod
+    from ragrecall_core.inputs import runs as runs_mod
+    from ragrecall_core.inputs.workspace import Workspace
+    from ragrecall_core.output.text import render
+    from ragrecall_core.scoring import families as scoring
+    from ragrecall_core.scoring.policy import Policy
 
-    ev_mod = sys.modules["ragrecall_core.evaluate"]
+    ev_mod = sys.modules["ragrecall_core.scoring.evaluate"]
     timings: list[tuple[int, str, float]] = [(0, "import ragrecall_core", 0.0)]
     timings[0] = (0, "import ragrecall_core", time.perf_counter() - t_start)
     depth = [0]
@@ -338,7 +339,7 @@ def child_profile(gold: str, run: str) -> None:
     timed(readers, "stage_table_file", "stage_table_file (read_parquet/csv)")
     timed(runs_mod, "run_checks", "run checks (validation query)")
     timed(gold_mod, "run_checks", "gold checks (validation query)")
-    import ragrecall_core.workspace as ws_mod
+    import ragrecall_core.inputs.workspace as ws_mod
 
     timed(ws_mod, "load_run", "load_run (total; rest = INSERT INTO runs with row_number)")
     timed(ws_mod.Workspace, "_require_shared_queries", "_require_shared_queries")

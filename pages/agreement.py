@@ -8,11 +8,11 @@ import streamlit as st
 
 from ragrecall_app.context import current
 from ragrecall_app.render import escape_markdown, problems
-from ragrecall_core import judge_session as js
-from ragrecall_core.agreement import agreement
+from ragrecall_core.analysis import judge_session as js
+from ragrecall_core.analysis.agreement import agreement
+from ragrecall_core.analysis.gold_gaps import gold_gaps
 from ragrecall_core.errors import InputError
-from ragrecall_core.gold_gaps import gold_gaps
-from ragrecall_core.judging import export_grades, resolve
+from ragrecall_core.inputs.store import export_grades, resolve
 
 ctx = current()
 ws = ctx.ws

@@ -5,10 +5,10 @@ import streamlit as st
 from ragrecall_app import analyses
 from ragrecall_app.context import current, missing_notes, new_selection, set_page_state
 from ragrecall_app.render import escape_markdown, notes, policy_note
-from ragrecall_core import compare_view as cv
-from ragrecall_core.plot_events import selected_points, selected_rows
-from ragrecall_core.selection import TEST_SPLIT, default_split
-from ragrecall_core.text import file_name_part
+from ragrecall_core.analysis.selection import TEST_SPLIT, default_split
+from ragrecall_core.output.literal import file_name_part
+from ragrecall_core.views import compare_view as cv
+from ragrecall_core.views.plot_events import selected_points, selected_rows
 
 ctx = current()
 s = ctx.state

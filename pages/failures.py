@@ -4,9 +4,9 @@ import streamlit as st
 
 from ragrecall_app.context import current, go, missing_notes, new_selection
 from ragrecall_app.render import escape_markdown, notes, policy_note
-from ragrecall_core import charts
-from ragrecall_core.failure_groups import DIMENSIONS, failure_groups
-from ragrecall_core.plot_events import point_run_and_label, selected_points, selected_rows
+from ragrecall_core.views import charts
+from ragrecall_core.views.failure_groups import DIMENSIONS, failure_groups
+from ragrecall_core.views.plot_events import point_run_and_label, selected_points, selected_rows
 
 QUERIES_PAGE = "pages/queries.py"
 # dimension -> ViewState field its group filters on the Queries page

@@ -10,10 +10,10 @@ import streamlit as st
 
 from ragrecall_app.context import current
 from ragrecall_app.render import escape_markdown, problems
-from ragrecall_core import judge_session as js
+from ragrecall_core.analysis import judge_session as js
+from ragrecall_core.analysis.pooling import DEFAULT_DEPTH, pool_coverage
 from ragrecall_core.errors import InputError
-from ragrecall_core.judging import submit
-from ragrecall_core.pooling import DEFAULT_DEPTH, pool_coverage
+from ragrecall_core.inputs.store import submit
 
 ctx = current()
 s = ctx.state

@@ -5,9 +5,9 @@ import streamlit as st
 from ragrecall_app import analyses
 from ragrecall_app.context import current, missing_notes
 from ragrecall_app.render import escape_markdown, notes, policy_note
-from ragrecall_core import no_answer_view as nav
-from ragrecall_core.compare_view import view_query_ids
-from ragrecall_core.text import as_words, md_labels
+from ragrecall_core.output.literal import as_words, md_labels
+from ragrecall_core.views import no_answer_view as nav
+from ragrecall_core.views.compare_view import view_query_ids
 
 ctx = current()
 s = ctx.state

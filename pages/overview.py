@@ -5,9 +5,9 @@ import streamlit as st
 from ragrecall_app import analyses
 from ragrecall_app.context import current, missing_notes
 from ragrecall_app.render import escape_markdown, notes
-from ragrecall_core import charts, overview
-from ragrecall_core.harm_view import add_harm_cell, harm_label, with_harm
-from ragrecall_core.text import as_words, md_labels
+from ragrecall_core.output.literal import as_words, md_labels
+from ragrecall_core.views import charts, overview
+from ragrecall_core.views.harm_view import add_harm_cell, harm_label, with_harm
 
 ctx = current()
 s = ctx.state

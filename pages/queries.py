@@ -6,11 +6,11 @@ import streamlit as st
 from ragrecall_app import analyses
 from ragrecall_app.context import current, missing_notes, new_selection, set_page_state
 from ragrecall_app.render import escape_markdown, notes, policy_note
-from ragrecall_core import query_detail as qd
-from ragrecall_core.harm_view import add_harm_column
-from ragrecall_core.plot_events import selected_rows
-from ragrecall_core.query_table import display_frame, neighbour
-from ragrecall_core.text import as_words, yes_no
+from ragrecall_core.analysis import query_detail as qd
+from ragrecall_core.analysis.query_table import display_frame, neighbour
+from ragrecall_core.output.literal import as_words, yes_no
+from ragrecall_core.views.harm_view import add_harm_column
+from ragrecall_core.views.plot_events import selected_rows
 
 ctx = current()
 s = ctx.state

@@ -4,9 +4,9 @@ import streamlit as st
 
 from ragrecall_app.context import current, go, missing_notes, new_selection, rerun_with
 from ragrecall_app.render import escape_markdown, notes, policy_note
-from ragrecall_core import charts, ranks
-from ragrecall_core.plot_events import point_run_and_label, selected_points, selected_rows
-from ragrecall_core.text import as_words
+from ragrecall_core.output.literal import as_words
+from ragrecall_core.views import charts, ranks
+from ragrecall_core.views.plot_events import point_run_and_label, selected_points, selected_rows
 
 ctx = current()
 s = ctx.state

@@ -10,12 +10,12 @@ import json
 import pandas as pd
 import streamlit as st
 
-from ragrecall_core.compare import Comparison, compare, new_unjudged, side_by_side
-from ragrecall_core.harm_view import harm_per_query
-from ragrecall_core.no_answer import NoAnswerReport, no_answer_report
-from ragrecall_core.policy import Policy
-from ragrecall_core.report import build_report
-from ragrecall_core.workspace import Workspace
+from ragrecall_core.analysis.compare import Comparison, compare, new_unjudged, side_by_side
+from ragrecall_core.analysis.no_answer import NoAnswerReport, no_answer_report
+from ragrecall_core.inputs.workspace import Workspace
+from ragrecall_core.output.report import build_report
+from ragrecall_core.scoring.policy import Policy
+from ragrecall_core.views.harm_view import harm_per_query
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)

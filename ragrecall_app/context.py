@@ -16,9 +16,15 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from ragrecall_core import judge_session
-from ragrecall_core.bootstrap import summary_with_ci
-from ragrecall_core.dashboard_state import (
+from ragrecall_core.analysis import judge_session
+from ragrecall_core.analysis.bootstrap import summary_with_ci
+from ragrecall_core.analysis.query_detail import QueryDetail, query_detail
+from ragrecall_core.analysis.query_table import QueryTable, build_query_table, filter_table
+from ragrecall_core.errors import InputError, Problem
+from ragrecall_core.inputs.store import StoreStatus, uploads_folder
+from ragrecall_core.inputs.workspace import Workspace
+from ragrecall_core.scoring.policy import Policy
+from ragrecall_core.views.dashboard_state import (
     Source,
     ViewOptions,
     ViewState,
@@ -27,12 +33,6 @@ from ragrecall_core.dashboard_state import (
     read_params,
     to_params,
 )
-from ragrecall_core.errors import InputError, Problem
-from ragrecall_core.judging import StoreStatus, uploads_folder
-from ragrecall_core.policy import Policy
-from ragrecall_core.query_detail import QueryDetail, query_detail
-from ragrecall_core.query_table import QueryTable, build_query_table, filter_table
-from ragrecall_core.workspace import Workspace
 
 CTX = "_ragrecall_ctx"
 PENDING = "_ragrecall_pending"

@@ -5,14 +5,14 @@ from __future__ import annotations
 import streamlit as st
 
 from ragrecall_core.errors import InputError
-from ragrecall_core.policy import Policy
-from ragrecall_core.render import plural
-from ragrecall_core.text import md_literal
+from ragrecall_core.output.literal import md_literal
+from ragrecall_core.output.text import plural
+from ragrecall_core.scoring.policy import Policy
 
 
 def escape_markdown(text: str) -> str:
     """``text`` shown literally in Markdown: the one escaping rule of
-    :func:`ragrecall_core.text.md_literal`, applied line by line so line breaks stay.
+    :func:`ragrecall_core.output.literal.md_literal`, applied line by line so line breaks stay.
 
     >>> escape_markdown("[click](javascript:alert(1))")
     '\\\\[click\\\\]\\\\(javascript\\\\:alert\\\\(1\\\\)\\\\)'

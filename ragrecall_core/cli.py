@@ -18,13 +18,13 @@ from typing import TypeVar
 
 import duckdb
 
-from .errors import InputError, Problem, raise_if_any
-from .evaluate import default_measures, evaluate
-from .measures import parse_cutoff, parse_requests
-from .policy import Policy
-from .render import FORMATS, json_text, render
-from .selection import require_split
-from .workspace import Workspace
+from ragrecall_core.analysis.selection import require_split
+from ragrecall_core.errors import InputError, Problem, raise_if_any
+from ragrecall_core.inputs.workspace import Workspace
+from ragrecall_core.measures import parse_cutoff, parse_requests
+from ragrecall_core.output.text import FORMATS, json_text, render
+from ragrecall_core.scoring.evaluate import default_measures, evaluate
+from ragrecall_core.scoring.policy import Policy
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
 # a calm blue: the default red reads as "error" on a shared screen
@@ -338,8 +338,8 @@ def measures_from(names: list[str], cutoffs: list[str]) -> list[str]:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from .compare import compare
-    from .selection import query_ids
+    from ragrecall_core.analysis.compare import compare
+    from ragrecall_core.analysis.selection import query_ids
 
     problems: list[Problem] = []
     k = take(problems, parse_cutoff, args.k)
@@ -362,7 +362,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .gate import check_gate, gate_problems, parse_budget, parse_requirement
+    from ragrecall_core.analysis.gate import (
+        check_gate,
+        gate_problems,
+        parse_budget,
+        parse_requirement,
+    )
 
     problems: list[Problem] = []
     k = take(problems, parse_cutoff, args.k)
@@ -393,8 +398,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_no_answer(args: argparse.Namespace) -> int:
-    from .no_answer import no_answer_report, parse_share
-    from .selection import query_ids
+    from ragrecall_core.analysis.no_answer import no_answer_report, parse_share
+    from ragrecall_core.analysis.selection import query_ids
 
     problems: list[Problem] = []
     k = take(problems, parse_cutoff, args.k)
@@ -410,8 +415,8 @@ def cmd_no_answer(args: argparse.Namespace) -> int:
 
 
 def cmd_pool(args: argparse.Namespace) -> int:
-    from .pooling import build_pool, coverage_text, pool_format, write_pool
-    from .selection import query_ids
+    from ragrecall_core.analysis.pooling import build_pool, coverage_text, pool_format, write_pool
+    from ragrecall_core.analysis.selection import query_ids
 
     problems: list[Problem] = []
     depth = take(problems, parse_cutoff, args.depth, "--depth", "a pool depth d")
@@ -430,7 +435,7 @@ def cmd_pool(args: argparse.Namespace) -> int:
 
 
 def cmd_agreement(args: argparse.Namespace) -> int:
-    from .agreement import agreement_of_files
+    from ragrecall_core.analysis.agreement import agreement_of_files
 
     result = agreement_of_files(args.grades)
     print_result(args.format, result.to_dict, result.to_text)
@@ -438,7 +443,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from .report import build_report, output_suffix
+    from ragrecall_core.output.report import build_report, output_suffix
 
     problems: list[Problem] = []
     k = take(problems, parse_cutoff, args.k)

@@ -16,9 +16,9 @@ import pytest
 from fixtures_regressions import write_jsonl
 
 from ragrecall_core import InputError, Workspace
-from ragrecall_core.agreement import agreement, agreement_of_files, cohen_kappa
+from ragrecall_core.analysis.agreement import agreement, agreement_of_files, cohen_kappa
 from ragrecall_core.cli import main
-from ragrecall_core.judging import attach_store, resolve, submit
+from ragrecall_core.inputs.store import attach_store, resolve, submit
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,7 @@
 import pytest
 
 from ragrecall_core import Workspace
-from ragrecall_core.compare import compare
+from ragrecall_core.analysis.compare import compare
 from tests import fixtures_regressions as fx
 from tests.dashboard_support import TREC, app, no_exception, titles, trec_workspace
 
@@ -59,7 +59,7 @@ def test_renders_on_data_samples(monkeypatch):
     assert list(deltas["measure"]) == ["Recall@5", "Hit@5", "MRR@5", "P@5", "nDCG@5", "Harm@5"]
     harm = deltas[deltas.measure == "Harm@5"].iloc[0]
     assert harm["better when"] == "lower ↓"
-    # the same numbers as ragrecall_core.compare
+    # the same numbers as ragrecall_core.analysis.compare
     c = compare(
         Workspace.open(fx.Path(__file__).parent.parent / "data_samples"), "bm25", "dense-minilm", 5
     )

@@ -15,8 +15,8 @@ import duckdb
 import pytest
 
 from ragrecall_core import Workspace, evaluate
-from ragrecall_core import judge_session as js
-from ragrecall_core.judging import export_grades, store_path
+from ragrecall_core.analysis import judge_session as js
+from ragrecall_core.inputs.store import export_grades, store_path
 from tests.dashboard_support import app, no_exception
 
 JUDGE = "pages/judge.py"
@@ -218,7 +218,7 @@ def test_a_double_press_does_not_overwrite_the_next_chunk(tmp_path, monkeypatch)
     first = shown_chunk(at)
     ws = at.session_state["_ragrecall_ctx"].ws
     # the press arrives for the chunk already stored (a second key press before the rerun)
-    from ragrecall_core.judging import submit
+    from ragrecall_core.inputs.store import submit
 
     js.open_store(ws, create=True)
     submit(ws, "q1", first, 2, "anna")

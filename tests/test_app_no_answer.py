@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from ragrecall_core import Workspace
-from ragrecall_core.no_answer import no_answer_report
+from ragrecall_core.analysis.no_answer import no_answer_report
 from tests import fixtures_regressions as fx
 from tests.dashboard_support import ROOT, app, no_exception, titles, trec_workspace
 

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from ragrecall_core import Workspace, evaluate
-from ragrecall_core.policy import Policy
+from ragrecall_core.scoring.policy import Policy
 from tests.dashboard_support import ROOT, app, no_exception, titles, trec_workspace
 
 
@@ -25,7 +25,7 @@ def test_overview_renders_on_data_samples(at):
         "hybrid-rrf",
     ]
     assert {"Recall@5", "Hit@5", "MRR@5", "P@5", "Judged@5", "nDCG@5"} <= set(headline.columns)
-    # bm25 Recall@5 = 0.794574 (ragrecall_core.evaluate on data_samples), with a CI around it
+    # bm25 Recall@5 = 0.794574 (scoring.evaluate on data_samples), with a CI around it
     cell = headline.loc[headline.run == "bm25", "Recall@5"].iloc[0]
     value, interval = cell.split("  ")
     low, high = map(float, interval.strip("[]").split("–"))

@@ -16,7 +16,7 @@ PAGE = "pages/queries.py"
 
 
 def bm25_failing() -> int:
-    """Queries with Recall@5 < 1 for bm25, straight from ragrecall_core.evaluate."""
+    """Queries with Recall@5 < 1 for bm25, straight from ragrecall_core.scoring.evaluate."""
     ev = evaluate(Workspace.open(ROOT / "data_samples"), ["Recall@5"], runs=["bm25"])
     return int((ev.per_query.value < 1).sum())
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from helpers import gold_row, run_cli, run_row, write_jsonl
 
-from ragrecall_core.evaluate import default_measures
+from ragrecall_core.scoring.evaluate import default_measures
 
 ROOT = Path(__file__).parent.parent
 

@@ -21,8 +21,8 @@ from fixtures_regressions import (
 )
 
 from ragrecall_core import Workspace
+from ragrecall_core.analysis.compare import compare, new_unjudged, side_by_side
 from ragrecall_core.cli import main
-from ragrecall_core.compare import compare, new_unjudged, side_by_side
 
 
 @pytest.fixture(scope="module")
@@ -306,7 +306,7 @@ def test_mean_delta_is_finite_for_every_default_measure(comparison):
 
 
 def test_harm_wins_are_decreases():
-    from ragrecall_core.compare import delta_row
+    from ragrecall_core.analysis.compare import delta_row
 
     rows = pd.DataFrame({"baseline": [1.0, 1.0, 0.0], "candidate": [0.0, 0.0, 0.0]})
     # two queries lost their harmful chunk: for Harm@5 (lower is better) two wins

@@ -13,7 +13,7 @@ import pytest
 from helpers import gold_row, run_cli, run_row, write_jsonl, write_text
 
 from ragrecall_core import InputError, Workspace
-from ragrecall_core.configs import REDACTED, changed_factors, redact
+from ragrecall_core.inputs.configs import REDACTED, changed_factors, redact
 
 GITHUB = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 OPENAI = "sk-proj-Zx81Qa7Lm3Np5Rt9Vw2Yb4"

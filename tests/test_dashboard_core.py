@@ -7,9 +7,18 @@ import pandas as pd
 import pytest
 
 from ragrecall_core import Workspace, evaluate
-from ragrecall_core.bootstrap import mean_ci, summary_with_ci
-from ragrecall_core.charts import run_colors
-from ragrecall_core.dashboard_state import (
+from ragrecall_core.analysis.bootstrap import mean_ci, summary_with_ci
+from ragrecall_core.analysis.query_detail import (
+    HARMFUL,
+    NOT_RELEVANT,
+    RELEVANT,
+    UNJUDGED,
+    query_detail,
+)
+from ragrecall_core.analysis.query_table import NO_ANSWER, filter_table, neighbour, query_table
+from ragrecall_core.scoring.policy import Policy
+from ragrecall_core.views.charts import run_colors
+from ragrecall_core.views.dashboard_state import (
     Source,
     ViewOptions,
     ViewState,
@@ -18,12 +27,9 @@ from ragrecall_core.dashboard_state import (
     parse_source,
     to_params,
 )
-from ragrecall_core.failure_groups import failure_groups
-from ragrecall_core.plot_events import point_run_and_label, selected_points, selected_rows
-from ragrecall_core.policy import Policy
-from ragrecall_core.query_detail import HARMFUL, NOT_RELEVANT, RELEVANT, UNJUDGED, query_detail
-from ragrecall_core.query_table import NO_ANSWER, filter_table, neighbour, query_table
-from ragrecall_core.ranks import NOT_RETRIEVED, first_rank_histogram, hit_curve, rank_bins
+from ragrecall_core.views.failure_groups import failure_groups
+from ragrecall_core.views.plot_events import point_run_and_label, selected_points, selected_rows
+from ragrecall_core.views.ranks import NOT_RETRIEVED, first_rank_histogram, hit_curve, rank_bins
 
 DATA = Path(__file__).parent.parent / "data_samples"
 
@@ -222,7 +228,7 @@ def test_events():
 def test_overview_shows_the_precision_band_beside_p_at_k():
     import pandas as pd
 
-    from ragrecall_core import overview
+    from ragrecall_core.views import overview
 
     summary = pd.DataFrame(
         {

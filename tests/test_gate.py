@@ -12,8 +12,8 @@ import pytest
 from fixtures_regressions import REGRESSIONS, SECRET_VALUES, paths, write_jsonl, write_workspace
 
 from ragrecall_core import InputError, Workspace
+from ragrecall_core.analysis.gate import Requirement, check_gate, parse_requirement
 from ragrecall_core.cli import main
-from ragrecall_core.gate import Requirement, check_gate, parse_requirement
 
 
 @pytest.fixture(scope="module")

@@ -21,8 +21,8 @@ import pytest
 from fixtures_regressions import write_jsonl
 
 from ragrecall_core import Workspace
-from ragrecall_core.gold_gaps import gold_gaps, write_proposal
-from ragrecall_core.judging import attach_store, submit
+from ragrecall_core.analysis.gold_gaps import gold_gaps, write_proposal
+from ragrecall_core.inputs.store import attach_store, submit
 
 GOLD = [
     {"id": "q1", "query": "cancel an order", "relevant_ids": ["A"]},

@@ -1,5 +1,6 @@
-"""ragrecall_core.judge_session: the store opened once per workspace, one annotator's queue,
-common reasons, grades export (formula cells neutralised) and import of a graded sheet."""
+"""ragrecall_core.analysis.judge_session: the store opened once per workspace, one
+annotator's queue, common reasons, grades export (formula cells neutralised) and import of
+a graded sheet."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ import duckdb
 import pytest
 
 from ragrecall_core import InputError, Workspace, evaluate
-from ragrecall_core import judge_session as js
-from ragrecall_core.dashboard_state import Source
-from ragrecall_core.judging import export_grades, store_path, submit
+from ragrecall_core.analysis import judge_session as js
+from ragrecall_core.inputs.store import export_grades, store_path, submit
+from ragrecall_core.views.dashboard_state import Source
 from tests.test_app_judge import seed002, write_jsonl
 
 
@@ -170,7 +171,7 @@ def test_the_proposal_names_the_chunks_to_add(folder):
     js.open_store(ws, create=True)
     for chunk in ("D", "E"):
         submit(ws, "q1", chunk, 2, "anna", reason="has the answer")
-    from ragrecall_core.gold_gaps import gold_gaps
+    from ragrecall_core.analysis.gold_gaps import gold_gaps
 
     records = [json.loads(x) for x in js.proposal_jsonl(gold_gaps(ws)).splitlines()]
     assert records[0]["id"] == "q1" and records[0]["add_relevant_ids"] == ["D", "E"]

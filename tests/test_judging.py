@@ -22,9 +22,9 @@ import pytest
 from fixtures_regressions import write_jsonl
 
 from ragrecall_core import InputError, Workspace, evaluate
-from ragrecall_core.db import connect
-from ragrecall_core.grades import load_grades
-from ragrecall_core.judging import (
+from ragrecall_core.inputs.db import connect
+from ragrecall_core.inputs.grades import load_grades
+from ragrecall_core.inputs.store import (
     attach_store,
     export_grades,
     resolve,
@@ -89,7 +89,7 @@ def python(code: str, *args: str, **popen) -> subprocess.Popen:
 READ_STORE = """
 import sys
 from ragrecall_core import Workspace
-from ragrecall_core.judging import attach_store, stored_judgments
+from ragrecall_core.inputs.store import attach_store, stored_judgments
 ws = Workspace.open(sys.argv[1])
 attach_store(ws)
 rows = stored_judgments(ws)[["query_id", "chunk_id", "grade", "harmful", "reason", "annotator"]]
@@ -99,7 +99,7 @@ print(rows.to_json(orient="records"))
 SUBMIT_AND_HANG = """
 import sys, time
 from ragrecall_core import Workspace
-from ragrecall_core.judging import attach_store, submit
+from ragrecall_core.inputs.store import attach_store, submit
 ws = Workspace.open(sys.argv[1])
 attach_store(ws)
 for i in range(5):

@@ -22,8 +22,8 @@ import pytest
 from fixtures_regressions import write_jsonl
 
 from ragrecall_core import Workspace
+from ragrecall_core.analysis.no_answer import no_answer_report
 from ragrecall_core.cli import main
-from ragrecall_core.no_answer import no_answer_report
 
 GOLD = [
     {"id": "a1", "query": "a1", "relevant_ids": ["R1"]},

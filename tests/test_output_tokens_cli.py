@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ragrecall_core.render import json_text
+from ragrecall_core.output.text import json_text
 from tests.helpers import gold_row, grade_row, run_cli, run_row, write_jsonl
 
 SAMPLES = Path(__file__).parent.parent / "data_samples"

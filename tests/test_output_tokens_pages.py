@@ -11,8 +11,8 @@ import re
 import pandas as pd
 import pytest
 
-from ragrecall_core.report import build_report
-from ragrecall_core.workspace import Workspace
+from ragrecall_core.inputs.workspace import Workspace
+from ragrecall_core.output.report import build_report
 from tests.dashboard_support import ROOT, app, no_exception
 from tests.helpers import write_jsonl
 

@@ -21,7 +21,7 @@ from helpers import (
 )
 
 from ragrecall_core import Policy, Workspace, evaluate
-from ragrecall_core.evaluate import classify
+from ragrecall_core.scoring.evaluate import classify
 
 # --- relevance level -----------------------------------------------------------------
 # q1: a graded 2, b graded 1; list [b, a, x]
@@ -307,7 +307,7 @@ def test_doc_level_keeps_each_document_at_its_first_chunk_rank_without_renumberi
 
 
 def test_a_gold_chunk_flagged_harmful_stays_relevant_and_is_a_gold_gap_candidate(tmp_path):
-    from ragrecall_core.gold_gaps import gold_gaps
+    from ragrecall_core.analysis.gold_gaps import gold_gaps
 
     gold = [gold_row("q1", ["old#c1", "new#c1"])]
     run = [run_row("q1", ["old#c1", "x#c1", "new#c1"])]

@@ -18,9 +18,9 @@ import pytest
 from fixtures_regressions import write_jsonl
 
 from ragrecall_core import InputError, Workspace, evaluate
+from ragrecall_core.analysis.pooling import build_pool, pool_coverage, write_pool
 from ragrecall_core.cli import main
-from ragrecall_core.judging import attach_store, submit
-from ragrecall_core.pooling import build_pool, pool_coverage, write_pool
+from ragrecall_core.inputs.store import attach_store, submit
 
 GOLD = [
     {

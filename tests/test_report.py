@@ -31,7 +31,7 @@ from fixtures_regressions import (
 )
 
 from ragrecall_core.cli import main
-from ragrecall_core.report import neutralise
+from ragrecall_core.output.report import neutralise
 
 FORMATS = ("html", "md", "csv")
 

@@ -11,14 +11,15 @@ import shutil
 
 import pytest
 
-from ragrecall_core import judge_session, judging
-from ragrecall_core.bootstrap import summary_with_ci
+from ragrecall_core.analysis import judge_session
+from ragrecall_core.analysis.bootstrap import summary_with_ci
+from ragrecall_core.analysis.query_table import build_query_table, filter_table
 from ragrecall_core.cli import main
-from ragrecall_core.overview import summary_measures
-from ragrecall_core.policy import Policy
-from ragrecall_core.query_table import build_query_table, filter_table
-from ragrecall_core.report import build_report
-from ragrecall_core.workspace import Workspace
+from ragrecall_core.inputs import store as judging
+from ragrecall_core.inputs.workspace import Workspace
+from ragrecall_core.output.report import build_report
+from ragrecall_core.scoring.policy import Policy
+from ragrecall_core.views.overview import summary_measures
 from tests.dashboard_support import ROOT
 
 K = 5

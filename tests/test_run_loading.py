@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from ragrecall_core import runs
-from ragrecall_core.db import connect
+from ragrecall_core.inputs import runs
+from ragrecall_core.inputs.db import connect
 
 SAMPLES = Path(__file__).parent.parent / "data_samples" / "runs"
 TREC = Path(__file__).parent / "data" / "trec_eval"

@@ -1,6 +1,6 @@
 """The measure registry. Importing this package registers every measure."""
 
-from . import (  # noqa: F401
+from ragrecall_core.measures import (  # noqa: F401
     ap,
     first_rank,
     harm,
@@ -14,7 +14,7 @@ from . import (  # noqa: F401
     rprec,
     rr,
 )
-from .base import (
+from ragrecall_core.measures.base import (
     ALIASES,
     REGISTRY,
     Measure,

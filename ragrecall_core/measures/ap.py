@@ -1,4 +1,4 @@
-from .base import OPTIONAL, MeasureDef, register
+from ragrecall_core.measures.base import OPTIONAL, MeasureDef, register
 
 AP = register(
     MeasureDef(

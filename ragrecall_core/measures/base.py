@@ -2,7 +2,7 @@
 
 Each measure family is *declared* once, in its own module, with its name,
 aliases, whether it takes a cutoff, and a one-line description. How a measure
-is computed lives in :mod:`ragrecall_core.scoring`.
+is computed lives in :mod:`ragrecall_core.scoring.families`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..errors import InputError, Problem, gather, raise_if_any
+from ragrecall_core.errors import InputError, Problem, gather, raise_if_any
 
 REQUIRED, OPTIONAL, NONE = "required", "optional", "none"
 

@@ -1,4 +1,4 @@
-from .base import NONE, MeasureDef, register
+from ragrecall_core.measures.base import NONE, MeasureDef, register
 
 FIRST_RANK = register(
     MeasureDef(

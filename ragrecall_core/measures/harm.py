@@ -1,4 +1,4 @@
-from .base import MeasureDef, register
+from ragrecall_core.measures.base import MeasureDef, register
 
 HARM = register(
     MeasureDef(

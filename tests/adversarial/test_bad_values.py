@@ -14,7 +14,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from ragrecall_core import Policy, Workspace, evaluate, runs
+from ragrecall_core import Policy, Workspace, evaluate
+from ragrecall_core.inputs import runs
 from tests.helpers import load_problems, per_query, run_cli, write_text
 
 GOLD_JSONL = (

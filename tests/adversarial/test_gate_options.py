@@ -13,8 +13,8 @@ import json
 import pytest
 
 from ragrecall_core import InputError
-from ragrecall_core.gate import check_gate, parse_requirement
-from ragrecall_core.workspace import Workspace
+from ragrecall_core.analysis.gate import check_gate, parse_requirement
+from ragrecall_core.inputs.workspace import Workspace
 from tests.fixtures_regressions import paths, write_workspace
 from tests.helpers import run_cli
 

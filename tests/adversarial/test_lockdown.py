@@ -13,8 +13,8 @@ import duckdb
 import pytest
 
 from ragrecall_core import Workspace
-from ragrecall_core.judge_session import open_store
-from ragrecall_core.judging import (
+from ragrecall_core.analysis.judge_session import open_store
+from ragrecall_core.inputs.store import (
     attach_store,
     export_grades,
     store_path,
@@ -123,7 +123,7 @@ def test_loading_is_confined_to_the_given_files(tmp_path, monkeypatch):
             con.execute(f"SELECT content FROM read_text('{secret}')")
         return 1
 
-    monkeypatch.setattr("ragrecall_core.workspace.load_corpus", injected_loader)
+    monkeypatch.setattr("ragrecall_core.inputs.workspace.load_corpus", injected_loader)
     Workspace.from_files(gold, [run], corpus=corpus)
 
     assert seen["own file"] == (1,)

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
-from ragrecall_core.report import build_report
-from ragrecall_core.text import file_name_part
-from ragrecall_core.workspace import Workspace
+from ragrecall_core.inputs.workspace import Workspace
+from ragrecall_core.output.literal import file_name_part
+from ragrecall_core.output.report import build_report
 from tests.dashboard_support import app, no_exception
 from tests.helpers import write_jsonl
 
@@ -184,7 +184,7 @@ def test_run_names_in_download_file_names_carry_no_path_or_markup(name):
 def test_text_helper_examples_hold():
     import doctest
 
-    import ragrecall_core.text
+    import ragrecall_core.output.literal
 
-    result = doctest.testmod(ragrecall_core.text)
+    result = doctest.testmod(ragrecall_core.output.literal)
     assert result.attempted >= 4 and result.failed == 0

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from ragrecall_core import InputError, Workspace
-from ragrecall_core.configs import REDACTED
+from ragrecall_core.inputs.configs import REDACTED
 from tests import fixtures_regressions as fx
 from tests.dashboard_support import app, no_exception
 from tests.helpers import run_cli

@@ -15,7 +15,7 @@ import duckdb
 import pytest
 
 from ragrecall_core import Workspace, evaluate
-from ragrecall_core.sql import quote_identifier
+from ragrecall_core.inputs.sql import quote_identifier
 from tests.helpers import gold_row, load_problems, run_cli, run_row, write_jsonl, write_text
 
 DELETE_GOLD = (

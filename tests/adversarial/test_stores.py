@@ -25,8 +25,8 @@ import pytest
 from markdown_it import MarkdownIt
 
 from ragrecall_core import InputError, Workspace, evaluate
-from ragrecall_core import judge_session as js
-from ragrecall_core.judging import export_grades, store_path, stored_judgments, submit
+from ragrecall_core.analysis import judge_session as js
+from ragrecall_core.inputs.store import export_grades, store_path, stored_judgments, submit
 from tests.dashboard_support import APP, ROOT, app, no_exception
 from tests.helpers import write_jsonl
 
@@ -92,8 +92,8 @@ READ_ONLY_VISIT = """
 import json, sys
 from streamlit.testing.v1 import AppTest
 from ragrecall_core import InputError, Workspace, evaluate
-from ragrecall_core import judge_session as js
-from ragrecall_core.judging import submit
+from ragrecall_core.analysis import judge_session as js
+from ragrecall_core.inputs.store import submit
 
 folder, app_file = sys.argv[1], sys.argv[2]
 out = {}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragrecall_core.dashboard_state import PARAMS, ViewState, from_params, read_params
+from ragrecall_core.views.dashboard_state import PARAMS, ViewState, from_params, read_params
 from tests.dashboard_support import app, no_exception
 
 PAGES = (

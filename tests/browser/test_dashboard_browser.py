@@ -7,7 +7,7 @@ import re
 from playwright.sync_api import Page, expect
 
 from ragrecall_core import Workspace
-from ragrecall_core.query_table import filter_table, query_table
+from ragrecall_core.analysis.query_table import filter_table, query_table
 from tests.dashboard_support import ROOT
 
 TIMEOUT = 30_000

@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from ragrecall_core import Workspace
-from ragrecall_core import judge_session as js
+from ragrecall_core.analysis import judge_session as js
 from tests.browser.conftest import Server
 from tests.dashboard_support import ROOT
 

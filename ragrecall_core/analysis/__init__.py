@@ -1,0 +1,2 @@
+"""What the numbers mean: comparisons, the release gate, failure classes, no-answer,
+pooling, agreement, gold gaps."""

@@ -1,0 +1,123 @@
+"""Agreement between annotators (seed 000): identical-grade share and Cohen's kappa.
+
+Kappa is computed on the items both annotators graded, unweighted and with
+linear weights for the ordinal 0 / 1 / 2 scale (a 2-vs-0 disagreement costs
+twice a 2-vs-1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pandas as pd
+
+from ragrecall_core.errors import gather, raise_if_any
+from ragrecall_core.inputs.db import connect
+from ragrecall_core.inputs.grades import load_grades
+from ragrecall_core.inputs.workspace import Workspace
+from ragrecall_core.output.text import plural, text_table
+
+GRADES = (0, 1, 2)
+
+PAIRS_SQL = """
+SELECT a.annotator AS annotator_a, b.annotator AS annotator_b, a.query_id, a.chunk_id,
+       a.grade AS grade_a, b.grade AS grade_b, a.harmful AS harmful_a, b.harmful AS harmful_b,
+       a.reason AS reason_a, b.reason AS reason_b
+FROM all_grades a JOIN all_grades b
+  ON a.query_id = b.query_id AND a.chunk_id = b.chunk_id AND a.annotator < b.annotator
+ORDER BY annotator_a, annotator_b, a.query_id, a.chunk_id
+"""
+
+RESOLVED_SQL = """
+SELECT query_id, chunk_id, arg_max(grade, (created_at, id)) AS resolved_grade,
+       arg_max(resolver, (created_at, id)) AS resolver
+FROM all_resolutions GROUP BY query_id, chunk_id
+"""
+
+
+def cohen_kappa(a: np.ndarray, b: np.ndarray, weights: str | None = None) -> float:
+    """Cohen's kappa of two graders on the 0/1/2 scale; ``weights`` None or ``"linear"``.
+
+    >>> round(cohen_kappa(np.array([0, 1, 2, 2]), np.array([0, 1, 2, 1])), 4)
+    0.6364
+    """
+    k = len(GRADES)
+    observed = np.zeros((k, k))
+    np.add.at(observed, (np.asarray(a, int), np.asarray(b, int)), 1)
+    observed /= observed.sum()
+    expected = np.outer(observed.sum(axis=1), observed.sum(axis=0))
+    i, j = np.indices((k, k))
+    cost = (i != j).astype(float) if weights is None else np.abs(i - j) / (k - 1)
+    denominator = (cost * expected).sum()
+    return float("nan") if denominator == 0 else float(1 - (cost * observed).sum() / denominator)
+
+
+@dataclass
+class Agreement:
+    pairs: pd.DataFrame
+    disagreements: pd.DataFrame
+
+    def to_text(self) -> str:
+        lines = [
+            text_table(
+                self.pairs,
+                "no annotator pair: agreement needs grades from at least two annotators",
+                digits=3,
+            ),
+            "",
+        ]
+        shown = self.disagreements.drop(columns=["reason_a", "reason_b"], errors="ignore")
+        count = plural(len(shown), "disagreement")
+        lines.append(f"{count}:" if len(shown) else "no disagreements")
+        if len(shown):
+            lines.append(text_table(shown, ""))
+        return "\n".join(lines) + "\n"
+
+    def to_dict(self) -> dict:
+        return {
+            "pairs": self.pairs.to_dict("records"),
+            "disagreements": self.disagreements.to_dict("records"),
+        }
+
+
+def agreement_of_files(paths: Sequence[Path]) -> Agreement:
+    """Agreement over grades files alone (no gold or runs needed)."""
+    con = connect()
+    raise_if_any(gather(paths, lambda path: load_grades(con, Path(path)))[1])
+    return agreement_on(con)
+
+
+def agreement(workspace: Workspace) -> Agreement:
+    """Per annotator pair: shared items, identical share, kappa; and every disagreement."""
+    return agreement_on(workspace.cursor())
+
+
+def agreement_on(con: duckdb.DuckDBPyConnection) -> Agreement:
+    items = con.execute(PAIRS_SQL).df()
+    rows = []
+    for (a, b), group in items.groupby(["annotator_a", "annotator_b"], sort=True):
+        rows.append(
+            {
+                "annotator_a": a,
+                "annotator_b": b,
+                "items": len(group),
+                "identical": float((group.grade_a == group.grade_b).mean()),
+                "kappa": cohen_kappa(group.grade_a.to_numpy(), group.grade_b.to_numpy()),
+                "kappa_linear": cohen_kappa(
+                    group.grade_a.to_numpy(), group.grade_b.to_numpy(), "linear"
+                ),
+            }
+        )
+    pairs = pd.DataFrame(
+        rows, columns=["annotator_a", "annotator_b", "items", "identical", "kappa", "kappa_linear"]
+    )
+    differ = items[(items.grade_a != items.grade_b) | (items.harmful_a != items.harmful_b)]
+    resolved = con.execute(RESOLVED_SQL).df()
+    disagreements = differ.merge(resolved, on=["query_id", "chunk_id"], how="left")
+    # a grade stays a whole number where a disagreement has no resolution yet
+    disagreements["resolved_grade"] = disagreements.resolved_grade.astype("Int64")
+    return Agreement(pairs=pairs, disagreements=disagreements.reset_index(drop=True))

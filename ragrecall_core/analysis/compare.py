@@ -1,0 +1,375 @@
+"""Comparing two runs on the same queries, labels and k (seed 000, seed 002).
+
+>>> c = compare(Workspace.open("data_samples"), "bm25", "hybrid-rrf", k=5)  # doctest: +SKIP
+>>> c.deltas[["measure", "baseline", "candidate", "delta", "p_value"]]     # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ragrecall_core.inputs.configs import FACTORS, changed_factors
+from ragrecall_core.inputs.workspace import Workspace
+from ragrecall_core.measures import parse_measure
+from ragrecall_core.output.text import plural
+from ragrecall_core.scoring.evaluate import evaluate
+from ragrecall_core.scoring.policy import Policy
+
+COMPARE_MEASURES = ("Recall@{k}", "Hit@{k}", "MRR@{k}", "P@{k}", "nDCG@{k}", "Harm@{k}")
+RESAMPLES = 9999
+SEED = 20261130
+
+
+@dataclass
+class Comparison:
+    """Everything a comparison shows; ``to_dict()`` feeds the CLI's JSON."""
+
+    baseline: str
+    candidate: str
+    k: int
+    pass_measure: str
+    deltas: pd.DataFrame
+    per_query: pd.DataFrame
+    outcomes: pd.DataFrame
+    by_group: pd.DataFrame
+    config_diff: pd.DataFrame
+    factors_changed: list[str]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def regressions(self) -> pd.DataFrame:
+        return self.outcomes[self.outcomes.outcome == "regression"]
+
+    @property
+    def improvements(self) -> pd.DataFrame:
+        return self.outcomes[self.outcomes.outcome == "improvement"]
+
+    @property
+    def unchanged_failures(self) -> pd.DataFrame:
+        return self.outcomes[self.outcomes.outcome == "still failing"]
+
+    @property
+    def factor_warning(self) -> str | None:
+        if len(self.factors_changed) > 1:
+            return (
+                f"{len(self.factors_changed)} retrieval factors changed at once "
+                f"({', '.join(self.factors_changed)}): the difference cannot be attributed "
+                "to any one of them"
+            )
+        return None
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.deltas.copy()
+
+    def to_text(self) -> str:
+        """A terminal rendering: deltas, outcomes, config diff and notes."""
+        fmt = {
+            c: "{:.4f}".format
+            for c in ("baseline", "candidate", "delta", "ci_low", "ci_high", "p_value")
+        }
+        lines = [f"{self.candidate} (candidate) vs {self.baseline} (baseline), k = {self.k}", ""]
+        lines.append(self.deltas.to_string(index=False, formatters=fmt, na_rep="-"))
+        lines.append("")
+        lines.append("p_value: paired randomization test; ci: bootstrap 95% of the mean delta")
+        for name, frame in (
+            ("regressions", self.regressions),
+            ("improvements", self.improvements),
+            ("still failing", self.unchanged_failures),
+        ):
+            ids = ", ".join(frame.query_id) or "none"
+            lines.append(f"{name} ({self.pass_measure} = 1 is a pass): {len(frame)}: {ids}")
+        if len(self.config_diff):
+            lines += ["", "config diff:", self.config_diff.to_string(index=False)]
+        if self.factor_warning:
+            lines.append(f"warning: {self.factor_warning}")
+        lines += [f"note: {n}" for n in self.notes]
+        return "\n".join(lines) + "\n"
+
+    def to_dict(self) -> dict:
+        return {
+            "baseline": self.baseline,
+            "candidate": self.candidate,
+            "k": self.k,
+            "pass_measure": self.pass_measure,
+            "deltas": _records(self.deltas),
+            "regressions": list(self.regressions.query_id),
+            "improvements": list(self.improvements.query_id),
+            "still_failing": list(self.unchanged_failures.query_id),
+            "config_diff": _records(self.config_diff),
+            "factors_changed": self.factors_changed,
+            "factor_warning": self.factor_warning,
+            "notes": self.notes,
+        }
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    return [
+        {k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in row.items()}
+        for row in frame.to_dict("records")
+    ]
+
+
+def compare(
+    workspace: Workspace,
+    baseline: str,
+    candidate: str,
+    k: int = 5,
+    measures: Sequence[str] | None = None,
+    policy: Policy | None = None,
+    query_ids: Sequence[str] | None = None,
+) -> Comparison:
+    """Compare ``candidate`` against ``baseline`` query by query."""
+    policy = policy or Policy()
+    labels = list(measures or [m.format(k=k) for m in COMPARE_MEASURES])
+    pass_measure = f"Recall@{k}"
+    if pass_measure not in labels:
+        labels.append(pass_measure)
+    evaluation = evaluate(
+        workspace, labels, policy, runs=[baseline, candidate], query_ids=query_ids
+    )
+    per_query = paired(evaluation.per_query, baseline, candidate)
+    deltas = pd.DataFrame([delta_row(m, per_query[per_query.measure == m]) for m in labels])
+    outcomes = pass_outcomes(per_query[per_query.measure == pass_measure])
+    queries = (
+        workspace.cursor().execute("SELECT query_id, query, query_type, section FROM queries").df()
+    )
+    outcomes = outcomes.merge(queries, on="query_id", how="left")
+    configs = workspace.configs()
+    base_cfg, cand_cfg = configs.get(baseline, {}), configs.get(candidate, {})
+    return Comparison(
+        baseline=baseline,
+        candidate=candidate,
+        k=k,
+        pass_measure=pass_measure,
+        deltas=deltas,
+        per_query=per_query,
+        outcomes=outcomes,
+        by_group=group_deltas(per_query.merge(queries, on="query_id", how="left")),
+        config_diff=config_diff(base_cfg, cand_cfg),
+        factors_changed=changed_factors(base_cfg, cand_cfg),
+        notes=comparability_notes(workspace, baseline, candidate, k, base_cfg, cand_cfg),
+    )
+
+
+def paired(per_query: pd.DataFrame, baseline: str, candidate: str) -> pd.DataFrame:
+    """``(query_id, measure, baseline, candidate, delta)`` for queries both runs are scored on."""
+    wide = per_query.pivot_table(
+        index=["query_id", "measure"], columns="run", values="value", aggfunc="first"
+    ).reset_index()
+    wide = wide.rename(columns={baseline: "baseline", candidate: "candidate"})
+    wide = wide.dropna(subset=["baseline", "candidate"])
+    wide["delta"] = wide.candidate - wide.baseline
+    return wide[["query_id", "measure", "baseline", "candidate", "delta"]]
+
+
+def delta_row(measure: str, rows: pd.DataFrame) -> dict:
+    """Mean delta with a paired randomization test and a bootstrap 95% CI."""
+    base, cand = rows.baseline.to_numpy(float), rows.candidate.to_numpy(float)
+    diff = cand - base
+    # a win is a change for the better: for Harm@k (lower is better) that is a decrease
+    better = diff if parse_measure(measure).definition.higher_is_better else -diff
+    row = {
+        "measure": measure,
+        "queries": len(diff),
+        "baseline": base.mean() if len(diff) else np.nan,
+        "candidate": cand.mean() if len(diff) else np.nan,
+        "delta": diff.mean() if len(diff) else np.nan,
+        "ci_low": np.nan,
+        "ci_high": np.nan,
+        "p_value": np.nan,
+        "wins": int((better > 0).sum()),
+        "ties": int((better == 0).sum()),
+        "losses": int((better < 0).sum()),
+    }
+    if len(diff) >= 2 and np.any(diff != 0):
+        row["p_value"] = float(
+            stats.permutation_test(
+                (base, cand),
+                lambda x, y: np.mean(y - x),
+                permutation_type="samples",
+                n_resamples=RESAMPLES,
+                rng=np.random.default_rng(SEED),
+            ).pvalue
+        )
+        ci = stats.bootstrap(
+            (diff,),
+            np.mean,
+            n_resamples=RESAMPLES,
+            confidence_level=0.95,
+            method="percentile",
+            rng=np.random.default_rng(SEED),
+        ).confidence_interval
+        row["ci_low"], row["ci_high"] = float(ci.low), float(ci.high)
+    elif len(diff) >= 1:
+        row.update(p_value=1.0, ci_low=0.0, ci_high=0.0)
+    return row
+
+
+def pass_outcomes(rows: pd.DataFrame) -> pd.DataFrame:
+    """A query passes when every relevant item is in the top k (Recall@k = 1)."""
+    passed_before = rows.baseline >= 1.0
+    passed_now = rows.candidate >= 1.0
+    outcome = np.select(
+        [passed_before & ~passed_now, ~passed_before & passed_now, ~passed_before & ~passed_now],
+        ["regression", "improvement", "still failing"],
+        default="still passing",
+    )
+    return rows.assign(outcome=outcome)[["query_id", "baseline", "candidate", "delta", "outcome"]]
+
+
+def group_deltas(rows: pd.DataFrame) -> pd.DataFrame:
+    """Mean delta per measure within each query type and each corpus section."""
+    frames = []
+    for column, label in (("query_type", "query type"), ("section", "section")):
+        grouped = (
+            rows.assign(group=rows[column].fillna("(none)"))
+            .groupby(["measure", "group"], sort=True)
+            .agg(
+                queries=("delta", "size"),
+                baseline=("baseline", "mean"),
+                candidate=("candidate", "mean"),
+                delta=("delta", "mean"),
+            )
+            .reset_index()
+        )
+        frames.append(grouped.assign(by=label))
+    return pd.concat(frames, ignore_index=True)[
+        ["by", "group", "measure", "queries", "baseline", "candidate", "delta"]
+    ]
+
+
+def config_diff(baseline: dict, candidate: dict) -> pd.DataFrame:
+    """Keys whose values differ, each with the factor it belongs to."""
+    factor_of = {key: factor for factor, keys in FACTORS.items() for key in keys}
+    rows = [
+        {
+            "key": key,
+            "factor": factor_of.get(key, ""),
+            "baseline": _show(baseline.get(key)),
+            "candidate": _show(candidate.get(key)),
+        }
+        for key in sorted(set(baseline) | set(candidate))
+        if key != "name" and baseline.get(key) != candidate.get(key)
+    ]
+    return pd.DataFrame(rows, columns=["key", "factor", "baseline", "candidate"])
+
+
+def _show(value) -> str:
+    import json
+
+    return "" if value is None else value if isinstance(value, str) else json.dumps(value)
+
+
+def comparability_notes(
+    workspace: Workspace, baseline: str, candidate: str, k: int, base_cfg: dict, cand_cfg: dict
+) -> list[str]:
+    """Plain sentences on what makes the two runs not fully comparable."""
+    notes = []
+    rows = (
+        workspace.cursor()
+        .execute(
+            """
+        SELECT run, count(DISTINCT query_id) AS queries, max(rank) AS depth
+        FROM runs WHERE run IN ($a, $b) GROUP BY run
+        """,
+            {"a": baseline, "b": candidate},
+        )
+        .fetchall()
+    )
+    info = {run: (queries, depth) for run, queries, depth in rows}
+    (qa, da), (qb, db) = info.get(baseline, (0, 0)), info.get(candidate, (0, 0))
+    if qa != qb:
+        notes.append(
+            f"the runs cover different query sets ({baseline}: {plural(qa, 'query', 'queries')}, "
+            f"{candidate}: {qb}); a query a run lacks scores 0 for it"
+        )
+    if min(da, db) < k:
+        notes.append(
+            f"a run lists fewer than k = {k} results ({baseline}: {da}, "
+            f"{candidate}: {db}); measures at k compare unequal list depths"
+        )
+    for key in ("corpus_version",):
+        if base_cfg.get(key) != cand_cfg.get(key):
+            notes.append(
+                f"the runs were made on different {key.replace('_', ' ')}s "
+                f"({base_cfg.get(key)} vs {cand_cfg.get(key)}): chunk ids may not match "
+                "the gold labels for both"
+            )
+    return notes
+
+
+def new_unjudged(
+    workspace: Workspace, baseline: str, candidate: str, k: int, query_id: str | None = None
+) -> pd.DataFrame:
+    """Chunks in the candidate's top k that the baseline's top k lacks and nobody judged.
+
+    Seed 002: a new retriever can look worse only because its results were never judged.
+    """
+    return (
+        workspace.cursor()
+        .execute(
+            """
+        SELECT c.query_id, c.chunk_id, c.rank
+        FROM runs c
+        WHERE c.run = $cand AND c.rank <= $k AND ($q IS NULL OR c.query_id = $q)
+          AND NOT EXISTS (SELECT 1 FROM runs b WHERE b.run = $base AND b.query_id = c.query_id
+                          AND b.chunk_id = c.chunk_id AND b.rank <= $k)
+          AND NOT EXISTS (SELECT 1 FROM qrels j WHERE j.query_id = c.query_id
+                          AND j.chunk_id = c.chunk_id)
+          AND NOT EXISTS (SELECT 1 FROM grades g WHERE g.query_id = c.query_id
+                          AND g.chunk_id = c.chunk_id)
+        ORDER BY c.query_id, c.rank
+        """,
+            {"cand": candidate, "base": baseline, "k": k, "q": query_id},
+        )
+        .df()
+    )
+
+
+def side_by_side(
+    workspace: Workspace, baseline: str, candidate: str, query_id: str, k: int
+) -> pd.DataFrame:
+    """For one query, every chunk in either top k: its rank in each run and how it moved."""
+    return (
+        workspace.cursor()
+        .execute(
+            """
+        WITH b AS (SELECT chunk_id, rank FROM runs WHERE run = $base AND query_id = $q),
+             c AS (SELECT chunk_id, rank FROM runs WHERE run = $cand AND query_id = $q),
+             judged AS (
+                SELECT chunk_id, max(grade) AS grade FROM (
+                    SELECT chunk_id, grade FROM qrels WHERE query_id = $q
+                    UNION ALL SELECT chunk_id, grade FROM grades WHERE query_id = $q)
+                GROUP BY chunk_id)
+        SELECT chunk_id, b.rank AS baseline_rank, c.rank AS candidate_rank,
+               CASE WHEN g.grade IS NULL THEN 'unjudged'
+                    WHEN q.chunk_id IS NOT NULL THEN 'relevant (gold)'
+                    WHEN g.grade >= 2 THEN 'relevant (reviewer)'
+                    WHEN g.grade = 1 THEN 'partial (reviewer)'
+                    ELSE 'not relevant' END AS judgment,
+               CASE WHEN coalesce(b.rank, 1e9) <= $k AND coalesce(c.rank, 1e9) > $k
+                        THEN 'left top k'
+                    WHEN coalesce(b.rank, 1e9) > $k AND coalesce(c.rank, 1e9) <= $k
+                        THEN 'entered top k'
+                    WHEN b.rank IS NULL AND c.rank IS NULL THEN 'not retrieved'
+                    WHEN b.rank < c.rank THEN 'moved down'
+                    WHEN b.rank > c.rank THEN 'moved up'
+                    ELSE 'same' END AS movement,
+               x.text
+        FROM b FULL JOIN c USING (chunk_id)
+        LEFT JOIN judged g USING (chunk_id)
+        LEFT JOIN (SELECT chunk_id FROM qrels WHERE query_id = $q AND grade > 0) q USING (chunk_id)
+        LEFT JOIN corpus x USING (chunk_id)
+        WHERE coalesce(b.rank, 1e9) <= $k OR coalesce(c.rank, 1e9) <= $k
+           OR q.chunk_id IS NOT NULL
+        ORDER BY least(coalesce(b.rank, 1e9), coalesce(c.rank, 1e9)), chunk_id
+        """,
+            {"base": baseline, "cand": candidate, "q": query_id, "k": k},
+        )
+        .df()
+    )

@@ -1,0 +1,191 @@
+"""The release gate: requirements like ``Recall@5>=0.8`` and a regression budget.
+
+>>> parse_requirement("Recall@5>=0.8")
+Requirement(measure='Recall@5', op='>=', threshold=0.8)
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ragrecall_core.analysis.compare import compare
+from ragrecall_core.analysis.selection import default_split, query_ids, require_split
+from ragrecall_core.errors import InputError, Problem, gather, raise_if_any
+from ragrecall_core.inputs.workspace import Workspace
+from ragrecall_core.measures import parse_measure
+from ragrecall_core.output.text import cell_text
+from ragrecall_core.scoring.evaluate import evaluate
+from ragrecall_core.scoring.policy import Policy
+
+OPERATORS = {
+    ">=": operator.ge,
+    ">": operator.gt,
+    "<=": operator.le,
+    "<": operator.lt,
+    "==": operator.eq,
+}
+REQUIREMENT = re.compile(r"^\s*(?P<measure>.+?)\s*(?P<op>>=|<=|==|>|<)\s*(?P<value>[^<>=]+?)\s*$")
+
+
+@dataclass(frozen=True)
+class Requirement:
+    measure: str
+    op: str
+    threshold: float
+
+    def __str__(self) -> str:
+        return f"{self.measure}{self.op}{self.threshold:g}"
+
+    def holds(self, value: float) -> bool:
+        return OPERATORS[self.op](value, self.threshold)
+
+
+# ASCII decimal notation only: float() also reads "nan", "inf", "1_0" and non-ASCII digits
+NUMBER = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
+COUNT = re.compile(r"[0-9]+")
+
+
+def parse_requirement(text: str) -> Requirement:
+    match = REQUIREMENT.match(text)
+    if not match:
+        raise InputError([Problem("--require", None, text, 'a requirement like "Recall@5>=0.8"')])
+    measure = match.group("measure")
+    parse_measure(measure, "--require")
+    value = match.group("value")
+    threshold = float(value) if NUMBER.fullmatch(value) else math.nan
+    if not math.isfinite(threshold):
+        raise InputError(
+            [Problem("--require", None, text, "a finite number after the operator, like 0.8")]
+        )
+    return Requirement(measure, match.group("op"), threshold)
+
+
+def parse_budget(text: str) -> int:
+    """``--max-regressions``: how many regressed queries the gate allows."""
+    if not COUNT.fullmatch(text.strip()):
+        raise InputError(
+            [Problem("--max-regressions", None, text, "a whole number >= 0 of regressed queries")]
+        )
+    return int(text)
+
+
+def gate_problems(
+    requirements: Sequence[str], baseline: str | None, max_regressions: int | None
+) -> list[Problem]:
+    """What makes a gate meaningless: nothing to check, or a budget with no baseline."""
+    if max_regressions is not None and baseline is None:
+        return [
+            Problem(
+                "--max-regressions",
+                None,
+                str(max_regressions),
+                "a --baseline run to count regressions against",
+            )
+        ]
+    if max_regressions is not None and max_regressions < 0:
+        return [Problem("--max-regressions", None, str(max_regressions), "a whole number >= 0")]
+    if not requirements and baseline is None:
+        return [
+            Problem(
+                "check",
+                None,
+                "no --require and no --baseline",
+                "at least one --require or a --baseline: there is nothing to check",
+            )
+        ]
+    return []
+
+
+@dataclass
+class GateResult:
+    run: str
+    scope: str
+    checks: list[dict] = field(default_factory=list)
+    baseline: str | None = None
+    regressions: list[str] = field(default_factory=list)
+    max_regressions: int | None = None
+
+    @property
+    def passed(self) -> bool:
+        return all(c["ok"] for c in self.checks) and (
+            self.max_regressions is None or len(self.regressions) <= self.max_regressions
+        )
+
+    def to_dict(self) -> dict:
+        return {
+            "run": self.run,
+            "scope": self.scope,
+            "passed": self.passed,
+            "requirements": self.checks,
+            "baseline": self.baseline,
+            "regressions": self.regressions,
+            "max_regressions": self.max_regressions,
+        }
+
+    def to_text(self) -> str:
+        lines = [f"release gate for {self.run} on {self.scope}"]
+        for c in self.checks:
+            mark = "ok  " if c["ok"] else "FAIL"
+            lines.append(f"{mark} {c['requirement']}: {c['measure']} = {cell_text(c['value'])}")
+        if self.baseline is not None:
+            budget = "" if self.max_regressions is None else f" (allowed: {self.max_regressions})"
+            mark = (
+                "ok  "
+                if self.max_regressions is None or len(self.regressions) <= self.max_regressions
+                else "FAIL"
+            )
+            lines.append(
+                f"{mark} regressions against {self.baseline}: {len(self.regressions)}{budget}"
+            )
+            lines += [f"     regressed: {q}" for q in self.regressions]
+        lines.append("PASSED" if self.passed else "FAILED")
+        return "\n".join(lines) + "\n"
+
+
+def check_gate(
+    workspace: Workspace,
+    run: str,
+    requirements: Sequence[str],
+    baseline: str | None = None,
+    max_regressions: int | None = None,
+    split: str | None = None,
+    k: int = 5,
+    policy: Policy | None = None,
+) -> GateResult:
+    """Evaluate ``run`` against every requirement, on the held-out split by default.
+
+    With a ``baseline`` and no ``max_regressions``, no regression is allowed: a gate that
+    lists regressions and passes anyway would check nothing.
+    """
+    parsed, problems = gather(requirements, parse_requirement)
+    raise_if_any(problems + gate_problems(requirements, baseline, max_regressions))
+    require_split(workspace, split)
+    if baseline is not None and max_regressions is None:
+        max_regressions = 0
+    chosen, scope = default_split(workspace, split)
+    ids = query_ids(workspace, split=chosen)
+    result = GateResult(run=run, scope=scope, baseline=baseline, max_regressions=max_regressions)
+    if parsed:
+        evaluation = evaluate(
+            workspace, [r.measure for r in parsed], policy, runs=[run], query_ids=ids
+        )
+        for requirement in parsed:
+            value = evaluation.value(run, requirement.measure)
+            result.checks.append(
+                {
+                    "requirement": str(requirement),
+                    "measure": requirement.measure,
+                    "value": value,
+                    "ok": requirement.holds(value),
+                }
+            )
+    if baseline is not None:
+        comparison = compare(
+            workspace, baseline, run, k=k, policy=policy, query_ids=ids, measures=[f"Recall@{k}"]
+        )
+        result.regressions = list(comparison.regressions.query_id)
+    return result

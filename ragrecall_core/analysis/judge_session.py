@@ -1,0 +1,347 @@
+"""What the Judge and Agreement pages need on top of :mod:`judging` and :mod:`pooling`.
+
+One annotator's blind queue (the per-annotator pool, grouped by query, and how far they
+got), the judgment store opened once per workspace even when a server reloads the
+workspace, a version of the store for cache keys, the reasons offered one click away,
+grades export (JSONL / CSV with formula cells neutralised) and import of a grades sheet.
+
+The store is attached lazily (:func:`judging.connect_store`): opening a workspace
+attaches ``judgments.duckdb`` only if it exists; it is created by the first write (a
+judgment, a resolution, an import).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from ragrecall_core.analysis.gold_gaps import write_proposal
+from ragrecall_core.analysis.pooling import SEED, build_pool
+from ragrecall_core.inputs.db import connect
+from ragrecall_core.inputs.grades import load_grades
+from ragrecall_core.inputs.store import STORE, store_transaction
+from ragrecall_core.inputs.store import (
+    StoreStatus as StoreStatus,  # re-exported: pages import one module
+)
+from ragrecall_core.inputs.store import connect_store as connect_store
+from ragrecall_core.inputs.store import is_open as is_open
+from ragrecall_core.inputs.store import open_store as open_store
+from ragrecall_core.inputs.workspace import Workspace
+from ragrecall_core.output.report import neutralise
+
+# seed 000's examples of reviewers' reasons, always offered
+SEED_REASONS = (
+    "same product, other operation",
+    "answer cut by the chunk boundary",
+    "the exception is in the neighbouring chunk",
+)
+
+CRITERION = {
+    2: "relevant: directly contains what the answer needs",
+    1: "partially relevant: needed context, but not sufficient alone",
+    0: "not relevant",
+}
+HARMFUL = "harmful: convincing, but outdated or contradicting"
+
+GRADE_COLUMNS = ["query_id", "chunk_id", "grade", "harmful", "reason", "annotator"]
+
+
+# ---------------------------------------------------------------- the store
+def store_version(workspace: Workspace) -> str:
+    """Changes whenever a judgment or a resolution is stored (for cache keys)."""
+    if not is_open(workspace):
+        return "no-store"
+    row = (
+        workspace.cursor()
+        .execute(
+            f"SELECT (SELECT count(*) FROM {STORE}.judgments), "  # noqa: S608
+            f"(SELECT coalesce(max(id), 0) FROM {STORE}.judgments), "
+            f"(SELECT count(*) FROM {STORE}.resolutions), "
+            f"(SELECT coalesce(max(id), 0) FROM {STORE}.resolutions)"
+        )
+        .fetchone()
+    )
+    return "j{}.{}-r{}.{}".format(*row)
+
+
+# ---------------------------------------------------------------- one annotator's queue
+@dataclass(frozen=True)
+class Queue:
+    """One annotator's blind queue: what is left (no run, rank or score) and what is done."""
+
+    remaining: pd.DataFrame  # query_id, chunk_id, query, text
+    judged: int
+
+    @property
+    def size(self) -> int:
+        return self.judged + len(self.remaining)
+
+    @property
+    def share(self) -> float:
+        return self.judged / self.size if self.size else 1.0
+
+    def current(self) -> dict | None:
+        return None if self.remaining.empty else self.remaining.iloc[0].to_dict()
+
+
+JUDGED_IN_POOL_SQL = """
+WITH pooled AS (
+    SELECT DISTINCT query_id, chunk_id FROM runs
+    WHERE rank <= $depth AND list_contains($runs, run)
+      AND (len($queries) = 0 OR list_contains($queries, query_id)))
+SELECT count(*) FROM pooled p
+WHERE NOT EXISTS (SELECT 1 FROM qrels g WHERE g.query_id = p.query_id AND g.chunk_id = p.chunk_id)
+  AND EXISTS (SELECT 1 FROM all_grades a WHERE a.annotator = $annotator
+              AND a.query_id = p.query_id AND a.chunk_id = p.chunk_id)
+"""
+
+
+def queue(
+    workspace: Workspace,
+    annotator: str,
+    runs: Sequence[str],
+    depth: int,
+    query_ids: Sequence[str] | None,
+    k: int,
+) -> Queue:
+    """The pool left for ``annotator`` and how many pooled chunks they have judged already.
+
+    Chunks of one query come together; queries and chunks are in fixed shuffled orders, so
+    the queue resumes where the annotator stopped."""
+    name = annotator.strip()
+    pool = build_pool(workspace, runs, depth, query_ids, k, name)
+    if not pool.empty:
+        # queries in a fixed shuffled order (not changed by what is judged already), each
+        # query's chunks together in the pool's own shuffled order
+        order = pool["query_id"].map(lambda q: hashlib.md5(f"{SEED}{q}".encode()).hexdigest())
+        pool = (
+            pool.assign(_group=order)
+            .sort_values("_group", kind="stable")
+            .drop(columns="_group")
+            .reset_index(drop=True)
+        )
+    judged = (
+        workspace.cursor()
+        .execute(
+            JUDGED_IN_POOL_SQL,
+            {
+                "depth": depth,
+                "runs": list(runs),
+                "queries": list(query_ids or []),
+                "annotator": name,
+            },
+        )
+        .fetchone()[0]
+    )
+    return Queue(remaining=pool, judged=int(judged))
+
+
+def has_judged(workspace: Workspace, annotator: str, query_id: str, chunk_id: str) -> bool:
+    """Whether ``annotator`` has a grade (file or store) for this query and chunk."""
+    row = (
+        workspace.cursor()
+        .execute(
+            "SELECT count(*) FROM all_grades WHERE annotator = $a AND query_id = $q "
+            "AND chunk_id = $c",
+            {"a": annotator.strip(), "q": query_id, "c": chunk_id},
+        )
+        .fetchone()
+    )
+    return row[0] > 0
+
+
+def query_subset(
+    workspace: Workspace, split: str = "", query_type: str = "", section: str = ""
+) -> list[str] | None:
+    """Query ids under the dashboard's filters; ``None`` when no filter is set (all)."""
+    if not (split or query_type or section):
+        return None
+    rows = (
+        workspace.cursor()
+        .execute(
+            "SELECT query_id FROM queries WHERE ($s = '' OR split = $s) "
+            "AND ($t = '' OR query_type = $t) AND ($c = '' OR section = $c) ORDER BY query_id",
+            {"s": split, "t": query_type, "c": section},
+        )
+        .fetchall()
+    )
+    return [r[0] for r in rows]
+
+
+def common_reasons(workspace: Workspace, limit: int = 8) -> list[str]:
+    """The workspace's most frequent reviewer reasons, then seed 000's, without repeats."""
+    rows = (
+        workspace.cursor()
+        .execute(
+            "SELECT trim(reason) AS r, count(*) AS n FROM all_grades "
+            "WHERE reason IS NOT NULL AND trim(reason) <> '' GROUP BY 1 ORDER BY n DESC, r "
+            "LIMIT $limit",
+            {"limit": limit},
+        )
+        .fetchall()
+    )
+    return list(dict.fromkeys([r[0] for r in rows] + list(SEED_REASONS)))
+
+
+def annotator_judgments(workspace: Workspace, annotator: str) -> pd.DataFrame:
+    """This annotator's current grades (latest per chunk), newest stored first."""
+    return (
+        workspace.cursor()
+        .execute(
+            "SELECT query_id, chunk_id, grade, harmful, reason, parse_filename(source) AS source "
+            "FROM all_grades WHERE annotator = $a "
+            "ORDER BY source = 'judge page' DESC, query_id, chunk_id",
+            {"a": annotator.strip()},
+        )
+        .df()
+    )
+
+
+def judging_sheet(pool: pd.DataFrame, annotator: str = "") -> str:
+    """The pool as a CSV sheet to grade offline (blind: no run, rank or score)."""
+    sheet = pool[["query_id", "chunk_id", "query", "text"]].assign(
+        grade="", harmful="", reason="", annotator=annotator.strip()
+    )
+    return sheet.map(neutralise).to_csv(index=False)
+
+
+# ---------------------------------------------------------------- agreement helpers
+def disagreement_items(disagreements: pd.DataFrame) -> pd.DataFrame:
+    """One row per disagreeing (query, chunk): who said what, and its resolution if any."""
+    columns = ["query_id", "chunk_id", "grades", "status"]
+    if disagreements.empty:
+        return pd.DataFrame(columns=columns)
+    rows = []
+    for (query_id, chunk_id), group in disagreements.groupby(["query_id", "chunk_id"], sort=True):
+        said: dict[str, str] = {}
+        for r in group.itertuples(index=False):
+            said[r.annotator_a] = _said(r.grade_a, r.harmful_a)
+            said[r.annotator_b] = _said(r.grade_b, r.harmful_b)
+        first = group.iloc[0]
+        resolved = first.get("resolved_grade")
+        status = (
+            f"resolved: {int(resolved)} by {first['resolver']}" if pd.notna(resolved) else "open"
+        )
+        rows.append(
+            {
+                "query_id": query_id,
+                "chunk_id": chunk_id,
+                "grades": ", ".join(f"{a}: {g}" for a, g in sorted(said.items())),
+                "status": status,
+            }
+        )
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _said(grade, harmful) -> str:
+    return f"{int(grade)}{' ⚠ harmful' if bool(harmful) else ''}"
+
+
+def item_grades(workspace: Workspace, query_id: str, chunk_id: str) -> pd.DataFrame:
+    """Every annotator's current grade of one (query, chunk)."""
+    return (
+        workspace.cursor()
+        .execute(
+            "SELECT annotator, grade, harmful, reason, parse_filename(source) AS source "
+            "FROM all_grades WHERE query_id = $q AND chunk_id = $c ORDER BY annotator",
+            {"q": query_id, "c": chunk_id},
+        )
+        .df()
+    )
+
+
+def item_resolutions(workspace: Workspace, query_id: str, chunk_id: str) -> pd.DataFrame:
+    """Every recorded resolution of one (query, chunk), oldest first (none is overwritten)."""
+    return (
+        workspace.cursor()
+        .execute(
+            "SELECT grade, harmful, reason, resolver, created_at FROM all_resolutions "
+            "WHERE query_id = $q AND chunk_id = $c ORDER BY created_at, id",
+            {"q": query_id, "c": chunk_id},
+        )
+        .df()
+    )
+
+
+def item_text(workspace: Workspace, query_id: str, chunk_id: str) -> tuple[str, str]:
+    """The query's text and the chunk's text ('' when unknown)."""
+    con = workspace.cursor()
+    query = con.execute("SELECT query FROM queries WHERE query_id = $q", {"q": query_id}).fetchone()
+    text = con.execute("SELECT text FROM corpus WHERE chunk_id = $c", {"c": chunk_id}).fetchone()
+    return (query[0] or "") if query else "", (text[0] or "") if text else ""
+
+
+# ---------------------------------------------------------------- export / import
+def grades_jsonl(grades: pd.DataFrame) -> str:
+    """Grades as JSON lines in SPEC.md's grades format."""
+    lines = []
+    for row in grades[GRADE_COLUMNS].itertuples(index=False):
+        lines.append(
+            json.dumps(
+                {
+                    "query_id": row.query_id,
+                    "chunk_id": row.chunk_id,
+                    "grade": int(row.grade),
+                    "harmful": bool(row.harmful),
+                    "reason": row.reason if isinstance(row.reason, str) else "",
+                    "annotator": row.annotator,
+                },
+                ensure_ascii=False,
+            )
+        )
+    return "".join(line + "\n" for line in lines)
+
+
+def grades_csv(grades: pd.DataFrame) -> str:
+    """Grades as CSV; a cell a spreadsheet would run as a formula is neutralised."""
+    frame = grades[GRADE_COLUMNS].astype(object)
+    frame["harmful"] = frame["harmful"].map(lambda v: "true" if bool(v) else "false")
+    return frame.map(neutralise).to_csv(index=False)
+
+
+def read_grades_file(path: Path) -> pd.DataFrame:
+    """Validate a grades file with :func:`load_grades` (raises InputError) and return its rows."""
+    con = connect()
+    try:
+        load_grades(con, Path(path))
+        return con.execute(
+            "SELECT query_id, chunk_id, grade, harmful, reason, annotator FROM grades"
+        ).df()
+    finally:
+        con.close()
+
+
+def import_grades(workspace: Workspace, path: Path) -> pd.DataFrame:
+    """Append a validated grades file to the judgment store in one transaction.
+
+    Nothing is written if the file has any problem (InputError lists them all). Each
+    row becomes that annotator's latest judgment; earlier ones stay recorded.
+    """
+    rows = read_grades_file(path)
+    if rows.empty:
+        return rows
+    with store_transaction(workspace) as con:
+        con.register("imported_grades", rows)
+        try:
+            con.execute(
+                f"INSERT INTO {STORE}.judgments (query_id, chunk_id, grade, harmful, reason, "
+                "annotator) SELECT query_id, chunk_id, grade, coalesce(harmful, false), "
+                "coalesce(reason, ''), trim(annotator) FROM imported_grades"
+            )
+        finally:
+            con.unregister("imported_grades")
+    return rows
+
+
+def proposal_jsonl(gaps: pd.DataFrame) -> str:
+    """The proposed gold update (:func:`gold_gaps.write_proposal`) as text."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "gold_proposal.jsonl"
+        write_proposal(gaps, path)
+        return path.read_text("utf-8")

@@ -1,0 +1,162 @@
+"""No-answer queries: does the retriever still return something confident?
+
+Scores of different models are on different scales, so every figure is per run,
+never pooled across runs (seed 000).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+from ragrecall_core.errors import InputError, Problem
+from ragrecall_core.inputs.workspace import Workspace
+from ragrecall_core.output.text import MISSING, plural
+from ragrecall_core.scoring.evaluate import select
+from ragrecall_core.scoring.families import prepare
+from ragrecall_core.scoring.policy import Policy
+
+TOP_SCORES_SQL = """
+WITH answerable AS (
+    SELECT DISTINCT query_id FROM judgments WHERE grade >= $level),
+hit AS (
+    SELECT DISTINCT r.run, r.query_id FROM ranked r
+    JOIN judgments j ON j.query_id = r.query_id AND j.item_id = r.item_id
+    WHERE r.rank <= $k AND j.grade >= $level)
+SELECT rn.run, q.query_id,
+       CASE WHEN a.query_id IS NULL THEN 'no answer' ELSE 'answerable' END AS kind,
+       t.score AS top_score, t.item_id AS top_chunk, h.query_id IS NOT NULL AS relevant_in_top_k
+FROM eval_run_names rn CROSS JOIN eval_queries q
+LEFT JOIN answerable a ON a.query_id = q.query_id
+LEFT JOIN (SELECT run, query_id, item_id, score FROM ranked WHERE rank = 1) t
+       ON t.run = rn.run AND t.query_id = q.query_id
+LEFT JOIN hit h ON h.run = rn.run AND h.query_id = q.query_id
+ORDER BY rn.run, q.query_id
+"""
+
+SWEEP_SQL = """
+WITH thresholds AS (
+    SELECT DISTINCT run, top_score AS threshold FROM top_scores WHERE top_score IS NOT NULL)
+SELECT t.run, t.threshold,
+       avg(CASE WHEN s.top_score >= t.threshold THEN 1.0 ELSE 0.0 END)
+           FILTER (WHERE s.kind = 'no answer') AS false_confidence,
+       avg(CASE WHEN s.top_score >= t.threshold AND s.relevant_in_top_k THEN 1.0 ELSE 0.0 END)
+           FILTER (WHERE s.kind = 'answerable') AS answerable_coverage
+FROM thresholds t JOIN top_scores s ON s.run = t.run
+GROUP BY t.run, t.threshold ORDER BY t.run, t.threshold
+"""
+
+
+@dataclass
+class NoAnswerReport:
+    """Top-1 scores per query and the threshold sweep, per run."""
+
+    top_scores: pd.DataFrame
+    sweep: pd.DataFrame
+    k: int
+
+    def pick(self, max_false_confidence: float = 0.1) -> pd.DataFrame:
+        """Per run, the lowest threshold whose false confidence is at most the given share."""
+        ok = self.sweep[self.sweep.false_confidence <= max_false_confidence]
+        return ok.sort_values("threshold").groupby("run", sort=False).head(1).reset_index(drop=True)
+
+    def to_text(self, max_false_confidence: float = 0.1) -> str:
+        data = self.to_dict(max_false_confidence)
+        lines = [
+            f"no-answer queries, per run (scores are not comparable across runs); k = {self.k}"
+        ]
+        for run, entry in data["runs"].items():
+            lines.append("")
+            count = plural(entry["no_answer_queries"], "no-answer query", "no-answer queries")
+            lines.append(
+                f"{run}: {count}, {entry['no_answer_with_results']} still returned something"
+            )
+            for query, score in entry["no_answer_top_scores"].items():
+                shown = "nothing" if score is None else f"{score:.4f}"
+                lines.append(f"  {query}: top score {shown}")
+            pick = entry["threshold"]
+            if not entry["no_answer_queries"]:
+                lines.append("  the gold set has no no-answer query: nothing to threshold")
+            elif pick:
+                lines.append(
+                    f"  threshold {pick['threshold']:.4f}: false confidence "
+                    f"{_percent(pick['false_confidence'])} (at most "
+                    f"{max_false_confidence:.0%}), answerable coverage "
+                    f"{_percent(pick['answerable_coverage'])}"
+                )
+            else:
+                lines.append(f"  no threshold keeps false confidence <= {max_false_confidence:.0%}")
+        return "\n".join(lines) + "\n"
+
+    def to_dict(self, max_false_confidence: float = 0.1) -> dict:
+        picked = self.pick(max_false_confidence)
+        runs = {}
+        for run, scores in self.top_scores.groupby("run", sort=False):
+            na = scores[scores.kind == "no answer"]
+            choice = picked[picked.run == run]
+            runs[run] = {
+                "no_answer_queries": len(na),
+                "answerable_queries": int((scores.kind == "answerable").sum()),
+                "no_answer_with_results": int(na.top_score.notna().sum()),
+                "no_answer_top_scores": {
+                    q: _num(s) for q, s in zip(na.query_id, na.top_score, strict=True)
+                },
+                "threshold": None
+                if choice.empty
+                else {
+                    "max_false_confidence": max_false_confidence,
+                    "threshold": float(choice.threshold.iloc[0]),
+                    "false_confidence": float(choice.false_confidence.iloc[0]),
+                    "answerable_coverage": _num(choice.answerable_coverage.iloc[0]),
+                },
+            }
+        return {"k": self.k, "runs": runs}
+
+
+SHARE = re.compile(r"([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
+
+def parse_share(text: str, source: str = "--max-false-confidence") -> float:
+    """A share between 0 and 1 in plain decimal notation: ``nan`` would pick no threshold
+    and ``inf`` every one, both silently."""
+    value = float(text) if SHARE.fullmatch(text.strip()) else math.nan
+    if not 0 <= value <= 1:
+        raise InputError([Problem(source, None, text, "a share between 0 and 1, like 0.1")])
+    return value
+
+
+def _num(value) -> float | None:
+    return None if pd.isna(value) else float(value)
+
+
+def _percent(share: float | None) -> str:
+    """``12.5%``; no answerable query leaves coverage without a value: a dash, not nan%."""
+    return MISSING if share is None else f"{share:.1%}"
+
+
+def no_answer_report(
+    workspace: Workspace,
+    k: int = 5,
+    policy: Policy | None = None,
+    runs: Sequence[str] | None = None,
+    query_ids: Sequence[str] | None = None,
+) -> NoAnswerReport:
+    """Top-1 scores of answerable vs no-answer queries and the false-confidence sweep.
+
+    For a threshold t: false confidence = share of no-answer queries whose top score
+    is >= t; answerable coverage = share of answerable queries whose top score is
+    >= t and that have a relevant item in the top k.
+    """
+    policy = policy or Policy()
+    con = workspace.cursor()
+    select(con, runs, query_ids)
+    prepare(con, policy)
+    top = con.execute(TOP_SCORES_SQL, {"k": k, "level": policy.rel_level}).df()
+    con.register("top_scores", top)
+    sweep = con.execute(SWEEP_SQL).df()
+    con.unregister("top_scores")
+    return NoAnswerReport(top_scores=top, sweep=sweep, k=k)

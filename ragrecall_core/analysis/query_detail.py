@@ -1,0 +1,133 @@
+"""One query in detail: its gold list beside what a run retrieved, with relevance marks.
+
+Every retrieved item gets one mark, as the measures see it under the policy:
+``relevant``, ``judged not relevant``, ``harmful`` (a reviewer flagged it) or
+``unjudged`` (neither the gold set nor a reviewer said anything about it).
+Text comes from the corpus when one is loaded; it is untrusted and returned as
+plain strings for the page to show as text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from ragrecall_core.inputs.workspace import Workspace
+from ragrecall_core.scoring import families as scoring
+from ragrecall_core.scoring.evaluate import select
+from ragrecall_core.scoring.policy import Policy
+
+RELEVANT, NOT_RELEVANT, HARMFUL, UNJUDGED = (
+    "relevant",
+    "judged not relevant",
+    "harmful",
+    "unjudged",
+)
+
+QUERY_SQL = """
+SELECT query_id, query, query_type, section, split, require_all, metadata::VARCHAR AS metadata
+FROM queries WHERE query_id = $q
+"""
+
+GOLD_SQL = """
+WITH first AS (SELECT chunk_id, min(rank) AS rank FROM eval_runs WHERE query_id = $q
+               GROUP BY chunk_id)
+SELECT j.chunk_id, j.grade, CASE WHEN g.chunk_id IS NULL THEN 'reviewers' ELSE 'gold' END
+       AS source, g.rationale, f.rank AS retrieved_at, c.section, c.text
+FROM chunk_judgments j
+LEFT JOIN qrels g ON g.query_id = j.query_id AND g.chunk_id = j.chunk_id
+LEFT JOIN first f ON f.chunk_id = j.chunk_id
+LEFT JOIN corpus c ON c.chunk_id = j.chunk_id
+WHERE j.query_id = $q AND j.grade >= $level
+ORDER BY f.rank NULLS LAST, j.chunk_id
+"""
+
+RETRIEVED_SQL = """
+WITH reviews AS (
+    SELECT chunk_id, bool_or(coalesce(harmful, false)) AS harmful,
+           string_agg(annotator || ': ' || grade
+                      || CASE WHEN harmful THEN ' harmful' ELSE '' END
+                      || CASE WHEN coalesce(reason, '') <> ''
+                              THEN ' (' || reason || ')' ELSE '' END,
+                      '; ' ORDER BY annotator) AS reviews
+    FROM grades WHERE query_id = $q GROUP BY chunk_id)
+SELECT r.rank, r.score, r.chunk_id, c.section, j.grade, coalesce(v.harmful, false) AS harmful,
+       v.reviews, c.text
+FROM eval_runs r
+LEFT JOIN chunk_judgments j ON j.query_id = r.query_id AND j.chunk_id = r.chunk_id
+LEFT JOIN reviews v ON v.chunk_id = r.chunk_id
+LEFT JOIN corpus c ON c.chunk_id = r.chunk_id
+WHERE r.run = $run AND r.query_id = $q AND r.rank <= $depth
+ORDER BY r.rank
+"""
+
+REVIEWS_SQL = """
+SELECT chunk_id, annotator, grade, harmful, reason FROM grades
+WHERE query_id = $q ORDER BY chunk_id, annotator
+"""
+
+
+@dataclass
+class QueryDetail:
+    """The query, its gold list, a run's list, and the reviewers' rows."""
+
+    query: dict
+    gold: pd.DataFrame
+    retrieved: pd.DataFrame
+    reviews: pd.DataFrame
+    run: str
+    k: int
+    has_corpus: bool
+    missing: list[str] = field(default_factory=list)
+
+    @property
+    def found(self) -> bool:
+        return bool(self.query)
+
+
+def mark(grade, harmful: bool, level: int) -> str:
+    """The relevance mark of one retrieved item."""
+    if harmful:
+        return HARMFUL
+    if grade is None or pd.isna(grade):
+        return UNJUDGED
+    return RELEVANT if grade >= level else NOT_RELEVANT
+
+
+def query_detail(
+    workspace: Workspace,
+    run: str,
+    query_id: str,
+    k: int,
+    policy: Policy | None = None,
+    depth: int | None = None,
+) -> QueryDetail:
+    """Gold list and the first ``depth`` (default: all) retrieved items of ``run`` for a query."""
+    policy = policy or Policy()
+    con = workspace.cursor()
+    select(con, [run], [query_id])
+    scoring.prepare(con, policy)
+    rows = con.execute(QUERY_SQL, {"q": query_id}).df()
+    query = rows.iloc[0].to_dict() if len(rows) else {}
+    gold = con.execute(GOLD_SQL, {"q": query_id, "level": policy.rel_level}).df()
+    retrieved = con.execute(
+        RETRIEVED_SQL, {"q": query_id, "run": run, "depth": depth or 1_000_000}
+    ).df()
+    retrieved.insert(
+        3,
+        "mark",
+        [
+            mark(g, h, policy.rel_level)
+            for g, h in zip(retrieved.grade, retrieved.harmful, strict=True)
+        ],
+    )
+    retrieved.insert(1, "in top k", retrieved["rank"] <= k)
+    reviews = con.execute(REVIEWS_SQL, {"q": query_id}).df()
+    has_corpus = con.execute("SELECT count(*) > 0 FROM corpus").fetchone()[0]
+    missing = []
+    if not has_corpus:
+        missing.append("no corpus is loaded: chunk text and sections are not available")
+    if query and not query.get("query"):
+        missing.append("the gold file has no query text (e.g. TREC qrels): only the id is known")
+    return QueryDetail(query, gold, retrieved, reviews, run, k, bool(has_corpus), missing)

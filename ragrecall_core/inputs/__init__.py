@@ -1,0 +1,1 @@
+"""Reading every input into DuckDB: files, checks, configs, workspaces, the judgment store."""

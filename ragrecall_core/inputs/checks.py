@@ -1,0 +1,136 @@
+"""Validation rules as data: a SQL condition that flags a bad row, the SQL of
+the offending value, and what was expected instead, in plain words.
+
+All checks of a file run in one query, so every problem is reported at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from ragrecall_core.errors import Problem
+
+MAX_PROBLEMS = 1000
+
+
+@dataclass(frozen=True)
+class Check:
+    condition: str
+    value: str
+    expected: str
+
+
+@dataclass(frozen=True)
+class Duplicate:
+    """Flags every row whose key (comma-separated SQL expressions) repeats an earlier row's."""
+
+    keys: str
+    value: str
+    expected: str
+    order: str = "line"
+
+
+def _check_sql(i: int, check: Check | Duplicate, table: str) -> str:
+    if isinstance(check, Duplicate):
+        # a hash aggregate finds the repeated keys; only those rows are joined back
+        return (
+            f"SELECT t.line, CAST(({check.value}) || ' (first at {check.order} ' || d.first || ')' "
+            f"AS VARCHAR) AS value, {i} AS rule "
+            f"FROM (SELECT *, row({check.keys}) AS dup_key FROM {table}) t "
+            f"JOIN (SELECT row({check.keys}) AS dup_key, min({check.order}) AS first FROM {table} "
+            f"GROUP BY ALL HAVING count(*) > 1) d "
+            f"ON t.dup_key IS NOT DISTINCT FROM d.dup_key AND t.{check.order} > d.first"
+        )
+    return (
+        f"SELECT line, value, {i} AS rule FROM (SELECT line, "
+        f"CAST(({check.value}) AS VARCHAR) AS value, coalesce(({check.condition}), false) AS bad "
+        f"FROM {table}) WHERE bad"
+    )
+
+
+def run_checks(
+    con: duckdb.DuckDBPyConnection, table: str, checks: list[Check | Duplicate], path: Path
+) -> list[Problem]:
+    """Problems that ``checks`` find in staged ``table`` (which has a ``line`` column)."""
+    active = [c for c in checks if not isinstance(c, Duplicate) or _may_repeat(con, table, c)]
+    if not active:
+        return []
+    parts = [_check_sql(i, c, table) for i, c in enumerate(active)]
+    rows = con.execute(
+        " UNION ALL ".join(parts) + f" ORDER BY line, rule LIMIT {MAX_PROBLEMS}"
+    ).fetchall()
+    return [
+        Problem(str(path), line, str(value), active[rule].expected) for line, value, rule in rows
+    ]
+
+
+def _may_repeat(con: duckdb.DuckDBPyConnection, table: str, check: Duplicate) -> bool:
+    """A cheap exact pre-test: equal keys have equal hashes, so no repeated hash means no
+    repeated key; only then is the costlier string-keyed search skipped."""
+    return con.execute(
+        f"SELECT EXISTS (SELECT hash({check.keys}) AS h FROM {table} GROUP BY h "
+        "HAVING count(*) > 1)"
+    ).fetchone()[0]
+
+
+def is_whole_number(sql: str, negative: bool = False) -> str:
+    """SQL: the value ``sql``, as text, is a whole number (``2``, ``+2``, ``2.0``; ``-2`` only
+    when ``negative``). A test on the text, because DuckDB's casts round: ``'1.5'`` casts to
+    the integer 2."""
+    sign = "[+-]?" if negative else "[+]?"
+    return f"regexp_full_match(trim(CAST(({sql}) AS VARCHAR)), '{sign}[0-9]+(\\.0*)?')"
+
+
+def positive_whole_number(sql: str) -> str:
+    """SQL: ``sql`` is a whole number from 1 to the largest BIGINT (never NULL)."""
+    return (
+        f"coalesce({is_whole_number(sql)} AND "
+        f"TRY_CAST(TRY_CAST(({sql}) AS DOUBLE) AS BIGINT) >= 1, false)"
+    )
+
+
+def is_finite_number(sql: str) -> str:
+    """SQL: ``sql`` is a number other than NaN and ±Infinity (never NULL)."""
+    return f"coalesce(isfinite(TRY_CAST(({sql}) AS DOUBLE)), false)"
+
+
+def string_field(name: str, required: bool = True, source: str = "j") -> list[Check]:
+    """Checks that JSON field ``name`` is a non-empty string (when present, if optional)."""
+    path = f"'$.{name}'"
+    checks = [
+        Check(
+            f"json_type({source}, {path}) IS NOT NULL AND json_type({source}, {path}) <> 'VARCHAR'"
+            f" AND json_type({source}, {path}) <> 'NULL'",
+            f"'\"{name}\": ' || json_extract({source}, {path})",
+            f'"{name}" to be a string',
+        )
+    ]
+    if required:
+        checks.insert(
+            0,
+            Check(
+                f"json_type({source}, {path}) IS NULL OR json_type({source}, {path}) = 'NULL'",
+                f"left({source}::VARCHAR, 120)",
+                f'a field "{name}"',
+            ),
+        )
+        checks.append(
+            Check(
+                f"json_type({source}, {path}) = 'VARCHAR' AND trim({source}->>{path}) = ''",
+                f"'\"{name}\": \"' || ({source}->>{path}) || '\"'",
+                f'a non-empty "{name}"',
+            )
+        )
+    return checks
+
+
+def duplicate_key(key_sql: str, partition: str, label: str, order: str = "line") -> Duplicate:
+    """Flags every row whose ``partition`` key repeats an earlier row's, naming the first one.
+
+    ``order`` is the column that says which row came first (``line``, or ``pos`` in a list).
+    """
+    where = "an earlier line" if order == "line" else "an earlier position in the list"
+    return Duplicate(partition, key_sql, f"a {label} not used at {where}", order)

@@ -1,0 +1,207 @@
+"""Loading the labelled query set (gold) into ``queries`` and ``qrels``.
+
+Accepted: seed JSON lines (``{"id", "query", "relevant_ids", ...}``), TREC
+qrels (``qid iter docno rel``), and CSV / Parquet in long form (one row per
+query and relevant chunk; a row with an empty ``chunk_id`` is a no-answer query).
+A JSON-lines ``relevant_ids`` entry has grade 1 unless ``grades`` says otherwise;
+``grades`` may also list judged non-relevant chunks (grade 0).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from ragrecall_core.errors import raise_if_any
+from ragrecall_core.inputs import readers
+from ragrecall_core.inputs.checks import (
+    Check,
+    duplicate_key,
+    is_whole_number,
+    run_checks,
+    string_field,
+)
+
+KNOWN_FIELDS = (
+    "id",
+    "query",
+    "relevant_ids",
+    "query_type",
+    "section",
+    "split",
+    "grades",
+    "rationale",
+    "require_all",
+)
+INT_TYPES = "('BIGINT', 'UBIGINT')"
+
+JSONL_CHECKS = [
+    *string_field("id"),
+    *string_field("query"),
+    Check(
+        "json_type(j, '$.relevant_ids') IS NULL",
+        "left(j::VARCHAR, 120)",
+        'a field "relevant_ids" (a list of chunk ids; [] for a no-answer query)',
+    ),
+    Check(
+        "json_type(j, '$.relevant_ids') NOT IN ('ARRAY')",
+        "'\"relevant_ids\": ' || json_extract(j, '$.relevant_ids')",
+        '"relevant_ids" to be a list of chunk ids',
+    ),
+    Check(
+        "json_type(j, '$.relevant_ids') = 'ARRAY' AND list_bool_or(list_transform("
+        "json_extract(j, '$.relevant_ids[*]'), "
+        "lambda e: json_type(e) <> 'VARCHAR' OR trim(e->>'$') = ''))",
+        "'\"relevant_ids\": ' || json_extract(j, '$.relevant_ids')",
+        "every relevant id to be a non-empty string",
+    ),
+    Check(
+        "json_type(j, '$.relevant_ids') = 'ARRAY' AND "
+        "len(list_distinct(json_extract_string(j, '$.relevant_ids[*]'))) "
+        "<> len(json_extract_string(j, '$.relevant_ids[*]'))",
+        "'\"relevant_ids\": ' || json_extract(j, '$.relevant_ids')",
+        "each relevant id listed once",
+    ),
+    *string_field("query_type", required=False),
+    *string_field("section", required=False),
+    *string_field("split", required=False),
+    Check(
+        "json_type(j, '$.grades') NOT IN ('OBJECT', 'NULL') OR (json_type(j, '$.grades') = 'OBJECT'"
+        f" AND list_bool_or(list_transform(map_values(json_transform(j->'$.grades', "
+        f"'\"MAP(VARCHAR, JSON)\"')), lambda g: json_type(g) NOT IN {INT_TYPES} "
+        "OR coalesce(TRY_CAST(g::VARCHAR AS INTEGER) < 0, true))))",
+        "'\"grades\": ' || json_extract(j, '$.grades')",
+        '"grades" to map chunk ids to whole-number grades, 0 or more',
+    ),
+    Check(
+        # repeated keys would make the whole map unreadable, and its grades vanish
+        "json_type(j, '$.grades') = 'OBJECT' AND (len(json_keys(j, '$.grades')) "
+        "<> len(list_distinct(json_keys(j, '$.grades'))) "
+        "OR list_bool_or(list_transform(json_keys(j, '$.grades'), lambda k: trim(k) = '')))",
+        "'\"grades\": ' || json_extract(j, '$.grades')",
+        '"grades" keyed by non-empty chunk ids, each once',
+    ),
+    Check(
+        "json_type(j, '$.rationale') NOT IN ('OBJECT', 'NULL')",
+        "'\"rationale\": ' || json_extract(j, '$.rationale')",
+        '"rationale" to map chunk ids to text',
+    ),
+    Check(
+        "json_type(j, '$.require_all') NOT IN ('BOOLEAN', 'NULL')",
+        "'\"require_all\": ' || json_extract(j, '$.require_all')",
+        '"require_all" to be true or false',
+    ),
+    duplicate_key("'\"id\": ' || (j->>'$.id')", "j->>'$.id'", "query id"),
+]
+
+TREC_QRELS_COLUMNS = (
+    "len(f) AS fields, array_to_string(f, ' ') AS text, f[1] AS qid, f[3] AS docno, "
+    "f[4] AS grade_text, "
+    f"CASE WHEN {is_whole_number('f[4]', negative=True)} THEN TRY_CAST(f[4] AS INTEGER) END "
+    "AS grade"
+)
+
+TREC_QRELS_CHECKS = [
+    Check("fields <> 4", "text", "4 fields: query_id iteration chunk_id grade"),
+    # a negative grade is kept: trec_eval reads it as judged, not relevant
+    Check("fields = 4 AND grade IS NULL", "grade_text", "an integer grade"),
+    duplicate_key("qid || ' ' || docno", "qid, docno", "(query, chunk) pair"),
+]
+
+LONG_COLUMNS = (
+    "query_id",
+    "chunk_id",
+    "grade",
+    "query",
+    "query_type",
+    "section",
+    "split",
+    "rationale",
+)
+LONG_CHECKS = [
+    Check("query_id IS NULL OR trim(query_id) = ''", "coalesce(query_id, '')", "a query_id"),
+    Check(
+        f"grade IS NOT NULL AND NOT coalesce({is_whole_number('grade')} "
+        "AND TRY_CAST(TRY_CAST(grade AS DOUBLE) AS INTEGER) IS NOT NULL, false)",
+        "CAST(grade AS VARCHAR)",
+        "a grade that is a whole number, 0 or more",
+    ),
+    duplicate_key("query_id || ' ' || chunk_id", "query_id, chunk_id", "(query, chunk) pair"),
+]
+
+
+def load_gold(con: duckdb.DuckDBPyConnection, path: Path) -> str:
+    """Load ``path`` into ``queries`` and ``qrels``; return the format it had."""
+    readers.require_file(path)
+    fmt = readers.detect_format(path)
+    if fmt == readers.JSONL:
+        _load_jsonl(con, path)
+    elif fmt in (readers.TREC_QRELS, readers.TREC_RUN):
+        _load_trec(con, path)
+        fmt = readers.TREC_QRELS
+    else:
+        _load_long(con, path, fmt)
+    return fmt
+
+
+def _load_jsonl(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    problems = readers.stage_json_lines(con, path, "gold_stage")
+    problems += run_checks(con, "gold_stage", JSONL_CHECKS, path)
+    raise_if_any(sorted(problems, key=lambda p: p.line or 0))
+    drop_known = "{" + ", ".join(f'"{name}": null' for name in KNOWN_FIELDS) + "}"
+    con.execute(
+        f"""
+        INSERT INTO queries
+        SELECT j->>'$.id', j->>'$.query', j->>'$.query_type', j->>'$.section', j->>'$.split',
+               coalesce(TRY_CAST(j->>'$.require_all' AS BOOLEAN), false),
+               json_merge_patch(j, '{drop_known}'), line
+        FROM gold_stage;
+        INSERT INTO qrels
+        WITH listed AS (
+            SELECT j->>'$.id' AS query_id, unnest(json_extract_string(j, '$.relevant_ids[*]'))
+                   AS chunk_id, j FROM gold_stage),
+        graded AS (
+            SELECT j->>'$.id' AS query_id, unnest(map_keys(g)) AS chunk_id,
+                   unnest(map_values(g)) AS grade
+            FROM (SELECT j, json_transform(j->'$.grades', '"MAP(VARCHAR, INTEGER)"') AS g
+                  FROM gold_stage WHERE json_type(j, '$.grades') = 'OBJECT'))
+        SELECT coalesce(l.query_id, g.query_id), coalesce(l.chunk_id, g.chunk_id),
+               coalesce(g.grade, 1),
+               json_transform(s.j->'$.rationale', '"MAP(VARCHAR, VARCHAR)"')
+                   [coalesce(l.chunk_id, g.chunk_id)]
+        FROM listed l FULL JOIN graded g USING (query_id, chunk_id)
+        JOIN gold_stage s ON s.j->>'$.id' = coalesce(l.query_id, g.query_id);
+        """
+    )
+
+
+def _load_trec(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    readers.stage_whitespace_fields(con, path, "gold_stage", TREC_QRELS_COLUMNS)
+    raise_if_any(run_checks(con, "gold_stage", TREC_QRELS_CHECKS, path))
+    con.execute(
+        """
+        INSERT INTO queries
+        SELECT qid, NULL, NULL, NULL, NULL, false, '{}'::JSON, min(line)
+        FROM gold_stage GROUP BY qid;
+        INSERT INTO qrels SELECT qid, docno, grade, NULL FROM gold_stage;
+        """
+    )
+
+
+def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> None:
+    columns = readers.stage_table_file(con, path, fmt, "gold_stage")
+    readers.require_columns(path, columns, ("query_id", "chunk_id"))
+    readers.keep_as_text(con, "gold_stage", columns, LONG_COLUMNS)
+    raise_if_any(run_checks(con, "gold_stage", LONG_CHECKS, path))
+    con.execute(
+        """
+        INSERT INTO queries
+        SELECT query_id, any_value(query), any_value(query_type), any_value(section),
+               any_value(split), false, '{}'::JSON, min(line)
+        FROM gold_stage GROUP BY query_id;
+        INSERT INTO qrels
+        SELECT query_id, chunk_id, coalesce(CAST(CAST(grade AS DOUBLE) AS INTEGER), 1), rationale
+        FROM gold_stage WHERE nullif(trim(chunk_id), '') IS NOT NULL;
+        """
+    )

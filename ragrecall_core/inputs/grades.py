@@ -1,0 +1,108 @@
+"""Loading manual grades (seed 000, step 6) into the ``grades`` table.
+
+Rows ``query_id, chunk_id, grade, harmful, reason, annotator`` as JSON lines or
+CSV / Parquet. Grade 2 = relevant, 1 = partially relevant, 0 = not relevant;
+``harmful`` marks a convincing but outdated or contradicting chunk. A row
+without an annotator takes the file's stem as the annotator's name.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from ragrecall_core.errors import raise_if_any
+from ragrecall_core.inputs import readers
+from ragrecall_core.inputs.checks import (
+    Check,
+    duplicate_key,
+    is_whole_number,
+    run_checks,
+    string_field,
+)
+
+JSONL_CHECKS = [
+    *string_field("query_id"),
+    *string_field("chunk_id"),
+    Check(
+        "coalesce(json_type(j, '$.grade') NOT IN ('BIGINT', 'UBIGINT'), true) "
+        "OR (j->>'$.grade') NOT IN ('0', '1', '2')",
+        "'\"grade\": ' || coalesce(json_extract(j, '$.grade')::VARCHAR, 'missing')",
+        "a grade of 2 (relevant), 1 (partial) or 0 (not relevant)",
+    ),
+    Check(
+        "json_type(j, '$.harmful') NOT IN ('BOOLEAN', 'NULL')",
+        "'\"harmful\": ' || json_extract(j, '$.harmful')",
+        '"harmful" to be true or false',
+    ),
+    *string_field("reason", required=False),
+    *string_field("annotator", required=False),
+    duplicate_key(
+        "(j->>'$.query_id') || ' ' || (j->>'$.chunk_id') || ' by ' "
+        "|| coalesce(j->>'$.annotator', '')",
+        "j->>'$.query_id', j->>'$.chunk_id', j->>'$.annotator'",
+        "(query, chunk, annotator) triple",
+    ),
+]
+
+LONG_COLUMNS = ("query_id", "chunk_id", "grade", "harmful", "reason", "annotator")
+LONG_CHECKS = [
+    Check("query_id IS NULL OR trim(query_id) = ''", "coalesce(query_id, '')", "a query_id"),
+    Check("chunk_id IS NULL OR trim(chunk_id) = ''", "coalesce(chunk_id, '')", "a chunk_id"),
+    Check(
+        f"grade IS NULL OR NOT coalesce({is_whole_number('grade')} "
+        "AND TRY_CAST(grade AS DOUBLE) IN (0, 1, 2), false)",
+        "'grade ' || coalesce(grade, 'missing')",
+        "a grade of 2 (relevant), 1 (partial) or 0 (not relevant)",
+    ),
+    Check(
+        "harmful IS NOT NULL AND trim(harmful) <> '' AND TRY_CAST(harmful AS BOOLEAN) IS NULL",
+        "'harmful ' || harmful",
+        "harmful to be true or false",
+    ),
+    duplicate_key(
+        "query_id || ' ' || chunk_id || ' by ' || coalesce(annotator, '')",
+        "query_id, chunk_id, annotator",
+        "(query, chunk, annotator) triple",
+    ),
+]
+
+
+def load_grades(con: duckdb.DuckDBPyConnection, path: Path) -> int:
+    """Load one grades file into ``grades``; return how many rows it added."""
+    readers.require_file(path)
+    fmt = readers.detect_format(path)
+    before = con.execute("SELECT count(*) FROM grades").fetchone()[0]
+    params = {"annotator": path.stem, "source": str(path)}
+    if fmt == readers.JSONL:
+        problems = readers.stage_json_lines(con, path, "grades_stage")
+        problems += run_checks(con, "grades_stage", JSONL_CHECKS, path)
+        raise_if_any(sorted(problems, key=lambda p: p.line or 0))
+        con.execute(
+            """
+            INSERT INTO grades
+            SELECT j->>'$.query_id', j->>'$.chunk_id', (j->>'$.grade')::INTEGER,
+                   coalesce((j->>'$.harmful')::BOOLEAN, false), coalesce(j->>'$.reason', ''),
+                   coalesce(nullif(j->>'$.annotator', ''), $annotator), $source
+            FROM grades_stage
+            """,
+            params,
+        )
+    else:
+        columns = readers.stage_table_file(con, path, fmt, "grades_stage")
+        readers.require_columns(path, columns, ("query_id", "chunk_id", "grade"))
+        readers.keep_as_text(con, "grades_stage", columns, LONG_COLUMNS)
+        raise_if_any(run_checks(con, "grades_stage", LONG_CHECKS, path))
+        con.execute(
+            """
+            INSERT INTO grades
+            SELECT query_id, chunk_id, CAST(CAST(grade AS DOUBLE) AS INTEGER),
+                   coalesce(TRY_CAST(nullif(trim(harmful), '') AS BOOLEAN), false),
+                   coalesce(reason, ''), coalesce(nullif(annotator, ''), $annotator), $source
+            FROM grades_stage
+            """,
+            params,
+        )
+    con.execute("DROP TABLE grades_stage")
+    return con.execute("SELECT count(*) FROM grades").fetchone()[0] - before

@@ -1,0 +1,286 @@
+"""Reading files into staged DuckDB relations, and choosing their format.
+
+The format is chosen from the file name and its first meaningful line, never
+by a flag: ``.parquet`` is Parquet, ``.csv``/``.tsv`` is long-form CSV,
+``.jsonl``/``.json``/``.ndjson`` is JSON lines; anything else is sniffed
+(``{`` opens JSON lines, four columns are TREC qrels, six or more a TREC run).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+
+from ragrecall_core.errors import MAX_VALUE_CHARS, InputError, Problem
+
+JSONL, CSV, PARQUET, TREC_QRELS, TREC_RUN = "jsonl", "csv", "parquet", "trec_qrels", "trec_run"
+TREC = "trec"  # either TREC layout, read as whitespace-separated fields
+FORMAT_NAMES = {JSONL: "JSON lines", CSV: "CSV", PARQUET: "Parquet", TREC: "TREC"}
+
+# One VARCHAR column per physical line; blank lines stay (as NULL) so that
+# row_number() is the line number. chr(1) never occurs in text files we accept.
+LINES_SQL = """
+SELECT row_number() OVER () AS line, text
+FROM read_csv($path, delim=chr(1), quote='', escape='', header=false,
+              columns={'text': 'VARCHAR'}, auto_detect=false)
+"""
+
+# DuckDB's CSV reader refuses a line of this many bytes or more (its max_line_size)
+MAX_LINE_BYTES = 2_000_000
+MAX_PROBLEMS = 1000
+CSV_ERROR_LINE = re.compile(r"CSV Error on Line: (\d+)\s*\nOriginal Line: ([^\n]*)")
+
+# A comma before a closing bracket: a trailing comma, which DuckDB's JSON parser accepts and
+# JSON does not, unless it is inside a string (Python's strict parser tells which).
+TRAILING_COMMA = r",\s*[}\]]"
+
+# Whitespace-separated fields; the regular expression only for lines that need it.
+FIELDS_SQL = """
+CASE WHEN contains(t, '  ') OR contains(t, chr(9))
+     THEN regexp_split_to_array(t, '\\s+') ELSE string_split(t, ' ') END
+"""
+
+
+def require_file(path: Path) -> None:
+    if not path.exists():
+        raise InputError([Problem(str(path), None, str(path), "an existing file")])
+    if path.is_dir():
+        raise InputError([Problem(str(path), None, "a folder", "a file")])
+    if path.stat().st_size == 0:
+        raise InputError([Problem(str(path), None, "an empty file", "at least one record")])
+
+
+def first_line(path: Path) -> str:
+    with path.open("r", encoding="utf-8-sig", errors="replace") as handle:
+        for raw in handle:
+            line = raw.strip()
+            if line and not line.startswith("#"):
+                return line
+    return ""
+
+
+@contextmanager
+def reading(path: Path, fmt: str) -> Iterator[None]:
+    """Turn DuckDB's failure to read ``path`` into an :class:`InputError` naming each bad line
+    (bytes that are not UTF-8, a line over the line limit), never DuckDB's own message, which
+    quotes kilobytes of the file."""
+    try:
+        yield
+    except duckdb.Error as error:
+        raise InputError(read_problems(path, fmt, error)) from None
+
+
+def read_problems(path: Path, fmt: str, error: duckdb.Error) -> list[Problem]:
+    """Why DuckDB could not read ``path``, as problems a user can act on."""
+    if fmt == PARQUET:
+        return [Problem(str(path), None, _reason(error), "a Parquet file")]
+    problems = unreadable_lines(path)
+    if not problems and fmt == CSV:
+        problems = uneven_rows(path)
+    if problems:
+        return problems
+    found = CSV_ERROR_LINE.search(str(error))
+    if found:
+        # the line reader splits on \x01, so that is what a JSON-lines or TREC line broke on
+        expected = "a well-formed CSV line" if fmt == CSV else "a line without the byte \\x01"
+        return [Problem(str(path), int(found[1]), found[2], expected)]
+    return [Problem(str(path), None, _reason(error), f"a readable {FORMAT_NAMES[fmt]} file")]
+
+
+def _reason(error: duckdb.Error) -> str:
+    """DuckDB's first line, without its ``... Error:`` prefix."""
+    first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    return first.split("Error: ", 1)[-1]
+
+
+def unreadable_lines(path: Path) -> list[Problem]:
+    """Lines that are not UTF-8 or are too long to read, found by a scan in Python (only
+    after DuckDB has refused the file, so the common case pays nothing)."""
+    problems = []
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, 1):
+            line = raw.rstrip(b"\r\n")
+            if len(line) >= MAX_LINE_BYTES:
+                expected = f"a line under 2 MB ({MAX_LINE_BYTES:,} bytes); it has {len(line):,}"
+                problems.append(Problem(str(path), number, _excerpt(line, 0), expected))
+            else:
+                try:
+                    line.decode("utf-8")
+                except UnicodeDecodeError as error:
+                    problems.append(
+                        Problem(str(path), number, _excerpt(line, error.start), "UTF-8 text")
+                    )
+            if len(problems) >= MAX_PROBLEMS:
+                break
+    return problems
+
+
+def uneven_rows(path: Path) -> list[Problem]:
+    """CSV rows whose number of fields differs from the header's (DuckDB's sniffer refuses
+    such a file without naming the row)."""
+    delim = "\t" if path.suffix.lower() == ".tsv" else ","
+    problems = []
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        rows = csv.reader(handle, delimiter=delim)
+        try:
+            width = len(next(rows, []))
+            for row in rows:
+                if row and len(row) != width:
+                    expected = f"{width} fields, as in the header (this row has {len(row)})"
+                    problems.append(Problem(str(path), rows.line_num, delim.join(row), expected))
+                if len(problems) >= MAX_PROBLEMS:
+                    break
+        except csv.Error as error:  # a field over the csv module's size limit
+            problems.append(Problem(str(path), rows.line_num, str(error), "a well-formed CSV row"))
+    return problems
+
+
+def _excerpt(line: bytes, at: int) -> str:
+    """At most 80 characters of ``line`` around byte ``at``; bytes that are not UTF-8 as
+    ``\\xNN``."""
+    start = max(0, at - 20)
+    return line[start : start + MAX_VALUE_CHARS].decode("utf-8", "backslashreplace")
+
+
+def detect_format(path: Path) -> str:
+    """Name the format of ``path`` from its suffix, or else from its content."""
+    suffix = path.suffix.lower()
+    if suffix == ".parquet":
+        return PARQUET
+    if suffix in (".csv", ".tsv"):
+        return CSV
+    if suffix in (".jsonl", ".json", ".ndjson"):
+        return JSONL
+    line = first_line(path)
+    if line.startswith("{"):
+        return JSONL
+    return TREC_QRELS if len(line.split()) == 4 else TREC_RUN
+
+
+# CASE, not AND: json_type() must never see a line that is not valid JSON
+IS_OBJECT = "coalesce(CASE WHEN json_valid(text) THEN json_type(text) = 'OBJECT' END, false)"
+
+
+def stage_json_lines(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> list[Problem]:
+    """Stage ``table(line, j JSON)`` from JSON lines in one pass; return lines that are not
+    JSON objects (they stay out of the table) and lines with a trailing comma (they stay in,
+    so their fields are checked too)."""
+    with reading(path, JSONL):
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {table}_all AS SELECT line, "
+            f"CASE WHEN {IS_OBJECT} THEN text::JSON END AS j, "
+            f"CASE WHEN NOT {IS_OBJECT} THEN text END AS bad, "
+            f"CASE WHEN regexp_matches(text, '{TRAILING_COMMA}') THEN text END AS comma "
+            f"FROM ({LINES_SQL}) WHERE text IS NOT NULL AND trim(text) <> ''",
+            {"path": str(path)},
+        )
+    rows = con.execute(
+        f"SELECT line, bad FROM {table}_all WHERE j IS NULL ORDER BY line LIMIT {MAX_PROBLEMS}"
+    ).fetchall()
+    commas = con.execute(
+        f"SELECT line, comma FROM {table}_all WHERE j IS NOT NULL AND comma IS NOT NULL "
+        "ORDER BY line"
+    ).fetchall()
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT line, j FROM {table}_all "
+        "WHERE j IS NOT NULL"
+    )
+    con.execute(f"DROP TABLE {table}_all")
+    problems = [Problem(str(path), line, text, "one JSON object per line") for line, text in rows]
+    return problems + trailing_comma_problems(path, commas)
+
+
+def trailing_comma_problems(path: Path, lines: list[tuple[int, str]]) -> list[Problem]:
+    """The lines (of those with a comma before a bracket) that strict JSON refuses."""
+    problems = []
+    for number, text in lines:
+        try:
+            json.loads(text, parse_constant=float)
+        except json.JSONDecodeError as error:
+            start = max(0, error.pos - 40)
+            problems.append(
+                Problem(
+                    str(path), number, text[start : error.pos + 20], "JSON with no trailing comma"
+                )
+            )
+        if len(problems) >= MAX_PROBLEMS:
+            break
+    return problems
+
+
+def stage_whitespace_fields(
+    con: duckdb.DuckDBPyConnection, path: Path, table: str, columns: str = "f"
+) -> None:
+    """Stage ``table(line, <columns>)`` from a whitespace-separated file in one pass.
+
+    ``columns`` is a select list over ``f``, the line's fields (``#`` lines skipped).
+    """
+    with reading(path, TREC):
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT line, {columns} FROM ("
+            f"SELECT line, {FIELDS_SQL} AS f FROM (SELECT line, trim(text) AS t FROM "
+            f"({LINES_SQL})) WHERE t IS NOT NULL AND t <> '' AND NOT starts_with(t, '#'))",
+            {"path": str(path)},
+        )
+
+
+def stage_table_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str) -> list[str]:
+    """Stage a CSV or Parquet file as all-VARCHAR ``table(line, <columns>)``; return its columns.
+
+    ``line`` is the CSV line (header is line 1) or the Parquet row number.
+    """
+    if fmt == PARQUET:
+        source = "read_parquet($path)"
+        offset = 0
+    else:
+        delim = "\t" if path.suffix.lower() == ".tsv" else ","
+        # skip=0: the sniffer must not take a later line with more fields for the header
+        source = f"read_csv($path, header=true, all_varchar=true, delim='{delim}', skip=0)"
+        offset = 1
+    with reading(path, fmt):
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {table} AS "
+            f"SELECT row_number() OVER () + {offset} AS line, * FROM {source}",
+            {"path": str(path)},
+        )
+    columns = [row[0] for row in con.execute(f"DESCRIBE {table}").fetchall()]
+    return [c for c in columns if c != "line"]
+
+
+def keep_as_text(
+    con: duckdb.DuckDBPyConnection, table: str, present: list[str], wanted: tuple[str, ...]
+) -> None:
+    """Reduce staged ``table`` to ``line`` and the ``wanted`` columns, as text: a typed Parquet
+    column (an integer id) reads as its digits, a missing one is NULL. ``wanted`` is the
+    loader's own constant list, never a header from the file."""
+    select = ", ".join(
+        f"CAST({name} AS VARCHAR) AS {name}" if name in present else f"NULL::VARCHAR AS {name}"
+        for name in wanted
+    )
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT line, {select} FROM {table}")
+
+
+def require_columns(path: Path, columns: list[str], required: tuple[str, ...]) -> None:
+    missing = [c for c in required if c not in columns]
+    if missing:
+        raise InputError(
+            [
+                Problem(str(path), 1, f"columns {columns}", f"a column named {name!r}")
+                for name in missing
+            ]
+        )
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

@@ -1,0 +1,405 @@
+"""Loading retriever runs into the ``runs`` table.
+
+Accepted: seed JSON lines (``{"id", "retrieved": [{"chunk_id", "rank", "score"}]}``),
+TREC run files (``qid Q0 docno rank score tag``) and CSV / Parquet in long form
+(``query_id, chunk_id, rank, score``).
+
+Order: JSON lines and long form follow ``rank`` (the list position when a JSON
+item has none); TREC runs follow trec_eval (score descending, ties by docno
+descending; the rank column is ignored). The stored ``rank`` is the 1-based
+position in that order.
+
+Each run lives in a table of its own (``run_table_<n>``: ``qid, docno, rank`` as
+given, ``score, typed, position``), ranked while it is read, so a 7M-line run is
+held once; the ``runs`` view unites them as ``(run, query_id, chunk_id, rank, score)``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from ragrecall_core.errors import InputError, Problem, raise_if_any
+from ragrecall_core.inputs import readers
+from ragrecall_core.inputs.checks import (
+    Check,
+    duplicate_key,
+    is_finite_number,
+    positive_whole_number,
+    run_checks,
+    string_field,
+)
+from ragrecall_core.inputs.configs import load_config, run_stem
+
+NUMBER_TYPES = "('BIGINT', 'UBIGINT', 'DOUBLE')"
+INT_TYPES = "('BIGINT', 'UBIGINT')"
+
+JSONL_LINE_CHECKS = [
+    *string_field("id"),
+    Check(
+        "json_type(j, '$.retrieved') IS DISTINCT FROM 'ARRAY'",
+        "'\"retrieved\": ' || coalesce(json_extract(j, '$.retrieved')::VARCHAR, 'missing')",
+        '"retrieved" to be a list of {"chunk_id", "rank", "score"} objects',
+    ),
+    duplicate_key("'\"id\": ' || (j->>'$.id')", "j->>'$.id'", "query id"),
+]
+
+ITEM = "'\"' || query_id || '\" retrieved[' || pos || ']: '"
+JSONL_ITEM_CHECKS = [
+    Check(
+        "json_type(item) <> 'OBJECT'", ITEM + " || item", 'an object {"chunk_id", "rank", "score"}'
+    ),
+    Check(
+        "json_type(item) = 'OBJECT' AND (json_type(item, '$.chunk_id') IS DISTINCT FROM 'VARCHAR'"
+        " OR trim(item->>'$.chunk_id') = '')",
+        ITEM + " || item",
+        'a non-empty string "chunk_id"',
+    ),
+    Check(
+        "json_type(item, '$.rank') NOT IN " + INT_TYPES + " AND json_type(item, '$.rank') <> 'NULL'"
+        " OR (json_type(item, '$.rank') IN "
+        + INT_TYPES
+        + " AND coalesce(TRY_CAST(item->>'$.rank' AS BIGINT), 0) < 1)",
+        ITEM + " || '\"rank\": ' || json_extract(item, '$.rank')",
+        "a rank that is a positive integer",
+    ),
+    Check(
+        "json_type(item, '$.score') <> 'NULL' AND NOT (json_type(item, '$.score') IN "
+        + NUMBER_TYPES
+        + " AND "
+        + is_finite_number("item->>'$.score'")
+        + ")",
+        ITEM + " || '\"score\": ' || json_extract(item, '$.score')",
+        "a finite numeric score",
+    ),
+    duplicate_key(
+        ITEM + " || '\"chunk_id\": ' || (item->>'$.chunk_id')",
+        "line, item->>'$.chunk_id'",
+        "chunk id in this ranked list",
+        order="pos",
+    ),
+    duplicate_key(
+        ITEM + " || '\"rank\": ' || (item->>'$.rank')",
+        "line, coalesce(item->>'$.rank', 'no rank at ' || pos)",
+        "rank in this ranked list",
+        order="pos",
+    ),
+]
+
+TREC_COLUMNS = (
+    "len(f) AS fields, array_to_string(f, ' ') AS text, f[1] AS qid, f[3] AS docno, "
+    "f[4] AS rank_text, f[5] AS score_text, TRY_CAST(f[5] AS DOUBLE) AS score"
+)
+
+TREC_RUN_CHECKS = [
+    Check("fields <> 6", "text", "6 fields: query_id Q0 chunk_id rank score tag"),
+    Check(
+        f"fields = 6 AND NOT {is_finite_number('score_text')}",
+        "'score ' || score_text",
+        "a finite numeric score",
+    ),
+    Check(
+        f"fields = 6 AND NOT {positive_whole_number('rank_text')}",
+        "'rank ' || rank_text",
+        "a rank that is a positive integer",
+    ),
+    duplicate_key("qid || ' ' || docno", "qid, docno", "chunk id in this query's ranked list"),
+]
+
+LONG_CHECKS = [
+    Check("query_id IS NULL OR trim(query_id) = ''", "coalesce(query_id, '')", "a query_id"),
+    Check("chunk_id IS NULL OR trim(chunk_id) = ''", "coalesce(chunk_id, '')", "a chunk_id"),
+    Check(
+        f"NOT {positive_whole_number('rank')}",
+        "'rank ' || coalesce(rank, '')",
+        "a rank that is a positive integer",
+    ),
+    Check(
+        f"score IS NOT NULL AND NOT {is_finite_number('score')}",
+        "'score ' || score",
+        "a finite numeric score",
+    ),
+    duplicate_key(
+        "query_id || ' ' || chunk_id", "query_id, chunk_id", "chunk id in this query's ranked list"
+    ),
+    duplicate_key("query_id || ' rank ' || rank", "query_id, rank", "rank in this query's list"),
+]
+
+
+def load_run(con: duckdb.DuckDBPyConnection, path: Path, name: str | None = None) -> str:
+    """Load one run file into ``runs``; return the run's name.
+
+    The name is ``name``, else the config sidecar's ``name``, else the file stem.
+    """
+    readers.require_file(path)
+    config = load_config(path)
+    run = name or str(config.get("name") or _free_stem(con, path))
+    taken = con.execute("SELECT path FROM run_files WHERE run = $run", {"run": run}).fetchone()
+    if taken:
+        raise InputError(
+            [
+                Problem(
+                    str(path),
+                    None,
+                    run,
+                    f'a run name not already used by {taken[0]} (set "name" in its .config.json)',
+                )
+            ]
+        )
+    fmt = readers.detect_format(path)
+    table = f"run_table_{con.execute('SELECT count(*) FROM run_files').fetchone()[0]}"
+    con.execute(f"DROP TABLE IF EXISTS {table}")
+    if fmt == readers.JSONL:
+        _load_jsonl(con, path, table)
+    elif fmt in (readers.TREC_RUN, readers.TREC_QRELS):
+        _load_trec(con, path, table)
+        fmt = readers.TREC_RUN
+    else:
+        _load_long(con, path, fmt, table)
+    con.execute(
+        "INSERT INTO run_files VALUES ($run, $path, $fmt, $config, $table)",
+        {"run": run, "path": str(path), "fmt": fmt, "config": _json(config), "table": table},
+    )
+    con.execute(
+        f"INSERT INTO run_queries SELECT DISTINCT $run, qid FROM {table}",
+        {"run": run},
+    )
+    _refresh_runs_view(con)
+    return run
+
+
+def _free_stem(con: duckdb.DuckDBPyConnection, path: Path) -> str:
+    """The file stem, or the whole file name when another run already has that stem
+    (``results.test`` and ``results.trunc`` both have the stem ``results``)."""
+    stem = run_stem(path)
+    used = con.execute("SELECT count(*) FROM run_files WHERE run = $run", {"run": stem})
+    return path.name if used.fetchone()[0] else stem
+
+
+def _refresh_runs_view(con: duckdb.DuckDBPyConnection) -> None:
+    """``runs`` = every loaded run's table; table names are generated, never user text."""
+    tables = [row[0] for row in con.execute("SELECT tbl FROM run_files ORDER BY tbl").fetchall()]
+    parts = [
+        f"SELECT (SELECT run FROM run_files WHERE tbl = '{t}') AS run, qid AS query_id, "
+        f"docno AS chunk_id, position AS rank, score FROM {t} WHERE docno IS NOT NULL"
+        for t in tables
+    ]
+    con.execute("CREATE OR REPLACE VIEW runs AS " + " UNION ALL ".join(parts))
+
+
+def _json(value: dict) -> str:
+    import json
+
+    return json.dumps(value, ensure_ascii=False, sort_keys=False)
+
+
+# Fast paths: a typed read plus cheap whole-table tests. A file that fails any of them is
+# read again by the validating path, which names every problem with its line.
+TYPED_TREC_SQL = """
+CREATE TABLE {table} AS
+SELECT qid, docno, CAST(rank AS BIGINT) AS rank, score, rank = floor(rank) AS typed,
+       row_number() OVER (PARTITION BY qid ORDER BY score DESC, docno DESC) AS position
+FROM read_csv($path, delim=$delim, header=false, auto_detect=false, comment='#',
+              columns={{'qid': 'VARCHAR', 'q0': 'VARCHAR', 'docno': 'VARCHAR',
+                        'rank': 'DOUBLE', 'score': 'DOUBLE', 'tag': 'VARCHAR'}})
+"""
+
+# ids read as JSON, not VARCHAR: a VARCHAR column would turn the number 5 into "5"
+ITEMS_TYPE = 'STRUCT(chunk_id JSON, "rank" JSON, score JSON)[]'
+TYPED_JSONL_LINES_SQL = f"""
+CREATE OR REPLACE TEMP TABLE run_lines AS
+SELECT json_type(id) AS id_type, id->>'$' AS id, retrieved
+FROM read_json($path, format='newline_delimited',
+               columns={{'id': 'JSON', 'retrieved': '{ITEMS_TYPE}'}})
+"""
+
+JSONL_LINES_OK_SQL = """
+SELECT count(*) = count(DISTINCT id)
+       AND count(*) FILTER (WHERE id_type IS DISTINCT FROM 'VARCHAR' OR trim(id) = ''
+                            OR retrieved IS NULL) = 0
+FROM run_lines
+"""
+
+# DuckDB's JSON reader accepts trailing commas; JSON does not (the validating path names them)
+NO_TRAILING_COMMA_SQL = f"""
+SELECT NOT EXISTS (SELECT 1 FROM ({readers.LINES_SQL})
+                   WHERE regexp_matches(text, '{readers.TRAILING_COMMA}'))
+"""
+
+TYPED_JSONL_SQL = """
+CREATE TABLE {table} AS
+SELECT id AS qid, r.chunk_id->>'$' AS docno, TRY_CAST(r.rank AS BIGINT) AS rank,
+       TRY_CAST(r.score AS DOUBLE) AS score,
+       coalesce(json_type(r.chunk_id) = 'VARCHAR', false)
+       AND (coalesce(json_type(r.rank), 'NULL') = 'NULL'
+            OR json_type(r.rank) IN ('BIGINT', 'UBIGINT')
+               AND TRY_CAST(r.rank AS BIGINT) IS NOT NULL)
+       AND (coalesce(json_type(r.score), 'NULL') = 'NULL'
+            OR json_type(r.score) IN ('BIGINT', 'UBIGINT', 'DOUBLE')
+               AND TRY_CAST(r.score AS DOUBLE) IS NOT NULL) AS typed,
+       row_number() OVER (PARTITION BY id ORDER BY coalesce(TRY_CAST(r.rank AS BIGINT), pos), pos)
+           AS position
+FROM (SELECT id, unnest(retrieved) AS r, generate_subscripts(retrieved, 1) AS pos
+      FROM run_lines)
+UNION ALL
+-- a query whose list is empty keeps a row without a chunk, so the run still lists it
+SELECT id, NULL, NULL, NULL, true, NULL FROM run_lines WHERE len(retrieved) = 0
+"""
+
+# a row without a chunk is allowed only as the one row of a query whose list is empty
+# (JSON lines: it has no position)
+TYPED_OK_SQL = """
+SELECT count(*) FILTER (WHERE qid IS NULL OR trim(qid) = '' OR trim(docno) = ''
+                        OR (docno IS NULL AND position IS NOT NULL) OR coalesce(rank, 1) < 1
+                        OR NOT isfinite(score) OR NOT typed) = 0
+       AND NOT EXISTS (SELECT hash(qid, docno) AS h FROM {table} WHERE docno IS NOT NULL
+                       GROUP BY h HAVING count(*) > 1)
+FROM {table}
+"""
+
+TYPED_RANKS_UNIQUE_SQL = """
+SELECT NOT EXISTS (SELECT hash(qid, rank) AS h FROM {table} WHERE rank IS NOT NULL
+                   GROUP BY h HAVING count(*) > 1)
+"""
+
+
+def _typed_ok(con: duckdb.DuckDBPyConnection, table: str, unique_ranks: bool) -> bool:
+    """Whole-table tests of a run read by a typed path; on failure the table is dropped."""
+    ok = con.execute(TYPED_OK_SQL.format(table=table)).fetchone()[0]
+    if ok and unique_ranks:
+        ok = con.execute(TYPED_RANKS_UNIQUE_SQL.format(table=table)).fetchone()[0]
+    if not ok:
+        con.execute(f"DROP TABLE {table}")
+    return bool(ok)
+
+
+def _read_typed(con: duckdb.DuckDBPyConnection, steps: list[str], params: dict) -> bool:
+    """Run a typed read's steps in turn: a ``SELECT`` step is a test that must hold.
+    False as soon as the file does not fit (a parse or cast error, or a failed test)."""
+    try:
+        for sql in steps:
+            result = con.execute(sql, params if "$path" in sql else None)
+            if sql.lstrip().startswith("SELECT") and not result.fetchone()[0]:
+                return False
+    except duckdb.Error:
+        return False
+    return True
+
+
+def _load_jsonl(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> None:
+    steps = [
+        NO_TRAILING_COMMA_SQL,
+        TYPED_JSONL_LINES_SQL,
+        JSONL_LINES_OK_SQL,
+        TYPED_JSONL_SQL.format(table=table),
+    ]
+    typed = _read_typed(con, steps, {"path": str(path)}) and _typed_ok(con, table, True)
+    con.execute("DROP TABLE IF EXISTS run_lines")
+    if not typed:
+        con.execute(f"DROP TABLE IF EXISTS {table}")
+        _load_jsonl_validating(con, path, table)
+
+
+def _load_jsonl_validating(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> None:
+    problems = readers.stage_json_lines(con, path, "run_stage")
+    problems += run_checks(con, "run_stage", JSONL_LINE_CHECKS, path)
+    con.execute(
+        """
+        CREATE OR REPLACE TEMP TABLE run_items AS
+        SELECT line, query_id, unnest(items) AS item, generate_subscripts(items, 1) AS pos
+        FROM (SELECT line, j->>'$.id' AS query_id, json_extract(j, '$.retrieved[*]') AS items
+              FROM run_stage WHERE json_type(j, '$.retrieved') = 'ARRAY')
+        """
+    )
+    problems += run_checks(con, "run_items", JSONL_ITEM_CHECKS, path)
+    raise_if_any(sorted(problems, key=lambda p: p.line or 0))
+    con.execute(
+        f"""
+        CREATE TABLE {table} AS
+        SELECT query_id AS qid, item->>'$.chunk_id' AS docno, (item->>'$.rank')::BIGINT AS rank,
+               (item->>'$.score')::DOUBLE AS score, true AS typed,
+               row_number() OVER (PARTITION BY query_id
+                                  ORDER BY coalesce((item->>'$.rank')::BIGINT, pos), pos)
+                   AS position
+        FROM run_items
+        UNION ALL
+        SELECT j->>'$.id', NULL, NULL, NULL, true, NULL FROM run_stage
+        WHERE json_array_length(j, '$.retrieved') = 0
+        """
+    )
+    con.execute("DROP TABLE run_items; DROP TABLE run_stage")
+
+
+def _load_trec(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> None:
+    sql = TYPED_TREC_SQL.format(table=table)
+    for delim in (" ", "\t"):
+        params = {"path": str(path), "delim": delim}
+        if _read_typed(con, [sql], params) and _typed_ok(con, table, unique_ranks=False):
+            return
+        con.execute(f"DROP TABLE IF EXISTS {table}")
+    _load_trec_validating(con, path, table)
+
+
+def _load_trec_validating(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> None:
+    readers.stage_whitespace_fields(con, path, "run_stage", TREC_COLUMNS)
+    raise_if_any(run_checks(con, "run_stage", TREC_RUN_CHECKS, path))
+    con.execute(
+        f"""
+        CREATE TABLE {table} AS
+        SELECT qid, docno, CAST(CAST(rank_text AS DOUBLE) AS BIGINT) AS rank, score,
+               true AS typed,
+               row_number() OVER (PARTITION BY qid ORDER BY score DESC, docno DESC) AS position
+        FROM run_stage
+        """
+    )
+    con.execute("DROP TABLE run_stage")
+
+
+TYPED_LONG_SQL = """
+CREATE TABLE {table} AS
+SELECT CAST(query_id AS VARCHAR) AS qid, CAST(chunk_id AS VARCHAR) AS docno,
+       TRY_CAST(rank AS BIGINT) AS rank, TRY_CAST({score} AS DOUBLE) AS score,
+       TRY_CAST(rank AS BIGINT) IS NOT NULL
+       AND TRY_CAST(rank AS DOUBLE) = TRY_CAST(rank AS BIGINT)
+       AND ({score} IS NULL OR TRY_CAST({score} AS DOUBLE) IS NOT NULL) AS typed,
+       row_number() OVER (PARTITION BY CAST(query_id AS VARCHAR)
+                          ORDER BY TRY_CAST(rank AS BIGINT)) AS position
+FROM {source}
+"""
+
+
+def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str) -> None:
+    source = "read_parquet($path)" if fmt == readers.PARQUET else "read_csv($path, header=true)"
+    params = {"path": str(path)}
+    try:
+        columns = {
+            row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {source}", params).fetchall()
+        }
+    except duckdb.Error:
+        columns = set()
+    if {"query_id", "chunk_id", "rank"} <= columns:
+        score = "score" if "score" in columns else "NULL"
+        sql = TYPED_LONG_SQL.format(source=source, score=score, table=table)
+        if _read_typed(con, [sql], params) and _typed_ok(con, table, unique_ranks=True):
+            return
+        con.execute(f"DROP TABLE IF EXISTS {table}")
+    _load_long_validating(con, path, fmt, table)
+
+
+def _load_long_validating(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str) -> None:
+    columns = readers.stage_table_file(con, path, fmt, "run_stage")
+    readers.require_columns(path, columns, ("query_id", "chunk_id", "rank"))
+    readers.keep_as_text(con, "run_stage", columns, ("query_id", "chunk_id", "rank", "score"))
+    raise_if_any(run_checks(con, "run_stage", LONG_CHECKS, path))
+    con.execute(
+        f"""
+        CREATE TABLE {table} AS
+        SELECT query_id AS qid, chunk_id AS docno, CAST(CAST(rank AS DOUBLE) AS BIGINT) AS rank,
+               CAST(score AS DOUBLE) AS score, true AS typed,
+               row_number() OVER (PARTITION BY query_id
+                                  ORDER BY CAST(CAST(rank AS DOUBLE) AS BIGINT)) AS position
+        FROM run_stage
+        """
+    )
+    con.execute("DROP TABLE run_stage")

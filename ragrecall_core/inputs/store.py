@@ -1,0 +1,395 @@
+"""Where judgments live: a DuckDB file that every submitted judgment is committed to.
+
+The store is append-only. Judging a chunk again adds a row (the latest per
+annotator counts); resolving a disagreement adds a resolution, never
+overwriting the annotators' grades. The file sits in the workspace folder
+(``judgments.duckdb``), beside a loose gold file (``<gold>.judgments.duckdb``), or, for
+uploaded files, under ``$RAGRECALL_HOME/stores/`` keyed by the gold file's name, so that
+an edited gold uploaded again finds its grades.
+
+A store that cannot be written (a read-only workspace) is attached read-only: its grades
+count, judging is off. A store DuckDB cannot open (damaged, or held by another process)
+is refused with one message naming it; the workspace stays open with file grades only.
+Writes to one store are serialised in this process (a lock per store file) and each is
+one transaction.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import threading
+import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+
+from ragrecall_core.errors import InputError, Problem
+from ragrecall_core.inputs.workspace import Workspace
+
+STORE = "judgment_store"
+STORE_TABLES = {"judgments", "resolutions"}
+HOME_VARIABLE = "RAGRECALL_HOME"
+STORE_SCHEMA = f"""
+CREATE SEQUENCE IF NOT EXISTS {STORE}.judgment_ids;
+CREATE TABLE IF NOT EXISTS {STORE}.judgments (
+    id BIGINT DEFAULT nextval('{STORE}.judgment_ids'), query_id VARCHAR NOT NULL,
+    chunk_id VARCHAR NOT NULL, grade INTEGER NOT NULL CHECK (grade IN (0, 1, 2)),
+    harmful BOOLEAN NOT NULL, reason VARCHAR, annotator VARCHAR NOT NULL,
+    created_at TIMESTAMP DEFAULT current_timestamp);
+CREATE SEQUENCE IF NOT EXISTS {STORE}.resolution_ids;
+CREATE TABLE IF NOT EXISTS {STORE}.resolutions (
+    id BIGINT DEFAULT nextval('{STORE}.resolution_ids'),
+    query_id VARCHAR NOT NULL, chunk_id VARCHAR NOT NULL,
+    grade INTEGER NOT NULL CHECK (grade IN (0, 1, 2)),
+    harmful BOOLEAN NOT NULL, reason VARCHAR, resolver VARCHAR NOT NULL,
+    created_at TIMESTAMP DEFAULT current_timestamp);
+"""
+
+# what the evaluation sees: file grades, plus each annotator's latest stored judgment
+ALL_GRADES = f"""
+CREATE OR REPLACE VIEW all_grades AS
+SELECT query_id, chunk_id, grade, harmful, reason, annotator, source FROM grades
+WHERE NOT EXISTS (SELECT 1 FROM {STORE}.judgments s WHERE s.query_id = grades.query_id
+                  AND s.chunk_id = grades.chunk_id AND s.annotator = grades.annotator)
+UNION ALL
+SELECT query_id, chunk_id, arg_max(grade, id), arg_max(harmful, id), arg_max(reason, id),
+       annotator, 'judge page'
+FROM {STORE}.judgments GROUP BY query_id, chunk_id, annotator;
+CREATE OR REPLACE VIEW all_resolutions AS
+SELECT query_id, chunk_id, grade, harmful, reason, resolver, created_at, 0 AS id
+FROM resolutions
+UNION ALL
+SELECT query_id, chunk_id, grade, harmful, reason, resolver, created_at, id
+FROM {STORE}.resolutions;
+"""
+
+
+FILE_ONLY_VIEWS = """
+CREATE OR REPLACE VIEW all_grades AS
+    SELECT query_id, chunk_id, grade, harmful, reason, annotator, source FROM grades;
+CREATE OR REPLACE VIEW all_resolutions AS SELECT *, 0 AS id FROM resolutions;
+"""
+
+MOVE_ASIDE = (
+    "a judgment store written by ragrecall: move the file aside (nothing is deleted) and "
+    "reopen; a new store then starts empty"
+)
+HELD_ELSEWHERE = (
+    "a store no other process holds open: close the other program using it, then reopen"
+)
+READ_ONLY = (
+    "a writable location: the store's folder cannot be written, so judging is off (copy "
+    "the workspace to a writable folder to judge)"
+)
+
+_ATTACH_LOCK = threading.Lock()
+# store file -> the workspace that has it attached (DuckDB lets one database attach a file)
+_HOLDERS: dict[str, weakref.ref] = {}
+# store file -> the lock every write, attach and detach of it takes (sessions of one server
+# are threads; a detach must not land inside another session's transaction). Always taken
+# before _ATTACH_LOCK.
+_STORE_LOCKS: dict[str, threading.RLock] = {}
+
+
+# ---------------------------------------------------------------- where
+def ragrecall_home() -> Path:
+    """ragrecall's own persistent folder: ``$RAGRECALL_HOME``, else ``~/.ragrecall``."""
+    return Path(os.environ.get(HOME_VARIABLE) or Path.home() / ".ragrecall").expanduser()
+
+
+def uploads_folder() -> Path:
+    """Where uploaded files are kept, one content-addressed folder per upload."""
+    return ragrecall_home() / "uploads"
+
+
+def store_path(workspace: Workspace) -> Path:
+    """The one place that says where a workspace's judgment store lives."""
+    if workspace.folder is not None:
+        return workspace.folder / "judgments.duckdb"
+    if workspace.gold.resolve().is_relative_to(uploads_folder().resolve()):
+        return ragrecall_home() / "stores" / f"{_safe_name(workspace.gold.name)}.judgments.duckdb"
+    return workspace.gold.with_name(workspace.gold.name + ".judgments.duckdb")
+
+
+def _safe_name(name: str) -> str:
+    """A file name from an untrusted one (an uploaded file's): letters, digits, ``._-``."""
+    return re.sub(r"[^A-Za-z0-9._-]", "_", name)[:100].lstrip(".") or "gold"
+
+
+# ---------------------------------------------------------------- attaching
+@dataclass(frozen=True)
+class StoreStatus:
+    """What the dashboard can do with a workspace's store, and why not when it cannot."""
+
+    path: Path
+    attached: bool
+    writable: bool
+    problem: str = ""
+
+    @property
+    def can_judge(self) -> bool:
+        return self.writable and not self.problem
+
+    @property
+    def note(self) -> str:
+        """One plain sentence for a banner ('' when judging works)."""
+        if self.problem:
+            return f"Stored judgments are not used: {self.problem}"
+        if not self.writable:
+            counted = " Its grades are counted." if self.attached else ""
+            return (
+                f"The judgment store {self.path} is read-only (its folder cannot be written): "
+                f"judging is off.{counted} Copy the workspace to a writable folder to judge."
+            )
+        return ""
+
+
+def is_open(workspace: Workspace) -> bool:
+    """Whether the judgment store is attached to this workspace's database."""
+    return _attached_mode(workspace) is not None
+
+
+def _attached_mode(workspace: Workspace) -> bool | None:
+    """``True`` when the store is attached read-only, ``False`` read-write, ``None`` not."""
+    row = (
+        workspace.cursor()
+        .execute("SELECT readonly FROM duckdb_databases() WHERE database_name = $s", {"s": STORE})
+        .fetchone()
+    )
+    return None if row is None else bool(row[0])
+
+
+def is_writable(path: Path) -> bool:
+    """Whether the store file (existing or not) and its folder can be written.
+
+    Tried, not asked: ``os.access`` says yes to root on a read-only mount, and DuckDB needs
+    the folder too (for its write-ahead log)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists():
+            with path.open("r+b"):
+                pass
+        with tempfile.TemporaryFile(dir=path.parent):
+            pass
+    except OSError:
+        return False
+    return True
+
+
+def open_store(workspace: Workspace, create: bool = False) -> bool:
+    """Attach the workspace's judgment store if it exists (or ``create`` it); thread-safe.
+
+    Read-only when it cannot be written (``create`` then raises InputError). A store DuckDB
+    cannot open raises InputError naming it. A reloaded workspace (its files changed)
+    takes the store over from the previous workspace object of the same files, which
+    falls back to file grades only.
+    """
+    path = store_path(workspace).resolve()
+    with _store_lock(path), _ATTACH_LOCK:
+        mode = _attached_mode(workspace)
+        if mode is not None and not (create and mode):
+            return True
+        writable = is_writable(path)
+        if create and not writable:
+            raise InputError([Problem(str(path), None, "read-only", READ_ONLY)])
+        if not create and not path.exists():
+            return False
+        if mode is not None:  # attached read-only, writable now: attach again to write
+            _release(workspace)
+        holder = _HOLDERS.get(str(path))
+        previous = holder() if holder else None
+        if previous is not None and previous is not workspace:
+            _release(previous)
+        attach_store(workspace, path, read_only=not writable)
+        _HOLDERS[str(path)] = weakref.ref(workspace)
+        return True
+
+
+def _store_lock(path: Path) -> threading.RLock:
+    return _STORE_LOCKS.setdefault(str(path), threading.RLock())  # atomic in CPython
+
+
+def connect_store(workspace: Workspace) -> StoreStatus:
+    """Attach the store for viewing, never raising: what can be done with it, and why not."""
+    path = store_path(workspace).resolve()
+    try:
+        attached = open_store(workspace)
+    except InputError as error:
+        return StoreStatus(path, attached=False, writable=False, problem=str(error))
+    return StoreStatus(path, attached=attached, writable=is_writable(path))
+
+
+def _release(workspace: Workspace) -> None:
+    try:
+        con = workspace.con
+        con.execute(FILE_ONLY_VIEWS)
+        con.execute(f"DETACH {STORE}")
+    except duckdb.Error:  # a closed connection has nothing to release
+        pass
+
+
+def attach_store(workspace: Workspace, path: Path | None = None, read_only: bool = False) -> Path:
+    """Attach the judgment store to the workspace's database (once); return its path.
+
+    Raises InputError naming the file when DuckDB cannot open it as a store."""
+    path = Path(path or store_path(workspace))
+    if is_open(workspace):
+        return path
+    con = workspace.con
+    try:
+        con.execute(
+            f"ATTACH $path AS {STORE}" + (" (READ_ONLY)" if read_only else ""),
+            {"path": str(path)},
+        )
+    except duckdb.Error as error:
+        raise _unusable(path, error) from None
+    tables = _store_tables(con)
+    if tables != STORE_TABLES and (tables or read_only):  # a DuckDB file, but not a store
+        _release(workspace)
+        shown = "tables: " + (", ".join(sorted(tables)) or "none")
+        raise InputError([Problem(str(path), None, shown[:80], MOVE_ASIDE)])
+    try:
+        if not read_only:
+            con.execute(STORE_SCHEMA)
+        con.execute(ALL_GRADES)
+    except duckdb.Error as error:  # the store's tables, not the store's columns
+        _release(workspace)
+        raise _unusable(path, error) from None
+    return path
+
+
+def _store_tables(con: duckdb.DuckDBPyConnection) -> set[str]:
+    rows = con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE database_name = $s", {"s": STORE}
+    ).fetchall()
+    return {r[0] for r in rows}
+
+
+def _unusable(path: Path, error: duckdb.Error) -> InputError:
+    """One problem naming the store, what DuckDB said (its path shortened) and what to do."""
+    said = str(error).split("Error: ", 1)[-1].replace(str(path), path.name).splitlines()[0]
+    expected = HELD_ELSEWHERE if "lock" in said.lower() else MOVE_ASIDE
+    return InputError([Problem(str(path), None, said[:80], expected)])
+
+
+# ---------------------------------------------------------------- writing
+@contextmanager
+def store_transaction(workspace: Workspace) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A cursor in one transaction on the writable store, the store's write lock held.
+
+    Raises InputError when the store cannot be written or opened."""
+    with _store_lock(store_path(workspace).resolve()):
+        open_store(workspace, create=True)
+        con = workspace.cursor()
+        con.execute("BEGIN TRANSACTION")
+        try:
+            yield con
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        con.execute("COMMIT")
+
+
+def submit(
+    workspace: Workspace,
+    query_id: str,
+    chunk_id: str,
+    grade: int,
+    annotator: str,
+    harmful: bool = False,
+    reason: str = "",
+    only_if_new: bool = False,
+) -> bool:
+    """Commit one judgment now; return whether it was stored.
+
+    Once this returns, the write-ahead log holds it, so it survives a killed process.
+    ``only_if_new``: store nothing (return False) when this annotator already graded the
+    chunk, checked and written under the store's lock, so two tabs of one annotator cannot
+    both store a grade for the same chunk (a deliberate re-grade leaves it False)."""
+    _require_valid("judgment", grade, annotator, "the annotator's name")
+    row = (query_id, chunk_id, grade, harmful, reason, annotator)
+    with store_transaction(workspace) as con:
+        if only_if_new and _has_grade(con, annotator, query_id, chunk_id):
+            return False
+        _append(con, "judgments", "annotator", row)
+    return True
+
+
+def resolve(
+    workspace: Workspace,
+    query_id: str,
+    chunk_id: str,
+    grade: int,
+    resolver: str,
+    harmful: bool = False,
+    reason: str = "",
+) -> None:
+    """Record how a disagreement was settled; the annotators' grades stay as they were."""
+    _require_valid("resolution", grade, resolver, "the resolver's name")
+    row = (query_id, chunk_id, grade, harmful, reason, resolver)
+    with store_transaction(workspace) as con:
+        _append(con, "resolutions", "resolver", row)
+
+
+def _has_grade(con: duckdb.DuckDBPyConnection, annotator: str, query_id: str, chunk_id: str):
+    row = con.execute(
+        "SELECT count(*) FROM all_grades WHERE annotator = $a AND query_id = $q AND chunk_id = $c",
+        {"a": annotator.strip(), "q": query_id, "c": chunk_id},
+    ).fetchone()
+    return row[0] > 0
+
+
+def _append(con: duckdb.DuckDBPyConnection, table: str, person_column: str, row: tuple) -> None:
+    """Insert one row into a store table (``table`` and ``person_column`` are constants)."""
+    query_id, chunk_id, grade, harmful, reason, person = row
+    con.execute(
+        f"INSERT INTO {STORE}.{table} (query_id, chunk_id, grade, harmful, reason, "
+        f"{person_column}) VALUES ($q, $c, $g, $h, $r, $p)",
+        {
+            "q": query_id,
+            "c": chunk_id,
+            "g": grade,
+            "h": harmful,
+            "r": reason.strip(),
+            "p": person.strip(),
+        },
+    )
+
+
+def _require_valid(what: str, grade: int, person: str, expected_person: str) -> None:
+    problems = []
+    if grade not in (0, 1, 2) or isinstance(grade, bool):
+        problems.append(Problem(what, None, str(grade), "a grade of 2, 1 or 0"))
+    if not isinstance(person, str) or not person.strip():
+        problems.append(Problem(what, None, repr(person), expected_person))
+    if problems:
+        raise InputError(problems)
+
+
+def stored_judgments(workspace: Workspace, annotator: str | None = None) -> pd.DataFrame:
+    return (
+        workspace.cursor()
+        .execute(
+            f"SELECT * FROM {STORE}.judgments WHERE $a IS NULL OR annotator = $a ORDER BY id",
+            {"a": annotator},
+        )
+        .df()
+    )
+
+
+def export_grades(workspace: Workspace) -> pd.DataFrame:
+    """Every current grade (files and judge page) in SPEC.md's grades format."""
+    return (
+        workspace.cursor()
+        .execute(
+            "SELECT query_id, chunk_id, grade, harmful, reason, annotator FROM all_grades "
+            "ORDER BY annotator, query_id, chunk_id"
+        )
+        .df()
+    )

@@ -1,0 +1,233 @@
+"""A workspace: gold, runs, grades, corpus and configs, opened into one DuckDB schema.
+
+Folder convention (``data_samples/`` is one)::
+
+    gold.jsonl | gold.csv | gold.parquet | qrels.txt ...   the labelled queries
+    runs/<name>.<jsonl|trec|run|txt|csv|parquet>           one file per run
+    runs/<name>.config.json                                 its config (optional)
+    grades/<annotator>.<jsonl|csv>                          manual grades (optional)
+    corpus.<jsonl|csv|parquet>                              chunk text (optional)
+
+A symlink in the folder that leads out of it is refused before anything is read. From
+before the first read, the DuckDB connection can open no file but the inputs it was given
+and the judgment store (:func:`ragrecall_core.inputs.db.lock_down`).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+from ragrecall_core.errors import InputError, Problem, gather, raise_if_any
+from ragrecall_core.inputs.corpus import load_corpus
+from ragrecall_core.inputs.db import connect, lock_down, store_files
+from ragrecall_core.inputs.gold import load_gold
+from ragrecall_core.inputs.grades import load_grades
+from ragrecall_core.inputs.readers import sha256_of
+from ragrecall_core.inputs.runs import load_run
+
+GOLD_NAMES = (
+    "gold.jsonl",
+    "gold.json",
+    "gold.csv",
+    "gold.tsv",
+    "gold.parquet",
+    "qrels.txt",
+    "qrels",
+    "gold.qrels",
+    "gold.txt",
+)
+CORPUS_NAMES = ("corpus.jsonl", "corpus.parquet", "corpus.csv")
+
+
+@dataclass
+class Workspace:
+    """Loaded inputs. Query through :meth:`cursor` (one per thread / session)."""
+
+    con: duckdb.DuckDBPyConnection
+    gold: Path
+    runs: dict[str, Path] = field(default_factory=dict)
+    grades: list[Path] = field(default_factory=list)
+    corpus: Path | None = None
+    folder: Path | None = None
+    # prepared evaluations by (policy, judgment state), built under the lock
+    prepared: OrderedDict = field(default_factory=OrderedDict, repr=False, compare=False)
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    @classmethod
+    def from_files(
+        cls,
+        gold: str | Path,
+        runs: Sequence[str | Path],
+        grades: Sequence[str | Path] = (),
+        corpus: str | Path | None = None,
+        folder: str | Path | None = None,
+    ) -> Workspace:
+        """Load loose files; every file's problems are reported together."""
+        con = connect()
+        ws = cls(
+            con,
+            Path(gold),
+            grades=list(map(Path, grades)),
+            corpus=Path(corpus) if corpus is not None else None,
+            folder=Path(folder) if folder else None,
+        )
+        run_paths = list(map(Path, runs))
+        ws._lock_down(run_paths)
+        problems = gather([ws.gold], lambda path: load_gold(con, path))[1]
+        loaded, run_problems = gather(run_paths, lambda path: (load_run(con, path), path))
+        ws.runs = dict(loaded)
+        problems += run_problems + gather(ws.grades, lambda path: load_grades(con, path))[1]
+        if ws.corpus is not None:
+            problems += gather([ws.corpus], lambda path: load_corpus(con, path))[1]
+        raise_if_any(problems)
+        ws._require_shared_queries()
+        return ws
+
+    @classmethod
+    def open(cls, folder: str | Path) -> Workspace:
+        """Open a workspace folder (see the module docstring for its layout)."""
+        root = Path(folder)
+        if not root.is_dir():
+            raise InputError([Problem(str(root), None, str(root), "a workspace folder")])
+        raise_if_any(links_leaving(root))
+        gold = next((root / n for n in GOLD_NAMES if (root / n).is_file()), None)
+        if gold is None:
+            raise InputError(
+                [Problem(str(root), None, "no gold file", f"one of {', '.join(GOLD_NAMES)}")]
+            )
+        runs = (
+            sorted(
+                p
+                for p in (root / "runs").glob("*")
+                if p.is_file()
+                and not p.name.endswith(".config.json")
+                and not p.name.startswith(".")
+            )
+            if (root / "runs").is_dir()
+            else []
+        )
+        if not runs:
+            raise InputError(
+                [Problem(str(root / "runs"), None, "no run files", "runs/<name>.jsonl")]
+            )
+        grades = (
+            sorted(
+                p for p in (root / "grades").glob("*") if p.is_file() and not p.name.startswith(".")
+            )
+            if (root / "grades").is_dir()
+            else []
+        )
+        corpus = next((root / n for n in CORPUS_NAMES if (root / n).is_file()), None)
+        return cls.from_files(gold, runs, grades, corpus, folder=root)
+
+    def _lock_down(self, runs: list[Path]) -> None:
+        """From before the first read, the connection may open only the input files it is
+        given and this workspace's judgment store (see :func:`.db.lock_down`)."""
+        from ragrecall_core.inputs.store import store_path  # judging imports this module
+
+        inputs = [self.gold, *runs, *self.grades, *([self.corpus] if self.corpus else [])]
+        lock_down(self.con, inputs + store_files(store_path(self)))
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        return self.con.cursor()
+
+    @property
+    def run_names(self) -> list[str]:
+        return list(self.runs)
+
+    def input_files(self) -> list[tuple[str, Path]]:
+        """Every input file with its role, in a stable order."""
+        files = [("gold", self.gold)]
+        files += [(f"run {name}", path) for name, path in self.runs.items()]
+        from ragrecall_core.inputs.configs import config_path_for
+
+        files += [
+            (f"config {name}", config_path_for(path))
+            for name, path in self.runs.items()
+            if config_path_for(path).exists()
+        ]
+        files += [("grades", path) for path in self.grades]
+        if self.corpus:
+            files.append(("corpus", self.corpus))
+        return files
+
+    def file_hashes(self) -> list[dict[str, str]]:
+        """sha256 of every input file, for reports that must be recomputable."""
+        return [
+            {"role": role, "path": str(path), "sha256": sha256_of(path)}
+            for role, path in self.input_files()
+        ]
+
+    def configs(self) -> dict[str, dict]:
+        import json
+
+        rows = self.cursor().execute("SELECT run, config FROM run_files").fetchall()
+        return {run: json.loads(config) for run, config in rows}
+
+    def _require_shared_queries(self) -> None:
+        rows = (
+            self.cursor()
+            .execute(
+                "SELECT f.run, f.path FROM run_files f WHERE NOT EXISTS ("
+                "SELECT 1 FROM run_queries r JOIN queries q USING (query_id) WHERE r.run = f.run)"
+            )
+            .fetchall()
+        )
+        if rows:
+            raise InputError(
+                [
+                    Problem(
+                        path,
+                        None,
+                        f"run {run!r} shares no query id with {self.gold}",
+                        "query ids that match the gold set's",
+                    )
+                    for run, path in rows
+                ]
+            )
+
+
+def links_leaving(root: Path) -> list[Problem]:
+    """Every symlink in the workspace (its folder, ``runs/`` and ``grades/``) whose target
+    lies outside it, found before any file is read: a shared workspace must not make
+    ragrecall read, echo or write a file elsewhere (a system file, another store)."""
+    base = root.resolve()
+    problems = []
+    for entry in _entries(root, base):
+        if not entry.is_symlink():
+            continue
+        try:
+            target = entry.resolve()
+        except (OSError, RuntimeError):
+            problems.append(Problem(str(entry), None, "a symlink loop", "a file or a folder"))
+            continue
+        if not target.is_relative_to(base):
+            problems.append(
+                Problem(
+                    str(entry),
+                    None,
+                    str(target),
+                    f"a file inside the workspace folder {root} (links out of it are refused)",
+                )
+            )
+    return problems
+
+
+def _entries(root: Path, base: Path) -> list[Path]:
+    """Every path the workspace may read: the folder's entries and those of ``runs/`` and
+    ``grades/`` when these stay inside (a link out is itself an entry, and refused)."""
+    entries = sorted(root.iterdir())
+    for sub in (root / "runs", root / "grades"):
+        if sub.is_dir() and sub.resolve().is_relative_to(base):
+            entries += sorted(sub.iterdir())
+    return entries
+
+
+def open_workspace(folder: str | Path) -> Workspace:
+    return Workspace.open(folder)

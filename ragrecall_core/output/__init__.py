@@ -1,0 +1,1 @@
+"""Rendering results for people: command-line text and tables, reports."""

@@ -1,0 +1,290 @@
+"""The reproducible report (seed 000's "minimal readiness"): per-query table, run configs,
+k, measure definitions and policy, tool version and the sha256 of every input, so that
+another person can recompute every number without secrets.
+
+Rendered as one self-contained HTML file (plots embedded, prints cleanly), Markdown or
+CSV, chosen by the output file's extension.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import html
+import io
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from ragrecall_core import __version__
+from ragrecall_core.analysis.query_table import display_frame, query_table
+from ragrecall_core.analysis.selection import default_split, query_ids
+from ragrecall_core.errors import InputError, Problem
+from ragrecall_core.inputs.store import STORE, open_store, store_path
+from ragrecall_core.inputs.workspace import Workspace
+from ragrecall_core.measures import parse_measure
+from ragrecall_core.output.literal import md_literal
+from ragrecall_core.scoring.evaluate import evaluate
+from ragrecall_core.scoring.policy import Policy
+
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+REPORT_MEASURES = (
+    "Recall@{k}",
+    "Hit@{k}",
+    "MRR@{k}",
+    "P@{k}",
+    "nDCG@{k}",
+    "Judged@{k}",
+    "Harm@{k}",
+)
+
+
+def neutralise(value):
+    """Prefix a cell a spreadsheet would run as a formula with ``'``.
+
+    >>> neutralise("=HYPERLINK(1)"), neutralise(-0.5), neutralise("ok")
+    ("'=HYPERLINK(1)", -0.5, 'ok')
+    """
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
+RENDERERS = {".html": "to_html", ".htm": "to_html", ".md": "to_markdown", ".csv": "to_csv"}
+
+
+def output_suffix(path: Path) -> str:
+    """The report format a file name asks for; an input error for any other ending."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in RENDERERS:
+        raise InputError([Problem("-o", None, str(path), "a file ending in .html, .md or .csv")])
+    return suffix
+
+
+@dataclass
+class Report:
+    k: int
+    scope: str
+    policy: Policy
+    aggregate: pd.DataFrame
+    per_query: pd.DataFrame
+    configs: dict[str, dict]
+    hashes: list[dict[str, str]]
+    definitions: pd.DataFrame
+    generated: str
+    stored_judgments: str
+
+    def header(self) -> dict:
+        return {
+            "tool": f"ragrecall {__version__}",
+            "generated": self.generated,
+            "k": self.k,
+            "queries": self.scope,
+            "policy": self.policy.describe(),
+            "stored judgments": self.stored_judgments,
+        }
+
+    def to_markdown(self) -> str:
+        parts = ["# ragrecall retrieval report", ""]
+        parts += [f"- **{key}**: {md_literal(value)}" for key, value in self.header().items()]
+        parts += ["", "## Results (macro mean over queries)", "", _md(self.aggregate_table())]
+        parts += ["", "## Measure definitions", "", _md(self.definitions)]
+        parts += ["", "## Run configs (secrets redacted)", ""]
+        for run, config in self.configs.items():
+            parts += [f"### {md_literal(run)}", "", *_fenced_json(config), ""]
+        parts += ["## Input files", "", _md(pd.DataFrame(self.hashes)), ""]
+        for run, rows in self.per_query.groupby("run", sort=False):
+            parts += [f"## Per query: {md_literal(run)}", "", _md(rows.drop(columns="run")), ""]
+        return "\n".join(parts)
+
+    def to_csv(self) -> str:
+        """The per-query table after ``#`` comment lines. Each comment is one cell on one
+        line (quoted when it holds a comma or a quote), so no text in it starts a cell
+        a spreadsheet would evaluate."""
+        comments = [f"{key}: {value}" for key, value in self.header().items()]
+        comments += [f"sha256 {h['sha256']} {h['role']} {h['path']}" for h in self.hashes]
+        comments += [f"config {run}: {json.dumps(config)}" for run, config in self.configs.items()]
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+        writer.writerows([["# " + _one_line(line)] for line in comments])
+        self.per_query.map(neutralise).to_csv(
+            buffer, index=False, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC
+        )
+        return buffer.getvalue()
+
+    def to_html(self) -> str:
+        chart = self.chart().to_html(
+            full_html=False, include_plotlyjs=True, config={"displaylogo": False}
+        )
+        configs = "".join(
+            f"<h3>{html.escape(run)}</h3><pre>{html.escape(json.dumps(cfg, indent=2))}</pre>"
+            for run, cfg in self.configs.items()
+        )
+        per_query = "".join(
+            f"<h2>Per query: {html.escape(str(run))}</h2>" + _html_table(rows.drop(columns="run"))
+            for run, rows in self.per_query.groupby("run", sort=False)
+        )
+        header = "".join(
+            f"<li><b>{html.escape(k)}</b>: {html.escape(str(v))}</li>"
+            for k, v in self.header().items()
+        )
+        return HTML.format(
+            header=header,
+            chart=chart,
+            results=_html_table(self.aggregate_table()),
+            definitions=_html_table(self.definitions),
+            configs=configs,
+            hashes=_html_table(pd.DataFrame(self.hashes)),
+            per_query=per_query,
+        )
+
+    def aggregate_table(self) -> pd.DataFrame:
+        table = self.aggregate.pivot(index="run", columns="measure", values="value")
+        order = list(dict.fromkeys(self.aggregate.measure))
+        table = table[order].reset_index()
+        table.columns.name = None  # else HTML shows an empty "measure" header column
+        return table
+
+    def chart(self) -> go.Figure:
+        figure = go.Figure()
+        for run, rows in self.aggregate.groupby("run", sort=False):
+            figure.add_bar(name=str(run), x=rows.measure, y=rows.value)
+        figure.update_layout(
+            barmode="group",
+            title=f"Measures at k = {self.k}",
+            yaxis={"range": [0, 1], "title": "mean over queries"},
+            font={"size": 14},
+            height=420,
+            margin={"t": 60},
+        )
+        return figure
+
+    def write(self, path: Path) -> None:
+        render = getattr(self, RENDERERS[output_suffix(path)])
+        Path(path).write_text(render(), encoding="utf-8")
+
+
+def _cell_text(value) -> str:
+    """A cell as the reader sees it: missing values empty, numbers to 4 decimals."""
+    if value is None or value is pd.NA or (isinstance(value, float) and pd.isna(value)):
+        return ""
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return str(value)
+
+
+def _one_line(text: str) -> str:
+    return re.sub(r"[\r\n\u2028\u2029\x0b\x0c\x85]+", " ", text)
+
+
+def _md(frame: pd.DataFrame) -> str:
+    """A Markdown table whose cells show their text as written (see :func:`md_literal`)."""
+
+    def row(values) -> str:
+        cells = [md_literal(v) if isinstance(v, str) else _cell_text(v) for v in values]
+        return "| " + " | ".join(cells) + " |"
+
+    lines = [row(frame.columns), "|" + "---|" * len(frame.columns)]
+    lines += [row(values) for values in frame.itertuples(False)]
+    return "\n".join(lines)
+
+
+def _fenced_json(value) -> list[str]:
+    """``value`` as a JSON code block whose fence no backtick run in the text can close."""
+    text = json.dumps(value, indent=2)
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence + "json", text, fence]
+
+
+def _html_table(frame: pd.DataFrame) -> str:
+    """An escaped HTML table with the cells as :func:`_cell_text` shows them."""
+    return frame.map(_cell_text).to_html(index=False, escape=True)
+
+
+def stored_judgments(workspace: Workspace, policy: Policy) -> str:
+    """Attach the workspace's judgment store as the dashboard does, and say what it adds.
+
+    The count is what the evaluation uses: each annotator's latest grade of a chunk.
+    """
+    path = store_path(workspace)
+    if not open_store(workspace):
+        return f"none ({path.name} not found)"
+    used = (
+        workspace.cursor()
+        .execute(
+            f"SELECT count(*) FROM (SELECT DISTINCT query_id, chunk_id, annotator "  # noqa: S608
+            f"FROM {STORE}.judgments)"
+        )
+        .fetchone()[0]
+    )
+    if not policy.manual_grades:
+        return f"0 used ({used} in {path.name}; the policy ignores reviewers' grades)"
+    return f"{used} used from {path.name} (each annotator's latest grade of a chunk)"
+
+
+def build_report(
+    workspace: Workspace, k: int = 5, split: str | None = None, policy: Policy | None = None
+) -> Report:
+    """Everything the report shows, on the held-out split by default."""
+    policy = policy or Policy()
+    judgments = stored_judgments(workspace, policy)
+    chosen, scope = default_split(workspace, split)
+    ids = query_ids(workspace, split=chosen)
+    measures = [m.format(k=k) for m in REPORT_MEASURES]
+    evaluation = evaluate(workspace, measures, policy, query_ids=ids)
+    table = query_table(workspace, k, policy)
+    if ids is not None:
+        table = table[table.query_id.isin(ids)]
+    per_query = pd.concat(
+        [display_frame(rows, k).assign(run=run) for run, rows in table.groupby("run", sort=False)],
+        ignore_index=True,
+    )
+    per_query = per_query[["run", *[c for c in per_query.columns if c != "run"]]]
+    definitions = pd.DataFrame(
+        [{"measure": m, "definition": parse_measure(m).definition.description} for m in measures]
+    )
+    return Report(
+        k=k,
+        scope=scope,
+        policy=policy,
+        aggregate=evaluation.aggregate,
+        per_query=per_query,
+        configs=workspace.configs(),
+        hashes=workspace.file_hashes(),
+        definitions=definitions,
+        generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        stored_judgments=judgments,
+    )
+
+
+HTML = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>ragrecall report</title>
+<style>
+body {{ font-family: system-ui, sans-serif; margin: 2rem; color: #1a1a1a; }}
+table {{ border-collapse: collapse; font-size: 0.85rem; margin-bottom: 1.5rem; }}
+th, td {{ border: 1px solid #ccc; padding: 0.25rem 0.5rem; text-align: left;
+          vertical-align: top; }}
+th {{ background: #f0f0f0; }}
+pre {{ background: #f6f6f6; padding: 0.5rem; white-space: pre-wrap; }}
+@media print {{ body {{ margin: 0.5cm; }} h2 {{ break-before: page; }}
+               .plotly-graph-div {{ break-inside: avoid; }} }}
+</style></head><body>
+<h1>ragrecall retrieval report</h1>
+<ul>{header}</ul>
+<h2>Results (macro mean over queries)</h2>
+{results}
+{chart}
+<h2>Measure definitions</h2>
+{definitions}
+<h2>Run configs (secrets redacted)</h2>
+{configs}
+<h2>Input files</h2>
+{hashes}
+{per_query}
+</body></html>
+"""

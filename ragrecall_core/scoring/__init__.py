@@ -1,0 +1,2 @@
+"""Turning judgments and ranked lists into measure values: the prepared evaluation,
+SQL per measure family, evaluate()."""

@@ -1,0 +1,259 @@
+"""Evaluate runs against the gold set: the long result shape and its renderers.
+
+>>> ev = evaluate(Workspace.open("data_samples"), ["Recall@5", "MRR@5"])  # doctest: +SKIP
+>>> ev.aggregate.round(3).to_dict("records")[0]                           # doctest: +SKIP
+{'run': 'bm25', 'measure': 'Recall@5', 'value': 0.79, 'queries': 129}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import duckdb
+import pandas as pd
+
+from ragrecall_core.inputs.workspace import Workspace
+from ragrecall_core.measures import MeasureRequest, parse_requests
+from ragrecall_core.output.text import plural
+from ragrecall_core.scoring import families as scoring
+from ragrecall_core.scoring.policy import Policy
+from ragrecall_core.scoring.prepared import SCOPE_CTES, PreparedEvaluation, prepare, scope_params
+
+DEFAULT_CUTOFF = 5
+DEFAULT_MEASURES = ("Recall@{k}", "Hit@{k}", "MRR@{k}", "P@{k}", "nDCG@{k}", "Judged@{k}")
+
+
+def default_measures(cutoffs: Sequence[int] = (DEFAULT_CUTOFF,)) -> list[str]:
+    return [m.format(k=k) for k in cutoffs for m in DEFAULT_MEASURES]
+
+
+@dataclass
+class Evaluation:
+    """Per-query values in one long frame ``(run, query_id, measure, value)``.
+
+    ``aggregate`` is the macro mean over the queries each measure covers, with
+    their count. ``measure`` is the name as the user asked for it.
+    """
+
+    per_query: pd.DataFrame
+    aggregate: pd.DataFrame
+    requests: list[MeasureRequest]
+    policy: Policy
+    runs: list[str]
+    warnings: dict[str, list[str]] = field(default_factory=dict)
+    no_answer: dict[str, dict] = field(default_factory=dict)
+
+    @property
+    def labels(self) -> list[str]:
+        return [r.label for r in self.requests]
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.per_query.copy()
+
+    def wide(self) -> pd.DataFrame:
+        """One row per (run, query), one column per measure."""
+        table = self.per_query.pivot_table(
+            index=["run", "query_id"],
+            columns="measure",
+            values="value",
+            aggfunc="first",
+            sort=False,
+        )
+        return table.reindex(columns=[c for c in self.labels if c in table.columns]).reset_index()
+
+    def value(self, run: str, measure: str) -> float:
+        rows = self.aggregate[(self.aggregate.run == run) & (self.aggregate.measure == measure)]
+        return float(rows.value.iloc[0]) if len(rows) else float("nan")
+
+    def to_dict(self, per_query: bool = False) -> dict:
+        runs = []
+        for run in self.runs:
+            agg = self.aggregate[self.aggregate.run == run]
+            entry = {
+                "name": run,
+                "aggregate": {m: _number(v) for m, v in zip(agg.measure, agg.value, strict=True)},
+                "queries": {m: int(n) for m, n in zip(agg.measure, agg.queries, strict=True)},
+                "no_answer": self.no_answer.get(run, {}),
+                "warnings": self.warnings.get(run, []),
+            }
+            if per_query:
+                rows = self.per_query[self.per_query.run == run]
+                nested: dict[str, dict[str, float | None]] = {}
+                for q, m, v in zip(rows.query_id, rows.measure, rows.value, strict=True):
+                    nested.setdefault(q, {})[m] = _number(v)
+                entry["per_query"] = nested
+            runs.append(entry)
+        return {"policy": self.policy.describe(), "runs": runs}
+
+
+def _number(value) -> float | None:
+    return None if pd.isna(value) else float(value)
+
+
+def evaluate(
+    workspace: Workspace,
+    measures: Sequence[str] | None = None,
+    policy: Policy | None = None,
+    runs: Sequence[str] | None = None,
+    query_ids: Sequence[str] | None = None,
+) -> Evaluation:
+    """Compute ``measures`` (names such as ``"Recall@5"``) for the workspace's runs."""
+    policy = policy or Policy()
+    requests = parse_requests(list(measures or default_measures()))
+    prepared = prepare(workspace, policy)
+    long = scoring.per_query(prepared, [r.measure for r in requests], runs, query_ids)
+    long["measure"] = long["m"].map(dict(enumerate(r.label for r in requests)))
+    long = long.sort_values(["run", "m", "query_id"], kind="stable", ignore_index=True)
+    aggregate = (
+        long.groupby(["run", "m", "measure"], sort=True)["value"]
+        .agg(value="mean", queries="count")
+        .reset_index()
+        .drop(columns="m")
+    )
+    run_names = [r for r in workspace.run_names if runs is None or r in runs]
+    cutoffs = sorted({r.measure.cutoff for r in requests if r.measure.cutoff})
+    return Evaluation(
+        per_query=long[["run", "query_id", "measure", "value"]],
+        aggregate=aggregate,
+        requests=requests,
+        policy=policy,
+        runs=run_names,
+        warnings=collect_warnings(prepared, cutoffs, runs, query_ids),
+        no_answer=no_answer_summary(prepared, runs, query_ids),
+    )
+
+
+def select(con: duckdb.DuckDBPyConnection, runs, query_ids) -> None:
+    """The queries (``eval_queries``) and runs an evaluation covers."""
+    con.execute(
+        """
+        CREATE OR REPLACE TEMP TABLE eval_queries AS
+        SELECT q.query_id, EXISTS (SELECT 1 FROM qrels r WHERE r.query_id = q.query_id) AS judged
+        FROM queries q WHERE $all_queries OR list_contains($ids, q.query_id)
+        """,
+        {"all_queries": query_ids is None, "ids": list(query_ids or [])},
+    )
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE eval_run_names AS SELECT run FROM run_files "
+        "WHERE $all_runs OR list_contains($runs, run)",
+        {"all_runs": runs is None, "runs": list(runs or [])},
+    )
+    con.execute(
+        "CREATE OR REPLACE TEMP VIEW eval_runs AS SELECT * FROM runs "
+        "WHERE run IN (SELECT run FROM eval_run_names)"
+    )
+
+
+IGNORED_SQL = """
+SELECT run, count(*), list(query_id ORDER BY query_id)[1:5]
+FROM {s}.lists r ANTI JOIN queries q USING (query_id)
+WHERE $all_runs OR list_contains($runs, run)
+GROUP BY run ORDER BY run
+"""
+
+MISSING_SQL = """
+WITH {scope}
+SELECT rn.run, count(*), list(q.query_id ORDER BY q.query_id)[1:5]
+FROM scope_runs rn, scope_queries q
+WHERE q.judged AND NOT EXISTS (SELECT 1 FROM {s}.lists x WHERE x.run = rn.run
+                               AND x.query_id = q.query_id)
+GROUP BY rn.run ORDER BY rn.run
+"""
+
+TIES_SQL = """
+WITH edge AS (
+    SELECT run, query_id, rank, score FROM runs
+    WHERE ($all_runs OR list_contains($runs, run))
+      AND (list_contains($cutoffs, rank) OR list_contains($cutoffs, rank - 1)))
+SELECT a.run, a.rank AS k, count(*) FROM edge a JOIN edge b
+  ON a.run = b.run AND a.query_id = b.query_id AND b.rank = a.rank + 1
+WHERE list_contains($cutoffs, a.rank) AND a.score = b.score
+GROUP BY a.run, a.rank ORDER BY a.run, a.rank
+"""
+
+NOT_IN_CORPUS_SQL = """
+SELECT count(*), list(DISTINCT chunk_id ORDER BY chunk_id)[1:5] FROM qrels
+WHERE (SELECT count(*) FROM corpus) > 0 AND grade > 0
+  AND chunk_id NOT IN (SELECT chunk_id FROM corpus)
+"""
+
+
+def collect_warnings(
+    prepared: PreparedEvaluation,
+    cutoffs: Sequence[int],
+    runs: Sequence[str] | None = None,
+    query_ids: Sequence[str] | None = None,
+) -> dict[str, list[str]]:
+    """Per run: ignored queries, missing queries, ties across a cutoff, labels not in the corpus."""
+    scope = scope_params(runs, query_ids)
+    run_scope = {"all_runs": scope["all_runs"], "runs": scope["runs"]}
+    warnings: dict[str, list[str]] = {}
+    for run, n, sample in prepared.fetch(IGNORED_SQL, run_scope):
+        warnings.setdefault(run, []).append(
+            f"{plural(n, 'run query', 'run queries')} not in the gold set "
+            f"{'was' if n == 1 else 'were'} ignored (e.g. {', '.join(sample)})"
+        )
+    for run, n, sample in prepared.fetch(MISSING_SQL.replace("{scope}", SCOPE_CTES), scope):
+        warnings.setdefault(run, []).append(
+            f"{plural(n, 'gold query', 'gold queries')} {'is' if n == 1 else 'are'} missing "
+            f"from the run and score 0 (e.g. {', '.join(sample)})"
+        )
+    if cutoffs:
+        for run, k, n in prepared.fetch(TIES_SQL, {**run_scope, "cutoffs": list(cutoffs)}):
+            warnings.setdefault(run, []).append(
+                f"{plural(n, 'query', 'queries')} {'has' if n == 1 else 'have'} tied scores at "
+                f"ranks {k} and {k + 1}: @{k} depends on tie order"
+            )
+    outside, sample = prepared.fetch(NOT_IN_CORPUS_SQL)[0]
+    if outside:
+        for run in prepared.workspace.run_names:
+            if runs is None or run in runs:
+                warnings.setdefault(run, []).append(
+                    f"{plural(outside, 'relevant gold id')} {'is' if outside == 1 else 'are'} "
+                    f"not in the corpus (e.g. {', '.join(sample)})"
+                )
+    return warnings
+
+
+NO_ANSWER_SQL = """
+WITH {scope},
+na AS (SELECT q.query_id FROM scope_queries q
+       WHERE NOT EXISTS (SELECT 1 FROM {s}.judgments j
+                         WHERE j.query_id = q.query_id AND j.grade >= $level))
+SELECT rn.run, count(na.query_id) AS queries,
+       count(t.query_id) AS with_results, avg(t.score) AS mean_top_score
+FROM scope_runs rn CROSS JOIN na
+LEFT JOIN (SELECT run, query_id, score FROM {s}.ranked WHERE rank = 1) t
+  ON t.run = rn.run AND t.query_id = na.query_id
+GROUP BY rn.run
+"""
+
+
+def no_answer_summary(
+    prepared: PreparedEvaluation,
+    runs: Sequence[str] | None = None,
+    query_ids: Sequence[str] | None = None,
+) -> dict[str, dict]:
+    """Per run, how the no-answer queries (no relevant item) were answered anyway."""
+    rows = prepared.fetch(
+        NO_ANSWER_SQL.replace("{scope}", SCOPE_CTES),
+        {**scope_params(runs, query_ids), "level": prepared.policy.rel_level},
+    )
+    return {
+        run: {"queries": n, "with_results": w, "mean_top_score": _number(s)}
+        for run, n, w, s in rows
+    }
+
+
+def classify(
+    workspace: Workspace,
+    k: int,
+    policy: Policy | None = None,
+    runs: Sequence[str] | None = None,
+    query_ids: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """The failure class of every (run, query) at cutoff ``k`` (see :mod:`.failures`)."""
+    from ragrecall_core.analysis.failures import failure_classes
+
+    return failure_classes(prepare(workspace, policy), k, runs, query_ids)

@@ -1,0 +1,347 @@
+"""How each measure is computed: DuckDB SQL over one ranked-and-judged table.
+
+The pipeline (all SQL, all in DuckDB):
+
+1. ``judgments(query_id, item_id, grade, harmful)``: gold grades, plus reviewers'
+   grades for what the gold set lacks (a recorded resolution wins; otherwise merged
+   over annotators: the lower median; partial and harmful counted as
+   :class:`~ragrecall_core.scoring.policy.Policy` says).
+2. ``ranked(run, query_id, item_id, rank, score)``: each run's list in its
+   evaluation order; at document level a document keeps its first chunk's rank.
+3. One aggregate per (run, query) and measure, then the value per query, in the
+   long shape ``(run, query_id, measure, value)``.
+
+Cutoffs and relevance levels are bound as parameters, never pasted into SQL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import duckdb
+import pandas as pd
+
+from ragrecall_core.inputs.corpus import doc_of_sql
+from ragrecall_core.measures import REGISTRY, Measure
+from ragrecall_core.scoring.policy import DOC, Policy
+from ragrecall_core.scoring.prepared import SCOPE_CTES, PreparedEvaluation, scope_params
+
+JUDGMENTS_SQL = """
+CREATE OR REPLACE TEMP TABLE chunk_judgments AS
+WITH latest_resolution AS (
+    SELECT query_id, chunk_id, arg_max(grade, (created_at, id)) AS grade,
+           arg_max(harmful, (created_at, id)) AS harmful
+    FROM all_resolutions GROUP BY query_id, chunk_id),
+manual AS (
+    SELECT query_id, chunk_id, bool_or(harmful) AS harmful,
+           CAST(floor(quantile_disc(grade, 0.5)) AS INTEGER) AS grade
+    FROM all_grades g WHERE $manual
+      AND NOT EXISTS (SELECT 1 FROM latest_resolution r
+                      WHERE r.query_id = g.query_id AND r.chunk_id = g.chunk_id)
+    GROUP BY query_id, chunk_id
+    UNION ALL
+    SELECT query_id, chunk_id, harmful, grade FROM latest_resolution WHERE $manual),
+manual_effective AS (
+    SELECT query_id, chunk_id,
+           CASE WHEN harmful AND $harmful_not_relevant THEN 0
+                WHEN grade = 1 AND NOT $partial_relevant THEN 0
+                ELSE grade END AS grade
+    FROM manual),
+merged AS (
+    SELECT query_id, chunk_id, grade FROM qrels
+    UNION ALL
+    SELECT m.query_id, m.chunk_id, m.grade FROM manual_effective m
+    ANTI JOIN qrels q ON q.query_id = m.query_id AND q.chunk_id = m.chunk_id)
+SELECT x.query_id, x.chunk_id, x.grade, coalesce(m.harmful, false) AS harmful
+FROM merged x LEFT JOIN manual m USING (query_id, chunk_id)
+"""
+
+CHUNK_VIEWS_SQL = """
+CREATE OR REPLACE TEMP VIEW judgments AS
+    SELECT query_id, chunk_id AS item_id, grade, harmful FROM chunk_judgments;
+CREATE OR REPLACE TEMP VIEW ranked AS
+    SELECT run, query_id, chunk_id AS item_id, rank, score FROM eval_runs;
+"""
+
+DOC_OF = f"coalesce(c.doc_id, {doc_of_sql('x.chunk_id')})"
+DOC_VIEWS_SQL = f"""
+CREATE OR REPLACE TEMP VIEW judgments AS
+    SELECT x.query_id, {DOC_OF} AS item_id, max(x.grade) AS grade, bool_or(x.harmful) AS harmful
+    FROM chunk_judgments x LEFT JOIN corpus c ON c.chunk_id = x.chunk_id
+    GROUP BY ALL;
+CREATE OR REPLACE TEMP VIEW ranked AS
+    SELECT x.run, x.query_id, {DOC_OF} AS item_id, min(x.rank) AS rank,
+           arg_min(x.score, x.rank) AS score
+    FROM eval_runs x LEFT JOIN corpus c ON c.chunk_id = x.chunk_id GROUP BY ALL;
+"""
+
+
+# One row per (run, query) list: its length. Scoring joins only judged rows, so this is
+# the only pass over every ranked row (Judged@k adds one, for its top-k positions).
+RUN_LISTS_SQL = """
+CREATE OR REPLACE TEMP TABLE run_lists AS
+SELECT run, query_id, count(*) AS listed FROM ranked GROUP BY run, query_id
+"""
+
+
+def prepare(con: duckdb.DuckDBPyConnection, policy: Policy) -> None:
+    """Create the ``judgments`` and ``ranked`` views for ``policy``."""
+    con.execute(
+        JUDGMENTS_SQL,
+        {
+            "manual": policy.manual_grades,
+            "harmful_not_relevant": policy.harmful == "not_relevant",
+            "partial_relevant": policy.partial == "relevant",
+        },
+    )
+    con.execute(DOC_VIEWS_SQL if policy.unit == DOC else CHUNK_VIEWS_SQL)
+    con.execute(RUN_LISTS_SQL)
+
+
+class Columns:
+    """Names of the parameters and helper columns of measure ``i``."""
+
+    def __init__(self, i: int, measure: Measure, policy: Policy):
+        self.k = f"$k{i}"
+        self.level = f"$l{i}"
+        self.agg = f"a{i}"
+        self.nrel = f"nrel{i}"
+        self.idcg = f"idcg{i}"
+        self.cum = f"cum{i}"
+        self.positions = f"positions{i}"
+        self.within = f"rank <= {self.k} AND " if measure.cutoff else ""
+        self.relevant = f"grade >= {self.level}"
+        self.params = {f"k{i}": measure.cutoff or 0, f"l{i}": measure.rel or policy.rel_level}
+
+    def count_relevant(self) -> str:
+        return f"count(*) FILTER (WHERE {self.within}{self.relevant})"
+
+    def share_of_relevant(self) -> str:
+        return f"coalesce(a.{self.agg} / nullif(s.{self.nrel}, 0), 0)"
+
+
+@dataclass(frozen=True)
+class FamilySQL:
+    """How one measure family is computed: an aggregate over the judged rows of a
+    (run, query) list, and the query's value from it (``a.`` the aggregates, ``s.`` the
+    query's judgments, ``p.`` its counted top-k positions)."""
+
+    aggregate: str
+    value: str
+    needs_positions: bool = False
+    needs_cumulative: bool = False
+
+
+def _recall(c: Columns) -> FamilySQL:
+    return FamilySQL(c.count_relevant(), c.share_of_relevant())
+
+
+def _capped_recall(c: Columns) -> FamilySQL:
+    return FamilySQL(
+        c.count_relevant(), f"coalesce(a.{c.agg} / nullif(least({c.k}, s.{c.nrel}), 0), 0)"
+    )
+
+
+def _precision(c: Columns) -> FamilySQL:
+    return FamilySQL(c.count_relevant(), f"coalesce(a.{c.agg}, 0) / {c.k}")
+
+
+def _hit(c: Columns) -> FamilySQL:
+    return FamilySQL(c.count_relevant(), f"CASE WHEN a.{c.agg} > 0 THEN 1.0 ELSE 0.0 END")
+
+
+def _reciprocal_rank(c: Columns) -> FamilySQL:
+    return FamilySQL(
+        f"max(1.0 / rank) FILTER (WHERE {c.within}{c.relevant})", f"coalesce(a.{c.agg}, 0)"
+    )
+
+
+def _average_precision(c: Columns) -> FamilySQL:
+    return FamilySQL(
+        f"sum({c.cum} / rank) FILTER (WHERE {c.within}{c.relevant})",
+        c.share_of_relevant(),
+        needs_cumulative=True,
+    )
+
+
+def _ndcg(c: Columns) -> FamilySQL:
+    return FamilySQL(
+        f"sum(grade / log2(rank + 1)) FILTER (WHERE {c.within}grade > 0)",
+        f"coalesce(coalesce(a.{c.agg}, 0) / nullif(s.{c.idcg}, 0), 0)",
+    )
+
+
+def _r_precision(c: Columns) -> FamilySQL:
+    return FamilySQL(
+        f"count(*) FILTER (WHERE rank <= {c.nrel} AND {c.relevant})", c.share_of_relevant()
+    )
+
+
+def _precision_upper(c: Columns) -> FamilySQL:
+    # relevant minus judged in the top k; adding the top-k positions counts the unjudged
+    return FamilySQL(
+        f"count(*) FILTER (WHERE {c.within}{c.relevant}) "
+        f"- count(*) FILTER (WHERE {c.within}grade IS NOT NULL)",
+        f"(coalesce(p.{c.positions}, 0) + coalesce(a.{c.agg}, 0)) / {c.k}",
+        needs_positions=True,
+    )
+
+
+def _judged(c: Columns) -> FamilySQL:
+    return FamilySQL(
+        f"count(*) FILTER (WHERE {c.within}grade IS NOT NULL)",
+        f"coalesce(a.{c.agg}, 0) / p.{c.positions}",
+        needs_positions=True,
+    )
+
+
+def _harm(c: Columns) -> FamilySQL:
+    return FamilySQL(
+        f"count(*) FILTER (WHERE {c.within}harmful)",
+        f"CASE WHEN a.{c.agg} > 0 THEN 1.0 ELSE 0.0 END",
+    )
+
+
+def _first_rank(c: Columns) -> FamilySQL:
+    return FamilySQL(f"min(rank) FILTER (WHERE {c.relevant})", f"a.{c.agg}")
+
+
+FAMILIES: dict[str, Callable[[Columns], FamilySQL]] = {
+    "Recall": _recall,
+    "RecallCap": _capped_recall,
+    "P": _precision,
+    "Hit": _hit,
+    "RR": _reciprocal_rank,
+    "AP": _average_precision,
+    "nDCG": _ndcg,
+    "Rprec": _r_precision,
+    "Pmax": _precision_upper,
+    "Judged": _judged,
+    "Harm": _harm,
+    "FirstRank": _first_rank,
+}
+
+
+def _require_every_family_computed() -> None:
+    """A registered measure without SQL fails here, at import, not at run time."""
+    missing = sorted(set(REGISTRY) - set(FAMILIES))
+    unknown = sorted(set(FAMILIES) - set(REGISTRY))
+    if missing or unknown:
+        raise RuntimeError(f"measures without SQL: {missing}; SQL without a measure: {unknown}")
+
+
+_require_every_family_computed()
+
+
+PER_QUERY_SQL = """
+WITH {scope},
+qstats AS (
+    SELECT query_id, {qstats}
+    FROM (SELECT query_id, grade,
+                 row_number() OVER (PARTITION BY query_id ORDER BY grade DESC) AS pos
+          FROM {s}.judgments) GROUP BY query_id),
+joined AS (
+    SELECT *{cums} FROM {s}.judged_rows WHERE run IN (SELECT run FROM scope_runs)),
+agg AS (
+    SELECT x.run, x.query_id, {aggs}
+    FROM joined x LEFT JOIN qstats USING (query_id) GROUP BY x.run, x.query_id),
+positions AS (
+    SELECT run, query_id{positions} FROM {s}.ranked
+    WHERE {any_positions} AND run IN (SELECT run FROM scope_runs) GROUP BY run, query_id),
+base AS (
+    SELECT rn.run, q.query_id FROM scope_runs rn, scope_queries q WHERE {keep}),
+wide AS (
+    SELECT b.run, b.query_id, {values}
+    FROM base b LEFT JOIN {s}.lists l ON l.run = b.run AND l.query_id = b.query_id
+    LEFT JOIN agg a ON a.run = b.run AND a.query_id = b.query_id
+    LEFT JOIN positions p ON p.run = b.run AND p.query_id = b.query_id
+    LEFT JOIN qstats s ON s.query_id = b.query_id)
+UNPIVOT wide ON {value_cols} INTO NAME m VALUE value
+"""
+
+
+def per_query_sql(measures: Sequence[Measure], policy: Policy) -> tuple[str, dict]:
+    """SQL over a prepared evaluation (``{s}``) giving ``(run, query_id, m, value)`` for
+    every measure index ``m``; the scope's parameters are bound by the caller."""
+    cols = [Columns(i, m, policy) for i, m in enumerate(measures)]
+    parts = [FAMILIES[m.name](c) for m, c in zip(measures, cols, strict=True)]
+    params: dict = {}
+    for c in cols:
+        params.update(c.params)
+    qstats = ", ".join(
+        f"count(*) FILTER (WHERE grade >= {c.level}) AS {c.nrel}, "
+        f"coalesce(sum(grade / log2(pos + 1)) "
+        f"FILTER (WHERE ({c.k} = 0 OR pos <= {c.k}) AND grade > 0), 0) AS {c.idcg}"
+        for c in cols
+    )
+    cums = "".join(
+        f", sum(CASE WHEN grade >= {c.level} THEN 1 ELSE 0 END) OVER "
+        f"(PARTITION BY run, query_id ORDER BY rank ROWS UNBOUNDED PRECEDING) AS {c.cum}"
+        for part, c in zip(parts, cols, strict=True)
+        if part.needs_cumulative
+    )
+    positions = "".join(
+        f", count(*) FILTER (WHERE rank <= {c.k}) AS {c.positions}"
+        for part, c in zip(parts, cols, strict=True)
+        if part.needs_positions
+    )
+    aggs = ", ".join(f"{p.aggregate} AS {c.agg}" for p, c in zip(parts, cols, strict=True))
+    values = ", ".join(
+        f"CASE WHEN {_excluded(policy, c, m)} THEN NULL "
+        f"WHEN l.run IS NULL THEN {_missing(m)} ELSE {part.value} END AS v{i}"
+        for i, (part, c, m) in enumerate(zip(parts, cols, measures, strict=True))
+    )
+    sql = (
+        PER_QUERY_SQL.replace("{scope}", SCOPE_CTES)
+        .replace("{qstats}", qstats)
+        .replace("{cums}", cums)
+        .replace("{aggs}", aggs)
+        .replace("{positions}", positions)
+        .replace("{any_positions}", "true" if positions else "false")
+        .replace("{keep}", _keep_sql(policy))
+        .replace("{values}", values)
+        .replace("{value_cols}", ", ".join(f"v{i}" for i in range(len(measures))))
+    )
+    return sql, params
+
+
+def _excluded(policy: Policy, c: Columns, measure: Measure) -> str:
+    """ragrecall's policy keeps queries without relevant items (no-answer) out of the means,
+    except for measures declared ``covers_no_answer`` (a harmful chunk harms any query)."""
+    if policy.compat == "trec_eval" or measure.definition.covers_no_answer:
+        return "false"
+    return f"coalesce(s.{c.nrel}, 0) = 0"
+
+
+def _missing(measure: Measure) -> str:
+    """The value of a query the run lacks: 0, or no value for measures that need a list."""
+    return "NULL" if measure.name in NO_VALUE_WHEN_MISSING else "0.0"
+
+
+NO_VALUE_WHEN_MISSING = ("Judged", "FirstRank")
+
+
+def _keep_sql(policy: Policy) -> str:
+    """Which (run, query) pairs enter the per-query table."""
+    if policy.compat == "trec_eval":
+        if policy.complete:
+            return "q.judged"
+        return (
+            "q.judged AND EXISTS (SELECT 1 FROM {s}.lists x WHERE x.run = rn.run "
+            "AND x.query_id = q.query_id)"
+        )
+    return "true"
+
+
+def per_query(
+    prepared: PreparedEvaluation,
+    measures: Sequence[Measure],
+    runs: Sequence[str] | None = None,
+    query_ids: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """Long per-query values ``(run, query_id, m, value)``; ``m`` indexes ``measures``."""
+    sql, params = per_query_sql(measures, prepared.policy)
+    frame = prepared.query(sql, {**params, **scope_params(runs, query_ids)})
+    frame["m"] = frame["m"].str.slice(1).astype(int)
+    return frame

@@ -1,0 +1,59 @@
+"""The named choices that change numbers, printed beside every result."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+CHUNK, DOC = "chunk", "doc"
+
+
+@dataclass(frozen=True)
+class Policy:
+    """How judgments become relevance, and which queries a mean covers.
+
+    - ``rel_level``: a grade at or above it is relevant (default 1).
+    - ``unit``: ``chunk``, or ``doc`` (chunks map to their document, which counts
+      once, at the rank of its first chunk).
+    - ``compat``: ``None`` for ragrecall's policy (every gold query with a relevant
+      item is in the mean; a query missing from a run scores 0; no-answer queries
+      are outside the mean), or ``"trec_eval"`` (only queries in both the run and
+      the judgments, a query without relevant items scoring 0), with
+      ``complete=True`` like trec_eval's ``-c`` (every judged query, missing = 0).
+    - ``partial``: how a reviewer's grade 1 counts: ``"not_relevant"`` (default,
+      so it never enlarges the Recall denominator) or ``"relevant"``.
+    - ``harmful``: ``"not_relevant"`` (default: a chunk a reviewer graded and flagged
+      harmful never counts as relevant) or ``"as_graded"``. The gold set stays the
+      authority for its own labels: a gold chunk flagged harmful is listed as a gold gap
+      candidate (:mod:`ragrecall_core.analysis.gold_gaps`), not silently dropped.
+    - ``manual_grades``: whether reviewers' grades judge chunks the gold set lacks.
+    """
+
+    rel_level: int = 1
+    unit: str = CHUNK
+    compat: str | None = None
+    complete: bool = False
+    partial: str = "not_relevant"
+    harmful: str = "not_relevant"
+    manual_grades: bool = True
+
+    def describe(self) -> str:
+        if self.compat == "trec_eval":
+            queries = (
+                "trec_eval -c averaging: every judged query, a query missing from the run = 0"
+                if self.complete
+                else "trec_eval averaging: queries in both the run and the judgments"
+            )
+        else:
+            queries = (
+                "ragrecall averaging: every gold query with a relevant item; missing from "
+                "the run or an empty list = 0; no-answer queries reported apart"
+            )
+        return (
+            f"{queries}; relevant = grade >= {self.rel_level}; unit = {self.unit}; "
+            f"reviewer partial (1) = {self.partial.replace('_', ' ')}; "
+            f"harmful = {self.harmful.replace('_', ' ')}; "
+            f"reviewers' grades = {'used' if self.manual_grades else 'ignored (gold only)'}"
+        )
+
+    def to_dict(self) -> dict:
+        return asdict(self)

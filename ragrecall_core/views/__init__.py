@@ -1,0 +1,1 @@
+"""Dashboard view-models: frames and figures for the pages, no SQL."""

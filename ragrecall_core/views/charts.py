@@ -1,0 +1,230 @@
+"""Plotly figure builders for the dashboard: one run colour map, readable on a shared screen.
+
+Colours are the Okabe–Ito palette (safe for the common colour-vision
+deficiencies), given to runs in the workspace's order, so a run has the same
+colour on every page whatever subset is selected. Fonts are at least 14 px.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from ragrecall_core.output.literal import plot_literal
+
+OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
+FONT = 16
+TITLE_FONT = 20
+PATTERNS = ("", "/", "x", ".", "\\", "+", "-", "|")
+
+
+def run_colors(runs: Sequence[str]) -> dict[str, str]:
+    """Run name -> colour, by position in the workspace's run list (stable across pages)."""
+    return {run: OKABE_ITO[i % len(OKABE_ITO)] for i, run in enumerate(runs)}
+
+
+def run_pattern(color: str | None) -> str:
+    """A bar fill pattern tied to the run's colour, so a run looks the same on every page."""
+    return PATTERNS[OKABE_ITO.index(color) % len(PATTERNS)] if color in OKABE_ITO else ""
+
+
+def _layout(fig: go.Figure, title: str, x: str, y: str, height: int = 460) -> go.Figure:
+    fig.update_layout(
+        template="plotly_white",
+        title={"text": title, "font": {"size": TITLE_FONT}},
+        font={"size": FONT},
+        height=height,
+        margin={"l": 70, "r": 20, "t": 70, "b": 70},
+        legend={
+            "font": {"size": FONT},
+            "orientation": "h",
+            "yanchor": "bottom",
+            "y": 1.02,
+            "xanchor": "left",
+            "x": 0,
+        },
+        hoverlabel={"font": {"size": FONT}},
+    )
+    fig.update_xaxes(title={"text": x, "font": {"size": FONT}}, tickfont={"size": FONT - 1})
+    fig.update_yaxes(
+        title={"text": y, "font": {"size": FONT}}, tickfont={"size": FONT - 1}, gridcolor="#dddddd"
+    )
+    if fig.layout.title.text:
+        fig.update_layout(margin={"t": 100})
+    return fig
+
+
+def headline_bars(summary: pd.DataFrame, colors: dict[str, str], k: int) -> go.Figure:
+    """Grouped bars of each headline measure per run, with 95% bootstrap CI whiskers."""
+    fig = go.Figure()
+    for run, rows in summary.groupby("run", sort=False):
+        fig.add_bar(
+            name=plot_literal(run),
+            x=rows["measure"],
+            y=rows["value"],
+            marker_color=colors.get(run),
+            error_y={
+                "type": "data",
+                "symmetric": False,
+                "array": rows["high"] - rows["value"],
+                "arrayminus": rows["value"] - rows["low"],
+                "thickness": 2,
+                "width": 6,
+            },
+            customdata=rows[["low", "high", "queries"]].to_numpy(),
+            hovertemplate=(
+                f"<b>{plot_literal(run)}</b><br>%{{x}} = %{{y:.3f}}<br>"
+                "95% CI %{customdata[0]:.3f}–%{customdata[1]:.3f}<br>"
+                "%{customdata[2]} queries<extra></extra>"
+            ),
+        )
+    fig.update_layout(barmode="group", bargap=0.25)
+    fig.update_yaxes(range=[0, 1.05])
+    return _layout(
+        fig,
+        f"Headline measures at k = {k} (mean over queries, 95% bootstrap CI)",
+        "measure",
+        "mean over queries",
+    )
+
+
+def failure_bars(
+    groups: pd.DataFrame, colors: dict[str, str], dimension_label: str, k: int
+) -> go.Figure:
+    """Failing queries per group and run; the bar label gives count and rate."""
+    fig = go.Figure()
+    for run, rows in groups.groupby("run", sort=False):
+        labels = [
+            f"{f} / {q} ({r:.0%})"
+            for f, q, r in zip(rows["failing"], rows["queries"], rows["rate"], strict=True)
+        ]
+        fig.add_bar(
+            name=plot_literal(run),
+            y=rows["group"].map(plot_literal),
+            x=rows["failing"],
+            orientation="h",
+            marker_color=colors.get(run),
+            marker_pattern_shape=run_pattern(colors.get(run)),
+            text=labels,
+            textposition="outside",
+            textfont={"size": FONT - 1},
+            customdata=[[run, g] for g in rows["group"]],
+            hovertemplate=(
+                f"<b>{plot_literal(run)}</b><br>%{{y}}: %{{text}} failing<br>"
+                "click to open these queries<extra></extra>"
+            ),
+        )
+    n_groups = groups["group"].nunique()
+    n_runs = groups["run"].nunique()
+    height = max(360, 120 + n_groups * max(n_runs, 1) * 30)
+    fig.update_layout(barmode="group", bargap=0.3, clickmode="event+select")
+    fig.update_yaxes(autorange="reversed", automargin=True)
+    max_x = groups["failing"].max() if len(groups) else 1
+    fig.update_xaxes(range=[0, max_x * 1.35 + 1])
+    return _layout(
+        fig,
+        f"Failing queries (Recall@{k} < 1) by {dimension_label}",
+        "failing queries (label: failing / queries in group, rate)",
+        dimension_label,
+        height=height,
+    )
+
+
+def first_rank_histogram(hist: pd.DataFrame, colors: dict[str, str]) -> go.Figure:
+    """Bars of queries per first-relevant-rank bin, runs side by side, 'not retrieved' last."""
+    fig = go.Figure()
+    for run, rows in hist.groupby("run", sort=False):
+        fig.add_bar(
+            name=plot_literal(run),
+            x=rows["bin"],
+            y=rows["queries"],
+            marker_color=colors.get(run),
+            marker_pattern_shape=run_pattern(colors.get(run)),
+            text=[str(n) if n else "" for n in rows["queries"]],
+            textposition="outside",
+            textfont={"size": FONT - 2},
+            cliponaxis=False,
+            customdata=[[run, b, s] for b, s in zip(rows["bin"], rows["share"], strict=True)],
+            hovertemplate=(
+                f"<b>{plot_literal(run)}</b><br>first relevant rank %{{x}}: %{{y}} queries "
+                "(%{customdata[2]:.0%})<br>click to list them<extra></extra>"
+            ),
+        )
+    fig.update_layout(
+        barmode="group",
+        bargap=0.2,
+        clickmode="event+select",
+        uniformtext={"minsize": FONT - 2, "mode": "hide"},
+    )
+    fig.update_xaxes(type="category")
+    return _layout(
+        fig,
+        "Rank of the first relevant item (answerable queries; labels = queries)",
+        "first relevant rank",
+        "queries",
+        height=520,
+    )
+
+
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+
+
+def run_line(run: str, index: int, colors: dict[str, str]) -> dict:
+    """A run's curve style: its colour, and a dash pattern so overlaid lines stay apart
+    on a projector or for colour-blind viewers."""
+    return {"color": colors.get(run), "width": 3, "dash": DASHES[index % len(DASHES)]}
+
+
+def hit_curve(curve: pd.DataFrame, colors: dict[str, str], k: int) -> go.Figure:
+    """Hit@k as k grows, one line per run, the chosen k marked."""
+    fig = go.Figure()
+    for i, (run, rows) in enumerate(curve.groupby("run", sort=False)):
+        fig.add_scatter(
+            name=plot_literal(run),
+            x=rows["k"],
+            y=rows["hit"],
+            mode="lines+markers",
+            line=run_line(run, i, colors),
+            marker={"size": 6},
+            hovertemplate=f"<b>{plot_literal(run)}</b><br>Hit@%{{x}} = %{{y:.3f}}<extra></extra>",
+        )
+    fig.add_vline(
+        x=k,
+        line_dash="dot",
+        line_color="#555555",
+        annotation_text=f"k = {k}",
+        annotation_font_size=FONT,
+        annotation_position="bottom right",
+    )
+    fig.update_yaxes(range=[0, 1.02])
+    return _layout(
+        fig,
+        "Hit@k as k grows (share of answerable queries with a relevant item in the top k)",
+        "k",
+        "Hit@k",
+    )
+
+
+def count_bars(counts: pd.DataFrame, label: str) -> go.Figure:
+    """Horizontal bars of how many queries each value of one attribute has."""
+    fig = go.Figure(
+        go.Bar(
+            y=counts["value"].map(plot_literal),
+            x=counts["queries"],
+            orientation="h",
+            marker_color="#555555",
+            text=counts["queries"],
+            textposition="outside",
+            textfont={"size": FONT - 1},
+            hovertemplate="%{y}: %{x} queries<extra></extra>",
+        )
+    )
+    fig.update_yaxes(autorange="reversed", automargin=True)
+    fig.update_xaxes(range=[0, counts["queries"].max() * 1.25 + 1] if len(counts) else None)
+    fig = _layout(
+        fig, f"Queries by {label}", "queries", label, height=max(260, 90 + 34 * len(counts))
+    )
+    fig.update_layout(showlegend=False, margin={"t": 60})
+    return fig

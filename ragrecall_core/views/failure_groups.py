@@ -1,0 +1,63 @@
+"""Failing queries (Recall@k < 1) grouped along one dimension, counts beside rates.
+
+A small group that fails every time is as visible as a large one that fails
+half the time (seed 000: a good mean can hide a rare but critical section), so
+every group carries ``failing`` (how many fail), ``queries`` (how many there
+are) and ``rate`` (their share).
+
+>>> failure_groups(table, "section")                                    # doctest: +SKIP
+   run   dimension  group   failing  queries  rate
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ragrecall_core.analysis.query_table import MISSING, NO_ANSWER
+
+# dimension key -> (column of the per-query table, label shown to people)
+DIMENSIONS: dict[str, tuple[str, str]] = {
+    "failure_class": ("failure_class", "failure class"),
+    "query_type": ("query_type", "query type"),
+    "section": ("section", "corpus section"),
+    "doc_length": ("doc_length", "document length"),
+    "reason": ("reason", "reviewer reason"),
+}
+COLUMNS = ["run", "dimension", "group", "failing", "queries", "rate"]
+
+
+def failure_groups(table: pd.DataFrame, dimension: str) -> pd.DataFrame:
+    """Per run and group of ``dimension``: failing queries, all queries, and the rate.
+
+    Only answerable queries count (no-answer queries have no Recall). For
+    ``failure_class`` the groups are the classes of failing queries and
+    ``queries`` is every answerable query of the run; for ``reason`` the
+    reason is the reviewers' most frequent one among the top-k chunks.
+    """
+    if dimension not in DIMENSIONS:
+        raise KeyError(f"unknown dimension {dimension!r}: one of {', '.join(DIMENSIONS)}")
+    column = DIMENSIONS[dimension][0]
+    rows = table[table["failure_class"] != NO_ANSWER].copy()
+    if rows.empty:
+        return pd.DataFrame(columns=COLUMNS)
+    rows["group"] = rows[column].astype("string").fillna(MISSING).replace("", MISSING)
+    if dimension in ("failure_class", "reason"):
+        totals = rows.groupby("run").size().rename("queries")
+        failing = rows[rows["failing"]].groupby(["run", "group"]).size().rename("failing")
+        out = failing.reset_index().merge(totals.reset_index(), on="run")
+    else:
+        out = (
+            rows.groupby(["run", "group"])
+            .agg(failing=("failing", "sum"), queries=("failing", "size"))
+            .reset_index()
+        )
+    out["failing"] = out["failing"].astype(int)
+    out["queries"] = out["queries"].astype(int)
+    out["rate"] = out["failing"] / out["queries"]
+    out.insert(1, "dimension", dimension)
+    order = out.groupby("group")["failing"].sum().sort_values(ascending=False)
+    runs = {run: i for i, run in enumerate(dict.fromkeys(table["run"]))}
+    out["group_order"] = out["group"].map({g: i for i, g in enumerate(order.index)})
+    out["run_order"] = out["run"].map(runs)
+    out = out.sort_values(["group_order", "run_order"]).drop(columns=["group_order", "run_order"])
+    return out[COLUMNS].reset_index(drop=True)

@@ -1,0 +1,81 @@
+"""Numbers for the Overview page: headline table, query counts, no-answer summary."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ragrecall_core.analysis.query_table import NO_ANSWER, headline
+
+MISSING_LABEL = "(not given)"
+
+
+def summary_measures(k: int) -> list[str]:
+    """Per-query columns averaged on the Overview (RR's mean is MRR), Judged@k and the
+    precision band's upper end (Pmax@k) beside P@k."""
+    recall, hit, rr, precision, ndcg, judged, pmax = headline(k)
+    return [recall, hit, rr, precision, pmax, judged, ndcg]
+
+
+def band_label(k: int) -> str:
+    return f"P@{k} band (unjudged as not relevant … as relevant)"
+
+
+def mean_label(measure: str) -> str:
+    """``RR@5`` -> ``MRR@5``: the mean of RR is MRR; other names stay."""
+    return "M" + measure if measure.startswith("RR@") else measure
+
+
+def headline_table(summary: pd.DataFrame, k: int) -> pd.DataFrame:
+    """One row per run: each measure as ``mean [low–high]``, Judged@k beside P@k."""
+    order = [f"Recall@{k}", f"Hit@{k}", f"RR@{k}", f"P@{k}", f"Judged@{k}", f"nDCG@{k}"]
+    rows = []
+    for run, group in summary.groupby("run", sort=False):
+        by = group.set_index("measure")
+        row = {"run": run}
+        for m in order:
+            if m in by.index and pd.notna(by.at[m, "value"]):
+                row[mean_label(m)] = (
+                    f"{by.at[m, 'value']:.3f}  [{by.at[m, 'low']:.3f}–{by.at[m, 'high']:.3f}]"
+                )
+            else:
+                row[mean_label(m)] = "—"
+        low, high = f"P@{k}", f"Pmax@{k}"
+        if {low, high} <= set(by.index) and pd.notna(by.at[high, "value"]):
+            row[band_label(k)] = f"{by.at[low, 'value']:.3f} – {by.at[high, 'value']:.3f}"
+        row["queries"] = int(by["queries"].max()) if len(by) else 0
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def chart_frame(summary: pd.DataFrame) -> pd.DataFrame:
+    """The summary with MRR naming, for the headline chart (the band's upper end stays in
+    the table)."""
+    out = summary[~summary["measure"].str.startswith("Pmax@")].copy()
+    out["measure"] = out["measure"].map(mean_label)
+    return out
+
+
+def query_counts(rows: pd.DataFrame, column: str) -> pd.DataFrame:
+    """``(value, queries)``: distinct queries per value of a query attribute."""
+    queries = rows.drop_duplicates("query_id")
+    values = queries[column].astype("string").fillna(MISSING_LABEL).replace("", MISSING_LABEL)
+    counts = values.value_counts().rename_axis("value").reset_index(name="queries")
+    return counts
+
+
+def no_answer_table(rows: pd.DataFrame, no_answer: dict[str, dict], runs) -> pd.DataFrame:
+    """Per run: no-answer queries in view, how many still got results, mean top score."""
+    in_view = set(rows.loc[rows["failure_class"] == NO_ANSWER, "query_id"])
+    records = []
+    for run in runs:
+        info = no_answer.get(run, {})
+        records.append(
+            {
+                "run": run,
+                "no-answer queries (in view)": len(in_view),
+                "no-answer queries (all)": info.get("queries", 0),
+                "still returned results": info.get("with_results", 0),
+                "mean top score": info.get("mean_top_score"),
+            }
+        )
+    return pd.DataFrame(records)
