@@ -279,9 +279,11 @@ class Result:
     name: str
     samples: list[float] = field(default_factory=list)
     note: str = ""
+    peak_rss_mb: float | None = None  # the server's peak so far, read after the interaction
 
     def summary(self) -> dict:
         row = {"interaction": self.name, "n": len(self.samples), "note": self.note}
+        row["server_peak_rss_mb_after"] = self.peak_rss_mb
         if self.samples:
             row |= {
                 "median_s": statistics.median(self.samples),
@@ -308,6 +310,7 @@ class Bench:
     timeout: float
     budget: float
     shots: Path
+    server: Server | None = None
     page: Page | None = None  # screenshot on failure
     results: list[Result] = field(default_factory=list)
 
@@ -331,6 +334,8 @@ class Bench:
             result.note = f"not measurable{done}: {why}"
             print(f"  {name}: {result.note}", flush=True)
             self.screenshot(name)
+        if self.server is not None:
+            result.peak_rss_mb = round(self.server.peak_rss_mb())
         return result
 
     def screenshot(self, name: str) -> None:
@@ -586,6 +591,9 @@ def sessions_at_once(bench: Bench, browser: Browser, url: str, count: int) -> li
     finally:
         for c in contexts:
             c.close()
+    peak = round(bench.server.peak_rss_mb()) if bench.server else None
+    for result in results:
+        result.peak_rss_mb = peak
     bench.results.extend(results)
     return results
 
@@ -624,6 +632,7 @@ def cold_first_pages(bench: Bench, browser: Browser, workspace: Path, log: Path,
     result.note = (result.note + " " if result.note else "") + (
         f"server start to health ok: median {statistics.median(health):.2f} s"
     )
+    result.peak_rss_mb = round(server.peak_rss_mb())
     return server
 
 
@@ -635,26 +644,12 @@ def bench_workspace(args, label: str, workspace: Path, browser: Browser) -> dict
     bench = Bench(args.repeat, timeout, args.budget, shots)
     log = shots / "server.log"
     cold_n = args.cold_repeat if label == "samples" else args.large_cold_repeat
-    server = cold_first_pages(bench, browser, workspace, log, cold_n)
+    server = bench.server = cold_first_pages(bench, browser, workspace, log, cold_n)
     memory = {"after first page": server.peak_rss_mb()}
     try:
-        first_pages(bench, browser, server.url, "first page, new session (warm server)")
-        context = new_context(browser)
-        page = bench.page = context.new_page()
-        timed_goto(page, server.url, "^Headline measures", timeout)
-        for step in (
-            page_switches,
-            change_k,
-            queries_interactions,
-            failures_bar,
-            ranks_bin,
-            compare_interactions,
-            judge_keys,
-        ):
-            step(bench, page)
-        context.close()
-        bench.page = None
-        memory["after one session's interactions"] = server.peak_rss_mb()
+        if not args.sessions_only:
+            one_session(bench, browser, server)
+            memory["after one session's interactions"] = server.peak_rss_mb()
         sessions_at_once(bench, browser, server.url, args.sessions)
         memory[f"with {args.sessions} sessions open"] = server.peak_rss_mb()
     finally:
@@ -664,6 +659,26 @@ def bench_workspace(args, label: str, workspace: Path, browser: Browser) -> dict
         "results": [r.summary() for r in bench.results],
         "peak_rss_mb": memory,
     }
+
+
+def one_session(bench: Bench, browser: Browser, server: Server) -> None:
+    """Every single-session interaction, in an order that leaves each page usable."""
+    first_pages(bench, browser, server.url, "first page, new session (warm server)")
+    context = new_context(browser)
+    page = bench.page = context.new_page()
+    timed_goto(page, server.url, "^Headline measures", bench.timeout)
+    for step in (
+        page_switches,
+        change_k,
+        queries_interactions,
+        failures_bar,
+        ranks_bin,
+        compare_interactions,
+        judge_keys,
+    ):
+        step(bench, page)
+    context.close()
+    bench.page = None
 
 
 def samples_copy(folder: Path) -> Path:
@@ -699,14 +714,18 @@ def verdict(row: dict, label: str) -> str:
 
 def print_table(label: str, report: dict) -> None:
     print(f"\n{label}: {report['workspace']}")
-    head = f"{'interaction':44} {'n':>3} {'median':>8} {'p95':>8} {'first':>8} {'max':>8}  goal"
+    head = f"{'interaction':44} {'n':>3} {'median':>8} {'p95':>8} {'first':>8} {'max':>8}"
+    head += f" {'RSS MB':>7}  goal"
     print(head)
     for row in report["results"]:
         if "median_s" in row:
             numbers = " ".join(f"{row[k]:8.3f}" for k in ("median_s", "p95_s", "first_s", "max_s"))
         else:
             numbers = " ".join(f"{'-':>8}" for _ in range(4))
-        line = f"{row['interaction'][:44]:44} {row['n']:3d} {numbers}  {verdict(row, label)}"
+        rss = row["server_peak_rss_mb_after"]
+        rss_text = f"{rss:7.0f}" if rss is not None else f"{'-':>7}"
+        line = f"{row['interaction'][:44]:44} {row['n']:3d} {numbers} {rss_text}"
+        line += f"  {verdict(row, label)}"
         print(line + (f"  ({row['note']})" if row["note"] else ""))
     for phase, mb in report["peak_rss_mb"].items():
         print(f"server peak RSS {phase}: {mb:.0f} MB")
@@ -752,6 +771,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--large-cold-repeat", type=int, default=2, help="fresh servers (large workspace)"
     )
     parser.add_argument("--sessions", type=int, default=4, help="sessions open at once")
+    parser.add_argument(
+        "--sessions-only", action="store_true", help="skip the single-session interactions"
+    )
     parser.add_argument("--timeout", type=float, default=60, help="s per wait (x5 for large)")
     parser.add_argument("--budget", type=float, default=240, help="s per interaction at most")
     parser.add_argument("--large-dir", type=Path, help="reuse (or generate into) this folder")
