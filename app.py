@@ -17,6 +17,7 @@ from pathlib import Path
 import streamlit as st
 
 from ragrecall_app import context
+from ragrecall_app.context import state_key, state_value
 from ragrecall_app.render import escape_markdown, problems
 from ragrecall_core.errors import InputError
 from ragrecall_core.views.charts import run_colors
@@ -124,14 +125,14 @@ except InputError as error:
     problems(error, "Could not open " + escape_markdown(source_label))
     st.stop()
 
-facts = context.workspace_facts(key, ws)
-depth = max(facts["depths"].values() or [0])
+facts = context.facts_of(key, ws)
+depth = max(facts.depths.values() or [0])
 options = ViewOptions(
     runs=ws.run_names,
     k_choices=k_choices(depth),
-    splits=facts["splits"],
-    query_types=facts["query_types"],
-    sections=facts["sections"],
+    splits=facts.splits,
+    query_types=facts.query_types,
+    sections=facts.sections,
 )
 default_state = ViewState().fit(options)
 context.fit_session(options)
@@ -145,15 +146,20 @@ def choose_policy() -> None:
     """The evaluation policy every page's numbers follow (kept in the URL like the view)."""
     label = CHOICE_LABELS.get
     with st.expander("Policy"):
-        st.selectbox("Relevance level (grade >=)", REL_LEVELS, key="side_rel")
-        st.selectbox("Unit", UNITS, key="side_unit", format_func=label)
+        st.selectbox("Relevance level (grade >=)", REL_LEVELS, key=state_key("rel_level"))
+        st.selectbox("Unit", UNITS, key=state_key("unit"), format_func=label)
         st.selectbox(
-            "Reviewer partial grade (1) counts as", PARTIAL, key="side_partial", format_func=label
+            "Reviewer partial grade (1) counts as",
+            PARTIAL,
+            key=state_key("partial"),
+            format_func=label,
         )
-        st.selectbox("Harmful chunk counts as", HARMFUL, key="side_harmful", format_func=label)
+        st.selectbox(
+            "Harmful chunk counts as", HARMFUL, key=state_key("harmful"), format_func=label
+        )
         st.toggle(
             "Use reviewers' grades",
-            key="side_manual",
+            key=state_key("manual_grades"),
             help="Off: only the gold set judges; reviewers' grades are ignored.",
         )
 
@@ -163,31 +169,29 @@ with st.sidebar:
     st.multiselect(
         "Runs",
         options.runs,
-        key="side_runs",
+        key=state_key("runs"),
         help="Runs shown in charts; colours stay the same on every page.",
     )
-    focus_options = list(st.session_state["side_runs"]) or list(options.runs)
-    if st.session_state.get("side_focus") not in focus_options:
-        st.session_state["side_focus"] = focus_options[0]
-    st.selectbox("Run for tables and detail", focus_options, key="side_focus")
-    st.selectbox("Cutoff k", options.k_choices, key="side_k")
-    for label, choices, widget_key in (
-        ("Split", options.splits, "side_split"),
-        ("Query type", options.query_types, "side_type"),
-        ("Corpus section", options.sections, "side_section"),
+    # the fitted state keeps the focus among the chosen runs
+    st.selectbox("Run for tables and detail", state_value("runs"), key=state_key("focus"))
+    st.selectbox("Cutoff k", options.k_choices, key=state_key("k"))
+    for label, choices, name in (
+        ("Split", options.splits, "split"),
+        ("Query type", options.query_types, "query_type"),
+        ("Corpus section", options.sections, "section"),
     ):
         st.selectbox(
             label,
             any_of(choices),
-            key=widget_key,
+            key=state_key(name),
             format_func=lambda v: v or ANY_LABEL,
             disabled=not choices,
         )
-    st.toggle("Failures only (Recall@k < 1)", key="side_failing")
+    st.toggle("Failures only (Recall@k < 1)", key=state_key("failing_only"))
     choose_policy()
     st.caption(
-        f"{facts['queries']} queries · {len(ws.run_names)} runs · "
-        f"{facts['corpus']} chunks · {facts['grades']} manual grades"
+        f"{facts.queries} queries · {len(ws.run_names)} runs · "
+        f"{facts.corpus_chunks} chunks · {facts.grades} manual grades"
     )
     if store.note:
         st.warning(escape_markdown(store.note), icon=":material/lock:")
@@ -201,7 +205,6 @@ st.session_state[context.CTX] = context.Context(
     options=options,
     default_state=default_state,
     colors=run_colors(ws.run_names),
-    depths=facts["depths"],
     facts=facts,
     store=store,
 )

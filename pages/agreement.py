@@ -6,7 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ragrecall_app.context import current
+from ragrecall_app.context import current, state_key
 from ragrecall_app.render import escape_markdown, problems
 from ragrecall_core.analysis import judge_session as js
 from ragrecall_core.analysis.agreement import agreement
@@ -74,7 +74,7 @@ else:
         f"{r.query_id} · {r.chunk_id}": (r.query_id, r.chunk_id)
         for r in items.sort_values("status", key=lambda c: c != "open", kind="stable").itertuples()
     }
-    pick = st.selectbox("Disagreement to review", list(labels), key="agreement_pick")
+    pick = st.selectbox("Disagreement to review", list(labels), key=state_key("agreement_pick"))
     query_id, chunk_id = labels[pick]
     query_text, chunk_text = js.item_text(ws, query_id, chunk_id)
     left, right = st.columns([3, 2], gap="large")

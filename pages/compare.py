@@ -3,7 +3,15 @@
 import streamlit as st
 
 from ragrecall_app import analyses
-from ragrecall_app.context import current, missing_notes, new_selection, set_page_state
+from ragrecall_app.context import (
+    current,
+    missing_notes,
+    new_selection,
+    put_state,
+    set_page_state,
+    state_key,
+    state_value,
+)
 from ragrecall_app.render import escape_markdown, notes, policy_note
 from ragrecall_core.analysis.selection import TEST_SPLIT, default_split
 from ragrecall_core.output.literal import file_name_part
@@ -27,14 +35,14 @@ if len(runs) < 2:
 
 
 def swap():
-    ss = st.session_state
-    ss["compare_base"], ss["compare_cand"] = ss["compare_cand"], ss["compare_base"]
-    ss["compare_q"] = ""
+    put_state(
+        baseline=state_value("candidate"), candidate=state_value("baseline"), compare_query=""
+    )
 
 
 pick_base, pick_cand, pick_swap = st.columns([5, 5, 1.2], vertical_alignment="bottom")
-pick_base.selectbox("Baseline run (before)", runs, key="compare_base")
-pick_cand.selectbox("Candidate run (after)", runs, key="compare_cand")
+pick_base.selectbox("Baseline run (before)", runs, key=state_key("baseline"))
+pick_cand.selectbox("Candidate run (after)", runs, key=state_key("candidate"))
 pick_swap.button("⇄ Swap", on_click=swap, key="compare_swap", width="stretch")
 base, cand = s.baseline, s.candidate
 if base == cand:
@@ -117,7 +125,7 @@ st.dataframe(
 unjudged = analyses.unjudged(ctx.key, base, cand, s.k, ws)
 if ids is not None:
     unjudged = unjudged[unjudged["query_id"].isin(ids)]
-in_view = ctx.facts["queries"] if ids is None else len(ids)
+in_view = ctx.facts.queries if ids is None else len(ids)
 if unjudged.empty:
     st.caption(cv.unjudged_summary(unjudged, in_view))
 else:
@@ -184,7 +192,7 @@ for key, title, frame in LISTS:
         open_query(str(table.at[picked[0], "query_id"]))
 
 # ---------------------------------------------------------------- one query, two lists
-query_id = st.session_state.get("compare_q", "")
+query_id = state_value("compare_query")
 if query_id:
     st.divider()
     head, close = st.columns([6, 1])
@@ -194,7 +202,8 @@ if query_id:
     close.button(
         "Close",
         key="compare_close",
-        on_click=lambda: st.session_state.update(compare_q=""),
+        on_click=put_state,
+        kwargs={"compare_query": ""},
         width="stretch",
     )
     row = comparison.outcomes[comparison.outcomes["query_id"] == query_id]
@@ -276,7 +285,7 @@ if query_id:
 # ---------------------------------------------------------------- by group
 st.subheader("Deltas by query type and by corpus section")
 measures = list(comparison.deltas["measure"])
-group_measure = st.selectbox("Measure", measures, key="compare_group_measure")
+group_measure = st.selectbox("Measure", measures, key=state_key("compare_measure"))
 by_type, by_section = st.columns(2)
 for col, by, label in ((by_type, "query type", "query type"), (by_section, "section", "section")):
     with col:

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ragrecall_app.context import current, go, missing_notes, new_selection
+from ragrecall_app.context import current, go, missing_notes, new_selection, state_key, state_value
 from ragrecall_app.render import escape_markdown, notes, policy_note
 from ragrecall_core.views import charts
 from ragrecall_core.views.failure_groups import DIMENSIONS, failure_groups
@@ -42,10 +42,10 @@ st.segmented_control(
     "Group failing queries by",
     list(labels),
     format_func=labels.get,
-    key="failures_by",
+    key=state_key("group_by"),
     selection_mode="single",
 )
-dimension = st.session_state.get("failures_by") or "failure_class"
+dimension = state_value("group_by") or s.group_by  # a deselected control keeps the last
 groups = failure_groups(rows, dimension)
 
 

@@ -8,10 +8,10 @@ once, and the queue resumes where this annotator stopped. A store that cannot be
 
 import streamlit as st
 
-from ragrecall_app.context import current
+from ragrecall_app.context import current, state_key
 from ragrecall_app.render import escape_markdown, problems
 from ragrecall_core.analysis import judge_session as js
-from ragrecall_core.analysis.pooling import DEFAULT_DEPTH, pool_coverage
+from ragrecall_core.analysis.pooling import pool_coverage
 from ragrecall_core.errors import InputError
 from ragrecall_core.inputs.store import submit
 
@@ -43,21 +43,14 @@ name = st.text_input(
 
 st.session_state["judge_name_kept"] = name
 
-# defaults through the widgets' own parameters (a value set in session state alone can be
-# replaced by the widget's default when the browser re-sends it); stale values are dropped
-if st.session_state.get("judge_depth", s.k) < s.k:
-    del st.session_state["judge_depth"]
-if not set(st.session_state.get("judge_runs", [])) <= set(ws.run_names):
-    del st.session_state["judge_runs"]
-
+# runs and depth are view state (in the URL): its fit keeps loaded runs and a depth >= k
 c1, c2 = st.columns([3, 1])
-c1.multiselect("Runs to pool", ws.run_names, default=ws.run_names, key="judge_runs")
-c2.number_input(
+runs = c1.multiselect("Runs to pool", ws.run_names, key=state_key("judge_runs"))
+depth = c2.number_input(
     f"Pool depth d (≥ k = {s.k})",
     min_value=s.k,
-    value=max(DEFAULT_DEPTH, s.k),
     step=1,
-    key="judge_depth",
+    key=state_key("judge_depth"),
     help="Each run's top d chunks per query enter the pool.",
 )
 filters = {"split": s.split, "query type": s.query_type, "section": s.section}
@@ -71,8 +64,6 @@ if not name:
     st.info("Enter your name to start judging. Nothing is shown before that.")
     st.stop()
 
-runs = list(st.session_state["judge_runs"])
-depth = int(st.session_state["judge_depth"])
 if not runs:
     st.warning("Choose at least one run to pool.")
     st.stop()

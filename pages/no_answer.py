@@ -3,7 +3,7 @@
 import streamlit as st
 
 from ragrecall_app import analyses
-from ragrecall_app.context import current, missing_notes
+from ragrecall_app.context import current, missing_notes, state_key
 from ragrecall_app.render import escape_markdown, notes, policy_note
 from ragrecall_core.output.literal import as_words, md_labels
 from ragrecall_core.views import no_answer_view as nav
@@ -63,17 +63,15 @@ if tops["top_score"].isna().all():
 
 # ---------------------------------------------------------------- the trade-off
 st.subheader("The threshold a trade-off picks")
-fc = st.session_state.get("noans_fc", s.max_false_confidence)
-st.session_state["noans_fc"] = min(100, max(0, int(round(fc / 5) * 5)))  # an old link may be off
-st.slider(
+accepted_percent = st.slider(
     "Most false confidence you accept (share of no-answer queries still answered)",
     min_value=0,
     max_value=100,
     step=5,
     format="%d%%",
-    key="noans_fc",
+    key=state_key("max_false_confidence"),  # the view state keeps it on the slider's steps
 )
-max_fc = st.session_state.get("noans_fc", s.max_false_confidence) / 100
+max_fc = accepted_percent / 100
 st.caption(
     "Refuse when the top-1 score is below the threshold. The picked threshold is the lowest "
     f"one whose false confidence is at most {max_fc:.0%}; answerable coverage is the share of "
@@ -132,7 +130,7 @@ with st.expander("The threshold sweep as a table"):
 
 # ---------------------------------------------------------------- the queries
 st.subheader("What each run returned on top for a no-answer query")
-if not ctx.facts["corpus"]:
+if not ctx.facts.corpus_chunks:
     st.caption("No corpus is loaded: chunk text is empty.")
 st.dataframe(
     as_words(nav.no_answer_tops(ws, report, picked), {"top score": ("{:.4f}", "no score")}),

@@ -4,7 +4,14 @@ import pandas as pd
 import streamlit as st
 
 from ragrecall_app import analyses
-from ragrecall_app.context import current, missing_notes, new_selection, set_page_state
+from ragrecall_app.context import (
+    current,
+    missing_notes,
+    new_selection,
+    put_state,
+    set_page_state,
+    state_value,
+)
 from ragrecall_app.render import escape_markdown, notes, policy_note
 from ragrecall_core.analysis import query_detail as qd
 from ragrecall_core.analysis.query_table import display_frame, neighbour
@@ -41,8 +48,7 @@ if group_filters:
     )
 
     def clear_groups():
-        for key in ("queries_fclass", "queries_doclen", "queries_reason"):
-            st.session_state[key] = ""
+        put_state(failure_class="", doc_length="", reason="")
 
     c2.button("Clear these filters", on_click=clear_groups, key="queries_clear_groups")
 
@@ -82,7 +88,7 @@ picked = selected_rows(event)
 if new_selection("queries_table", picked) and picked[0] < len(display):
     set_page_state(query_id=str(display.at[picked[0], "query_id"]))
 
-query_id = st.session_state.get("queries_q", "")
+query_id = state_value("query_id")
 if not query_id:
     st.info("Select a row to see the gold list beside what the run retrieved.")
     st.stop()
@@ -91,9 +97,9 @@ failing_ids = list(rows.loc[rows["failing"], "query_id"])
 
 
 def step(delta: int):
-    target = neighbour(failing_ids, st.session_state.get("queries_q", ""), delta)
+    target = neighbour(failing_ids, state_value("query_id"), delta)
     if target:
-        st.session_state["queries_q"] = target
+        put_state(query_id=target)
 
 
 st.divider()
@@ -117,7 +123,8 @@ next_col.button(
 )
 close_col.button(
     "Close",
-    on_click=lambda: st.session_state.update(queries_q=""),
+    on_click=put_state,
+    kwargs={"query_id": ""},
     key="queries_close",
     width="stretch",
 )

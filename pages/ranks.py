@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ragrecall_app.context import current, go, missing_notes, new_selection, rerun_with
+from ragrecall_app.context import current, go, missing_notes, new_selection, put_state, rerun_with
 from ragrecall_app.render import escape_markdown, notes, policy_note
 from ragrecall_core.output.literal import as_words
 from ragrecall_core.views import charts, ranks
@@ -21,7 +21,7 @@ st.caption(
     "Click a bar to list its queries."
 )
 
-hist = ranks.first_rank_histogram(rows, depth)
+hist = ranks.first_rank_counts(rows, depth)
 trace_runs = list(dict.fromkeys(hist["run"]))
 event = st.plotly_chart(
     charts.first_rank_histogram(hist, ctx.colors),
@@ -45,9 +45,7 @@ if s.rank_bin:
         f"First relevant rank {escape_markdown(s.rank_bin)} · run "
         f"{escape_markdown(s.focus)} · {len(listed)} queries"
     )
-    clear.button(
-        "Close list", key="ranks_clear", on_click=lambda: st.session_state.update(ranks_bin="")
-    )
+    clear.button("Close list", key="ranks_clear", on_click=put_state, kwargs={"rank_bin": ""})
     shown = listed[
         ["query_id", "query", "query_type", "section", "FirstRank", "failure_class"]
     ].rename(columns={"FirstRank": "first rank"})
@@ -66,5 +64,5 @@ if s.rank_bin:
     if new_selection("ranks_list", picked) and picked[0] < len(shown):
         go("pages/queries.py", query_id=str(shown.iloc[picked[0]]["query_id"]))
 
-curve = ranks.hit_curve(rows, {r: ctx.depths.get(r, 1) for r in s.runs})
+curve = ranks.hit_rate_by_depth(rows, {r: ctx.depths.get(r, 1) for r in s.runs})
 st.plotly_chart(charts.hit_curve(curve, ctx.colors, s.k), key="ranks_curve", width="stretch")

@@ -1,16 +1,18 @@
 """Per-session context shared by app.py and the pages.
 
-State lives in ``st.session_state`` under page-prefixed keys (``side_*`` for the
-sidebar, ``queries_*``, ``failures_*``, ``ranks_*``) and is written back to
-``st.query_params`` on every run, so a copied link reproduces the view even
-after a page switch (which drops the URL's query parameters).
+The view state lives in ``st.session_state`` under the page-prefixed keys of the field
+table (:data:`ragrecall_core.views.dashboard_state.FIELDS`: ``side_*`` for the sidebar,
+``queries_*``, ``compare_*``, ``judge_*`` ...) and is written back to ``st.query_params``
+on every run, so a copied link reproduces the view even after a page switch (which drops
+the URL's query parameters). Pages reach it only through :func:`state_key` (a widget's
+``key=``), :func:`state_value`, :func:`put_state` and :func:`set_page_state`.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -22,15 +24,18 @@ from ragrecall_core.analysis.query_detail import QueryDetail, query_detail
 from ragrecall_core.analysis.query_table import QueryTable, build_query_table, filter_table
 from ragrecall_core.errors import InputError, Problem
 from ragrecall_core.inputs.store import StoreStatus, uploads_folder
-from ragrecall_core.inputs.workspace import Workspace
+from ragrecall_core.inputs.workspace import Workspace, WorkspaceFacts, workspace_facts
 from ragrecall_core.scoring.policy import Policy
 from ragrecall_core.views.dashboard_state import (
+    FIELD,
+    FIELDS,
     Source,
     ViewOptions,
     ViewState,
     content_hash,
     fingerprint,
     read_params,
+    session_key,
     to_params,
 )
 
@@ -40,32 +45,6 @@ STARTED = "_ragrecall_started"
 # lines naming URL parameters that were refused on the first run (shown once by app.py)
 REFUSED_PARAMS = "_ragrecall_refused_params"
 
-# ViewState field -> session-state key (page-prefixed)
-KEYS: dict[str, str] = {
-    "runs": "side_runs",
-    "focus": "side_focus",
-    "k": "side_k",
-    "split": "side_split",
-    "query_type": "side_type",
-    "section": "side_section",
-    "failing_only": "side_failing",
-    "failure_class": "queries_fclass",
-    "doc_length": "queries_doclen",
-    "reason": "queries_reason",
-    "group_by": "failures_by",
-    "query_id": "queries_q",
-    "rank_bin": "ranks_bin",
-    "baseline": "compare_base",
-    "candidate": "compare_cand",
-    "compare_query": "compare_q",
-    "max_false_confidence": "noans_fc",
-    "rel_level": "side_rel",
-    "unit": "side_unit",
-    "partial": "side_partial",
-    "harmful": "side_harmful",
-    "manual_grades": "side_manual",
-}
-
 
 # ---------------------------------------------------------------- state <-> session / URL
 def start_session() -> None:
@@ -74,43 +53,50 @@ def start_session() -> None:
     if not ss.get(STARTED):
         params = {key: st.query_params.get_all(key) for key in st.query_params}
         state, ss[REFUSED_PARAMS] = read_params(params)
-        for name, key in KEYS.items():
-            ss[key] = _to_session(name, getattr(state, name))
+        put_state(**{f.name: getattr(state, f.name) for f in FIELDS})
         ss[STARTED] = True
-    pending = ss.pop(PENDING, None)
-    if pending:
-        for name, value in pending.items():
-            ss[KEYS[name]] = _to_session(name, value)
+    put_state(**ss.pop(PENDING, {}))
 
 
-def _to_session(name: str, value):
-    return list(value) if name == "runs" else value
+def state_key(name: str) -> str:
+    """The widget key of view-state field ``name`` (pages pass it as ``key=``)."""
+    return session_key(name)
+
+
+def state_value(name: str):
+    """Field ``name`` as the session holds it now (after this run's widgets and callbacks)."""
+    f = FIELD[name]
+    if f.key not in st.session_state:
+        return f.default
+    return f.kind.from_session(st.session_state[f.key])
+
+
+def put_state(**changes) -> None:
+    """Set view-state fields in the session (also from a widget's callback)."""
+    for name, value in changes.items():
+        f = FIELD[name]
+        st.session_state[f.key] = f.kind.to_session(value)
 
 
 def session_state() -> ViewState:
     """The view state as the session holds it now."""
-    ss = st.session_state
-    values = {}
-    for f in fields(ViewState):
-        key = KEYS[f.name]
-        if key in ss:
-            value = ss[key]
-            values[f.name] = tuple(value) if f.name == "runs" else value
-    return ViewState(**values)
+    return ViewState(**{f.name: state_value(f.name) for f in FIELDS})
 
 
 def fit_session(options: ViewOptions) -> ViewState:
-    """Drop session values the workspace does not have (before the widgets are drawn)."""
+    """Drop session values the workspace does not have (before the widgets are drawn).
+
+    Every field is written back on every run, which also keeps the state of a page's
+    widgets while another page is shown (Streamlit forgets the value of a widget that a
+    run did not draw, unless the script set it)."""
     state = session_state().fit(options)
-    for name, key in KEYS.items():
-        st.session_state[key] = _to_session(name, getattr(state, name))
+    put_state(**{f.name: getattr(state, f.name) for f in FIELDS})
     return state
 
 
 def set_page_state(**changes) -> None:
     """Change non-widget state (``query_id``, ``rank_bin`` ...) and update the URL."""
-    for name, value in changes.items():
-        st.session_state[KEYS[name]] = _to_session(name, value)
+    put_state(**changes)
     sync_url()
 
 
@@ -260,9 +246,13 @@ class Context:
     options: ViewOptions
     default_state: ViewState
     colors: dict[str, str]
-    depths: dict[str, int]
-    facts: dict
+    facts: WorkspaceFacts
     store: StoreStatus
+
+    @property
+    def depths(self) -> dict[str, int]:
+        """The longest ranked list of each run."""
+        return self.facts.depths
 
     @property
     def policy(self) -> Policy:
@@ -305,9 +295,6 @@ class Context:
     def detail(self, run: str, query_id: str) -> QueryDetail:
         return _detail(self.key, run, query_id, self.state.k, self.policy, self.ws)
 
-    def with_state(self, state: ViewState) -> Context:
-        return replace(self, state=state)
-
 
 def current() -> Context:
     """The context app.py built for this run (pages call this first)."""
@@ -319,49 +306,27 @@ def current() -> Context:
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def workspace_facts(key: str, _ws: Workspace) -> dict:
-    """What the workspace holds: filter values, run depths, and which inputs are missing."""
-    con = _ws.cursor()
-
-    def distinct(column: str) -> list[str]:
-        rows = con.execute(
-            f"SELECT DISTINCT {column} FROM queries WHERE {column} IS NOT NULL "  # noqa: S608
-            f"AND {column} <> '' ORDER BY 1"
-        ).fetchall()
-        return [r[0] for r in rows]
-
-    depths = dict(con.execute("SELECT run, max(rank) FROM runs GROUP BY run").fetchall())
-    return {
-        "splits": distinct("split"),
-        "query_types": distinct("query_type"),
-        "sections": distinct("section"),
-        "depths": {r: int(depths.get(r, 0)) for r in _ws.run_names},
-        "queries": con.execute("SELECT count(*) FROM queries").fetchone()[0],
-        "query_text": con.execute("SELECT count(query) FROM queries").fetchone()[0] > 0,
-        "corpus": con.execute("SELECT count(*) FROM corpus").fetchone()[0],
-        "grades": con.execute("SELECT count(*) FROM grades").fetchone()[0],
-        "annotators": [
-            r[0] for r in con.execute("SELECT DISTINCT annotator FROM grades ORDER BY 1").fetchall()
-        ],
-    }
+def facts_of(key: str, _ws: Workspace) -> WorkspaceFacts:
+    """What the workspace holds (filter values, run depths, counts), cached by content key."""
+    return workspace_facts(_ws)
 
 
-def missing_notes(facts: dict) -> list[str]:
+def missing_notes(facts: WorkspaceFacts) -> list[str]:
     """Plain sentences about what the workspace lacks, for the pages to show."""
     notes = []
-    if not facts["query_text"]:
+    if not facts.has_query_text:
         notes.append("The gold file has no query text (e.g. TREC qrels): queries show by id only.")
-    if not facts["corpus"]:
+    if not facts.corpus_chunks:
         notes.append(
             "No corpus is loaded: chunk text, chunk sections and document lengths "
             "are not available."
         )
-    if not facts["grades"]:
+    if not facts.grades:
         notes.append(
             "No manual grades are loaded: unjudged chunks stay unjudged and there are "
             "no reviewer reasons."
         )
-    if not (facts["query_types"] or facts["sections"] or facts["splits"]):
+    if not (facts.query_types or facts.sections or facts.splits):
         notes.append("The gold file gives no query type, section or split: those filters are off.")
     return notes
 

@@ -29,7 +29,12 @@ from ragrecall_core.views.dashboard_state import (
 )
 from ragrecall_core.views.failure_groups import failure_groups
 from ragrecall_core.views.plot_events import point_run_and_label, selected_points, selected_rows
-from ragrecall_core.views.ranks import NOT_RETRIEVED, first_rank_histogram, hit_curve, rank_bins
+from ragrecall_core.views.ranks import (
+    NOT_RETRIEVED,
+    first_rank_counts,
+    hit_rate_by_depth,
+    rank_bins,
+)
 
 DATA = Path(__file__).parent.parent / "data_samples"
 
@@ -177,12 +182,12 @@ def test_groups_count_beside_rate(table):
 
 
 def test_histogram_and_hit_curve_agree_with_hit(ws, table):
-    hist = first_rank_histogram(table, 20)
+    hist = first_rank_counts(table, 20)
     bm25 = hist[hist.run == "bm25"].set_index("bin")
     answerable = table[(table.run == "bm25") & (table.relevant > 0)]
     assert bm25["queries"].sum() == len(answerable)
     assert bm25.loc[NOT_RETRIEVED, "queries"] == answerable["FirstRank"].isna().sum()
-    curve = hit_curve(table, {"bm25": 20})
+    curve = hit_rate_by_depth(table, {"bm25": 20})
     hit5 = evaluate(ws, ["Hit@5"], runs=["bm25"]).value("bm25", "Hit@5")
     assert curve.set_index("k").loc[5, "hit"] == pytest.approx(hit5)
 

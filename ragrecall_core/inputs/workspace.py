@@ -231,3 +231,51 @@ def _entries(root: Path, base: Path) -> list[Path]:
 
 def open_workspace(folder: str | Path) -> Workspace:
     return Workspace.open(folder)
+
+
+@dataclass(frozen=True)
+class WorkspaceFacts:
+    """What a workspace holds, for choosing filters and saying what is missing."""
+
+    splits: tuple[str, ...]
+    query_types: tuple[str, ...]
+    sections: tuple[str, ...]
+    depths: dict[str, int]  # run -> its longest ranked list (0 when it returned nothing)
+    queries: int
+    has_query_text: bool
+    corpus_chunks: int
+    grades: int
+
+
+# the filter values a query can carry, by fact: each SQL text a constant
+_DISTINCT_SQL = {
+    name: f"SELECT DISTINCT {column} FROM queries WHERE {column} <> '' ORDER BY 1"  # noqa: S608
+    for name, column in (
+        ("splits", "split"),
+        ("query_types", "query_type"),
+        ("sections", "section"),
+    )
+}
+_COUNTS_SQL = """
+SELECT (SELECT count(*) FROM queries), (SELECT count(query) FROM queries),
+       (SELECT count(*) FROM corpus), (SELECT count(*) FROM grades)
+"""
+
+
+def workspace_facts(workspace: Workspace) -> WorkspaceFacts:
+    """Filter values, run depths and counts of ``workspace``'s inputs, in a few queries."""
+    con = workspace.cursor()
+    distinct = {
+        name: tuple(row[0] for row in con.execute(sql).fetchall())
+        for name, sql in _DISTINCT_SQL.items()
+    }
+    depths = dict(con.execute("SELECT run, max(rank) FROM runs GROUP BY run").fetchall())
+    queries, with_text, chunks, grades = con.execute(_COUNTS_SQL).fetchone()
+    return WorkspaceFacts(
+        **distinct,
+        depths={run: int(depths.get(run) or 0) for run in workspace.run_names},
+        queries=queries,
+        has_query_text=with_text > 0,
+        corpus_chunks=chunks,
+        grades=grades,
+    )

@@ -1,9 +1,12 @@
-"""The dashboard's view state, and how it round-trips through URL query parameters.
+"""The dashboard's view state: one field table, and how it round-trips through the URL.
 
-Everything a shared link must reproduce lives in one :class:`ViewState` value;
-:func:`from_params` and :func:`to_params` are pure, so a copied URL gives back the
-same view on any page. Values that do not fit the open workspace are dropped by
-:func:`ViewState.fit` rather than raising, so an old link still opens.
+Everything a shared link must reproduce lives in one :class:`ViewState` value. Each of its
+fields is declared once, with its URL parameter, its session key and the kind of value it
+takes (:func:`view_field`); :data:`FIELDS` is that table, and reading the URL
+(:func:`read_params`), writing it (:func:`to_params`), the session keys and the defaults
+all come from it. Both directions are pure, so a copied URL gives back the same view on
+any page. Values that do not fit the open workspace are dropped by :func:`ViewState.fit`
+rather than raising, so an old link still opens.
 
 >>> s = from_params({"k": ["10"], "run": ["bm25", "dense"], "failing": ["1"]})
 >>> (s.k, s.runs, s.failing_only)
@@ -24,9 +27,10 @@ import argparse
 import hashlib
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
+from ragrecall_core.analysis.pooling import DEFAULT_DEPTH
 from ragrecall_core.inputs.configs import config_path_for
 from ragrecall_core.scoring.policy import CHUNK, DOC, Policy
 
@@ -35,32 +39,6 @@ K_CHOICES = (1, 2, 3, 5, 10, 20, 50, 100)
 ANY = ""
 # the judgment store and its write-ahead log live in a workspace folder but are no input
 STORE_SUFFIXES = (".duckdb", ".duckdb.wal")
-
-# URL key -> (ViewState field, kind)
-PARAMS: dict[str, tuple[str, str]] = {
-    "run": ("runs", "list"),
-    "focus": ("focus", "str"),
-    "k": ("k", "int"),
-    "split": ("split", "str"),
-    "type": ("query_type", "str"),
-    "section": ("section", "str"),
-    "failing": ("failing_only", "bool"),
-    "fclass": ("failure_class", "str"),
-    "doclen": ("doc_length", "str"),
-    "reason": ("reason", "str"),
-    "by": ("group_by", "str"),
-    "q": ("query_id", "str"),
-    "bin": ("rank_bin", "str"),
-    "base": ("baseline", "str"),
-    "cand": ("candidate", "str"),
-    "cq": ("compare_query", "str"),
-    "fc": ("max_false_confidence", "int"),
-    "rel": ("rel_level", "int"),
-    "unit": ("unit", "str"),
-    "partial": ("partial", "str"),
-    "harmful": ("harmful", "str"),
-    "manual": ("manual_grades", "bool"),
-}
 # the policy choices the dashboard offers (the first of each is the default)
 REL_LEVELS = (1, 2)
 UNITS = (CHUNK, DOC)
@@ -70,49 +48,138 @@ GROUP_BY = ("failure_class", "query_type", "section", "doc_length", "reason")
 TRUE_WORDS = ("1", "true", "yes", "on")
 FALSE_WORDS = ("0", "false", "no", "off")
 MAX_K = 10_000
-# URL keys whose values must be one of a fixed set (the rest are free text, fitted later)
-CHOICES: dict[str, tuple] = {
-    "rel": REL_LEVELS,
-    "unit": UNITS,
-    "partial": PARTIAL,
-    "harmful": HARMFUL,
-    "by": GROUP_BY,
-}
-# URL keys of whole numbers -> (smallest, largest) accepted
-INT_RANGES: dict[str, tuple[int, int]] = {"k": (1, MAX_K), "fc": (0, 100), "rel": (1, 2)}
+FALSE_CONFIDENCE_STEP = 5  # percent: the No-answer page's slider moves in these steps
 SHOWN_CHARS = 80
+# a session key names the page whose state it is (``side`` is the sidebar, on every page)
+PAGE_PREFIXES = ("side", "queries", "failures", "ranks", "compare", "noans", "judge", "agreement")
+
+
+# ---------------------------------------------------------------- kinds of value
+@dataclass(frozen=True)
+class Text:
+    """Free text: kept as given, fitted to what the workspace holds later."""
+
+    def read(self, items: list[str]) -> tuple[object, str]:
+        """``(value, "")`` or ``(None, what was expected)`` for a parameter's values."""
+        return items[0], ""
+
+    def write(self, value) -> str | list[str]:
+        return str(value)
+
+    def to_session(self, value):
+        return value
+
+    def from_session(self, value):
+        return value
 
 
 @dataclass(frozen=True)
-class ViewState:
-    """What the user is looking at. Empty strings mean "no filter"."""
+class Names(Text):
+    """A list of names: the parameter repeated, or its values separated by commas."""
 
-    runs: tuple[str, ...] = ()
-    focus: str = ANY
-    k: int = DEFAULT_K
-    split: str = ANY
-    query_type: str = ANY
-    section: str = ANY
-    failing_only: bool = False
-    failure_class: str = ANY
-    doc_length: str = ANY
-    reason: str = ANY
-    group_by: str = "failure_class"
-    query_id: str = ANY
-    rank_bin: str = ANY
-    baseline: str = ANY
-    candidate: str = ANY
-    compare_query: str = ANY
-    max_false_confidence: int = 10  # percent, the No-answer page's trade-off
-    rel_level: int = REL_LEVELS[0]
-    unit: str = UNITS[0]
-    partial: str = PARTIAL[0]
-    harmful: str = HARMFUL[0]
-    manual_grades: bool = True
+    def read(self, items: list[str]) -> tuple[object, str]:
+        return tuple(dict.fromkeys(x for i in items for x in i.split(",") if x)), ""
+
+    def write(self, value) -> list[str]:
+        return list(value)
+
+    def to_session(self, value):
+        return list(value)  # a multiselect holds a list
+
+    def from_session(self, value):
+        return tuple(value)
+
+
+@dataclass(frozen=True)
+class WholeNumber(Text):
+    """A whole number from ``low`` to ``high``, in ASCII digits."""
+
+    low: int
+    high: int
+
+    def read(self, items: list[str]) -> tuple[object, str]:
+        text = items[0]
+        # ASCII digits only: str.isdigit() accepts "²", which int() then refuses
+        if not re.fullmatch(r"[0-9]{1,6}", text) or not self.low <= int(text) <= self.high:
+            return None, f"a whole number from {self.low} to {self.high}"
+        return int(text), ""
+
+
+@dataclass(frozen=True)
+class Flag(Text):
+    """On or off: ``1``/``true``/``yes``/``on`` or ``0``/``false``/``no``/``off``."""
+
+    def read(self, items: list[str]) -> tuple[object, str]:
+        text = items[0].lower()
+        if text not in TRUE_WORDS + FALSE_WORDS:
+            return None, "1 or 0"
+        return text in TRUE_WORDS, ""
+
+    def write(self, value) -> str:
+        return "1" if value else "0"
+
+
+@dataclass(frozen=True)
+class OneOf(Text):
+    """One of a fixed set of values (the first is the default)."""
+
+    values: tuple
+
+    def read(self, items: list[str]) -> tuple[object, str]:
+        by_text = {str(v): v for v in self.values}
+        if items[0] not in by_text:
+            return None, "one of " + ", ".join(by_text)
+        return by_text[items[0]], ""
+
+
+TEXT = Text()
+_SPEC = "ragrecall_view_field"
+
+
+def view_field(default, param: str, key: str, kind: Text = TEXT):
+    """A :class:`ViewState` field with its URL parameter, session key and kind of value."""
+    return field(default=default, metadata={_SPEC: (param, key, kind)})
+
+
+# ---------------------------------------------------------------- the view state
+@dataclass(frozen=True)
+class ViewState:
+    """What the user is looking at. Empty strings mean "no filter" (or "not chosen")."""
+
+    runs: tuple[str, ...] = view_field((), "run", "side_runs", Names())
+    focus: str = view_field(ANY, "focus", "side_focus")
+    k: int = view_field(DEFAULT_K, "k", "side_k", WholeNumber(1, MAX_K))
+    split: str = view_field(ANY, "split", "side_split")
+    query_type: str = view_field(ANY, "type", "side_type")
+    section: str = view_field(ANY, "section", "side_section")
+    failing_only: bool = view_field(False, "failing", "side_failing", Flag())
+    failure_class: str = view_field(ANY, "fclass", "queries_fclass")
+    doc_length: str = view_field(ANY, "doclen", "queries_doclen")
+    reason: str = view_field(ANY, "reason", "queries_reason")
+    group_by: str = view_field(GROUP_BY[0], "by", "failures_by", OneOf(GROUP_BY))
+    query_id: str = view_field(ANY, "q", "queries_q")
+    rank_bin: str = view_field(ANY, "bin", "ranks_bin")
+    baseline: str = view_field(ANY, "base", "compare_base")
+    candidate: str = view_field(ANY, "cand", "compare_cand")
+    compare_query: str = view_field(ANY, "cq", "compare_q")
+    # the measure of the Compare page's deltas by group (empty: the first one)
+    compare_measure: str = view_field(ANY, "gm", "compare_group_measure")
+    # percent: the No-answer page's most accepted false confidence
+    max_false_confidence: int = view_field(10, "fc", "noans_fc", WholeNumber(0, 100))
+    rel_level: int = view_field(REL_LEVELS[0], "rel", "side_rel", OneOf(REL_LEVELS))
+    unit: str = view_field(UNITS[0], "unit", "side_unit", OneOf(UNITS))
+    partial: str = view_field(PARTIAL[0], "partial", "side_partial", OneOf(PARTIAL))
+    harmful: str = view_field(HARMFUL[0], "harmful", "side_harmful", OneOf(HARMFUL))
+    manual_grades: bool = view_field(True, "manual", "side_manual", Flag())
+    # the Judge page's pool: its runs (empty: every run) and depth (never below k)
+    judge_runs: tuple[str, ...] = view_field((), "jrun", "judge_runs", Names())
+    judge_depth: int = view_field(DEFAULT_DEPTH, "depth", "judge_depth", WholeNumber(1, MAX_K))
+    # the Agreement page's disagreement under review, as "query id · chunk id"
+    agreement_pick: str = view_field(ANY, "pick", "agreement_pick")
 
     def fit(self, options: ViewOptions) -> ViewState:
         """This state with values the workspace does not have dropped or replaced."""
-        runs = tuple(r for r in self.runs if r in options.runs) or tuple(options.runs)
+        runs = _loaded(self.runs, options.runs)
         focus = self.focus if self.focus in runs else (runs[0] if runs else ANY)
         k = self.k if self.k in options.k_choices else _nearest(self.k, options.k_choices)
         return replace(
@@ -124,20 +191,18 @@ class ViewState:
             query_type=_keep(self.query_type, options.query_types),
             section=_keep(self.section, options.sections),
             **_compare_pair(self.baseline, self.candidate, options.runs),
-            **self._fit_policy(),
+            **self._fit_choices(),
+            max_false_confidence=_round_to(self.max_false_confidence, FALSE_CONFIDENCE_STEP),
+            judge_runs=_loaded(self.judge_runs, options.runs),
+            judge_depth=max(self.judge_depth, k),
         )
 
-    def _fit_policy(self) -> dict:
-        """Policy values the dashboard does not offer fall back to the defaults."""
-        choices = {
-            "rel_level": REL_LEVELS,
-            "unit": UNITS,
-            "partial": PARTIAL,
-            "harmful": HARMFUL,
-        }
+    def _fit_choices(self) -> dict:
+        """Values outside a field's fixed choices fall back to the field's default."""
         return {
-            name: _keep(getattr(self, name), allowed) or allowed[0]
-            for name, allowed in choices.items()
+            f.name: getattr(self, f.name) if getattr(self, f.name) in f.kind.values else f.default
+            for f in FIELDS
+            if isinstance(f.kind, OneOf)
         }
 
     def policy(self) -> Policy:
@@ -164,6 +229,42 @@ class ViewState:
 
 
 @dataclass(frozen=True)
+class StateField:
+    """One row of the field table: a :class:`ViewState` field and how it is kept."""
+
+    name: str
+    param: str
+    key: str
+    kind: Text
+    default: object
+
+
+def _field_table() -> tuple[StateField, ...]:
+    """The table read off :class:`ViewState`; a field declared without :func:`view_field`,
+    or two fields sharing a URL parameter or session key, fail here, at import."""
+    table = []
+    for f in fields(ViewState):
+        if _SPEC not in f.metadata:
+            raise TypeError(f"ViewState.{f.name} is declared without view_field()")
+        param, key, kind = f.metadata[_SPEC]
+        table.append(StateField(f.name, param, key, kind, f.default))
+    for column in ("param", "key"):
+        values = [getattr(row, column) for row in table]
+        if len(set(values)) != len(values):
+            raise TypeError(f"two ViewState fields share a {column}: {values}")
+    return tuple(table)
+
+
+FIELDS = _field_table()
+FIELD = {f.name: f for f in FIELDS}
+
+
+def session_key(name: str) -> str:
+    """The session (and widget) key that holds the ``name`` field."""
+    return FIELD[name].key
+
+
+@dataclass(frozen=True)
 class ViewOptions:
     """What the open workspace offers to choose from."""
 
@@ -176,6 +277,15 @@ class ViewOptions:
 
 def _keep(value, allowed: Sequence):
     return value if value in allowed else ANY
+
+
+def _loaded(runs: Sequence[str], loaded: Sequence[str]) -> tuple[str, ...]:
+    """The chosen runs that are loaded; every loaded run when none of them is."""
+    return tuple(r for r in runs if r in loaded) or tuple(loaded)
+
+
+def _round_to(value: int, step: int) -> int:
+    return int(round(value / step) * step)
 
 
 def _nearest(k: int, choices: Sequence[int]) -> int:
@@ -216,60 +326,33 @@ def read_params(params: Mapping[str, Sequence[str] | str]) -> tuple[ViewState, l
     """
     values: dict = {}
     refused: list[str] = []
-    for key, (name, kind) in PARAMS.items():
-        raw = params.get(key)
+    for f in FIELDS:
+        raw = params.get(f.param)
         items = [] if raw is None else [raw] if isinstance(raw, str) else list(raw)
         items = [str(i) for i in items if str(i) != ""]
         if not items:
             continue
-        if kind == "list":
-            values[name] = tuple(dict.fromkeys(x for i in items for x in i.split(",") if x))
-            continue
-        value, expected = _read_value(key, kind, items[0])
+        value, expected = f.kind.read(items)
         if expected:
-            refused.append(_refusal(key, items[0], expected, getattr(ViewState(), name)))
+            refused.append(_refusal(f.param, items[0], expected, f.default))
         else:
-            values[name] = value
+            values[f.name] = value
     return ViewState(**values), refused
 
 
-def _read_value(key: str, kind: str, text: str):
-    """``(value, "")`` or ``(None, what was expected)`` for one parameter's text."""
-    if kind == "int":
-        low, high = INT_RANGES[key]
-        # ASCII digits only: str.isdigit() accepts "²", which int() then refuses
-        if not re.fullmatch(r"[0-9]{1,6}", text) or not low <= int(text) <= high:
-            return None, f"a whole number from {low} to {high}"
-        return int(text), ""
-    if kind == "bool":
-        if text.lower() not in TRUE_WORDS + FALSE_WORDS:
-            return None, "1 or 0"
-        return text.lower() in TRUE_WORDS, ""
-    if key in CHOICES and text not in map(str, CHOICES[key]):
-        return None, "one of " + ", ".join(map(str, CHOICES[key]))
-    return text, ""
-
-
-def _refusal(key: str, text: str, expected: str, default) -> str:
+def _refusal(param: str, text: str, expected: str, default) -> str:
     shown = text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "…"
-    return f"URL parameter {key}: {shown!r}, expected {expected}; using the default ({default})"
+    return f"URL parameter {param}: {shown!r}, expected {expected}; using the default ({default})"
 
 
 def to_params(state: ViewState, default: ViewState | None = None) -> dict[str, str | list[str]]:
     """Query parameters for ``state``, leaving out values equal to ``default``'s."""
     default = default or ViewState()
-    out: dict[str, str | list[str]] = {}
-    for key, (name, kind) in PARAMS.items():
-        value = getattr(state, name)
-        if value == getattr(default, name):
-            continue
-        if kind == "list":
-            out[key] = list(value)
-        elif kind == "bool":
-            out[key] = "1" if value else "0"
-        else:
-            out[key] = str(value)
-    return out
+    return {
+        f.param: f.kind.write(getattr(state, f.name))
+        for f in FIELDS
+        if getattr(state, f.name) != getattr(default, f.name)
+    }
 
 
 @dataclass(frozen=True)

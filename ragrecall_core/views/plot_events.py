@@ -36,8 +36,3 @@ def point_run_and_label(point: dict, trace_runs: Sequence[str], axis: str) -> tu
     curve = point.get("curve_number", point.get("curveNumber", 0))
     run = trace_runs[int(curve)] if 0 <= int(curve) < len(trace_runs) else ""
     return run, str(point.get(axis, ""))
-
-
-def selection_changed(previous, current) -> bool:
-    """Whether a selection differs from the one seen on the last run."""
-    return previous != current

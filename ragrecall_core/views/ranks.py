@@ -1,4 +1,6 @@
-"""Where the first relevant item lands: a histogram per run, and Hit@k as k grows.
+"""Where the first relevant item lands: counts per rank bin and run, and Hit@k as k grows.
+
+The data behind the Ranks page's charts (the figures are in :mod:`.charts`).
 
 Both come from the ``FirstRank`` column of the per-query table (no cutoff; none
 when no relevant item was retrieved), over answerable queries only. Hit@k is
@@ -52,7 +54,7 @@ def with_bins(table: pd.DataFrame, depth: int) -> pd.DataFrame:
     return rows
 
 
-def first_rank_histogram(table: pd.DataFrame, depth: int) -> pd.DataFrame:
+def first_rank_counts(table: pd.DataFrame, depth: int) -> pd.DataFrame:
     """``(run, bin, queries, share)`` for every bin (zeros kept), ``not retrieved`` last."""
     rows = with_bins(table, depth)
     labels = [b[0] for b in rank_bins(depth)] + [NOT_RETRIEVED]
@@ -70,7 +72,7 @@ def first_rank_histogram(table: pd.DataFrame, depth: int) -> pd.DataFrame:
     return pd.DataFrame(records, columns=["run", "bin", "queries", "share"])
 
 
-def hit_curve(table: pd.DataFrame, depths: dict[str, int]) -> pd.DataFrame:
+def hit_rate_by_depth(table: pd.DataFrame, depths: dict[str, int]) -> pd.DataFrame:
     """``(run, k, hit)`` for k = 1 .. the run's depth: Hit@k over answerable queries."""
     rows = answerable(table)
     records = []
@@ -81,9 +83,3 @@ def hit_curve(table: pd.DataFrame, depths: dict[str, int]) -> pd.DataFrame:
             hit = float((ranks <= k).sum()) / n if n else float("nan")
             records.append({"run": run, "k": k, "hit": hit})
     return pd.DataFrame(records, columns=["run", "k", "hit"])
-
-
-def run_depths(workspace) -> dict[str, int]:
-    """The longest ranked list of each run."""
-    rows = workspace.cursor().execute("SELECT run, max(rank) FROM runs GROUP BY run").fetchall()
-    return {run: int(depth) for run, depth in rows}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragrecall_core.views.dashboard_state import PARAMS, ViewState, from_params, read_params
+from ragrecall_core.views.dashboard_state import FIELDS, ViewState, from_params, read_params
 from tests.dashboard_support import app, no_exception
 
 PAGES = (
@@ -39,7 +39,7 @@ DEFAULTS = ViewState()
 @pytest.mark.parametrize(("key", "value"), [(k, v) for k, vs in BAD.items() for v in vs])
 def test_a_bad_parameter_falls_back_and_is_named(key, value):
     state, refused = read_params({key: [value]})
-    name, _kind = PARAMS[key]
+    (name,) = [f.name for f in FIELDS if f.param == key]
     assert getattr(state, name) == getattr(DEFAULTS, name)
     assert len(refused) == 1
     assert refused[0].startswith(f"URL parameter {key}: ")
