@@ -122,7 +122,7 @@ st.dataframe(
     },
 )
 
-unjudged = analyses.unjudged(ctx.key, base, cand, s.k, ws)
+unjudged = analyses.unjudged(ctx.key, base, cand, s.k, ctx.policy, ws)
 if ids is not None:
     unjudged = unjudged[unjudged["query_id"].isin(ids)]
 in_view = ctx.facts.queries if ids is None else len(ids)
@@ -216,10 +216,9 @@ if query_id:
             f"{measure}: {r['baseline']:.2f} → {r['candidate']:.2f} · outcome: {r['outcome']} · "
             f"type: {r['query_type'] or '—'} · section: {r['section'] or '—'}"
         )
-    sbs = analyses.lists(ctx.key, base, cand, query_id, s.k, ws)
+    sbs = analyses.lists(ctx.key, base, cand, query_id, s.k, ctx.policy, ws)
     new_here = list(unjudged.loc[unjudged["query_id"] == query_id, "chunk_id"])
-    harmful = cv.harmful_chunks(ws, query_id)
-    base_list, cand_list = cv.ranked_lists(sbs, s.k, new_here, harmful)
+    base_list, cand_list = cv.ranked_lists(sbs, s.k, new_here)
     narrow = {
         "rank": st.column_config.NumberColumn(width="small"),
         "chunk_id": st.column_config.TextColumn(width="medium"),

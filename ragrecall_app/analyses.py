@@ -5,15 +5,15 @@ Keyed by content (``key``) and by the evaluation :class:`Policy` where it change
 
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 import streamlit as st
 
-from ragrecall_core.analysis.compare import Comparison, compare, new_unjudged, side_by_side
+from ragrecall_core.analysis.compare import Comparison, compare
 from ragrecall_core.analysis.no_answer import NoAnswerReport, no_answer_report
+from ragrecall_core.analysis.ranked_lists import new_unjudged, side_by_side
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.output.report import build_report
+from ragrecall_core.output.text import json_text
 from ragrecall_core.scoring.policy import Policy
 from ragrecall_core.views.harm_view import harm_per_query
 
@@ -34,13 +34,17 @@ def comparison(
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def unjudged(key: str, baseline: str, candidate: str, k: int, _ws: Workspace) -> pd.DataFrame:
-    return new_unjudged(_ws, baseline, candidate, k)
+def unjudged(
+    key: str, baseline: str, candidate: str, k: int, policy: Policy, _ws: Workspace
+) -> pd.DataFrame:
+    return new_unjudged(_ws, baseline, candidate, k, policy=policy)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def lists(key: str, baseline: str, candidate: str, query_id: str, k: int, _ws: Workspace):
-    return side_by_side(_ws, baseline, candidate, query_id, k)
+def lists(
+    key: str, baseline: str, candidate: str, query_id: str, k: int, policy: Policy, _ws: Workspace
+) -> pd.DataFrame:
+    return side_by_side(_ws, baseline, candidate, query_id, k, policy)
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
@@ -64,4 +68,4 @@ def report_text(key: str, k: int, policy: Policy, split: str, fmt: str, _ws: Wor
 
 
 def comparison_json(c: Comparison) -> str:
-    return json.dumps(c.to_dict(), indent=2, ensure_ascii=False, default=str)
+    return json_text(c.to_dict())

@@ -20,8 +20,9 @@ from fixtures_regressions import (
     write_workspace,
 )
 
-from ragrecall_core import Workspace
-from ragrecall_core.analysis.compare import compare, new_unjudged, side_by_side
+from ragrecall_core import Policy, Workspace, evaluate
+from ragrecall_core.analysis.compare import compare
+from ragrecall_core.analysis.ranked_lists import new_unjudged, side_by_side
 from ragrecall_core.cli import main
 
 
@@ -215,13 +216,14 @@ def test_side_by_side_marks_movement_and_judgment(small):
     table = side_by_side(small, "base", "cand", "q1", k=4)
     assert list(table.chunk_id) == ["A", "B", "C", "E", "D", "X"]  # by best rank, then id
     rows = table.set_index("chunk_id")
+    # under the default policy a reviewer's partial grade (X: 1) is judged, not relevant
     expected = {
-        "A": (1, 2, "moved down", "relevant (gold)"),
-        "B": (2, 1, "moved up", "not relevant"),
-        "C": (3, 5, "left top k", "relevant (reviewer)"),
+        "A": (1, 2, "moved down", "relevant"),
+        "B": (2, 1, "moved up", "judged not relevant"),
+        "C": (3, 5, "left top k", "relevant"),
         "D": (4, None, "left top k", "unjudged"),
         "E": (None, 3, "entered top k", "unjudged"),
-        "X": (None, 4, "entered top k", "partial (reviewer)"),
+        "X": (None, 4, "entered top k", "judged not relevant"),
     }
     for chunk, (b, c, movement, judgment) in expected.items():
         row = rows.loc[chunk]
@@ -234,7 +236,7 @@ def test_side_by_side_of_identical_lists_is_all_same(small):
     table = side_by_side(small, "base", "cand", "q2", k=4)
     assert list(table.chunk_id) == ["P", "Q"]
     assert list(table.movement) == ["same", "same"]
-    assert list(table.judgment) == ["relevant (gold)", "unjudged"]
+    assert list(table.judgment) == ["relevant", "unjudged"]
 
 
 def test_new_unjudged_lists_only_unjudged_chunks_that_entered_the_top_k(small):
@@ -315,3 +317,27 @@ def test_harm_wins_are_decreases():
     # the same numbers as Recall@5 (higher is better) are two losses
     recall = delta_row("Recall@5", rows)
     assert (recall["wins"], recall["ties"], recall["losses"]) == (0, 1, 2)
+
+
+@pytest.mark.parametrize(
+    ("policy", "marks", "unjudged_in_q1"),
+    [
+        (Policy(), {"C": "relevant", "X": "judged not relevant"}, ["E"]),
+        (Policy(partial="relevant"), {"C": "relevant", "X": "relevant"}, ["E"]),
+        (Policy(manual_grades=False), {"C": "unjudged", "X": "unjudged"}, ["E", "X"]),
+    ],
+)
+def test_lists_follow_the_policy_like_the_numbers(small, policy, marks, unjudged_in_q1):
+    """The marks of the side-by-side lists and the new-unjudged list change with the policy,
+    exactly as the measures do (P@4 of the candidate counts what is marked relevant)."""
+    rows = side_by_side(small, "base", "cand", "q1", k=4, policy=policy).set_index("chunk_id")
+    assert {c: rows.loc[c, "judgment"] for c in marks} == marks
+    judged_by = rows.loc["C", "judged_by"]
+    assert (judged_by if isinstance(judged_by, str) else None) == (
+        "reviewers" if policy.manual_grades else None
+    )
+    new = new_unjudged(small, "base", "cand", k=4, query_id="q1", policy=policy)
+    assert new.chunk_id.tolist() == unjudged_in_q1
+    relevant_in_top4 = int(((rows["candidate_rank"] <= 4) & (rows["judgment"] == "relevant")).sum())
+    p_at_4 = evaluate(small, ["P@4"], policy, runs=["cand"], query_ids=["q1"]).value("cand", "P@4")
+    assert p_at_4 == pytest.approx(relevant_in_top4 / 4)

@@ -62,3 +62,17 @@ def test_readme_measure_table_is_generated_from_the_registry():
     assert markdown_table() in text, "run: python -m ragrecall_core.measures.docs"
     for definition in REGISTRY.values():
         assert f"`{definition.name}" in text
+
+
+def test_a_registered_measure_without_sql_fails_loudly(monkeypatch):
+    from ragrecall_core.measures.base import MeasureDef
+    from ragrecall_core.scoring import families
+
+    monkeypatch.setitem(REGISTRY, "Novel", MeasureDef("Novel", "no SQL declared for it"))
+    with pytest.raises(RuntimeError, match="Novel"):
+        families.require_every_family_computed()
+
+
+def test_every_measure_declares_its_value_for_a_query_missing_from_the_run():
+    for definition in REGISTRY.values():
+        assert definition.missing in (0.0, None), definition.name

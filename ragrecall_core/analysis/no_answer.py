@@ -16,23 +16,21 @@ import pandas as pd
 from ragrecall_core.errors import InputError, Problem
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.output.text import MISSING, plural
-from ragrecall_core.scoring.evaluate import select
-from ragrecall_core.scoring.families import prepare
 from ragrecall_core.scoring.policy import Policy
+from ragrecall_core.scoring.prepared import SCOPE_CTES, prepare, scope_params
 
 TOP_SCORES_SQL = """
-WITH answerable AS (
-    SELECT DISTINCT query_id FROM judgments WHERE grade >= $level),
+WITH {scope},
+answerable AS (
+    SELECT DISTINCT query_id FROM {s}.judgments WHERE grade >= $level),
 hit AS (
-    SELECT DISTINCT r.run, r.query_id FROM ranked r
-    JOIN judgments j ON j.query_id = r.query_id AND j.item_id = r.item_id
-    WHERE r.rank <= $k AND j.grade >= $level)
+    SELECT DISTINCT run, query_id FROM {s}.judged_rows WHERE rank <= $k AND grade >= $level)
 SELECT rn.run, q.query_id,
        CASE WHEN a.query_id IS NULL THEN 'no answer' ELSE 'answerable' END AS kind,
        t.score AS top_score, t.item_id AS top_chunk, h.query_id IS NOT NULL AS relevant_in_top_k
-FROM eval_run_names rn CROSS JOIN eval_queries q
+FROM scope_runs rn CROSS JOIN scope_queries q
 LEFT JOIN answerable a ON a.query_id = q.query_id
-LEFT JOIN (SELECT run, query_id, item_id, score FROM ranked WHERE rank = 1) t
+LEFT JOIN (SELECT run, query_id, item_id, score FROM {s}.ranked WHERE rank = 1) t
        ON t.run = rn.run AND t.query_id = q.query_id
 LEFT JOIN hit h ON h.run = rn.run AND h.query_id = q.query_id
 ORDER BY rn.run, q.query_id
@@ -151,11 +149,12 @@ def no_answer_report(
     is >= t; answerable coverage = share of answerable queries whose top score is
     >= t and that have a relevant item in the top k.
     """
-    policy = policy or Policy()
+    prepared = prepare(workspace, policy)
+    top = prepared.query(
+        TOP_SCORES_SQL.replace("{scope}", SCOPE_CTES),
+        {**scope_params(runs, query_ids), "k": k, "level": prepared.policy.rel_level},
+    )
     con = workspace.cursor()
-    select(con, runs, query_ids)
-    prepare(con, policy)
-    top = con.execute(TOP_SCORES_SQL, {"k": k, "level": policy.rel_level}).df()
     con.register("top_scores", top)
     sweep = con.execute(SWEEP_SQL).df()
     con.unregister("top_scores")

@@ -14,9 +14,8 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from ragrecall_core.inputs.workspace import Workspace
-from ragrecall_core.scoring import families as scoring
-from ragrecall_core.scoring.evaluate import select
 from ragrecall_core.scoring.policy import Policy
+from ragrecall_core.scoring.prepared import MARK_SQL, prepare
 
 RELEVANT, NOT_RELEVANT, HARMFUL, UNJUDGED = (
     "relevant",
@@ -31,11 +30,11 @@ FROM queries WHERE query_id = $q
 """
 
 GOLD_SQL = """
-WITH first AS (SELECT chunk_id, min(rank) AS rank FROM eval_runs WHERE query_id = $q
-               GROUP BY chunk_id)
+WITH first AS (SELECT chunk_id, min(rank) AS rank FROM runs
+               WHERE run = $run AND query_id = $q GROUP BY chunk_id)
 SELECT j.chunk_id, j.grade, CASE WHEN g.chunk_id IS NULL THEN 'reviewers' ELSE 'gold' END
        AS source, g.rationale, f.rank AS retrieved_at, c.section, c.text
-FROM chunk_judgments j
+FROM {s}.chunk_judgments j
 LEFT JOIN qrels g ON g.query_id = j.query_id AND g.chunk_id = j.chunk_id
 LEFT JOIN first f ON f.chunk_id = j.chunk_id
 LEFT JOIN corpus c ON c.chunk_id = j.chunk_id
@@ -51,11 +50,11 @@ WITH reviews AS (
                       || CASE WHEN coalesce(reason, '') <> ''
                               THEN ' (' || reason || ')' ELSE '' END,
                       '; ' ORDER BY annotator) AS reviews
-    FROM grades WHERE query_id = $q GROUP BY chunk_id)
-SELECT r.rank, r.score, r.chunk_id, c.section, j.grade, coalesce(v.harmful, false) AS harmful,
-       v.reviews, c.text
-FROM eval_runs r
-LEFT JOIN chunk_judgments j ON j.query_id = r.query_id AND j.chunk_id = r.chunk_id
+    FROM all_grades WHERE query_id = $q GROUP BY chunk_id)
+SELECT r.rank, r.score, r.chunk_id, {mark} AS mark, c.section, j.grade,
+       coalesce(j.harmful, false) AS harmful, v.reviews, c.text
+FROM runs r
+LEFT JOIN {s}.chunk_judgments j ON j.query_id = r.query_id AND j.chunk_id = r.chunk_id
 LEFT JOIN reviews v ON v.chunk_id = r.chunk_id
 LEFT JOIN corpus c ON c.chunk_id = r.chunk_id
 WHERE r.run = $run AND r.query_id = $q AND r.rank <= $depth
@@ -63,7 +62,7 @@ ORDER BY r.rank
 """
 
 REVIEWS_SQL = """
-SELECT chunk_id, annotator, grade, harmful, reason FROM grades
+SELECT chunk_id, annotator, grade, harmful, reason FROM all_grades
 WHERE query_id = $q ORDER BY chunk_id, annotator
 """
 
@@ -86,15 +85,6 @@ class QueryDetail:
         return bool(self.query)
 
 
-def mark(grade, harmful: bool, level: int) -> str:
-    """The relevance mark of one retrieved item."""
-    if harmful:
-        return HARMFUL
-    if grade is None or pd.isna(grade):
-        return UNJUDGED
-    return RELEVANT if grade >= level else NOT_RELEVANT
-
-
 def query_detail(
     workspace: Workspace,
     run: str,
@@ -104,23 +94,14 @@ def query_detail(
     depth: int | None = None,
 ) -> QueryDetail:
     """Gold list and the first ``depth`` (default: all) retrieved items of ``run`` for a query."""
-    policy = policy or Policy()
-    con = workspace.cursor()
-    select(con, [run], [query_id])
-    scoring.prepare(con, policy)
+    prepared = prepare(workspace, policy)
+    policy, con = prepared.policy, workspace.cursor()
     rows = con.execute(QUERY_SQL, {"q": query_id}).df()
     query = rows.iloc[0].to_dict() if len(rows) else {}
-    gold = con.execute(GOLD_SQL, {"q": query_id, "level": policy.rel_level}).df()
-    retrieved = con.execute(
-        RETRIEVED_SQL, {"q": query_id, "run": run, "depth": depth or 1_000_000}
-    ).df()
-    retrieved.insert(
-        3,
-        "mark",
-        [
-            mark(g, h, policy.rel_level)
-            for g, h in zip(retrieved.grade, retrieved.harmful, strict=True)
-        ],
+    gold = prepared.query(GOLD_SQL, {"q": query_id, "run": run, "level": policy.rel_level})
+    retrieved = prepared.query(
+        RETRIEVED_SQL.replace("{mark}", MARK_SQL),
+        {"q": query_id, "run": run, "depth": depth or 1_000_000, "level": policy.rel_level},
     )
     retrieved.insert(1, "in top k", retrieved["rank"] <= k)
     reviews = con.execute(REVIEWS_SQL, {"q": query_id}).df()

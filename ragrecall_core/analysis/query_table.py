@@ -23,9 +23,9 @@ import numpy as np
 import pandas as pd
 
 from ragrecall_core.inputs.workspace import Workspace
-from ragrecall_core.scoring import families as scoring
-from ragrecall_core.scoring.evaluate import classify, evaluate, select
+from ragrecall_core.scoring.evaluate import classify, evaluate
 from ragrecall_core.scoring.policy import Policy
+from ragrecall_core.scoring.prepared import prepare, run_scope
 
 NO_ANSWER = "no answer"
 NO_REASON = "no reviewer reason"
@@ -42,13 +42,13 @@ def headline(k: int) -> list[str]:
 QUERY_SQL = """
 WITH rel AS (
     SELECT query_id, list(chunk_id ORDER BY chunk_id) AS expected
-    FROM chunk_judgments WHERE grade >= $level GROUP BY query_id),
+    FROM {s}.chunk_judgments WHERE grade >= $level GROUP BY query_id),
 doc_words AS (
     SELECT doc_id, sum(len(string_split(trim(coalesce(text, '')), ' '))) AS words
     FROM corpus GROUP BY doc_id),
 qdoc AS (
     SELECT j.query_id, max(d.words) AS doc_words
-    FROM chunk_judgments j JOIN corpus c ON c.chunk_id = j.chunk_id
+    FROM {s}.chunk_judgments j JOIN corpus c ON c.chunk_id = j.chunk_id
     JOIN doc_words d ON d.doc_id = c.doc_id
     WHERE j.grade >= $level GROUP BY j.query_id)
 SELECT q.query_id, q.query, q.query_type, q.section, q.split, coalesce(q.require_all, false)
@@ -63,14 +63,15 @@ FROM (SELECT doc_id, sum(len(string_split(trim(coalesce(text, '')), ' '))) AS wo
 """
 
 GRADES_SQL = """
-WITH top AS (SELECT run, query_id, chunk_id, rank FROM eval_runs WHERE rank <= $k),
+WITH top AS (SELECT run, query_id, chunk_id, rank FROM runs
+             WHERE rank <= $k AND ($all_runs OR list_contains($runs, run))),
 per_chunk AS (
     SELECT query_id, chunk_id, bool_or(coalesce(harmful, false)) AS harmful,
            string_agg(annotator || ' ' || grade, ', ' ORDER BY annotator) AS by_annotator
-    FROM grades GROUP BY query_id, chunk_id),
+    FROM all_grades GROUP BY query_id, chunk_id),
 reasons AS (
     SELECT t.run, t.query_id, g.reason, count(*) AS n
-    FROM top t JOIN grades g ON g.query_id = t.query_id AND g.chunk_id = t.chunk_id
+    FROM top t JOIN all_grades g ON g.query_id = t.query_id AND g.chunk_id = t.chunk_id
     WHERE coalesce(g.reason, '') <> '' AND g.grade < 2
     GROUP BY ALL),
 reason_lists AS (
@@ -127,12 +128,10 @@ def build_query_table(
     classes = classify(workspace, k, policy, runs)[
         ["run", "query_id", "relevant", "found", "positions", "listed", "failure_class"]
     ]
-    con = workspace.cursor()
-    select(con, runs, None)
-    scoring.prepare(con, policy)
-    queries = con.execute(QUERY_SQL, {"level": policy.rel_level}).df()
-    grades = con.execute(GRADES_SQL, {"k": k}).df()
-    lo, hi, docs = con.execute(CUTS_SQL).fetchone()
+    prepared = prepare(workspace, policy)
+    queries = prepared.query(QUERY_SQL, {"level": policy.rel_level})
+    grades = prepared.query(GRADES_SQL, {"k": k, **run_scope(runs)})
+    lo, hi, docs = prepared.fetch(CUTS_SQL)[0]
 
     run_names = [r for r in workspace.run_names if runs is None or r in runs]
     base = pd.DataFrame({"run": run_names}).merge(queries, how="cross")

@@ -25,6 +25,8 @@ class MeasureDef:
     higher_is_better: bool = True
     trec_eval: str | None = None
     covers_no_answer: bool = False
+    # the value of a gold query the run lacks (or lists nothing for); None: no value
+    missing: float | None = 0.0
 
 
 @dataclass(frozen=True)

@@ -8,5 +8,6 @@ FIRST_RANK = register(
         cutoff=NONE,
         aliases=("FirstRelRank",),
         higher_is_better=False,
+        missing=None,
     )
 )

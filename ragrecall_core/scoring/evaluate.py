@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import duckdb
 import pandas as pd
 
 from ragrecall_core.inputs.workspace import Workspace
@@ -18,7 +17,13 @@ from ragrecall_core.measures import MeasureRequest, parse_requests
 from ragrecall_core.output.text import plural
 from ragrecall_core.scoring import families as scoring
 from ragrecall_core.scoring.policy import Policy
-from ragrecall_core.scoring.prepared import SCOPE_CTES, PreparedEvaluation, prepare, scope_params
+from ragrecall_core.scoring.prepared import (
+    SCOPE_CTES,
+    PreparedEvaluation,
+    prepare,
+    run_scope,
+    scope_params,
+)
 
 DEFAULT_CUTOFF = 5
 DEFAULT_MEASURES = ("Recall@{k}", "Hit@{k}", "MRR@{k}", "P@{k}", "nDCG@{k}", "Judged@{k}")
@@ -124,27 +129,6 @@ def evaluate(
     )
 
 
-def select(con: duckdb.DuckDBPyConnection, runs, query_ids) -> None:
-    """The queries (``eval_queries``) and runs an evaluation covers."""
-    con.execute(
-        """
-        CREATE OR REPLACE TEMP TABLE eval_queries AS
-        SELECT q.query_id, EXISTS (SELECT 1 FROM qrels r WHERE r.query_id = q.query_id) AS judged
-        FROM queries q WHERE $all_queries OR list_contains($ids, q.query_id)
-        """,
-        {"all_queries": query_ids is None, "ids": list(query_ids or [])},
-    )
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE eval_run_names AS SELECT run FROM run_files "
-        "WHERE $all_runs OR list_contains($runs, run)",
-        {"all_runs": runs is None, "runs": list(runs or [])},
-    )
-    con.execute(
-        "CREATE OR REPLACE TEMP VIEW eval_runs AS SELECT * FROM runs "
-        "WHERE run IN (SELECT run FROM eval_run_names)"
-    )
-
-
 IGNORED_SQL = """
 SELECT run, count(*), list(query_id ORDER BY query_id)[1:5]
 FROM {s}.lists r ANTI JOIN queries q USING (query_id)
@@ -186,10 +170,9 @@ def collect_warnings(
     query_ids: Sequence[str] | None = None,
 ) -> dict[str, list[str]]:
     """Per run: ignored queries, missing queries, ties across a cutoff, labels not in the corpus."""
-    scope = scope_params(runs, query_ids)
-    run_scope = {"all_runs": scope["all_runs"], "runs": scope["runs"]}
+    scope, runs_only = scope_params(runs, query_ids), run_scope(runs)
     warnings: dict[str, list[str]] = {}
-    for run, n, sample in prepared.fetch(IGNORED_SQL, run_scope):
+    for run, n, sample in prepared.fetch(IGNORED_SQL, runs_only):
         warnings.setdefault(run, []).append(
             f"{plural(n, 'run query', 'run queries')} not in the gold set "
             f"{'was' if n == 1 else 'were'} ignored (e.g. {', '.join(sample)})"
@@ -200,7 +183,7 @@ def collect_warnings(
             f"from the run and score 0 (e.g. {', '.join(sample)})"
         )
     if cutoffs:
-        for run, k, n in prepared.fetch(TIES_SQL, {**run_scope, "cutoffs": list(cutoffs)}):
+        for run, k, n in prepared.fetch(TIES_SQL, {**runs_only, "cutoffs": list(cutoffs)}):
             warnings.setdefault(run, []).append(
                 f"{plural(n, 'query', 'queries')} {'has' if n == 1 else 'have'} tied scores at "
                 f"ranks {k} and {k + 1}: @{k} depends on tie order"

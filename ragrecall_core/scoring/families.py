@@ -1,17 +1,12 @@
-"""How each measure is computed: DuckDB SQL over one ranked-and-judged table.
+"""How each measure family is computed: SQL over a prepared evaluation.
 
-The pipeline (all SQL, all in DuckDB):
-
-1. ``judgments(query_id, item_id, grade, harmful)``: gold grades, plus reviewers'
-   grades for what the gold set lacks (a recorded resolution wins; otherwise merged
-   over annotators: the lower median; partial and harmful counted as
-   :class:`~ragrecall_core.scoring.policy.Policy` says).
-2. ``ranked(run, query_id, item_id, rank, score)``: each run's list in its
-   evaluation order; at document level a document keeps its first chunk's rank.
-3. One aggregate per (run, query) and measure, then the value per query, in the
-   long shape ``(run, query_id, measure, value)``.
-
-Cutoffs and relevance levels are bound as parameters, never pasted into SQL.
+:data:`FAMILIES` maps every registered family to a builder of its SQL: an
+aggregate over the judged rows of one (run, query) list and the query's value
+from it; the value of a query a run lacks is declared on the measure
+(:attr:`~ragrecall_core.measures.MeasureDef.missing`). A registered family
+without SQL fails at import. All families of one request run in one query, in
+the long shape ``(run, query_id, measure, value)``. Cutoffs and relevance
+levels are bound as parameters, never pasted into SQL.
 """
 
 from __future__ import annotations
@@ -19,84 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-import duckdb
 import pandas as pd
 
-from ragrecall_core.inputs.corpus import doc_of_sql
 from ragrecall_core.measures import REGISTRY, Measure
-from ragrecall_core.scoring.policy import DOC, Policy
+from ragrecall_core.scoring.policy import Policy
 from ragrecall_core.scoring.prepared import SCOPE_CTES, PreparedEvaluation, scope_params
-
-JUDGMENTS_SQL = """
-CREATE OR REPLACE TEMP TABLE chunk_judgments AS
-WITH latest_resolution AS (
-    SELECT query_id, chunk_id, arg_max(grade, (created_at, id)) AS grade,
-           arg_max(harmful, (created_at, id)) AS harmful
-    FROM all_resolutions GROUP BY query_id, chunk_id),
-manual AS (
-    SELECT query_id, chunk_id, bool_or(harmful) AS harmful,
-           CAST(floor(quantile_disc(grade, 0.5)) AS INTEGER) AS grade
-    FROM all_grades g WHERE $manual
-      AND NOT EXISTS (SELECT 1 FROM latest_resolution r
-                      WHERE r.query_id = g.query_id AND r.chunk_id = g.chunk_id)
-    GROUP BY query_id, chunk_id
-    UNION ALL
-    SELECT query_id, chunk_id, harmful, grade FROM latest_resolution WHERE $manual),
-manual_effective AS (
-    SELECT query_id, chunk_id,
-           CASE WHEN harmful AND $harmful_not_relevant THEN 0
-                WHEN grade = 1 AND NOT $partial_relevant THEN 0
-                ELSE grade END AS grade
-    FROM manual),
-merged AS (
-    SELECT query_id, chunk_id, grade FROM qrels
-    UNION ALL
-    SELECT m.query_id, m.chunk_id, m.grade FROM manual_effective m
-    ANTI JOIN qrels q ON q.query_id = m.query_id AND q.chunk_id = m.chunk_id)
-SELECT x.query_id, x.chunk_id, x.grade, coalesce(m.harmful, false) AS harmful
-FROM merged x LEFT JOIN manual m USING (query_id, chunk_id)
-"""
-
-CHUNK_VIEWS_SQL = """
-CREATE OR REPLACE TEMP VIEW judgments AS
-    SELECT query_id, chunk_id AS item_id, grade, harmful FROM chunk_judgments;
-CREATE OR REPLACE TEMP VIEW ranked AS
-    SELECT run, query_id, chunk_id AS item_id, rank, score FROM eval_runs;
-"""
-
-DOC_OF = f"coalesce(c.doc_id, {doc_of_sql('x.chunk_id')})"
-DOC_VIEWS_SQL = f"""
-CREATE OR REPLACE TEMP VIEW judgments AS
-    SELECT x.query_id, {DOC_OF} AS item_id, max(x.grade) AS grade, bool_or(x.harmful) AS harmful
-    FROM chunk_judgments x LEFT JOIN corpus c ON c.chunk_id = x.chunk_id
-    GROUP BY ALL;
-CREATE OR REPLACE TEMP VIEW ranked AS
-    SELECT x.run, x.query_id, {DOC_OF} AS item_id, min(x.rank) AS rank,
-           arg_min(x.score, x.rank) AS score
-    FROM eval_runs x LEFT JOIN corpus c ON c.chunk_id = x.chunk_id GROUP BY ALL;
-"""
-
-
-# One row per (run, query) list: its length. Scoring joins only judged rows, so this is
-# the only pass over every ranked row (Judged@k adds one, for its top-k positions).
-RUN_LISTS_SQL = """
-CREATE OR REPLACE TEMP TABLE run_lists AS
-SELECT run, query_id, count(*) AS listed FROM ranked GROUP BY run, query_id
-"""
-
-
-def prepare(con: duckdb.DuckDBPyConnection, policy: Policy) -> None:
-    """Create the ``judgments`` and ``ranked`` views for ``policy``."""
-    con.execute(
-        JUDGMENTS_SQL,
-        {
-            "manual": policy.manual_grades,
-            "harmful_not_relevant": policy.harmful == "not_relevant",
-            "partial_relevant": policy.partial == "relevant",
-        },
-    )
-    con.execute(DOC_VIEWS_SQL if policy.unit == DOC else CHUNK_VIEWS_SQL)
-    con.execute(RUN_LISTS_SQL)
 
 
 class Columns:
@@ -223,7 +145,7 @@ FAMILIES: dict[str, Callable[[Columns], FamilySQL]] = {
 }
 
 
-def _require_every_family_computed() -> None:
+def require_every_family_computed() -> None:
     """A registered measure without SQL fails here, at import, not at run time."""
     missing = sorted(set(REGISTRY) - set(FAMILIES))
     unknown = sorted(set(FAMILIES) - set(REGISTRY))
@@ -231,7 +153,7 @@ def _require_every_family_computed() -> None:
         raise RuntimeError(f"measures without SQL: {missing}; SQL without a measure: {unknown}")
 
 
-_require_every_family_computed()
+require_every_family_computed()
 
 
 PER_QUERY_SQL = """
@@ -315,11 +237,9 @@ def _excluded(policy: Policy, c: Columns, measure: Measure) -> str:
 
 
 def _missing(measure: Measure) -> str:
-    """The value of a query the run lacks: 0, or no value for measures that need a list."""
-    return "NULL" if measure.name in NO_VALUE_WHEN_MISSING else "0.0"
-
-
-NO_VALUE_WHEN_MISSING = ("Judged", "FirstRank")
+    """The value of a query the run lacks, as the measure declares it (NULL: no value)."""
+    missing = measure.definition.missing
+    return "NULL" if missing is None else repr(float(missing))
 
 
 def _keep_sql(policy: Policy) -> str:

@@ -89,6 +89,12 @@ CREATE TABLE {s}.lists AS
     SELECT run, query_id, count(*) AS listed FROM {s}.ranked GROUP BY run, query_id;
 """
 
+# What a chunk's judgment (``j``: a row of ``chunk_judgments``) says at level ``$level``,
+# and its one mark, where a harmful flag comes first.
+RELEVANCE_SQL = """CASE WHEN j.grade IS NULL THEN 'unjudged'
+     WHEN j.grade >= $level THEN 'relevant' ELSE 'judged not relevant' END"""
+MARK_SQL = f"CASE WHEN j.harmful THEN 'harmful' ELSE {RELEVANCE_SQL} END"
+
 # The runs and queries in scope, bound as parameters ($all_runs, $runs, $all_queries, $ids).
 SCOPE_CTES = """
 scope_runs AS (SELECT run FROM run_files WHERE $all_runs OR list_contains($runs, run)),
@@ -113,12 +119,12 @@ _schema_numbers = itertools.count(1)
 
 def scope_params(runs: Sequence[str] | None, query_ids: Sequence[str] | None) -> dict:
     """Parameters of :data:`SCOPE_CTES`: ``None`` means every run / every query."""
-    return {
-        "all_runs": runs is None,
-        "runs": list(runs or []),
-        "all_queries": query_ids is None,
-        "ids": list(query_ids or []),
-    }
+    return {**run_scope(runs), "all_queries": query_ids is None, "ids": list(query_ids or [])}
+
+
+def run_scope(runs: Sequence[str] | None) -> dict:
+    """Parameters ``$all_runs`` and ``$runs`` alone, for SQL that filters runs only."""
+    return {"all_runs": runs is None, "runs": list(runs or [])}
 
 
 @dataclass(frozen=True)

@@ -34,10 +34,8 @@ OUTCOMES = {
     "still passing": ("still passing", "#9fb7c9", "circle"),
 }
 JUDGMENT_MARKS = {
-    "relevant (gold)": "✓ relevant (gold)",
-    "relevant (reviewer)": "✓ relevant (reviewer)",
-    "partial (reviewer)": "½ partial (reviewer)",
-    "not relevant": "✗ not relevant",
+    "relevant": "✓ relevant",
+    "judged not relevant": "✗ judged not relevant",
     "unjudged": "? unjudged",
 }
 NOT_RETRIEVED = "not retrieved"
@@ -223,35 +221,27 @@ def _rank_text(rank, k: int) -> str:
     return str(rank) if rank <= k else f"{rank} (below k)"
 
 
-def harmful_chunks(workspace: Workspace, query_id: str) -> list[str]:
-    """Chunks a reviewer flagged harmful for this query (convincing but outdated or wrong)."""
-    rows = (
-        workspace.cursor()
-        .execute(
-            "SELECT DISTINCT chunk_id FROM grades WHERE query_id = $q AND harmful ORDER BY 1",
-            {"q": query_id},
-        )
-        .fetchall()
-    )
-    return [r[0] for r in rows]
-
-
-def _judgments(rows: pd.DataFrame, harmful: Sequence[str]) -> list[str]:
-    bad = set(harmful)
+def judgment_text(rows: pd.DataFrame) -> list[str]:
+    """Each chunk's judgment as a reader sees it: mark, who judged it, the harmful flag."""
     return [
-        ("⚠ harmful · " if c in bad else "") + JUDGMENT_MARKS.get(j, j)
-        for c, j in zip(rows["chunk_id"], rows["judgment"], strict=True)
+        ("⚠ harmful · " if harmful else "")
+        + JUDGMENT_MARKS.get(judgment, judgment)
+        + (f" ({by})" if isinstance(by, str) else "")
+        for judgment, harmful, by in zip(
+            rows["judgment"], rows["harmful"], rows["judged_by"], strict=True
+        )
     ]
 
 
 def ranked_lists(
-    sbs: pd.DataFrame, k: int, unjudged: Sequence[str] = (), harmful: Sequence[str] = ()
+    sbs: pd.DataFrame, k: int, unjudged: Sequence[str] = ()
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The baseline's and the candidate's top k of one query, each with the other's rank.
 
-    ``sbs`` is :func:`~ragrecall_core.analysis.compare.side_by_side`'s frame; ``unjudged`` the
-    chunk ids :func:`~ragrecall_core.analysis.compare.new_unjudged` found for this query, and
-    ``harmful`` those a reviewer flagged harmful. Chunk text is left to :func:`chunk_texts`.
+    ``sbs`` is :func:`~ragrecall_core.analysis.ranked_lists.side_by_side`'s frame (marks and
+    harmful flags under the policy) and ``unjudged`` the chunk ids
+    :func:`~ragrecall_core.analysis.ranked_lists.new_unjudged` found for this query.
+    Chunk text is left to :func:`chunk_texts`.
     """
     new = set(unjudged)
 
@@ -261,7 +251,7 @@ def ranked_lists(
             {
                 "rank": rows[own].astype(int),
                 "chunk_id": rows["chunk_id"],
-                "judgment": _judgments(rows, harmful),
+                "judgment": judgment_text(rows),
                 other_label: [_rank_text(r, k) for r in rows[other]],
             }
         )
@@ -275,8 +265,8 @@ def ranked_lists(
 
 
 def relevant_moves(sbs: pd.DataFrame, k: int) -> pd.DataFrame:
-    """Where each relevant chunk of the query (gold or reviewer grade 2) sits in each run."""
-    rows = sbs[sbs["judgment"].str.startswith("relevant")]
+    """Where each chunk relevant under the policy sits in each run."""
+    rows = sbs[sbs["judgment"] == "relevant"]
     return pd.DataFrame(
         {
             "chunk_id": rows["chunk_id"],
@@ -294,7 +284,7 @@ def entered_left(sbs: pd.DataFrame, k: int) -> pd.DataFrame:
         {
             "movement": rows["movement"],
             "chunk_id": rows["chunk_id"],
-            "judgment": rows["judgment"].map(JUDGMENT_MARKS).fillna(rows["judgment"]),
+            "judgment": judgment_text(rows),
             "baseline rank": [_rank_text(r, k) for r in rows["baseline_rank"]],
             "candidate rank": [_rank_text(r, k) for r in rows["candidate_rank"]],
         }
