@@ -30,11 +30,29 @@ class Problem:
     expected: str
 
     def __str__(self) -> str:
-        where = self.file if self.line is None else f"{self.file}:{self.line}"
+        """One line, whatever the fields hold: each is file text (a file name, a value, a key
+        quoted in ``expected``), so a line break or a terminal escape in one of them is shown
+        escaped and cannot fake a second problem line."""
+        file = one_line(self.file)
+        where = file if self.line is None else f"{file}:{self.line}"
         value = self.value
         if len(value) > MAX_VALUE_CHARS:
             value = value[: MAX_VALUE_CHARS - 3] + "..."
-        return f"{where}: got {value!r}, expected {self.expected}"
+        return f"{where}: got {value!r}, expected {one_line(self.expected)}"
+
+
+def one_line(text: str) -> str:
+    """``text`` with every character that is not printable (line breaks of any kind, tabs,
+    terminal escapes) written as its Python escape.
+
+    >>> one_line("run.jsonl\\nfake.jsonl:1: got 'x'")
+    "run.jsonl\\\\nfake.jsonl:1: got 'x'"
+    """
+    if text.isprintable():
+        return text
+    return "".join(
+        c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text
+    )
 
 
 class InputError(ValueError):

@@ -351,3 +351,23 @@ def test_a_config_that_is_a_folder_is_an_input_error(tmp_path, capsys):
     code, _, err = run_cli(capsys, ["evaluate", gold, run])
     assert code == 2 and "dense.config.json" in err and "a readable file" in err
     assert "Traceback" not in err
+
+
+def test_a_bad_config_and_a_bad_run_are_reported_together(tmp_path, capsys):
+    """The config used to be read first and its problem raised alone, hiding the run's."""
+    gold = write_jsonl(tmp_path / "gold.jsonl", [gold_row("q1", ["a"])])
+    run = write_text(
+        tmp_path / "runs" / "dense.jsonl",
+        '{"id": "q1", "retrieved": [{"chunk_id": "a", "rank": 0}]}\n',
+    )
+    config = write_text(tmp_path / "runs" / "dense.config.json", '{"k": 5, "k": 6}')
+
+    with pytest.raises(InputError) as error:
+        Workspace.from_files(gold, [run])
+    assert [(p.file, p.expected) for p in error.value.problems] == [
+        (str(config), "each key once"),
+        (str(run), "a rank that is a positive integer"),
+    ]
+    code, _, err = run_cli(capsys, ["evaluate", gold, run])
+    assert code == 2 and "Traceback" not in err
+    assert all(str(p) in err for p in error.value.problems), err

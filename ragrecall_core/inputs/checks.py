@@ -127,6 +127,19 @@ def string_field(name: str, required: bool = True, source: str = "j") -> list[Ch
     return checks
 
 
+def repeated_keys(source: str = "j", unit: str = "line") -> Check:
+    """Flags a JSON object (``source``, SQL) that names a key more than once. JSON allows it
+    and every parser keeps one of the values, each its own way; which one counts would be a
+    guess, so the object is refused, naming the repeated keys."""
+    keys = f"json_keys({source})"
+    repeated = f"list_distinct(list_filter({keys}, lambda key, i: list_position({keys}, key) < i))"
+    return Check(
+        f"json_type({source}) = 'OBJECT' AND len({keys}) <> len(list_distinct({keys}))",
+        f"'repeated key ' || array_to_string(list_sort({repeated}), ', ')",
+        f"each key once per {unit} (strict JSON)",
+    )
+
+
 def duplicate_key(key_sql: str, partition: str, label: str, order: str = "line") -> Duplicate:
     """Flags every row whose ``partition`` key repeats an earlier row's, naming the first one.
 

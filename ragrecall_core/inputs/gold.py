@@ -19,6 +19,7 @@ from ragrecall_core.inputs.checks import (
     Check,
     duplicate_key,
     is_whole_number,
+    repeated_keys,
     run_checks,
     string_field,
 )
@@ -37,6 +38,7 @@ KNOWN_FIELDS = (
 INT_TYPES = "('BIGINT', 'UBIGINT')"
 
 JSONL_CHECKS = [
+    repeated_keys(),
     *string_field("id"),
     *string_field("query"),
     Check(
@@ -190,7 +192,7 @@ def _load_trec(con: duckdb.DuckDBPyConnection, path: Path) -> None:
 
 
 def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> None:
-    columns = readers.stage_table_file(con, path, fmt, "gold_stage")
+    columns = readers.stage_table_rows(con, path, fmt, "gold_stage")
     readers.require_columns(path, columns, ("query_id", "chunk_id"))
     readers.keep_as_text(con, "gold_stage", columns, LONG_COLUMNS)
     raise_if_any(run_checks(con, "gold_stage", LONG_CHECKS, path))

@@ -18,11 +18,13 @@ from ragrecall_core.inputs.checks import (
     Check,
     duplicate_key,
     is_whole_number,
+    repeated_keys,
     run_checks,
     string_field,
 )
 
 JSONL_CHECKS = [
+    repeated_keys(),
     *string_field("query_id"),
     *string_field("chunk_id"),
     Check(
@@ -90,7 +92,7 @@ def load_grades(con: duckdb.DuckDBPyConnection, path: Path) -> int:
             params,
         )
     else:
-        columns = readers.stage_table_file(con, path, fmt, "grades_stage")
+        columns = readers.stage_table_rows(con, path, fmt, "grades_stage")
         readers.require_columns(path, columns, ("query_id", "chunk_id", "grade"))
         readers.keep_as_text(con, "grades_stage", columns, LONG_COLUMNS)
         raise_if_any(run_checks(con, "grades_stage", LONG_CHECKS, path))

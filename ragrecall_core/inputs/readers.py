@@ -231,37 +231,104 @@ def stage_whitespace_fields(
         )
 
 
-def stage_table_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str) -> list[str]:
-    """Stage a CSV or Parquet file as all-VARCHAR ``table(line, <columns>)``; return its columns.
-
-    ``line`` is the CSV line (header is line 1) or the Parquet row number.
-    """
+def table_source(path: Path, fmt: str) -> tuple[str, int]:
+    """The SQL that reads a CSV or Parquet ``path`` (bound as ``$path``), all text for CSV,
+    and the line of its first row (a CSV header is line 1)."""
     if fmt == PARQUET:
-        source = "read_parquet($path)"
-        offset = 0
-    else:
-        delim = "\t" if path.suffix.lower() == ".tsv" else ","
-        # skip=0: the sniffer must not take a later line with more fields for the header
-        source = f"read_csv($path, header=true, all_varchar=true, delim='{delim}', skip=0)"
-        offset = 1
+        return "read_parquet($path)", 1
+    delim = "\t" if path.suffix.lower() == ".tsv" else ","
+    # skip=0: the sniffer must not take a later line with more fields for the header
+    return f"read_csv($path, header=true, all_varchar=true, delim='{delim}', skip=0)", 2
+
+
+def stage_table_rows(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str) -> list[str]:
+    """Stage a CSV or Parquet file as ``table(line, rec)``, ``rec`` one row as a struct keyed
+    by the file's own column names; return those names.
+
+    ``line`` is the CSV line (header is line 1) or the Parquet row number. The row is a
+    struct so a column the file itself calls ``line`` stays what it is, beside the staged
+    number. Repeated or empty CSV headers are refused first (DuckDB would rename them).
+    """
+    require_unique_header(path, fmt)
+    source, first = table_source(path, fmt)
     with reading(path, fmt):
         con.execute(
             f"CREATE OR REPLACE TEMP TABLE {table} AS "
-            f"SELECT row_number() OVER () + {offset} AS line, * FROM {source}",
+            f"SELECT row_number() OVER () + {first - 1} AS line, src AS rec FROM {source} AS src",
+            {"path": str(path)},
+        )
+    return list(con.sql(f"SELECT rec.* FROM {table} LIMIT 0").columns)
+
+
+def stage_table_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str) -> list[str]:
+    """Stage a CSV or Parquet file as all-VARCHAR ``table(line, <columns>)``; return its columns.
+
+    ``line`` is the CSV line (header is line 1) or the Parquet row number. A column the file
+    calls ``line`` is renamed by DuckDB here; :func:`stage_table_rows` keeps it.
+    """
+    require_unique_header(path, fmt)
+    source, first = table_source(path, fmt)
+    with reading(path, fmt):
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {table} AS "
+            f"SELECT row_number() OVER () + {first - 1} AS line, * FROM {source}",
             {"path": str(path)},
         )
     columns = [row[0] for row in con.execute(f"DESCRIBE {table}").fetchall()]
     return [c for c in columns if c != "line"]
 
 
+def require_unique_header(path: Path, fmt: str) -> None:
+    """Refuse a CSV header with an empty or a repeated column name (names compare as DuckDB
+    compares them, ignoring case): DuckDB would silently read ``x,x`` as ``x, x_1`` and an
+    empty name as ``column2``, so which column is meant would be a guess."""
+    if fmt != CSV:
+        return
+    header = csv_header(path)
+    problems = [
+        Problem(str(path), 1, f"column {i} (between {_neighbours(header, i)})", EMPTY_NAME)
+        for i, name in enumerate(header, 1)
+        if not name.strip()
+    ]
+    first: dict[str, int] = {}
+    for i, name in enumerate(header, 1):
+        if name.strip() and first.setdefault(name.casefold(), i) != i:
+            expected = f"each column named once (column {first[name.casefold()]} has this name)"
+            problems.append(Problem(str(path), 1, name, expected))
+    if problems:
+        raise InputError(problems)
+
+
+EMPTY_NAME = "a non-empty column name"
+
+
+def csv_header(path: Path) -> list[str]:
+    """The header row of a CSV file as the csv module reads it; empty when it cannot be read
+    (bytes that are not UTF-8, an oversized field), which DuckDB's read then names by line."""
+    delim = "\t" if path.suffix.lower() == ".tsv" else ","
+    try:
+        with path.open(encoding="utf-8-sig", newline="") as handle:
+            return next(csv.reader(handle, delimiter=delim), [])
+    except (UnicodeDecodeError, csv.Error):
+        return []
+
+
+def _neighbours(header: list[str], i: int) -> str:
+    before = repr(header[i - 2]) if i > 1 else "the start"
+    after = repr(header[i]) if i < len(header) else "the end"
+    return f"{before} and {after}"
+
+
 def keep_as_text(
     con: duckdb.DuckDBPyConnection, table: str, present: list[str], wanted: tuple[str, ...]
 ) -> None:
-    """Reduce staged ``table`` to ``line`` and the ``wanted`` columns, as text: a typed Parquet
-    column (an integer id) reads as its digits, a missing one is NULL. ``wanted`` is the
-    loader's own constant list, never a header from the file."""
+    """Reduce ``table`` (staged by :func:`stage_table_rows`) to ``line`` and the ``wanted``
+    columns, as text: a typed Parquet column (an integer id) reads as its digits, a missing
+    one is NULL. ``wanted`` is the loader's own constant list, never a header from the file."""
     select = ", ".join(
-        f"CAST({name} AS VARCHAR) AS {name}" if name in present else f"NULL::VARCHAR AS {name}"
+        f"CAST(struct_extract(rec, '{name}') AS VARCHAR) AS {name}"
+        if name in present
+        else f"NULL::VARCHAR AS {name}"
         for name in wanted
     )
     con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT line, {select} FROM {table}")

@@ -27,6 +27,7 @@ from ragrecall_core.inputs.checks import (
     duplicate_key,
     is_finite_number,
     positive_whole_number,
+    repeated_keys,
     run_checks,
     string_field,
 )
@@ -36,6 +37,7 @@ NUMBER_TYPES = "('BIGINT', 'UBIGINT', 'DOUBLE')"
 INT_TYPES = "('BIGINT', 'UBIGINT')"
 
 JSONL_LINE_CHECKS = [
+    repeated_keys(),
     *string_field("id"),
     Check(
         "json_type(j, '$.retrieved') IS DISTINCT FROM 'ARRAY'",
@@ -50,6 +52,7 @@ JSONL_ITEM_CHECKS = [
     Check(
         "json_type(item) <> 'OBJECT'", ITEM + " || item", 'an object {"chunk_id", "rank", "score"}'
     ),
+    repeated_keys("item", "item"),
     Check(
         "json_type(item) = 'OBJECT' AND (json_type(item, '$.chunk_id') IS DISTINCT FROM 'VARCHAR'"
         " OR trim(item->>'$.chunk_id') = '')",
@@ -130,33 +133,27 @@ LONG_CHECKS = [
 def load_run(con: duckdb.DuckDBPyConnection, path: Path, name: str | None = None) -> str:
     """Load one run file into ``runs``; return the run's name.
 
-    The name is ``name``, else the config sidecar's ``name``, else the file stem.
+    The name is ``name``, else the config sidecar's ``name``, else the file stem. The
+    config's problems and the run file's are reported together (a bad config must not hide
+    what else needs fixing); nothing is loaded unless both are clean.
     """
     readers.require_file(path)
-    config = load_config(path)
+    config, problems = _config_of(path)
     run = name or str(config.get("name") or _free_stem(con, path))
     taken = con.execute("SELECT path FROM run_files WHERE run = $run", {"run": run}).fetchone()
     if taken:
-        raise InputError(
-            [
-                Problem(
-                    str(path),
-                    None,
-                    run,
-                    f'a run name not already used by {taken[0]} (set "name" in its .config.json)',
-                )
-            ]
-        )
+        expected = f'a run name not already used by {taken[0]} (set "name" in its .config.json)'
+        problems.append(Problem(str(path), None, run, expected))
     fmt = readers.detect_format(path)
     table = f"run_table_{con.execute('SELECT count(*) FROM run_files').fetchone()[0]}"
     con.execute(f"DROP TABLE IF EXISTS {table}")
-    if fmt == readers.JSONL:
-        _load_jsonl(con, path, table)
-    elif fmt in (readers.TREC_RUN, readers.TREC_QRELS):
-        _load_trec(con, path, table)
-        fmt = readers.TREC_RUN
-    else:
-        _load_long(con, path, fmt, table)
+    try:
+        fmt = _load_table(con, path, fmt, table)
+    except InputError as error:
+        problems += error.problems
+    if problems:
+        con.execute(f"DROP TABLE IF EXISTS {table}")
+        raise InputError(problems)
     con.execute(
         "INSERT INTO run_files VALUES ($run, $path, $fmt, $config, $table)",
         {"run": run, "path": str(path), "fmt": fmt, "config": _json(config), "table": table},
@@ -167,6 +164,26 @@ def load_run(con: duckdb.DuckDBPyConnection, path: Path, name: str | None = None
     )
     _refresh_runs_view(con)
     return run
+
+
+def _config_of(path: Path) -> tuple[dict, list[Problem]]:
+    """The run's redacted config and, when it cannot be read, its problems (config ``{}``)."""
+    try:
+        return load_config(path), []
+    except InputError as error:
+        return {}, list(error.problems)
+
+
+def _load_table(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str) -> str:
+    """Read the run file into ``table``; return its format (a TREC file is always a run)."""
+    if fmt == readers.JSONL:
+        _load_jsonl(con, path, table)
+    elif fmt in (readers.TREC_RUN, readers.TREC_QRELS):
+        _load_trec(con, path, table)
+        fmt = readers.TREC_RUN
+    else:
+        _load_long(con, path, fmt, table)
+    return fmt
 
 
 def _free_stem(con: duckdb.DuckDBPyConnection, path: Path) -> str:
@@ -221,10 +238,13 @@ SELECT count(*) = count(DISTINCT id)
 FROM run_lines
 """
 
-# DuckDB's JSON reader accepts trailing commas; JSON does not (the validating path names them)
-NO_TRAILING_COMMA_SQL = f"""
-SELECT NOT EXISTS (SELECT 1 FROM ({readers.LINES_SQL})
-                   WHERE regexp_matches(text, '{readers.TRAILING_COMMA}'))
+# DuckDB's JSON reader accepts trailing commas and a repeated top-level key it does not read;
+# JSON does neither (the validating path names them). One pass over the lines; an item's
+# repeated "chunk_id", "rank" or "score" already fails the typed read itself.
+STRICT_JSON_SQL = f"""
+SELECT NOT EXISTS (SELECT 1 FROM (SELECT text, json_keys(text) AS keys FROM ({readers.LINES_SQL}))
+                   WHERE regexp_matches(text, '{readers.TRAILING_COMMA}')
+                      OR len(keys) <> len(list_distinct(keys)))
 """
 
 TYPED_JSONL_SQL = """
@@ -289,7 +309,7 @@ def _read_typed(con: duckdb.DuckDBPyConnection, steps: list[str], params: dict) 
 
 def _load_jsonl(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> None:
     steps = [
-        NO_TRAILING_COMMA_SQL,
+        STRICT_JSON_SQL,
         TYPED_JSONL_LINES_SQL,
         JSONL_LINES_OK_SQL,
         TYPED_JSONL_SQL.format(table=table),
@@ -370,6 +390,7 @@ FROM {source}
 
 
 def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str) -> None:
+    readers.require_unique_header(path, fmt)  # the typed read would rename a repeated one
     source = "read_parquet($path)" if fmt == readers.PARQUET else "read_csv($path, header=true)"
     params = {"path": str(path)}
     try:
@@ -388,7 +409,7 @@ def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str)
 
 
 def _load_long_validating(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str) -> None:
-    columns = readers.stage_table_file(con, path, fmt, "run_stage")
+    columns = readers.stage_table_rows(con, path, fmt, "run_stage")
     readers.require_columns(path, columns, ("query_id", "chunk_id", "rank"))
     readers.keep_as_text(con, "run_stage", columns, ("query_id", "chunk_id", "rank", "score"))
     raise_if_any(run_checks(con, "run_stage", LONG_CHECKS, path))

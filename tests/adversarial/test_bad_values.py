@@ -15,7 +15,7 @@ import duckdb
 import pytest
 
 from ragrecall_core import Policy, Workspace, evaluate
-from ragrecall_core.inputs import runs
+from ragrecall_core.inputs import readers, runs
 from tests.helpers import load_problems, per_query, run_cli, write_text
 
 GOLD_JSONL = (
@@ -339,6 +339,102 @@ CASES = [
         '" ":2',
         '"grades" keyed by non-empty chunk ids, each once',
     ),
+    # --- a key repeated on one JSON line (JSON parsers keep one value, silently) -----------
+    (
+        "jsonl-gold-repeated-relevant-ids",
+        {"gold": ("gold.jsonl", GOLD_JSONL.replace('["b"]', '["b"], "relevant_ids": []'))},
+        "gold",
+        2,
+        "relevant_ids",
+        "each key once per line",
+    ),
+    (
+        "jsonl-gold-repeated-metadata-key",
+        {"gold": ("gold.jsonl", GOLD_JSONL.replace('["b"]', '["b"], "team": 1, "team": 2'))},
+        "gold",
+        2,
+        "team",
+        "each key once per line",
+    ),
+    (
+        "jsonl-run-repeated-retrieved",
+        {"run": ("run.jsonl", RUN_JSONL.replace("]}\n", '], "retrieved": []}\n', 1))},
+        "run",
+        1,
+        "retrieved",
+        "each key once per line",
+    ),
+    (
+        "jsonl-run-repeated-id",
+        {"run": ("run.jsonl", RUN_JSONL.replace('{"id": "q2",', '{"id": "q2", "id": "q1",'))},
+        "run",
+        2,
+        "id",
+        "each key once per line",
+    ),
+    (
+        "jsonl-run-repeated-unknown-key",
+        {"run": ("run.jsonl", RUN_JSONL.replace('{"id": "q2",', '{"id": "q2", "x": 1, "x": 2,'))},
+        "run",
+        2,
+        "x",
+        "each key once per line",
+    ),
+    (
+        "jsonl-run-item-repeated-chunk-id",
+        {"run": ("run.jsonl", run_jsonl_item('{"chunk_id": "b", "chunk_id": "z", "rank": 1}'))},
+        "run",
+        2,
+        "chunk_id",
+        "each key once per item",
+    ),
+    (
+        "jsonl-grades-repeated-grade",
+        {
+            "grades": (
+                "anna.jsonl",
+                '{"query_id": "q1", "chunk_id": "a", "grade": 2}\n'
+                '{"query_id": "q2", "chunk_id": "b", "grade": 2, "grade": 0}\n',
+            )
+        },
+        "grades",
+        2,
+        "grade",
+        "each key once per line",
+    ),
+    # --- CSV headers that DuckDB would rename (x,x -> x, x_1; an empty one -> column2) ------
+    (
+        "csv-run-header-repeated",
+        {"run": ("run.csv", "query_id,chunk_id,rank,score,score\nq1,a,1,0.9,0.1\n")},
+        "run",
+        1,
+        "score",
+        "each column named once",
+    ),
+    (
+        "csv-run-header-repeated-other-case",
+        {"run": ("run.csv", "query_id,chunk_id,rank,Rank\nq1,a,1,2\n")},
+        "run",
+        1,
+        "Rank",
+        "each column named once",
+    ),
+    (
+        "csv-gold-header-empty",
+        {"gold": ("gold.csv", "query_id,chunk_id,,grade\nq1,a,x,1\nq2,b,y,1\n")},
+        "gold",
+        1,
+        "column 3",
+        "a non-empty column name",
+    ),
+    (
+        "csv-grades-header-repeated",
+        {"grades": ("anna.csv", "query_id,chunk_id,grade,grade\nq1,a,2,0\n")},
+        "grades",
+        1,
+        "grade",
+        "each column named once",
+    ),
     # --- grades files -----------------------------------------------------------------------
     *[
         (
@@ -510,3 +606,19 @@ def test_csv_ids_keep_their_leading_zeros(tmp_path):
     )
     evaluation = evaluate(Workspace.from_files(gold, [run]), ["Recall@1"])
     assert per_query(evaluation, "run", "Recall@1") == {"007": 1.0, "010": 1.0}
+
+
+def test_a_header_named_line_is_a_column_like_any_other(tmp_path):
+    """The staged row number is called ``line``; a file's own ``line`` column must neither
+    replace it (problems would name the file's numbers) nor be renamed ``line_1``."""
+    run = write_text(
+        tmp_path / "run.csv", "line,query_id,chunk_id,rank,score\n99,q1,a,1,0.9\n98,q2,b,0,0.5\n"
+    )
+    problems = load_problems(write_input(tmp_path / "gold.jsonl", GOLD_JSONL), [run])
+    assert [(p.line, p.value) for p in problems] == [(3, "rank 0")], problems
+
+    con = duckdb.connect()
+    columns = readers.stage_table_rows(con, run, readers.CSV, "staged")
+    assert columns == ["line", "query_id", "chunk_id", "rank", "score"]
+    rows = con.execute("SELECT line, rec.line, rec.query_id FROM staged ORDER BY line").fetchall()
+    assert rows == [(2, "99", "q1"), (3, "98", "q2")]

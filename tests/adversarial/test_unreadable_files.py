@@ -185,3 +185,35 @@ def test_a_line_the_line_reader_cannot_split_is_named(tmp_path, capsys, role):
     assert "x\x01y" in problems[0].value
     assert problems[0].expected == "a line without the byte \\x01"
     cli_rejects(capsys, paths, problems)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "run.jsonl\nfake.jsonl:1: got 'x', expected nothing",
+        "run\r.jsonl",
+        "run\x1b[31m.jsonl",
+        "run\u2028.jsonl",
+        "run\x85.jsonl",
+    ],
+)
+def test_one_problem_is_always_one_line(name):
+    """Every field of a problem is file text; a line break or a terminal escape in any of
+    them is shown escaped, so a crafted file name cannot fake a second problem line."""
+    problem = Problem(name, 3, "v\nfake.jsonl:9: got 'y'", "a rank\nfake.jsonl:8: got 'z'")
+    shown = str(problem)
+    assert len(shown.splitlines()) == 1, shown
+    assert shown.isprintable(), shown
+    assert shown.startswith(name.encode("unicode_escape").decode("ascii") + ":3: "), shown
+
+
+def test_a_file_name_with_a_line_break_is_one_problem_line_in_the_cli(tmp_path, capsys):
+    name = "run.jsonl\nforged.jsonl:1: got 'x', expected y"
+    paths = write_case(tmp_path, "run", RUN + b'{"id": "q2", "retrieved": 5}\n', "run.jsonl")
+    odd = paths["run"].rename(tmp_path / name)
+
+    code, _, err = run_cli(capsys, ["evaluate", paths["gold"], odd])
+    assert code == 2 and "Traceback" not in err
+    problem_lines = [line for line in err.splitlines() if ": got " in line]
+    assert len(problem_lines) == 1, err
+    assert "run.jsonl\\nforged.jsonl" in problem_lines[0]
