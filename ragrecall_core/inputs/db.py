@@ -11,6 +11,14 @@ from pathlib import Path
 
 import duckdb
 
+# What the evaluation sees of reviewers while no judgment store is attached: the files'
+# grades and resolutions (inputs/store.py widens both views to the store when attached).
+FILE_ONLY_VIEWS = """
+CREATE OR REPLACE VIEW all_grades AS
+    SELECT query_id, chunk_id, grade, harmful, reason, annotator, source FROM grades;
+CREATE OR REPLACE VIEW all_resolutions AS SELECT *, 0 AS id FROM resolutions;
+"""
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS queries (
     query_id VARCHAR PRIMARY KEY, query VARCHAR, query_type VARCHAR,
@@ -29,9 +37,6 @@ CREATE TABLE IF NOT EXISTS grades (
 CREATE TABLE IF NOT EXISTS resolutions (
     query_id VARCHAR, chunk_id VARCHAR, grade INTEGER, harmful BOOLEAN, reason VARCHAR,
     resolver VARCHAR, created_at TIMESTAMP);
-CREATE OR REPLACE VIEW all_grades AS
-    SELECT query_id, chunk_id, grade, harmful, reason, annotator, source FROM grades;
-CREATE OR REPLACE VIEW all_resolutions AS SELECT *, 0 AS id FROM resolutions;
 CREATE TABLE IF NOT EXISTS corpus (
     chunk_id VARCHAR PRIMARY KEY, doc_id VARCHAR, section VARCHAR, text VARCHAR,
     metadata JSON);
@@ -43,6 +48,7 @@ def connect(database: str | Path = ":memory:") -> duckdb.DuckDBPyConnection:
     con = duckdb.connect(str(database))
     con.execute("SET enable_progress_bar = false")
     con.execute(SCHEMA)
+    con.execute(FILE_ONLY_VIEWS)
     return con
 
 

@@ -30,6 +30,7 @@ import duckdb
 import pandas as pd
 
 from ragrecall_core.errors import InputError, Problem
+from ragrecall_core.inputs.db import FILE_ONLY_VIEWS
 from ragrecall_core.inputs.workspace import Workspace
 
 STORE = "judgment_store"
@@ -69,12 +70,6 @@ SELECT query_id, chunk_id, grade, harmful, reason, resolver, created_at, id
 FROM {STORE}.resolutions;
 """
 
-
-FILE_ONLY_VIEWS = """
-CREATE OR REPLACE VIEW all_grades AS
-    SELECT query_id, chunk_id, grade, harmful, reason, annotator, source FROM grades;
-CREATE OR REPLACE VIEW all_resolutions AS SELECT *, 0 AS id FROM resolutions;
-"""
 
 MOVE_ASIDE = (
     "a judgment store written by ragrecall: move the file aside (nothing is deleted) and "
