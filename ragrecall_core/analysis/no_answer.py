@@ -159,3 +159,19 @@ def no_answer_report(
     sweep = con.execute(SWEEP_SQL).df()
     con.unregister("top_scores")
     return NoAnswerReport(top_scores=top, sweep=sweep, k=k)
+
+
+def texts_of(
+    workspace: Workspace, query_ids: Sequence[str], chunk_ids: Sequence[str]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``(query_id, query)`` of the given queries and ``(chunk_id, text)`` of the chunks."""
+    con = workspace.cursor()
+    queries = con.execute(
+        "SELECT query_id, query FROM queries WHERE list_contains($q, query_id)",
+        {"q": sorted(set(query_ids))},
+    ).df()
+    chunks = con.execute(
+        "SELECT chunk_id, text FROM corpus WHERE list_contains($c, chunk_id)",
+        {"c": sorted(set(chunk_ids))},
+    ).df()
+    return queries, chunks

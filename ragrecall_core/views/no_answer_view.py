@@ -17,7 +17,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ragrecall_core.analysis.gold_gaps import gold_gaps
-from ragrecall_core.analysis.no_answer import NoAnswerReport
+from ragrecall_core.analysis.no_answer import NoAnswerReport, texts_of
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.output.literal import plot_literal
 from ragrecall_core.views.charts import FONT, _layout, run_line
@@ -199,15 +199,7 @@ def no_answer_tops(
         return pd.DataFrame(
             columns=["query_id", "query", "run", "top chunk", "top score", "confident", "text"]
         )
-    con = workspace.cursor()
-    queries = con.execute(
-        "SELECT query_id, query FROM queries WHERE list_contains($q, query_id)",
-        {"q": sorted(set(tops["query_id"]))},
-    ).df()
-    chunks = con.execute(
-        "SELECT chunk_id, text FROM corpus WHERE list_contains($c, chunk_id)",
-        {"c": sorted(set(tops["top_chunk"].dropna()))},
-    ).df()
+    queries, chunks = texts_of(workspace, tops["query_id"], tops["top_chunk"].dropna())
     order = {run: i for i, run in enumerate(dict.fromkeys(tops["run"]))}
     out = tops.merge(queries, on="query_id", how="left").merge(
         chunks, left_on="top_chunk", right_on="chunk_id", how="left"
