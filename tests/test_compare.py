@@ -308,15 +308,35 @@ def test_mean_delta_is_finite_for_every_default_measure(comparison):
 
 
 def test_harm_wins_are_decreases():
-    from ragrecall_core.analysis.compare import delta_row
+    from ragrecall_core.analysis.compare import delta_table
 
-    rows = pd.DataFrame({"baseline": [1.0, 1.0, 0.0], "candidate": [0.0, 0.0, 0.0]})
+    rows = pd.DataFrame(
+        {
+            "query_id": ["q1", "q2", "q3"] * 2,
+            "measure": ["Harm@5"] * 3 + ["Recall@5"] * 3,
+            "baseline": [1.0, 1.0, 0.0] * 2,
+            "candidate": [0.0, 0.0, 0.0] * 2,
+        }
+    ).assign(delta=lambda f: f.candidate - f.baseline)
+    table = delta_table(rows, ["Harm@5", "Recall@5"]).set_index("measure")
     # two queries lost their harmful chunk: for Harm@5 (lower is better) two wins
-    harm = delta_row("Harm@5", rows)
-    assert (harm["wins"], harm["ties"], harm["losses"]) == (2, 1, 0)
+    assert tuple(table.loc["Harm@5", ["wins", "ties", "losses"]]) == (2, 1, 0)
     # the same numbers as Recall@5 (higher is better) are two losses
-    recall = delta_row("Recall@5", rows)
-    assert (recall["wins"], recall["ties"], recall["losses"]) == (0, 1, 2)
+    assert tuple(table.loc["Recall@5", ["wins", "ties", "losses"]]) == (0, 1, 2)
+
+
+def test_a_measure_without_paired_queries_has_no_delta_and_no_test():
+    from ragrecall_core.analysis.compare import delta_table
+
+    rows = pd.DataFrame(
+        {"query_id": ["q1"], "measure": ["Harm@5"], "baseline": [1.0], "candidate": [0.0]}
+    ).assign(delta=-1.0)
+    table = delta_table(rows, ["Harm@5", "Recall@5"]).set_index("measure")
+    assert table.loc["Recall@5", "queries"] == 0
+    assert table.loc["Recall@5", ["delta", "p_value", "ci_low", "ci_high"]].isna().all()
+    # one pair: either sign is as extreme as the observed one; the CI is that one delta
+    harm = table.loc["Harm@5"]
+    assert (harm["p_value"], harm["ci_low"], harm["ci_high"]) == (1.0, -1.0, -1.0)
 
 
 @pytest.mark.parametrize(

@@ -1,8 +1,11 @@
-"""Percentile bootstrap confidence intervals of a mean over queries.
+"""Percentile bootstrap confidence intervals of a mean over queries: the package's one
+bootstrap, used by the Overview's CIs and by ``compare``'s CI of the mean delta.
 
-Resamples queries with replacement (the same resamples for every measure of a
-run, so intervals are comparable), with a fixed seed so a page shows the same
-numbers on every rerun.
+Resamples queries with replacement (the same resamples for every measure, so intervals
+are comparable), with a fixed seed so a page shows the same numbers on every rerun.
+Resample ``r`` draws ``rng.integers(0, n, size=n)`` from one generator, resample after
+resample; drawing them in blocks gives the same indices (numpy's generator yields the
+same int64 stream whatever the block shape), so memory stays bounded at any size.
 
 >>> lo, hi = mean_ci([0, 1, 1, 1], n_resamples=2000, seed=0)
 >>> 0.0 <= lo <= 0.75 <= hi <= 1.0
@@ -11,6 +14,7 @@ True
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -19,32 +23,43 @@ import pandas as pd
 CONFIDENCE = 0.95
 RESAMPLES = 1000
 SEED = 20240
+BLOCK_CELLS = 2_000_000  # drawn indices held at once (16 MB of int64)
 
 
-def _resample_counts(n: int, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
-    """``(n_resamples, n)``: how often each row is drawn in each resample."""
-    out = np.empty((n_resamples, n), dtype=np.float64)
-    chunk = max(1, 4_000_000 // max(n, 1))
-    for start in range(0, n_resamples, chunk):
-        stop = min(start + chunk, n_resamples)
-        idx = rng.integers(0, n, size=(stop - start, n))
-        offsets = (np.arange(stop - start) * n)[:, None]
-        out[start:stop] = np.bincount(
-            (idx + offsets).ravel(), minlength=(stop - start) * n
-        ).reshape(stop - start, n)
-    return out
-
-
-def _resample_means(values: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
+def resample_means(values: np.ndarray, n_resamples: int = RESAMPLES, seed: int = SEED):
     """``(n_resamples, columns)`` means of resampled rows of ``values`` (rows = queries).
 
-    A NaN is outside its column's mean (as in the core's means).
+    A NaN is outside its column's mean (as in the core's means): a resample's mean of a
+    column is the sum of its drawn non-NaN values over how many it drew; NaN when none.
     """
-    rng = np.random.default_rng(seed)
-    counts = _resample_counts(len(values), n_resamples, rng)
+    values = np.asarray(values, dtype=float).reshape(len(values), -1)
+    n = len(values)
+    if n == 0:
+        return np.full((n_resamples, values.shape[1]), np.nan)
     present = ~np.isnan(values)
+    sums_and_counts = np.hstack([np.where(present, values, 0.0), present.astype(float)])
+    rng = np.random.default_rng(seed)
+    totals = np.empty((n_resamples, sums_and_counts.shape[1]))
+    block = max(1, BLOCK_CELLS // max(n, 1))
+    for start in range(0, n_resamples, block):
+        stop = min(start + block, n_resamples)
+        drawn = rng.integers(0, n, size=(stop - start, n))
+        # one bincount per resample: each stays in cache, unlike one over the whole block
+        counts = np.vstack([np.bincount(row, minlength=n) for row in drawn]).astype(float)
+        totals[start:stop] = counts @ sums_and_counts
+    columns = values.shape[1]
     with np.errstate(invalid="ignore", divide="ignore"):
-        return (counts @ np.where(present, values, 0.0)) / (counts @ present.astype(float))
+        return totals[:, :columns] / totals[:, columns:]
+
+
+def percentile_bounds(draws: np.ndarray, confidence: float = CONFIDENCE):
+    """``(low, high)`` arrays: the percentile interval of each column, NaN draws left out."""
+    alpha = (1 - confidence) / 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column's bounds are NaN
+        low = np.nanquantile(draws, alpha, axis=0)
+        high = np.nanquantile(draws, 1 - alpha, axis=0)
+    return low, high
 
 
 def mean_ci(
@@ -58,9 +73,8 @@ def mean_ci(
     arr = arr[~np.isnan(arr)]
     if len(arr) == 0:
         return (float("nan"), float("nan"))
-    means = _resample_means(arr[:, None], n_resamples, seed)[:, 0]
-    alpha = (1 - confidence) / 2
-    return float(np.quantile(means, alpha)), float(np.quantile(means, 1 - alpha))
+    low, high = percentile_bounds(resample_means(arr, n_resamples, seed), confidence)
+    return float(low[0]), float(high[0])
 
 
 def summary_with_ci(
@@ -75,27 +89,28 @@ def summary_with_ci(
     ``per_query`` has ``run`` and one column per measure; a NaN value (e.g. a
     no-answer query) is outside that measure's mean, as in the core's means.
     """
-    records = []
-    alpha = (1 - confidence) / 2
+    frames = []
     for run, group in per_query.groupby("run", sort=False):
         values = group[list(measures)].to_numpy(dtype=float)
-        means = _resample_means(values, n_resamples, seed) if len(values) else None
-        for j, measure in enumerate(measures):
-            column = values[:, j]
-            n = int((~np.isnan(column)).sum())
-            if n == 0:
-                records.append((run, measure, np.nan, np.nan, np.nan, 0))
-                continue
-            draws = means[:, j]
-            draws = draws[~np.isnan(draws)]
-            records.append(
-                (
-                    run,
-                    measure,
-                    float(np.nanmean(column)),
-                    float(np.quantile(draws, alpha)),
-                    float(np.quantile(draws, 1 - alpha)),
-                    n,
-                )
+        queries = (~np.isnan(values)).sum(axis=0)
+        low = high = np.full(len(measures), np.nan)
+        if len(values):
+            low, high = percentile_bounds(resample_means(values, n_resamples, seed), confidence)
+        with np.errstate(invalid="ignore"):
+            means = np.where(
+                queries > 0, np.nansum(values, axis=0) / np.maximum(queries, 1), np.nan
             )
-    return pd.DataFrame(records, columns=["run", "measure", "value", "low", "high", "queries"])
+        frames.append(
+            pd.DataFrame(
+                {
+                    "run": run,
+                    "measure": list(measures),
+                    "value": means,
+                    "low": np.where(queries > 0, low, np.nan),
+                    "high": np.where(queries > 0, high, np.nan),
+                    "queries": queries.astype(int),
+                }
+            )
+        )
+    columns = ["run", "measure", "value", "low", "high", "queries"]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)

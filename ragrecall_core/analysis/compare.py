@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
+from ragrecall_core.analysis.bootstrap import percentile_bounds, resample_means
+from ragrecall_core.analysis.significance import sign_flip_p_values
 from ragrecall_core.inputs.configs import FACTORS, changed_factors
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.measures import parse_measure
@@ -21,8 +22,6 @@ from ragrecall_core.scoring.evaluate import evaluate
 from ragrecall_core.scoring.policy import Policy
 
 COMPARE_MEASURES = ("Recall@{k}", "Hit@{k}", "MRR@{k}", "P@{k}", "nDCG@{k}", "Harm@{k}")
-RESAMPLES = 9999
-SEED = 20261130
 
 
 @dataclass
@@ -133,7 +132,7 @@ def compare(
         workspace, labels, policy, runs=[baseline, candidate], query_ids=query_ids
     )
     per_query = paired(evaluation.per_query, baseline, candidate)
-    deltas = pd.DataFrame([delta_row(m, per_query[per_query.measure == m]) for m in labels])
+    deltas = delta_table(per_query, labels)
     outcomes = pass_outcomes(per_query[per_query.measure == pass_measure])
     queries = (
         workspace.cursor().execute("SELECT query_id, query, query_type, section FROM queries").df()
@@ -167,47 +166,45 @@ def paired(per_query: pd.DataFrame, baseline: str, candidate: str) -> pd.DataFra
     return wide[["query_id", "measure", "baseline", "candidate", "delta"]]
 
 
-def delta_row(measure: str, rows: pd.DataFrame) -> dict:
-    """Mean delta with a paired randomization test and a bootstrap 95% CI."""
-    base, cand = rows.baseline.to_numpy(float), rows.candidate.to_numpy(float)
-    diff = cand - base
+def delta_table(per_query: pd.DataFrame, measures: Sequence[str]) -> pd.DataFrame:
+    """Per measure: mean delta, a paired randomization test and a bootstrap 95% CI.
+
+    All measures at once, on one ``(query, measure)`` grid (NaN: not paired for that
+    measure): the tests' sign assignments and the bootstrap's resamples are the same for
+    every measure, drawn once.
+    """
+    measures = list(measures)
+    grid = per_query.pivot(index="query_id", columns="measure").reindex(
+        columns=pd.MultiIndex.from_product([["baseline", "candidate", "delta"], measures])
+    )
+    base, cand, diff = (grid[part].to_numpy(float) for part in ("baseline", "candidate", "delta"))
+    paired_queries = (~np.isnan(diff)).sum(axis=0)
+    ci_low, ci_high = percentile_bounds(resample_means(diff))
     # a win is a change for the better: for Harm@k (lower is better) that is a decrease
-    better = diff if parse_measure(measure).definition.higher_is_better else -diff
-    row = {
-        "measure": measure,
-        "queries": len(diff),
-        "baseline": base.mean() if len(diff) else np.nan,
-        "candidate": cand.mean() if len(diff) else np.nan,
-        "delta": diff.mean() if len(diff) else np.nan,
-        "ci_low": np.nan,
-        "ci_high": np.nan,
-        "p_value": np.nan,
-        "wins": int((better > 0).sum()),
-        "ties": int((better == 0).sum()),
-        "losses": int((better < 0).sum()),
-    }
-    if len(diff) >= 2 and np.any(diff != 0):
-        row["p_value"] = float(
-            stats.permutation_test(
-                (base, cand),
-                lambda x, y: np.mean(y - x),
-                permutation_type="samples",
-                n_resamples=RESAMPLES,
-                rng=np.random.default_rng(SEED),
-            ).pvalue
-        )
-        ci = stats.bootstrap(
-            (diff,),
-            np.mean,
-            n_resamples=RESAMPLES,
-            confidence_level=0.95,
-            method="percentile",
-            rng=np.random.default_rng(SEED),
-        ).confidence_interval
-        row["ci_low"], row["ci_high"] = float(ci.low), float(ci.high)
-    elif len(diff) >= 1:
-        row.update(p_value=1.0, ci_low=0.0, ci_high=0.0)
-    return row
+    direction = np.array([1.0 if higher_is_better(m) else -1.0 for m in measures])
+    better = diff * direction
+    with np.errstate(invalid="ignore"):
+        means = {
+            name: np.nansum(values, axis=0) / paired_queries
+            for name, values in (("baseline", base), ("candidate", cand), ("delta", diff))
+        }
+    return pd.DataFrame(
+        {
+            "measure": measures,
+            "queries": paired_queries,
+            **means,
+            "ci_low": ci_low,
+            "ci_high": ci_high,
+            "p_value": sign_flip_p_values(diff),
+            "wins": (better > 0).sum(axis=0),
+            "ties": (better == 0).sum(axis=0),
+            "losses": (better < 0).sum(axis=0),
+        }
+    )
+
+
+def higher_is_better(measure: str) -> bool:
+    return parse_measure(measure).definition.higher_is_better
 
 
 def pass_outcomes(rows: pd.DataFrame) -> pd.DataFrame:
