@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 
+import duckdb
 import numpy as np
 import pytest
 from fixtures_regressions import write_jsonl
@@ -215,3 +216,45 @@ def test_cli_agreement_bad_file_exits_2(tmp_path, capsys):
     missing = tmp_path / "nobody.jsonl"
     assert main(["agreement", str(missing)]) == 2
     assert "nobody.jsonl" in capsys.readouterr().err
+
+
+def test_grades_for_queries_the_gold_no_longer_has_do_not_count(tmp_path):
+    """Grades stay when an edited gold drops a query (nothing is lost), but kappa and the
+    disagreements cover the gold's queries only: q9's 2-vs-0 must not lower the kappa."""
+    kept = [grade("q9", "Z", 2)]
+    write_jsonl(tmp_path / "grades" / "anna.jsonl", ANNA + kept)
+    write_jsonl(tmp_path / "grades" / "boris.jsonl", BORIS + [grade("q9", "Z", 0)])
+    write_jsonl(
+        tmp_path / "gold.jsonl",
+        [{"id": q, "query": q, "relevant_ids": ["A"]} for q in ("q1", "q2")],
+    )
+    write_jsonl(tmp_path / "runs" / "r.jsonl", [{"id": "q1", "retrieved": []}])
+    ws = Workspace.open(tmp_path)
+    result = agreement(ws)
+    pair = result.pairs.iloc[0]
+    assert (pair["items"], pair.kappa) == (4, pytest.approx(3 / 5))
+    assert "q9" not in set(result.disagreements.query_id)
+    kept_grades = "SELECT count(*) FROM all_grades WHERE query_id = 'q9'"
+    assert ws.cursor().execute(kept_grades).fetchone()[0] == 2
+    ws.con.close()
+
+
+def test_grades_files_are_read_by_a_confined_connection(files, tmp_path, monkeypatch):
+    """The connection that reads the grades files can read nothing else (defence in depth)."""
+    from ragrecall_core.analysis import agreement as module
+
+    other = tmp_path / "other.txt"
+    other.write_text("not for reading")
+    refused = []
+
+    def load_checking_confinement(con, path):
+        try:
+            con.execute("SELECT * FROM read_text($p)", {"p": str(other)}).fetchall()
+        except duckdb.Error:
+            refused.append(path)
+        return real_load(con, path)
+
+    real_load = module.load_grades
+    monkeypatch.setattr(module, "load_grades", load_checking_confinement)
+    assert agreement_of_files(files).pairs.iloc[0]["items"] == 4
+    assert refused == list(files)

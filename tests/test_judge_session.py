@@ -13,7 +13,7 @@ import pytest
 
 from ragrecall_core import InputError, Workspace, evaluate
 from ragrecall_core.analysis import judge_session as js
-from ragrecall_core.inputs.store import export_grades, store_path, submit
+from ragrecall_core.inputs.store import export_grades, store_path, stored_judgments, submit
 from ragrecall_core.views.dashboard_state import Source
 from tests.test_app_judge import seed002, write_jsonl
 
@@ -180,3 +180,58 @@ def test_the_proposal_names_the_chunks_to_add(folder):
     ws.con.close()
     with duckdb.connect(str(path), read_only=True) as con:
         assert con.execute("SELECT count(*) FROM judgments").fetchone()[0] == 2
+
+
+def sheet_rows(sheet, *grades):
+    rows = "".join(f"q1,{chunk},{g},false,,kim\n" for chunk, g in grades)
+    sheet.write_text("query_id,chunk_id,grade,harmful,reason,annotator\n" + rows)
+    return sheet
+
+
+def test_importing_the_same_sheet_twice_adds_its_rows_once(folder, tmp_path):
+    ws = Workspace.open(folder)
+    sheet = sheet_rows(tmp_path / "kim.csv", ("D", 2), ("E", 1))
+    first = js.import_grades(ws, sheet)
+    again = js.import_grades(ws, sheet)
+    assert list(first["new"]) == [True, True] and list(again["new"]) == [False, False]
+    assert len(stored_judgments(ws)) == 2
+    assert js.import_summary(again, "kim.csv") == (
+        "Imported 0 new grades by kim from kim.csv (2 already stored, skipped)."
+    )
+    # one row added to the sheet: only it is new
+    grown = js.import_grades(ws, sheet_rows(sheet, ("D", 2), ("E", 1), ("B", 0)))
+    assert list(grown["new"]) == [False, False, True]
+    assert js.import_summary(grown, "kim.csv") == (
+        "Imported 1 new grade by kim from kim.csv (2 already stored, skipped)."
+    )
+    assert len(stored_judgments(ws)) == 3
+    ws.con.close()
+
+
+def test_a_changed_grade_in_a_sheet_is_a_new_row(folder, tmp_path):
+    """Only the same row is skipped: a re-graded chunk becomes the annotator's latest."""
+    ws = Workspace.open(folder)
+    js.import_grades(ws, sheet_rows(tmp_path / "kim.csv", ("D", 2)))
+    changed = js.import_grades(ws, sheet_rows(tmp_path / "kim.csv", ("D", 0)))
+    assert list(changed["new"]) == [True]
+    assert export_grades(ws)[["chunk_id", "grade"]].values.tolist() == [["D", 0]]
+    ws.con.close()
+
+
+def test_a_grades_sheet_is_read_by_a_confined_connection(tmp_path, monkeypatch):
+    other = tmp_path / "other.txt"
+    other.write_text("not for reading")
+    sheet = sheet_rows(tmp_path / "kim.csv", ("D", 2))
+    refused = []
+
+    def load_checking_confinement(con, path):
+        try:
+            con.execute("SELECT * FROM read_text($p)", {"p": str(other)}).fetchall()
+        except duckdb.Error:
+            refused.append(path)
+        return real_load(con, path)
+
+    real_load = js.load_grades
+    monkeypatch.setattr(js, "load_grades", load_checking_confinement)
+    assert len(js.read_grades_file(sheet)) == 1
+    assert refused == [sheet]

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ragrecall_core.errors import gather, raise_if_any
-from ragrecall_core.inputs.db import connect
+from ragrecall_core.inputs.db import connect, lock_down
 from ragrecall_core.inputs.grades import load_grades
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.output.text import plural, text_table
@@ -29,6 +29,8 @@ SELECT a.annotator AS annotator_a, b.annotator AS annotator_b, a.query_id, a.chu
        a.reason AS reason_a, b.reason AS reason_b
 FROM all_grades a JOIN all_grades b
   ON a.query_id = b.query_id AND a.chunk_id = b.chunk_id AND a.annotator < b.annotator
+-- grades kept for a query an edited gold removed are no items of the gold set
+WHERE NOT $gold_only OR a.query_id IN (SELECT query_id FROM queries)
 ORDER BY annotator_a, annotator_b, a.query_id, a.chunk_id
 """
 
@@ -85,19 +87,24 @@ class Agreement:
 
 
 def agreement_of_files(paths: Sequence[Path]) -> Agreement:
-    """Agreement over grades files alone (no gold or runs needed)."""
+    """Agreement over grades files alone (no gold or runs needed), read by a connection
+    confined to those files."""
     con = connect()
+    lock_down(con, [Path(path) for path in paths])
     raise_if_any(gather(paths, lambda path: load_grades(con, Path(path)))[1])
-    return agreement_on(con)
+    return agreement_on(con, gold_only=False)
 
 
 def agreement(workspace: Workspace) -> Agreement:
-    """Per annotator pair: shared items, identical share, kappa; and every disagreement."""
-    return agreement_on(workspace.cursor())
+    """Per annotator pair: shared items, identical share, kappa; and every disagreement.
+
+    Only the gold set's queries count: grades kept for a query an edited gold removed stay
+    stored, but are not items of this gold set."""
+    return agreement_on(workspace.cursor(), gold_only=True)
 
 
-def agreement_on(con: duckdb.DuckDBPyConnection) -> Agreement:
-    items = con.execute(PAIRS_SQL).df()
+def agreement_on(con: duckdb.DuckDBPyConnection, gold_only: bool) -> Agreement:
+    items = con.execute(PAIRS_SQL, {"gold_only": gold_only}).df()
     rows = []
     for (a, b), group in items.groupby(["annotator_a", "annotator_b"], sort=True):
         rows.append(

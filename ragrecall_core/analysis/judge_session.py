@@ -23,7 +23,7 @@ import pandas as pd
 
 from ragrecall_core.analysis.gold_gaps import write_proposal
 from ragrecall_core.analysis.pooling import SEED, build_pool
-from ragrecall_core.inputs.db import connect
+from ragrecall_core.inputs.db import connect, lock_down
 from ragrecall_core.inputs.grades import load_grades
 from ragrecall_core.inputs.store import STORE, store_transaction
 from ragrecall_core.inputs.store import (
@@ -34,6 +34,7 @@ from ragrecall_core.inputs.store import is_open as is_open
 from ragrecall_core.inputs.store import open_store as open_store
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.output.report import neutralise
+from ragrecall_core.output.text import plural
 
 # seed 000's examples of reviewers' reasons, always offered
 SEED_REASONS = (
@@ -306,9 +307,11 @@ def grades_csv(grades: pd.DataFrame) -> str:
 
 
 def read_grades_file(path: Path) -> pd.DataFrame:
-    """Validate a grades file with :func:`load_grades` (raises InputError) and return its rows."""
+    """Validate a grades file with :func:`load_grades` (raises InputError) and return its
+    rows, read by a connection confined to that one file."""
     con = connect()
     try:
+        lock_down(con, [Path(path)])
         load_grades(con, Path(path))
         return con.execute(
             "SELECT query_id, chunk_id, grade, harmful, reason, annotator FROM grades"
@@ -317,26 +320,52 @@ def read_grades_file(path: Path) -> pd.DataFrame:
         con.close()
 
 
-def import_grades(workspace: Workspace, path: Path) -> pd.DataFrame:
-    """Append a validated grades file to the judgment store in one transaction.
+# a sheet row the store already holds, exactly as an import would store it
+STORED_ALREADY = f"""
+EXISTS (SELECT 1 FROM {STORE}.judgments s
+        WHERE s.query_id = i.query_id AND s.chunk_id = i.chunk_id AND s.grade = i.grade
+          AND s.harmful = coalesce(i.harmful, false)
+          AND s.reason IS NOT DISTINCT FROM coalesce(i.reason, '')
+          AND s.annotator = trim(i.annotator))
+"""
 
-    Nothing is written if the file has any problem (InputError lists them all). Each
-    row becomes that annotator's latest judgment; earlier ones stay recorded.
+
+def import_grades(workspace: Workspace, path: Path) -> pd.DataFrame:
+    """Add a validated grades file's new rows to the judgment store in one transaction;
+    return the file's rows, ``new`` telling which were added.
+
+    Nothing is written if the file has any problem (InputError lists them all). Importing
+    is idempotent: a row the store already holds (same query, chunk, grade, harmful, reason
+    and annotator) is recognised and skipped, so a sheet imported twice counts once. Each
+    new row becomes that annotator's latest judgment; earlier ones stay recorded.
     """
     rows = read_grades_file(path)
     if rows.empty:
-        return rows
+        return rows.assign(new=pd.Series(dtype=bool))
     with store_transaction(workspace) as con:
-        con.register("imported_grades", rows)
+        con.register("imported_grades", rows.assign(sheet_row=range(len(rows))))
         try:
+            new = con.execute(
+                f"SELECT NOT {STORED_ALREADY} FROM imported_grades i ORDER BY sheet_row"  # noqa: S608
+            ).fetchall()
             con.execute(
                 f"INSERT INTO {STORE}.judgments (query_id, chunk_id, grade, harmful, reason, "
                 "annotator) SELECT query_id, chunk_id, grade, coalesce(harmful, false), "
-                "coalesce(reason, ''), trim(annotator) FROM imported_grades"
+                f"coalesce(reason, ''), trim(annotator) FROM imported_grades i "
+                f"WHERE NOT {STORED_ALREADY}"
             )
         finally:
             con.unregister("imported_grades")
-    return rows
+    return rows.assign(new=[flag for (flag,) in new])
+
+
+def import_summary(rows: pd.DataFrame, name: str) -> str:
+    """What an import did, in one sentence: new grades, by whom, and how many were skipped."""
+    added = int(rows["new"].sum())
+    who = ", ".join(sorted(set(rows["annotator"]))) or "nobody"
+    skipped = len(rows) - added
+    tail = f" ({skipped} already stored, skipped)" if skipped else ""
+    return f"Imported {plural(added, 'new grade')} by {who} from {name}{tail}."
 
 
 def proposal_jsonl(gaps: pd.DataFrame) -> str:
