@@ -162,3 +162,21 @@ def test_no_grades_no_candidates(tmp_path):
     out = tmp_path / "proposal.jsonl"
     assert write_proposal(gaps, out) == 0
     assert out.read_text() == ""
+
+
+def test_a_relevant_grade_keeps_a_no_answer_query_where_the_gold_put_it(folder):
+    """anna graded M relevant on the no-answer query q2: q2 stays outside the means and in
+    the no-answer lists until the gold changes; the grade is listed as a gold gap."""
+    from ragrecall_core import evaluate
+    from ragrecall_core.analysis.no_answer import no_answer_report
+
+    ws = Workspace.open(folder)
+    ev = evaluate(ws, ["Recall@5", "Harm@5"])
+    recall = ev.per_query[ev.per_query.measure == "Recall@5"]
+    assert "q2" not in set(recall.query_id)  # outside the Recall mean
+    assert ev.no_answer["r"]["queries"] == 1
+    report = no_answer_report(ws, k=5)
+    kinds = report.top_scores.set_index("query_id")["kind"]
+    assert kinds["q2"] == "no answer"
+    gaps = gold_gaps(ws)
+    assert NO_ANSWER in set(gaps.loc[gaps.query_id == "q2", "kind"])

@@ -7,7 +7,9 @@ the judgments), in a schema of its own:
 - ``chunk_judgments(query_id, chunk_id, grade, harmful)``: gold grades, plus
   reviewers' grades for what the gold set lacks (a recorded resolution wins;
   otherwise the lower median over annotators; partial and harmful counted as the
-  policy says). Every mark on every page comes from this table.
+  policy says). A query the gold gives no relevant item stays a no-answer query
+  whatever reviewers grade (their grades count as judged, not relevant). Every mark
+  on every page comes from this table.
 - ``judgments(query_id, item_id, grade, harmful)`` and ``ranked(run, query_id,
   item_id, rank, score)`` at the policy's unit: at document level a document
   keeps its first chunk's rank and its best grade.
@@ -51,6 +53,10 @@ manual_effective AS (
     SELECT query_id, chunk_id,
            CASE WHEN harmful AND $harmful_not_relevant THEN 0
                 WHEN grade = 1 AND NOT $partial_relevant THEN 0
+                -- the gold says the query has no answer: a reviewer cannot give it one (the
+                -- grade is listed as a possible gold error until the gold is changed)
+                WHEN NOT EXISTS (SELECT 1 FROM qrels g WHERE g.query_id = manual.query_id
+                                 AND g.grade > 0) THEN least(grade, 0)
                 ELSE grade END AS grade
     FROM manual),
 merged AS (
