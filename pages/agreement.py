@@ -74,7 +74,7 @@ else:
         f"{r.query_id} · {r.chunk_id}": (r.query_id, r.chunk_id)
         for r in items.sort_values("status", key=lambda c: c != "open", kind="stable").itertuples()
     }
-    pick = st.selectbox("Disagreement to review", list(labels), key=state_key("agreement_pick"))
+    pick = st.selectbox("Disagreement to review", list(labels), key=state_key("disagreement"))
     query_id, chunk_id = labels[pick]
     query_text, chunk_text = js.item_text(ws, query_id, chunk_id)
     left, right = st.columns([3, 2], gap="large")

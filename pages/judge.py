@@ -45,12 +45,12 @@ st.session_state["judge_name_kept"] = name
 
 # runs and depth are view state (in the URL): its fit keeps loaded runs and a depth >= k
 c1, c2 = st.columns([3, 1])
-runs = c1.multiselect("Runs to pool", ws.run_names, key=state_key("judge_runs"))
+runs = c1.multiselect("Runs to pool", ws.run_names, key=state_key("pool_runs"))
 depth = c2.number_input(
     f"Pool depth d (≥ k = {s.k})",
     min_value=s.k,
     step=1,
-    key=state_key("judge_depth"),
+    key=state_key("pool_depth"),
     help="Each run's top d chunks per query enter the pool.",
 )
 filters = {"split": s.split, "query type": s.query_type, "section": s.section}

@@ -172,10 +172,10 @@ class ViewState:
     harmful: str = view_field(HARMFUL[0], "harmful", "side_harmful", OneOf(HARMFUL))
     manual_grades: bool = view_field(True, "manual", "side_manual", Flag())
     # the Judge page's pool: its runs (empty: every run) and depth (never below k)
-    judge_runs: tuple[str, ...] = view_field((), "jrun", "judge_runs", Names())
-    judge_depth: int = view_field(DEFAULT_DEPTH, "depth", "judge_depth", WholeNumber(1, MAX_K))
+    pool_runs: tuple[str, ...] = view_field((), "jrun", "judge_runs", Names())
+    pool_depth: int = view_field(DEFAULT_DEPTH, "depth", "judge_depth", WholeNumber(1, MAX_K))
     # the Agreement page's disagreement under review, as "query id · chunk id"
-    agreement_pick: str = view_field(ANY, "pick", "agreement_pick")
+    disagreement: str = view_field(ANY, "pick", "agreement_pick")
 
     def fit(self, options: ViewOptions) -> ViewState:
         """This state with values the workspace does not have dropped or replaced."""
@@ -193,8 +193,8 @@ class ViewState:
             **_compare_pair(self.baseline, self.candidate, options.runs),
             **self._fit_choices(),
             max_false_confidence=_round_to(self.max_false_confidence, FALSE_CONFIDENCE_STEP),
-            judge_runs=_loaded(self.judge_runs, options.runs),
-            judge_depth=max(self.judge_depth, k),
+            pool_runs=_loaded(self.pool_runs, options.runs),
+            pool_depth=max(self.pool_depth, k),
         )
 
     def _fit_choices(self) -> dict:
@@ -239,13 +239,14 @@ class StateField:
     default: object
 
 
-def _field_table() -> tuple[StateField, ...]:
-    """The table read off :class:`ViewState`; a field declared without :func:`view_field`,
-    or two fields sharing a URL parameter or session key, fail here, at import."""
+def _field_table(state_class: type) -> tuple[StateField, ...]:
+    """The table read off ``state_class``'s fields; a field declared without
+    :func:`view_field`, or two fields sharing a URL parameter or session key, fail here,
+    at import."""
     table = []
-    for f in fields(ViewState):
+    for f in fields(state_class):
         if _SPEC not in f.metadata:
-            raise TypeError(f"ViewState.{f.name} is declared without view_field()")
+            raise TypeError(f"{state_class.__name__}.{f.name} is declared without view_field()")
         param, key, kind = f.metadata[_SPEC]
         table.append(StateField(f.name, param, key, kind, f.default))
     for column in ("param", "key"):
@@ -255,7 +256,7 @@ def _field_table() -> tuple[StateField, ...]:
     return tuple(table)
 
 
-FIELDS = _field_table()
+FIELDS = _field_table(ViewState)
 FIELD = {f.name: f for f in FIELDS}
 
 

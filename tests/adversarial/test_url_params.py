@@ -10,7 +10,14 @@ from __future__ import annotations
 
 import pytest
 
-from ragrecall_core.views.dashboard_state import FIELDS, ViewState, from_params, read_params
+from ragrecall_core.views.dashboard_state import (
+    FIELDS,
+    Names,
+    Text,
+    ViewState,
+    from_params,
+    read_params,
+)
 from tests.dashboard_support import app, no_exception
 
 PAGES = (
@@ -20,6 +27,8 @@ PAGES = (
     "pages/ranks.py",
     "pages/compare.py",
     "pages/no_answer.py",
+    "pages/judge.py",
+    "pages/agreement.py",
 )
 # parameter -> values that are not what it takes
 BAD = {
@@ -32,8 +41,14 @@ BAD = {
     "partial": ["half"],
     "harmful": ["ignore"],
     "by": ["nosuch", "[x](https://evil.example)"],
+    "depth": ["²", "0", "-3", "abc", "10001"],
 }
 DEFAULTS = ViewState()
+
+
+def test_every_parameter_that_can_refuse_a_value_is_attacked():
+    refusing = {f.param for f in FIELDS if type(f.kind) not in (Text, Names)}
+    assert refusing == set(BAD)
 
 
 @pytest.mark.parametrize(("key", "value"), [(k, v) for k, vs in BAD.items() for v in vs])
