@@ -31,6 +31,7 @@ from fixtures_regressions import (
 )
 
 from ragrecall_core.cli import main
+from ragrecall_core.inputs.configs import redact
 from ragrecall_core.output.report import neutralise
 
 FORMATS = ("html", "md", "csv")
@@ -102,12 +103,31 @@ def test_an_unknown_extension_is_invalid_input(folder, tmp_path, capsys):
     assert not (tmp_path / "r.pdf").exists()
 
 
+def expected_sha256(path) -> str:
+    """A data file's own sha256; for a run config, the sha256 of the redacted config as
+    canonical JSON (keys sorted, no spaces, UTF-8): the raw file's hash could be attacked
+    offline to recover a weak password it holds."""
+    if not path.name.endswith(".config.json"):
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    redacted = redact(json.loads(path.read_text("utf-8")))
+    canonical = json.dumps(redacted, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_every_input_file_sha256_is_printed_and_correct(folder, reports, fmt):
     text = reports[fmt].read_text("utf-8")
     for path in input_files(folder):
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()
-        assert digest in text, (fmt, path.name)
+        assert expected_sha256(path) in text, (fmt, path.name)
+    assert "sha256 of the redacted config" in text
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_no_raw_config_file_hash_is_printed(folder, reports, fmt):
+    text = reports[fmt].read_text("utf-8")
+    for config in (folder / "runs").glob("*.config.json"):
+        assert hashlib.sha256(config.read_bytes()).hexdigest() not in text, (fmt, config.name)
+        assert expected_sha256(config) != hashlib.sha256(config.read_bytes()).hexdigest()
 
 
 def test_csv_hash_lines_pair_each_path_with_its_own_hash(folder, reports):
@@ -120,8 +140,7 @@ def test_csv_hash_lines_pair_each_path_with_its_own_hash(folder, reports):
     for line in lines:
         digest, rest = line[len("# sha256 ") :].split(" ", 1)
         printed[rest.rsplit(" ", 1)[-1]] = digest
-    expected = {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in input_files(folder)}
-    assert printed == expected
+    assert printed == {str(p): expected_sha256(p) for p in input_files(folder)}
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

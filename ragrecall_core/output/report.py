@@ -1,6 +1,7 @@
 """The reproducible report (seed 000's "minimal readiness"): per-query table, run configs,
 k, measure definitions and policy, tool version and the sha256 of every input, so that
-another person can recompute every number without secrets.
+another person can recompute every number without secrets. A run config is hashed as the
+redacted config the report shows, never as its file (see :func:`input_hashes`).
 
 Rendered as one self-contained HTML file (plots embedded, prints cleanly), Markdown or
 CSV, chosen by the output file's extension.
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import hashlib
 import html
 import io
 import json
@@ -24,6 +26,8 @@ from ragrecall_core import __version__
 from ragrecall_core.analysis.query_table import display_frame, query_table
 from ragrecall_core.analysis.selection import default_split, query_ids
 from ragrecall_core.errors import InputError, Problem
+from ragrecall_core.inputs.configs import config_path_for
+from ragrecall_core.inputs.readers import sha256_of
 from ragrecall_core.inputs.store import STORE, open_store, store_path
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.measures import parse_measure
@@ -106,7 +110,7 @@ class Report:
         line (quoted when it holds a comma or a quote), so no text in it starts a cell
         a spreadsheet would evaluate."""
         comments = [f"{key}: {value}" for key, value in self.header().items()]
-        comments += [f"sha256 {h['sha256']} {h['role']} {h['path']}" for h in self.hashes]
+        comments += [_hash_comment(h) for h in self.hashes]
         comments += [f"config {run}: {json.dumps(config)}" for run, config in self.configs.items()]
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
@@ -227,6 +231,39 @@ def stored_judgments(workspace: Workspace, policy: Policy) -> str:
     return f"{used} used from {path.name} (each annotator's latest grade of a chunk)"
 
 
+OF_FILE = "sha256 of the file"
+OF_CONFIG = "sha256 of the redacted config (JSON: keys sorted, no spaces, UTF-8)"
+
+
+def input_hashes(workspace: Workspace) -> list[dict[str, str]]:
+    """The sha256 of every input file, except that a run config is hashed as the redacted
+    config this report shows, in canonical JSON: the hash of the file itself could be
+    attacked offline to recover a weak password in it, and the redacted one can still be
+    recomputed by anyone from the report."""
+    configs = workspace.configs()
+    run_of_config = {config_path_for(path): run for run, path in workspace.runs.items()}
+    rows = []
+    for role, path in workspace.input_files():
+        run = run_of_config.get(path)
+        if run is None:
+            digest, of = sha256_of(path), OF_FILE
+        else:
+            digest, of = redacted_config_sha256(configs.get(run, {})), OF_CONFIG
+        rows.append({"role": role, "path": str(path), "sha256": digest, "hashed": of})
+    return rows
+
+
+def redacted_config_sha256(config: dict) -> str:
+    canonical = json.dumps(config, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _hash_comment(row: dict[str, str]) -> str:
+    """``sha256 <hash> <role> <path>``; a config's says what was hashed before its path."""
+    of = "" if row["hashed"] == OF_FILE else f"({row['hashed']}) "
+    return f"sha256 {row['sha256']} {row['role']} {of}{row['path']}"
+
+
 def build_report(
     workspace: Workspace, k: int = 5, split: str | None = None, policy: Policy | None = None
 ) -> Report:
@@ -255,7 +292,7 @@ def build_report(
         aggregate=evaluation.aggregate,
         per_query=per_query,
         configs=workspace.configs(),
-        hashes=workspace.file_hashes(),
+        hashes=input_hashes(workspace),
         definitions=definitions,
         generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         stored_judgments=judgments,
