@@ -151,7 +151,7 @@ def compare(
         by_group=group_deltas(per_query.merge(queries, on="query_id", how="left")),
         config_diff=config_diff(base_cfg, cand_cfg),
         factors_changed=changed_factors(base_cfg, cand_cfg),
-        notes=comparability_notes(workspace, baseline, candidate, k, base_cfg, cand_cfg),
+        notes=comparability_notes(workspace, baseline, candidate, k, base_cfg, cand_cfg, query_ids),
     )
 
 
@@ -262,28 +262,51 @@ def _show(value) -> str:
     return "" if value is None else value if isinstance(value, str) else json.dumps(value)
 
 
+COVERAGE_SQL = """
+WITH scope AS (SELECT query_id FROM queries WHERE $all OR list_contains($ids, query_id)),
+listed AS (
+    SELECT run, query_id, max(rank) AS depth FROM runs
+    WHERE run IN ($a, $b) AND query_id IN (SELECT query_id FROM scope) GROUP BY run, query_id),
+only_one AS (SELECT query_id FROM listed GROUP BY query_id HAVING count(DISTINCT run) = 1)
+SELECT (SELECT count(*) FROM scope),
+       count(*) FILTER (WHERE run = $a), count(*) FILTER (WHERE run = $b),
+       coalesce(max(depth) FILTER (WHERE run = $a), 0),
+       coalesce(max(depth) FILTER (WHERE run = $b), 0),
+       (SELECT count(*) FROM only_one)
+FROM listed
+"""
+
+
 def comparability_notes(
-    workspace: Workspace, baseline: str, candidate: str, k: int, base_cfg: dict, cand_cfg: dict
+    workspace: Workspace,
+    baseline: str,
+    candidate: str,
+    k: int,
+    base_cfg: dict,
+    cand_cfg: dict,
+    query_ids: Sequence[str] | None = None,
 ) -> list[str]:
-    """Plain sentences on what makes the two runs not fully comparable."""
+    """Plain sentences on what makes the two runs not fully comparable, within the
+    compared queries (``query_ids``: a split or a filter; ``None``: every gold query)."""
     notes = []
-    rows = (
+    scope, qa, qb, da, db, differ = (
         workspace.cursor()
         .execute(
-            """
-        SELECT run, count(DISTINCT query_id) AS queries, max(rank) AS depth
-        FROM runs WHERE run IN ($a, $b) GROUP BY run
-        """,
-            {"a": baseline, "b": candidate},
+            COVERAGE_SQL,
+            {"a": baseline, "b": candidate, "all": query_ids is None, "ids": list(query_ids or [])},
         )
-        .fetchall()
+        .fetchone()
     )
-    info = {run: (queries, depth) for run, queries, depth in rows}
-    (qa, da), (qb, db) = info.get(baseline, (0, 0)), info.get(candidate, (0, 0))
-    if qa != qb:
+    if query_ids is not None:
         notes.append(
-            f"the runs cover different query sets ({baseline}: {plural(qa, 'query', 'queries')}, "
-            f"{candidate}: {qb}); a query a run lacks scores 0 for it"
+            f"{plural(scope, 'gold query', 'gold queries')} compared: {baseline} lists "
+            f"{qa} of them, {candidate} {qb}"
+        )
+    if differ:
+        notes.append(
+            f"the runs cover different queries: {plural(differ, 'query', 'queries')} of the "
+            f"compared ones {'is' if differ == 1 else 'are'} listed by one run only; a query a "
+            "run lacks scores 0 for it"
         )
     if min(da, db) < k:
         notes.append(
