@@ -165,7 +165,8 @@ def open_source(source: Source) -> tuple[Workspace, str, StoreStatus]:
 def save_uploads(gold, runs: Sequence, grades: Sequence, corpus) -> Source:
     """Keep uploaded files under ``$RAGRECALL_HOME/uploads/<content hash>/``; a loose-file
     source. Persistent, unlike a temp folder: the grades made on them must survive a restart
-    (the store itself lives where :func:`judging.store_path` says, keyed by the gold's name).
+    (the store itself lives where :func:`ragrecall_core.inputs.store.store_path` says, keyed
+    by the gold's name).
     """
     uploads = [gold, *runs, *grades, *([corpus] if corpus else [])]
     _require_distinct_names(uploads)

@@ -1,5 +1,6 @@
 """The dashboard's core modules: state <-> URL, per-query table, detail, groups, ranks, CI."""
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +17,7 @@ from ragrecall_core.analysis.query_detail import (
     query_detail,
 )
 from ragrecall_core.analysis.query_table import NO_ANSWER, filter_table, neighbour, query_table
+from ragrecall_core.inputs.workspace import workspace_facts
 from ragrecall_core.scoring.policy import Policy
 from ragrecall_core.views.charts import run_colors
 from ragrecall_core.views.dashboard_state import (
@@ -120,6 +122,36 @@ def test_parse_source(tmp_path):
     src = parse_source(["--gold", "g", "--run", "r1", "--run", "r2", "--corpus", "c"], {}, default)
     assert src.gold == Path("g") and src.runs == (Path("r1"), Path("r2"))
     assert parse_source(["-q", "--workspace", "w"], {}, default).workspace == Path("w")
+
+
+def test_workspace_facts_offer_the_filters_depths_and_counts(ws):
+    facts = workspace_facts(ws)
+    assert facts.splits == ("dev", "test")
+    assert "finance" in facts.sections and "" not in facts.sections
+    assert facts.depths == {
+        "bm25": 20,
+        "dense-minilm": 20,
+        "hybrid-rrf-k10-titleboost": 10,
+        "hybrid-rrf": 20,
+    }
+    assert (facts.queries, facts.has_query_text) == (144, True)
+    assert facts.corpus_chunks > 0 and facts.grades > 0
+
+
+def test_workspace_facts_keep_hostile_values_as_data(tmp_path):
+    hostile = "x' OR 1=1 --"
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "gold.jsonl").write_text(
+        json.dumps(
+            {"id": "q1", "query": "q", "relevant_ids": ["A"], "section": hostile, "split": ""}
+        )
+        + "\n"
+    )
+    (tmp_path / "runs" / "r.jsonl").write_text(json.dumps({"id": "q1", "retrieved": []}) + "\n")
+    facts = workspace_facts(Workspace.open(tmp_path))
+    assert (facts.sections, facts.splits, facts.query_types) == ((hostile,), (), ())
+    assert facts.depths == {"r": 0}  # a run that returned nothing has depth 0
+    assert (facts.has_query_text, facts.corpus_chunks, facts.grades) == (True, 0, 0)
 
 
 # ---------------------------------------------------------------- per-query table

@@ -133,12 +133,12 @@ class OneOf(Text):
 
 
 TEXT = Text()
-_SPEC = "ragrecall_view_field"
+_VIEW_FIELD = "ragrecall_view_field"
 
 
 def view_field(default, param: str, key: str, kind: Text = TEXT):
     """A :class:`ViewState` field with its URL parameter, session key and kind of value."""
-    return field(default=default, metadata={_SPEC: (param, key, kind)})
+    return field(default=default, metadata={_VIEW_FIELD: (param, key, kind)})
 
 
 # ---------------------------------------------------------------- the view state
@@ -245,9 +245,9 @@ def _field_table(state_class: type) -> tuple[StateField, ...]:
     at import."""
     table = []
     for f in fields(state_class):
-        if _SPEC not in f.metadata:
+        if _VIEW_FIELD not in f.metadata:
             raise TypeError(f"{state_class.__name__}.{f.name} is declared without view_field()")
-        param, key, kind = f.metadata[_SPEC]
+        param, key, kind = f.metadata[_VIEW_FIELD]
         table.append(StateField(f.name, param, key, kind, f.default))
     for column in ("param", "key"):
         values = [getattr(row, column) for row in table]
