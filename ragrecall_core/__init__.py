@@ -1,12 +1,35 @@
-"""ragrecall: evaluate the retrieval layer of a RAG system, and find where it fails."""
+"""ragrecall: evaluate the retrieval layer of a RAG system, and find where it fails.
+
+The public names are loaded on first use: ``import ragrecall_core`` (and so every
+``ragrecall`` command, ``--help`` included) does not pay for pandas and DuckDB until a
+name that needs them is asked for.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING
 
 from ragrecall_core.errors import InputError, Problem
-from ragrecall_core.inputs.workspace import Workspace, open_workspace
-from ragrecall_core.measures import Measure, parse_measure
-from ragrecall_core.scoring.evaluate import Evaluation, default_measures, evaluate
-from ragrecall_core.scoring.policy import Policy
+
+if TYPE_CHECKING:
+    from ragrecall_core.inputs.workspace import Workspace, open_workspace
+    from ragrecall_core.measures import Measure, parse_measure
+    from ragrecall_core.scoring.evaluate import Evaluation, default_measures, evaluate
+    from ragrecall_core.scoring.policy import Policy
 
 __version__ = "0.1.0"
+
+LAZY = {
+    "Evaluation": "ragrecall_core.scoring.evaluate",
+    "default_measures": "ragrecall_core.scoring.evaluate",
+    "evaluate": "ragrecall_core.scoring.evaluate",
+    "Measure": "ragrecall_core.measures",
+    "parse_measure": "ragrecall_core.measures",
+    "Policy": "ragrecall_core.scoring.policy",
+    "Workspace": "ragrecall_core.inputs.workspace",
+    "open_workspace": "ragrecall_core.inputs.workspace",
+}
 
 __all__ = [
     "Evaluation",
@@ -21,3 +44,15 @@ __all__ = [
     "parse_measure",
     "__version__",
 ]
+
+
+def __getattr__(name: str):
+    if name not in LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(LAZY[name]), name)
+    globals()[name] = value  # the next lookup is an ordinary attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(LAZY))

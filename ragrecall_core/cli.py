@@ -5,26 +5,26 @@ Exit codes: 0 success, 1 a release gate failed, 2 invalid input (problems on std
 Every command first parses all its options and reports every bad one at once, before
 reading any input file; then it loads the inputs (whose loaders report their own
 problems) and checks what depends on them (the split).
+
+Each command imports what it needs when it runs (pandas, DuckDB, scipy, plotly): parsing
+the options, ``--help`` and a usage error cost only this module and the light ones below.
 """
 
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-import duckdb
-
-from ragrecall_core.analysis.selection import require_split
 from ragrecall_core.errors import InputError, Problem, raise_if_any
-from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.measures import parse_cutoff, parse_requests
-from ragrecall_core.output.text import FORMATS, json_text, render
-from ragrecall_core.scoring.evaluate import default_measures, evaluate
+from ragrecall_core.output.text import FORMATS
 from ragrecall_core.scoring.policy import Policy
+
+if TYPE_CHECKING:
+    from ragrecall_core.inputs.workspace import Workspace
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
 # a calm blue: the default red reads as "error" on a shared screen
@@ -297,6 +297,8 @@ def build_parser() -> ArgumentParser:
 
 def print_result(fmt: str, as_dict: Callable[[], dict], as_text: Callable[[], str]) -> None:
     """The one tail of every command: JSON for programs, or text for people."""
+    from ragrecall_core.output.text import json_text
+
     sys.stdout.write(json_text(as_dict()) if fmt == "json" else as_text())
 
 
@@ -311,12 +313,25 @@ def output_problems(path: Path) -> list[Problem]:
 
 def load(args: argparse.Namespace, runs: list[Path]) -> Workspace:
     """The command's files as a workspace, with its ``--split`` checked against the gold."""
+    from ragrecall_core.analysis.selection import require_split
+    from ragrecall_core.inputs.workspace import Workspace
+
     workspace = Workspace.from_files(args.gold, runs, args.grades, args.corpus)
     require_split(workspace, args.split)
     return workspace
 
 
+def evaluate(*args, **kwargs):
+    """:func:`ragrecall_core.scoring.evaluate.evaluate`, imported on the first call."""
+    from ragrecall_core.scoring.evaluate import evaluate as evaluate_now
+
+    return evaluate_now(*args, **kwargs)
+
+
 def cmd_evaluate(args: argparse.Namespace) -> int:
+    from ragrecall_core.inputs.workspace import Workspace
+    from ragrecall_core.output.text import render
+
     problems: list[Problem] = []
     measures = take(problems, measures_from, args.measure, args.k)
     policy = policy_from(args, problems)
@@ -329,6 +344,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 def measures_from(names: list[str], cutoffs: list[str]) -> list[str]:
     """``-m`` names plus the default set at each ``-k``; every bad one reported at once."""
+    from ragrecall_core.scoring.evaluate import default_measures
+
     problems: list[Problem] = []
     ks = [k for k in (take(problems, parse_cutoff, text) for text in cutoffs) if k is not None]
     measures = list(dict.fromkeys(list(names) + (default_measures(ks) if ks else [])))
@@ -443,6 +460,8 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from ragrecall_core.analysis.selection import require_split
+    from ragrecall_core.inputs.workspace import Workspace
     from ragrecall_core.output.report import build_report, output_suffix
 
     problems: list[Problem] = []
@@ -491,6 +510,8 @@ def ui_arguments(args: argparse.Namespace) -> list[str]:
 
 
 def cmd_ui(args: argparse.Namespace) -> int:
+    import subprocess
+
     problems: list[Problem] = []
     port = take(problems, parse_port, args.port)
     app_args = take(problems, ui_arguments, args)
@@ -515,10 +536,13 @@ def cmd_ui(args: argparse.Namespace) -> int:
     return subprocess.call(command)
 
 
-# Failures that only bad input causes but that a loader did not turn into problems yet:
-# a file that cannot be opened or written, bytes that are not UTF-8, a file DuckDB cannot
-# parse. Anything else is a bug and keeps its traceback.
-INPUT_FAILURES = (OSError, UnicodeDecodeError, duckdb.InvalidInputException, duckdb.IOException)
+def input_failures() -> tuple[type[Exception], ...]:
+    """Failures that only bad input causes but that a loader did not turn into problems
+    yet: a file that cannot be opened or written, bytes that are not UTF-8, a file DuckDB
+    cannot parse. Anything else is a bug and keeps its traceback."""
+    import duckdb  # loaded already by any command that could raise its errors
+
+    return (OSError, UnicodeDecodeError, duckdb.InvalidInputException, duckdb.IOException)
 
 
 def unreadable(error: Exception) -> Problem:
@@ -536,8 +560,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.handler(args)
     except InputError as error:
         return invalid_input(error)
-    except INPUT_FAILURES as error:
-        return invalid_input(InputError([unreadable(error)]))
+    except Exception as error:
+        if isinstance(error, input_failures()):
+            return invalid_input(InputError([unreadable(error)]))
+        raise
 
 
 def invalid_input(error: InputError) -> int:

@@ -1,4 +1,8 @@
-"""Renderers of an :class:`~ragrecall_core.scoring.evaluate.Evaluation` for the command line."""
+"""Renderers of an :class:`~ragrecall_core.scoring.evaluate.Evaluation` for the command line.
+
+numpy and pandas are imported inside the functions that need them: the command line
+imports this module to build its parser, and ``ragrecall --help`` should not wait for them.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +11,9 @@ import json
 import math
 from typing import TYPE_CHECKING
 
-import numpy as np
-import pandas as pd
-
 if TYPE_CHECKING:
+    import pandas as pd
+
     from ragrecall_core.scoring.evaluate import Evaluation
 
 FORMATS = ("table", "tsv", "csv", "json")
@@ -29,6 +32,8 @@ def render(evaluation: Evaluation, fmt: str, per_query: bool = False) -> str:
 
 def long_frame(evaluation: Evaluation, per_query: bool) -> pd.DataFrame:
     """Means as ``query_id = all`` rows, then (optionally) every query's values."""
+    import pandas as pd
+
     mean = evaluation.aggregate.assign(query_id="all")[LONG_COLUMNS]
     if not per_query:
         return mean
@@ -76,6 +81,9 @@ def json_text(data) -> str:
 
 def plain(value):
     """``value`` with numpy scalars as Python numbers and NaN / NA as ``None``, at any depth."""
+    import numpy as np
+    import pandas as pd
+
     if isinstance(value, dict):
         return {str(key): plain(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
@@ -91,9 +99,13 @@ def cell_text(value, digits: int = 4) -> str:
     """One table cell as a person reads it: words for booleans, a dash for a missing value,
     never Python's ``None`` / ``nan`` / ``True``.
 
+    >>> import numpy as np, pandas as pd
     >>> [cell_text(v) for v in (None, float("nan"), pd.NA, True, np.False_, 0.5, np.int64(3))]
     ['—', '—', '—', 'yes', 'no', '0.5000', '3']
     """
+    import numpy as np
+    import pandas as pd
+
     if isinstance(value, (bool, np.bool_)):
         return "yes" if value else "no"
     if value is None or value is pd.NA or value is pd.NaT:
