@@ -127,11 +127,15 @@ def string_field(name: str, required: bool = True, source: str = "j") -> list[Ch
     return checks
 
 
-def repeated_keys(source: str = "j", unit: str = "line") -> Check:
-    """Flags a JSON object (``source``, SQL) that names a key more than once. JSON allows it
-    and every parser keeps one of the values, each its own way; which one counts would be a
-    guess, so the object is refused, naming the repeated keys."""
+def repeated_keys(source: str = "j", unit: str = "line", only: tuple[str, ...] = ()) -> Check:
+    """Flags a JSON object (``source``, SQL) that names a key more than once (of the keys
+    ``only``, when given: constants of the loader). JSON allows it and every parser keeps one
+    of the values, each its own way; which one counts would be a guess, so the object is
+    refused, naming the repeated keys."""
     keys = f"json_keys({source})"
+    if only:
+        names = ", ".join(f"'{name}'" for name in only)
+        keys = f"list_filter({keys}, lambda key: key IN ({names}))"
     repeated = f"list_distinct(list_filter({keys}, lambda key, i: list_position({keys}, key) < i))"
     return Check(
         f"json_type({source}) = 'OBJECT' AND len({keys}) <> len(list_distinct({keys}))",

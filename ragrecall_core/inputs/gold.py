@@ -37,6 +37,19 @@ KNOWN_FIELDS = (
 )
 INT_TYPES = "('BIGINT', 'UBIGINT')"
 
+
+def keyed_by_chunk_ids(field: str) -> Check:
+    """A map field (``grades``, ``rationale``) names each chunk id once, none empty: DuckDB
+    reads a map with a repeated key as NULL, so the whole map would vanish silently."""
+    keys = f"json_keys(j, '$.{field}')"
+    return Check(
+        f"json_type(j, '$.{field}') = 'OBJECT' AND (len({keys}) <> len(list_distinct({keys})) "
+        f"OR list_bool_or(list_transform({keys}, lambda k: trim(k) = '')))",
+        f"'\"{field}\": ' || json_extract(j, '$.{field}')",
+        f'"{field}" keyed by non-empty chunk ids, each once',
+    )
+
+
 JSONL_CHECKS = [
     repeated_keys(),
     *string_field("id"),
@@ -76,19 +89,13 @@ JSONL_CHECKS = [
         "'\"grades\": ' || json_extract(j, '$.grades')",
         '"grades" to map chunk ids to whole-number grades, 0 or more',
     ),
-    Check(
-        # repeated keys would make the whole map unreadable, and its grades vanish
-        "json_type(j, '$.grades') = 'OBJECT' AND (len(json_keys(j, '$.grades')) "
-        "<> len(list_distinct(json_keys(j, '$.grades'))) "
-        "OR list_bool_or(list_transform(json_keys(j, '$.grades'), lambda k: trim(k) = '')))",
-        "'\"grades\": ' || json_extract(j, '$.grades')",
-        '"grades" keyed by non-empty chunk ids, each once',
-    ),
+    keyed_by_chunk_ids("grades"),
     Check(
         "json_type(j, '$.rationale') NOT IN ('OBJECT', 'NULL')",
         "'\"rationale\": ' || json_extract(j, '$.rationale')",
         '"rationale" to map chunk ids to text',
     ),
+    keyed_by_chunk_ids("rationale"),
     Check(
         "json_type(j, '$.require_all') NOT IN ('BOOLEAN', 'NULL')",
         "'\"require_all\": ' || json_extract(j, '$.require_all')",

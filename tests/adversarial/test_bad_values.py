@@ -357,6 +357,19 @@ CASES = [
         "each key once per line",
     ),
     (
+        "jsonl-gold-rationale-repeated-key",
+        {
+            "gold": (
+                "gold.jsonl",
+                GOLD_JSONL.replace('["b"]', '["b"], "rationale": {"b": "one", "b": "two"}'),
+            )
+        },
+        "gold",
+        2,
+        '"b":"one","b":"two"',
+        '"rationale" keyed by non-empty chunk ids, each once',
+    ),
+    (
         "jsonl-run-repeated-retrieved",
         {"run": ("run.jsonl", RUN_JSONL.replace("]}\n", '], "retrieved": []}\n', 1))},
         "run",
@@ -622,3 +635,18 @@ def test_a_header_named_line_is_a_column_like_any_other(tmp_path):
     assert columns == ["line", "query_id", "chunk_id", "rank", "score"]
     rows = con.execute("SELECT line, rec.line, rec.query_id FROM staged ORDER BY line").fetchall()
     assert rows == [(2, "99", "q1"), (3, "98", "q2")]
+
+
+def test_a_repeated_key_a_run_item_does_not_use_is_ignored_on_both_paths(tmp_path):
+    """An item's unknown keys are not read, so their repeats change nothing: the file loads
+    the same through the typed path and through the validating one (forced here by a second
+    run whose only problem sends it there)."""
+    item = '{"chunk_id": "b", "rank": 1, "score": 0.5, "note": 1, "note": 2}'
+    gold = write_input(tmp_path / "gold.jsonl", GOLD_JSONL)
+    run = write_text(tmp_path / "run.jsonl", run_jsonl_item(item))
+    evaluation = evaluate(Workspace.from_files(gold, [run]), ["Recall@1"])
+    assert per_query(evaluation, "run", "Recall@1") == {"q1": 1.0, "q2": 1.0}
+    bad = write_text(tmp_path / "bad.jsonl", run_jsonl_item(item) + '{"id": "q3"}\n')
+    problems = load_problems(gold, [bad])
+    assert [(p.line, p.expected) for p in problems] == [(3, problems[0].expected)]
+    assert "retrieved" in problems[0].expected
