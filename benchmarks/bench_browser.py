@@ -588,12 +588,11 @@ def sessions_at_once(bench: Bench, browser: Browser, url: str, count: int) -> li
                     result.samples.append(step(p))
                 except (NotMeasurable, PlaywrightError) as error:
                     result.note = "not measurable: " + str(error).splitlines()[0][:200]
+            if bench.server is not None:
+                result.peak_rss_mb = round(bench.server.peak_rss_mb())
     finally:
         for c in contexts:
             c.close()
-    peak = round(bench.server.peak_rss_mb()) if bench.server else None
-    for result in results:
-        result.peak_rss_mb = peak
     bench.results.extend(results)
     return results
 
