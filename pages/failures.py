@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ragrecall_app.context import current, go, missing_notes, new_selection, state_key, state_value
+from ragrecall_app.context import current, go, missing_notes, new_selection, state_key
 from ragrecall_app.render import escape_markdown, notes, policy_note
 from ragrecall_core.views import charts
 from ragrecall_core.views.failure_groups import DIMENSIONS, failure_groups
@@ -45,7 +45,7 @@ st.segmented_control(
     key=state_key("group_by"),
     selection_mode="single",
 )
-dimension = state_value("group_by") or s.group_by  # a deselected control keeps the last
+dimension = s.group_by  # the view state puts a deselected control back on the default
 groups = failure_groups(rows, dimension)
 
 

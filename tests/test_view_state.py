@@ -176,6 +176,14 @@ def test_a_link_opens_the_failures_page_grouped_as_given(monkeypatch):
     assert at.segmented_control(key="failures_by").value == "section"
 
 
+def test_deselecting_the_grouping_falls_back_to_the_default(monkeypatch):
+    at = open_page("pages/failures.py", {"by": "section"}, monkeypatch)
+    at.segmented_control(key="failures_by").set_value(None).run()
+    no_exception(at)
+    assert at.segmented_control(key="failures_by").value == "failure_class"
+    assert "by" not in at.query_params
+
+
 def test_a_link_opens_the_ranks_page_on_its_bin(monkeypatch):
     at = open_page("pages/ranks.py", {"bin": "1", "focus": "bm25"}, monkeypatch)
     assert [s.value for s in at.subheader if s.value.startswith("First relevant rank 1 ")]
@@ -207,7 +215,7 @@ def test_every_widget_that_holds_a_choice_is_view_state(page, tmp_path, monkeypa
     if page.endswith("judge.py"):  # the judging widgets appear once a name is given
         at.text_input(key="judge_annotator").input("anna").run()
     keys = widget_keys(at)
-    assert keys, "no widget found: the check would pass vacuously"
+    assert {"side_runs", "side_k", "side_rel"} <= keys  # the sidebar is read too
     assert keys - FIELD_KEYS - set(NOT_VIEW_STATE) == set()
 
 
