@@ -52,14 +52,24 @@ def workspace(out: Path, queries: int) -> Path:
 
 
 def run_once(args: list[str], source: Path | None) -> dict:
-    """One fresh ``python -m ragrecall_core ARGS``: wall, CPU, peak RSS and exit code."""
-    env = dict(os.environ)
-    if source is not None:
-        env["PYTHONPATH"] = str(source)
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    """One fresh ``python -m ragrecall_core ARGS``: wall, CPU, peak RSS and exit code.
+
+    It runs in an empty folder: ``python -m`` puts the working folder first on the path,
+    which would otherwise shadow ``source``.
+    """
+    env = {**os.environ, "PYTHONPATH": str(source or REPO)}
+    with (
+        tempfile.TemporaryFile() as out,
+        tempfile.TemporaryFile() as err,
+        tempfile.TemporaryDirectory() as empty,
+    ):
         start = time.perf_counter()
         proc = subprocess.Popen(
-            [sys.executable, "-m", "ragrecall_core", *args], stdout=out, stderr=err, env=env
+            [sys.executable, "-m", "ragrecall_core", *args],
+            stdout=out,
+            stderr=err,
+            env=env,
+            cwd=empty,
         )
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
