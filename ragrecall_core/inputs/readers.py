@@ -247,9 +247,9 @@ def stage_table_rows(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table
 
     ``line`` is the CSV line (header is line 1) or the Parquet row number. The row is a
     struct so a column the file itself calls ``line`` stays what it is, beside the staged
-    number. Repeated or empty CSV headers are refused first (DuckDB would rename them).
+    number. Repeated or empty column names are refused first (DuckDB would rename them).
     """
-    require_unique_header(path, fmt)
+    require_unique_header(con, path, fmt)
     source, first = table_source(path, fmt)
     with reading(path, fmt):
         con.execute(
@@ -266,7 +266,7 @@ def stage_table_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table
     ``line`` is the CSV line (header is line 1) or the Parquet row number. A column the file
     calls ``line`` is renamed by DuckDB here; :func:`stage_table_rows` keeps it.
     """
-    require_unique_header(path, fmt)
+    require_unique_header(con, path, fmt)
     source, first = table_source(path, fmt)
     with reading(path, fmt):
         con.execute(
@@ -278,23 +278,26 @@ def stage_table_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table
     return [c for c in columns if c != "line"]
 
 
-def require_unique_header(path: Path, fmt: str) -> None:
-    """Refuse a CSV header with an empty or a repeated column name (names compare as DuckDB
-    compares them, ignoring case): DuckDB would silently read ``x,x`` as ``x, x_1`` and an
-    empty name as ``column2``, so which column is meant would be a guess."""
-    if fmt != CSV:
+def require_unique_header(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> None:
+    """Refuse a CSV header or Parquet schema with an empty or a repeated column name (names
+    compare as DuckDB compares them, ignoring case): DuckDB would silently read ``x,x`` as
+    ``x, x_1`` and an empty name as ``column2``, so which column is meant would be a guess."""
+    if fmt == CSV:
+        names, line = csv_header(path), 1
+    elif fmt == PARQUET:
+        names, line = parquet_columns(con, path), None
+    else:
         return
-    header = csv_header(path)
     problems = [
-        Problem(str(path), 1, f"column {i} (between {_neighbours(header, i)})", EMPTY_NAME)
-        for i, name in enumerate(header, 1)
+        Problem(str(path), line, f"column {i} (between {_neighbours(names, i)})", EMPTY_NAME)
+        for i, name in enumerate(names, 1)
         if not name.strip()
     ]
     first: dict[str, int] = {}
-    for i, name in enumerate(header, 1):
+    for i, name in enumerate(names, 1):
         if name.strip() and first.setdefault(name.casefold(), i) != i:
             expected = f"each column named once (column {first[name.casefold()]} has this name)"
-            problems.append(Problem(str(path), 1, name, expected))
+            problems.append(Problem(str(path), line, name, expected))
     if problems:
         raise InputError(problems)
 
@@ -311,6 +314,29 @@ def csv_header(path: Path) -> list[str]:
             return next(csv.reader(handle, delimiter=delim), [])
     except (UnicodeDecodeError, csv.Error):
         return []
+
+
+def parquet_columns(con: duckdb.DuckDBPyConnection, path: Path) -> list[str]:
+    """The top-level column names of a Parquet file as written (DuckDB's reader renames a
+    repeated one). The schema lists the root, then each column followed by its subtree."""
+    with reading(path, PARQUET):
+        schema = con.execute(
+            "SELECT name, coalesce(num_children, 0) FROM parquet_schema($path)",
+            {"path": str(path)},
+        ).fetchall()
+    names, at = [], 1
+    while at < len(schema):
+        names.append(schema[at][0])
+        at = _after_subtree(schema, at)
+    return names
+
+
+def _after_subtree(schema: list[tuple[str, int]], at: int) -> int:
+    """The index just past the schema element at ``at`` and all its descendants."""
+    children, at = schema[at][1], at + 1
+    for _ in range(children):
+        at = _after_subtree(schema, at)
+    return at
 
 
 def _neighbours(header: list[str], i: int) -> str:

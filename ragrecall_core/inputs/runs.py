@@ -391,7 +391,7 @@ FROM {source}
 
 
 def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str) -> None:
-    readers.require_unique_header(path, fmt)  # the typed read would rename a repeated one
+    readers.require_unique_header(con, path, fmt)  # the typed read would rename a repeat
     source = "read_parquet($path)" if fmt == readers.PARQUET else "read_csv($path, header=true)"
     params = {"path": str(path)}
     try:

@@ -650,3 +650,48 @@ def test_a_repeated_key_a_run_item_does_not_use_is_ignored_on_both_paths(tmp_pat
     problems = load_problems(gold, [bad])
     assert [(p.line, p.expected) for p in problems] == [(3, problems[0].expected)]
     assert "retrieved" in problems[0].expected
+
+
+@pytest.mark.parametrize("role", ["gold", "run", "grades"])
+def test_a_parquet_column_named_twice_is_refused(tmp_path, capsys, role):
+    """DuckDB reads a Parquet file with two ``rank`` (or ``grade``) columns as ``rank,
+    rank_1`` and would use the first silently; the file is refused, naming the column."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    columns = {
+        "gold": (["q1", "q2"], ["a", "b"], [1, 1], [2, 2]),
+        "run": (["q1", "q2"], ["a", "b"], [1, 1], [2, 2]),
+        "grades": (["q1", "q2"], ["a", "b"], [2, 2], [0, 0]),
+    }[role]
+    repeated = {"gold": "grade", "run": "rank", "grades": "grade"}[role]
+    names = ["query_id", "chunk_id", repeated, repeated]
+    path = tmp_path / f"{role}.parquet"
+    pq.write_table(pa.table([pa.array(c) for c in columns], names=names), path)
+    paths = write_case(tmp_path, {})
+    paths[role] = path
+    grades = [paths["grades"]] if "grades" in paths else []
+
+    problems = load_problems(paths["gold"], [paths["run"]], grades)
+    assert [(p.file, p.line, p.value) for p in problems] == [(str(path), None, repeated)]
+    assert problems[0].expected.startswith("each column named once")
+    argv = ["evaluate", paths["gold"], paths["run"], *[a for g in grades for a in ("--grades", g)]]
+    code, _, err = run_cli(capsys, argv)
+    assert code == 2 and str(problems[0]) in err and "Traceback" not in err
+
+
+def test_parquet_columns_are_the_top_level_names_whatever_they_nest(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table(
+        {
+            "query_id": ["q1"],
+            "meta": pa.array([{"a": 1, "b": {"c": 2}}]),
+            "tags": pa.array([[1, 2]]),
+            "rank": [1],
+        }
+    )
+    pq.write_table(table, tmp_path / "nested.parquet")
+    names = readers.parquet_columns(duckdb.connect(), tmp_path / "nested.parquet")
+    assert names == ["query_id", "meta", "tags", "rank"]
