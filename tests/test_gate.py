@@ -159,6 +159,19 @@ def test_check_gate_in_python(files):
     assert strict.max_regressions == 0 and not strict.passed
 
 
+@pytest.mark.parametrize("split", ["test", None])
+def test_the_gate_counts_the_regressions_compare_lists(files, split):
+    """The gate skips compare's significance tests, not its definition of a regression."""
+    from ragrecall_core.analysis.compare import compare
+    from ragrecall_core.analysis.selection import default_split, query_ids
+
+    ws = Workspace.from_files(files["gold"], [files["candidate"], files["baseline"]])
+    gate = check_gate(ws, "candidate", [], baseline="baseline", split=split)
+    ids = query_ids(ws, split=default_split(ws, split)[0])
+    listed = compare(ws, "baseline", "candidate", k=5, query_ids=ids).regressions
+    assert gate.regressions == list(listed.query_id) and len(listed) > 0
+
+
 @pytest.mark.parametrize(
     "text, expected",
     [

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ragrecall_core.analysis.compare import compare
+from ragrecall_core.analysis.compare import paired, pass_outcomes
 from ragrecall_core.analysis.selection import default_split, query_ids, require_split
 from ragrecall_core.errors import InputError, Problem, gather, raise_if_any
 from ragrecall_core.inputs.workspace import Workspace
@@ -184,8 +184,21 @@ def check_gate(
                 }
             )
     if baseline is not None:
-        comparison = compare(
-            workspace, baseline, run, k=k, policy=policy, query_ids=ids, measures=[f"Recall@{k}"]
-        )
-        result.regressions = list(comparison.regressions.query_id)
+        result.regressions = regressed_queries(workspace, baseline, run, k, policy, ids)
     return result
+
+
+def regressed_queries(
+    workspace: Workspace,
+    baseline: str,
+    run: str,
+    k: int,
+    policy: Policy | None,
+    ids: Sequence[str] | None,
+) -> list[str]:
+    """Queries that passed in ``baseline`` (Recall@k = 1) and fail in ``run``: what
+    ``compare`` calls regressions, without the significance tests the gate does not use."""
+    recall = f"Recall@{k}"
+    evaluation = evaluate(workspace, [recall], policy, runs=[baseline, run], query_ids=ids)
+    outcomes = pass_outcomes(paired(evaluation.per_query, baseline, run))
+    return list(outcomes.query_id[outcomes.outcome == "regression"])
