@@ -240,10 +240,13 @@ FROM run_lines
 """
 
 # DuckDB's JSON reader accepts trailing commas and a repeated top-level key it does not read;
-# JSON does neither (the validating path names them). One pass over the lines; an item's
-# repeated "chunk_id", "rank" or "score" already fails the typed read itself.
+# JSON does neither (the validating path names them). One pass over the lines; a blank line
+# (or any line that is no object, which the typed read refuses anyway) is not parsed; an
+# item's repeated "chunk_id", "rank" or "score" already fails the typed read itself.
 STRICT_JSON_SQL = f"""
-SELECT NOT EXISTS (SELECT 1 FROM (SELECT text, json_keys(text) AS keys FROM ({readers.LINES_SQL}))
+SELECT NOT EXISTS (SELECT 1 FROM (SELECT text, json_keys(CASE WHEN starts_with(ltrim(text), '{{')
+                                                            THEN text END) AS keys
+                                   FROM ({readers.LINES_SQL}))
                    WHERE regexp_matches(text, '{readers.TRAILING_COMMA}')
                       OR len(keys) <> len(list_distinct(keys)))
 """

@@ -573,6 +573,7 @@ def refuse_slow_path(*args):
     ("name", "content"),
     [
         ("run.jsonl", RUN_JSONL),
+        ("run.jsonl", RUN_JSONL.replace("\n", "\r\n   \r\n")),  # CRLF, blank lines
         ("run.trec", "q1 Q0 a 1 0.9 t\nq2 Q0 b 1 0.5 t\n"),
         ("run.csv", f"{RUN_CSV}q2,b,1,0.5\n"),
         ("run.parquet", parquet_run(rank="1")),
