@@ -191,3 +191,59 @@ def test_a_programming_error_keeps_its_traceback(files, monkeypatch):
     gold, run = files
     with pytest.raises(KeyError):
         cli.main(["evaluate", str(gold), str(run)])
+
+
+# ---------------------------------------------------------------- start-up (issue 13)
+HEAVY = ("pandas", "duckdb", "numpy", "scipy", "plotly", "pyarrow", "streamlit")
+
+START_UP = """
+import sys
+from ragrecall_core.cli import main
+for argv in {argvs!r}:
+    try:
+        main(argv)
+    except SystemExit:
+        pass
+print("imported:", *(m for m in {heavy!r} if m in sys.modules))
+"""
+
+
+@pytest.mark.parametrize(
+    "argvs",
+    [
+        [["--help"]],
+        [["compare", "--help"], ["check", "--help"], ["evaluate", "--help"], ["ui", "--help"]],
+        [["evaluate"], ["compare", "gold.jsonl"], ["nonsense"]],  # usage errors: exit 2
+    ],
+)
+def test_help_and_usage_errors_import_no_data_library(argvs):
+    """``ragrecall --help`` answers at once: pandas, DuckDB, numpy, scipy and plotly are
+    imported by the command that runs, not by parsing its options."""
+    done = subprocess.run(
+        [sys.executable, "-c", START_UP.format(argvs=argvs, heavy=HEAVY)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.splitlines()[-1] == "imported:"
+
+
+def test_the_public_names_load_on_first_use():
+    code = (
+        "import sys, ragrecall_core\n"
+        f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))\n"
+        "from ragrecall_core import evaluate, Workspace, Policy, InputError, parse_measure\n"
+        "from ragrecall_core.scoring.evaluate import evaluate as real\n"
+        "print(evaluate is real, Workspace.__name__, Policy.__name__, InputError.__name__)\n"
+        "try:\n"
+        "    ragrecall_core.no_such_name\n"
+        "except AttributeError as error:\n"
+        "    print(error)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "",
+        "True Workspace Policy InputError",
+        "module 'ragrecall_core' has no attribute 'no_such_name'",
+    ]
