@@ -67,31 +67,31 @@ def is_extreme(sums: np.ndarray, observed: float, largest: float) -> np.ndarray:
 
 
 def sampled_p_values(deltas: np.ndarray, n_permutations: int, seed: int) -> np.ndarray:
-    """Monte Carlo p-values from ``n_permutations`` random sign assignments (see above)."""
-    n, columns = deltas.shape
-    words = -(-n // 32)
-    tables = byte_tables(deltas, 4 * words)
+    """Monte Carlo p-values from ``n_permutations`` random sign assignments (see above).
+
+    Each block of assignments is drawn once and looked up in every measure's table
+    (``256 * n`` floats per measure: 2.5 MB at 10,000 queries).
+    """
+    words = -(-len(deltas) // 32)
+    tables = [byte_table(column, 4 * words) for column in deltas.T]
+    table_rows = np.arange(4 * words) * 256  # where each byte position's table starts
     observed, largest = deltas.sum(axis=0), np.abs(deltas).sum(axis=0)
-    extreme = np.zeros(columns, dtype=np.int64)
+    extreme = np.zeros(len(tables), dtype=np.int64)
     rng = np.random.default_rng(seed)
     block = max(1, BLOCK_BYTES // (4 * words))
     for start in range(0, n_permutations, block):
         rows = min(block, n_permutations - start)
         drawn = rng.integers(0, 2**32, size=(rows, words), dtype=np.uint32)
-        flip_bytes = drawn.astype("<u4").view(np.uint8).astype(np.intp)
-        flip_bytes += np.arange(4 * words) * 256  # row of each byte's table
-        for column in range(columns):
-            flipped = np.take(tables[column], flip_bytes).sum(axis=1)
-            sums = observed[column] - 2.0 * flipped
+        positions = drawn.astype("<u4", copy=False).view(np.uint8) + table_rows
+        for column, table in enumerate(tables):
+            sums = observed[column] - 2.0 * np.take(table, positions).sum(axis=1)
             extreme[column] += is_extreme(sums, observed[column], largest[column]).sum()
     return (extreme + 1) / (n_permutations + 1)
 
 
-def byte_tables(deltas: np.ndarray, n_bytes: int) -> np.ndarray:
-    """``(columns, n_bytes * 256)``: for byte ``j`` of an assignment and its value ``v``,
-    the sum of the deltas of queries ``8j .. 8j+7`` whose bit is set in ``v``."""
-    n, columns = deltas.shape
-    padded = np.zeros((n_bytes * 8, columns))
-    padded[:n] = deltas
-    tables = np.einsum("vb,jbc->cjv", BYTE_BITS, padded.reshape(n_bytes, 8, columns))
-    return tables.reshape(columns, n_bytes * 256)
+def byte_table(deltas: np.ndarray, n_bytes: int) -> np.ndarray:
+    """``n_bytes * 256`` sums: at ``256 * j + v``, the sum of the deltas of queries
+    ``8j .. 8j+7`` whose bit is set in byte value ``v``."""
+    padded = np.zeros(n_bytes * 8)
+    padded[: len(deltas)] = deltas
+    return (padded.reshape(n_bytes, 8) @ BYTE_BITS.T).ravel()
