@@ -18,7 +18,7 @@ from pathlib import Path
 
 import duckdb
 
-from ragrecall_core.errors import MAX_VALUE_CHARS, InputError, Problem
+from ragrecall_core.errors import MAX_VALUE_CHARS, InputError, Problem, raise_if_any
 
 JSONL, CSV, PARQUET, TREC_QRELS, TREC_RUN = "jsonl", "csv", "parquet", "trec_qrels", "trec_run"
 TREC = "trec"  # either TREC layout, read as whitespace-separated fields
@@ -249,15 +249,26 @@ def stage_table_rows(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table
     struct so a column the file itself calls ``line`` stays what it is, beside the staged
     number. Repeated or empty column names are refused first (DuckDB would rename them).
     """
-    require_unique_header(con, path, fmt)
+    alias = row_alias(require_unique_header(con, path, fmt))
     source, first = table_source(path, fmt)
     with reading(path, fmt):
         con.execute(
-            f"CREATE OR REPLACE TEMP TABLE {table} AS "
-            f"SELECT row_number() OVER () + {first - 1} AS line, src AS rec FROM {source} AS src",
+            f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT row_number() OVER () + {first - 1} "
+            f"AS line, {alias} AS rec FROM {source} AS {alias}",
             {"path": str(path)},
         )
     return list(con.sql(f"SELECT rec.* FROM {table} LIMIT 0").columns)
+
+
+def row_alias(columns: list[str]) -> str:
+    """A table alias no column is called (DuckDB resolves a name to a column before a
+    table's row): ``src``, else ``src_1``, ``src_2``, ... (generated, never file text)."""
+    taken = {name.casefold() for name in columns}
+    return next(
+        alias
+        for alias in ("src", *(f"src_{n}" for n in range(1, len(taken) + 2)))
+        if alias not in taken
+    )
 
 
 def stage_table_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str) -> list[str]:
@@ -278,16 +289,17 @@ def stage_table_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table
     return [c for c in columns if c != "line"]
 
 
-def require_unique_header(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> None:
-    """Refuse a CSV header or Parquet schema with an empty or a repeated column name (names
-    compare as DuckDB compares them, ignoring case): DuckDB would silently read ``x,x`` as
-    ``x, x_1`` and an empty name as ``column2``, so which column is meant would be a guess."""
+def require_unique_header(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> list[str]:
+    """The column names of a CSV or Parquet file; refused when one is empty or repeated
+    (names compare as DuckDB compares them, ignoring case): DuckDB would silently read
+    ``x,x`` as ``x, x_1`` and an empty name as ``column2``, so which is meant would be a
+    guess."""
     if fmt == CSV:
         names, line = csv_header(path), 1
     elif fmt == PARQUET:
         names, line = parquet_columns(con, path), None
     else:
-        return
+        return []
     problems = [
         Problem(str(path), line, f"column {i} (between {_neighbours(names, i)})", EMPTY_NAME)
         for i, name in enumerate(names, 1)
@@ -298,22 +310,24 @@ def require_unique_header(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) 
         if name.strip() and first.setdefault(name.casefold(), i) != i:
             expected = f"each column named once (column {first[name.casefold()]} has this name)"
             problems.append(Problem(str(path), line, name, expected))
-    if problems:
-        raise InputError(problems)
+    raise_if_any(problems)
+    return names
 
 
 EMPTY_NAME = "a non-empty column name"
 
 
 def csv_header(path: Path) -> list[str]:
-    """The header row of a CSV file as the csv module reads it; empty when it cannot be read
-    (bytes that are not UTF-8, an oversized field), which DuckDB's read then names by line."""
+    """The header row of a CSV file as the csv module reads it; empty when it is not UTF-8
+    (DuckDB's read then names the line)."""
     delim = "\t" if path.suffix.lower() == ".tsv" else ","
     try:
         with path.open(encoding="utf-8-sig", newline="") as handle:
             return next(csv.reader(handle, delimiter=delim), [])
-    except (UnicodeDecodeError, csv.Error):
+    except UnicodeDecodeError:
         return []
+    except csv.Error as error:  # a name over the csv module's field limit (128 KiB)
+        raise InputError([Problem(str(path), 1, str(error), "a well-formed CSV header")]) from None
 
 
 def parquet_columns(con: duckdb.DuckDBPyConnection, path: Path) -> list[str]:

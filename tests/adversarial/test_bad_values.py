@@ -696,3 +696,19 @@ def test_parquet_columns_are_the_top_level_names_whatever_they_nest(tmp_path):
     pq.write_table(table, tmp_path / "nested.parquet")
     names = readers.parquet_columns(duckdb.connect(), tmp_path / "nested.parquet")
     assert names == ["query_id", "meta", "tags", "rank"]
+
+
+@pytest.mark.parametrize("name", ["src", "SRC", "rec", "line", "src_1"])
+def test_a_column_named_like_the_staging_names_is_data(tmp_path, name):
+    """The row is staged as a struct through a table alias; a column named like that alias
+    must not take its place (DuckDB resolves a column before an alias)."""
+    run = write_text(
+        tmp_path / "run.csv",
+        f"query_id,chunk_id,rank,src,{name}\nq1,a,1,x,y\n"
+        if name.lower() != "src"
+        else f"query_id,chunk_id,rank,{name}\nq1,a,1,x\n",
+    )
+    con = duckdb.connect()
+    columns = readers.stage_table_rows(con, run, readers.CSV, "staged")
+    assert columns[:3] == ["query_id", "chunk_id", "rank"] and name in columns
+    assert con.execute("SELECT rec.query_id FROM staged").fetchall() == [("q1",)]
