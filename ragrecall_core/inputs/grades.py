@@ -3,7 +3,8 @@
 Rows ``query_id, chunk_id, grade, harmful, reason, annotator`` as JSON lines or
 CSV / Parquet. Grade 2 = relevant, 1 = partially relevant, 0 = not relevant;
 ``harmful`` marks a convincing but outdated or contradicting chunk. A row
-without an annotator takes the file's stem as the annotator's name.
+without an annotator (or a blank one) takes the file's stem as the annotator's name;
+names are trimmed, as the judgment store trims them.
 """
 
 from __future__ import annotations
@@ -42,8 +43,8 @@ JSONL_CHECKS = [
     *string_field("annotator", required=False),
     duplicate_key(
         "(j->>'$.query_id') || ' ' || (j->>'$.chunk_id') || ' by ' "
-        "|| coalesce(j->>'$.annotator', '')",
-        "j->>'$.query_id', j->>'$.chunk_id', j->>'$.annotator'",
+        "|| coalesce(trim(j->>'$.annotator'), '')",
+        "j->>'$.query_id', j->>'$.chunk_id', nullif(trim(j->>'$.annotator'), '')",
         "(query, chunk, annotator) triple",
     ),
 ]
@@ -64,8 +65,8 @@ LONG_CHECKS = [
         "harmful to be true or false",
     ),
     duplicate_key(
-        "query_id || ' ' || chunk_id || ' by ' || coalesce(annotator, '')",
-        "query_id, chunk_id, annotator",
+        "query_id || ' ' || chunk_id || ' by ' || coalesce(trim(annotator), '')",
+        "query_id, chunk_id, nullif(trim(annotator), '')",
         "(query, chunk, annotator) triple",
     ),
 ]
@@ -86,7 +87,7 @@ def load_grades(con: duckdb.DuckDBPyConnection, path: Path) -> int:
             INSERT INTO grades
             SELECT j->>'$.query_id', j->>'$.chunk_id', (j->>'$.grade')::INTEGER,
                    coalesce((j->>'$.harmful')::BOOLEAN, false), coalesce(j->>'$.reason', ''),
-                   coalesce(nullif(j->>'$.annotator', ''), $annotator), $source
+                   coalesce(nullif(trim(j->>'$.annotator'), ''), $annotator), $source
             FROM grades_stage
             """,
             params,
@@ -101,7 +102,7 @@ def load_grades(con: duckdb.DuckDBPyConnection, path: Path) -> int:
             INSERT INTO grades
             SELECT query_id, chunk_id, CAST(CAST(grade AS DOUBLE) AS INTEGER),
                    coalesce(TRY_CAST(nullif(trim(harmful), '') AS BOOLEAN), false),
-                   coalesce(reason, ''), coalesce(nullif(annotator, ''), $annotator), $source
+                   coalesce(reason, ''), coalesce(nullif(trim(annotator), ''), $annotator), $source
             FROM grades_stage
             """,
             params,

@@ -712,3 +712,23 @@ def test_a_column_named_like_the_staging_names_is_data(tmp_path, name):
     columns = readers.stage_table_rows(con, run, readers.CSV, "staged")
     assert columns[:3] == ["query_id", "chunk_id", "rank"] and name in columns
     assert con.execute("SELECT rec.query_id FROM staged").fetchall() == [("q1",)]
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("kim.csv", "query_id,chunk_id,grade,annotator\nq1,a,2,   \nq2,b,0, lea \n"),
+        (
+            "kim.jsonl",
+            '{"query_id": "q1", "chunk_id": "a", "grade": 2, "annotator": "   "}\n'
+            '{"query_id": "q2", "chunk_id": "b", "grade": 0, "annotator": " lea "}\n',
+        ),
+    ],
+)
+def test_a_blank_annotator_is_no_annotator(tmp_path, name, content):
+    """A blank annotator cell is a missing one (the file's stem names it), and names are
+    trimmed as the judgment store trims them, so one person is one annotator everywhere."""
+    paths = write_case(tmp_path, {"grades": (name, content)})
+    workspace = Workspace.from_files(paths["gold"], [paths["run"]], [paths["grades"]])
+    rows = workspace.cursor().execute("SELECT query_id, annotator FROM grades ORDER BY 1")
+    assert rows.fetchall() == [("q1", "kim"), ("q2", "lea")]
