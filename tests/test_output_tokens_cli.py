@@ -205,4 +205,4 @@ def test_json_text_refuses_a_value_that_is_not_json(value):
 def test_compare_notes_count_one_query_in_the_singular(tiny, tmp_path, capsys):
     single = write_jsonl(tmp_path / "single.jsonl", [run_row("q1", ["a"])])
     out = run(capsys, ["compare", tiny["gold"], single, tiny["two"]], "table")
-    assert "(single: 1 query, two: 2)" in out
+    assert "1 query of the compared ones is listed by one run only" in out
