@@ -1,5 +1,5 @@
 """Agreement: annotator pairs (identical share, Cohen's kappa), disagreements and their
-resolution, grades export / import, and gold gap candidates (seed 000)."""
+resolution, grades export / import, and gold gap candidates."""
 
 import tempfile
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""Judge: blind 2 / 1 / 0 judging of the pooled chunks (seed 002 pooling, seed 000 grades).
+"""Judge: blind 2 / 1 / 0 judging of the pooled chunks (no run, rank or score shown).
 
 The judge sees the query, the chunk text and the criterion, never the run, rank or score.
 Keys 2 / 1 / 0 grade, H toggles harmful; every grade is committed to the judgment store at

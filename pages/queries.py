@@ -1,4 +1,4 @@
-"""Queries: seed 000's per-query table; select a row to see gold vs retrieved side by side."""
+"""Queries: the per-query table; select a row to see gold vs retrieved side by side."""
 
 import pandas as pd
 import streamlit as st

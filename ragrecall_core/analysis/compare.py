@@ -1,4 +1,4 @@
-"""Comparing two runs on the same queries, labels and k (seed 000, seed 002).
+"""Comparing two runs on the same queries, labels and k.
 
 >>> c = compare(Workspace.open("data_samples"), "bm25", "hybrid-rrf", k=5)  # doctest: +SKIP
 >>> c.deltas[["measure", "baseline", "candidate", "delta", "p_value"]]     # doctest: +SKIP

@@ -1,7 +1,7 @@
 """No-answer queries: does the retriever still return something confident?
 
 Scores of different models are on different scales, so every figure is per run,
-never pooled across runs (seed 000).
+never pooled across runs.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Pooling (seed 002): what to judge next, so every run is measured on judged chunks.
+"""Pooling: what to judge next, so every run is measured on judged chunks.
 
 The pool of a query is the union of the chosen runs' top-d chunks minus those
 already judged for it (gold or reviewers). It carries no run name, rank or

@@ -1,4 +1,4 @@
-"""Seed 000's per-query table: one row per (run, query) at cutoff k.
+"""The per-query table: one row per (run, query) at cutoff k.
 
 Columns: ``run, query_id, query, query_type, section, split, require_all,
 expected`` (relevant chunk ids, gold and reviewers' grade-2 additions, as the

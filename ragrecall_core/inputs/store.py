@@ -379,7 +379,8 @@ def stored_judgments(workspace: Workspace, annotator: str | None = None) -> pd.D
 
 
 def export_grades(workspace: Workspace) -> pd.DataFrame:
-    """Every current grade (files and judge page) in SPEC.md's grades format."""
+    """Every current grade (files and judge page) in the grades file format (query_id,
+    chunk_id, grade, harmful, reason, annotator)."""
     return (
         workspace.cursor()
         .execute(

@@ -4,7 +4,7 @@ PRECISION_MAX = register(
     MeasureDef(
         "Pmax",
         "Precision at k if every unjudged chunk in the top k were relevant: (relevant + "
-        "unjudged in the top k) / k. With P@k it bounds the band seed 002 asks for "
+        "unjudged in the top k) / k. With P@k it bounds the precision band "
         "(unjudged as not relevant ... unjudged as relevant).",
         aliases=("PrecisionMax", "P_unjudged_relevant"),
     )

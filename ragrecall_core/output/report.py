@@ -1,4 +1,4 @@
-"""The reproducible report (seed 000's "minimal readiness"): per-query table, run configs,
+"""The reproducible report: per-query table, run configs,
 k, measure definitions and policy, tool version and the sha256 of every input, so that
 another person can recompute every number without secrets. A run config is hashed as the
 redacted config the report shows, never as its file (see :func:`input_hashes`).

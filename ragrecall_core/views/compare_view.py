@@ -305,7 +305,7 @@ def chunk_texts(sbs: pd.DataFrame, k: int) -> pd.DataFrame:
 
 
 def unjudged_summary(unjudged: pd.DataFrame, queries: int) -> str:
-    """One sentence on new unjudged chunks across the compared queries (seed 002)."""
+    """One sentence on new unjudged chunks across the compared queries."""
     if unjudged.empty:
         return "No chunk in the candidate's top k is both new and unjudged."
     return (

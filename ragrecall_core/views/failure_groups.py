@@ -1,7 +1,7 @@
 """Failing queries (Recall@k < 1) grouped along one dimension, counts beside rates.
 
 A small group that fails every time is as visible as a large one that fails
-half the time (seed 000: a good mean can hide a rare but critical section), so
+half the time (a good mean can hide a rare but critical section), so
 every group carries ``failing`` (how many fail), ``queries`` (how many there
 are) and ``rate`` (their share).
 

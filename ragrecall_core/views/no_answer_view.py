@@ -1,7 +1,7 @@
 """Shaping a :class:`~ragrecall_core.analysis.no_answer.NoAnswerReport` for the No-answer page.
 
 Every figure is per run: scores of different models live on different scales, so
-they are never pooled (seed 000). The sweep curve shares its axes across runs
+they are never pooled. The sweep curve shares its axes across runs
 because both are shares of queries, not scores.
 
 >>> r = no_answer_report(Workspace.open("data_samples"), 5)   # doctest: +SKIP
