@@ -128,8 +128,23 @@ LONG_COLUMNS = (
     "split",
     "rationale",
 )
+
+
+def same_on_every_row(field: str) -> Check:
+    """A query's ``field`` (a constant: query, query_type, section, split) is the same on
+    each of its long-form rows that gives one; else one value would be kept at random (a
+    split changes which queries a gate evaluates)."""
+    first = f"first_value({field} IGNORE NULLS) OVER (PARTITION BY query_id ORDER BY line)"
+    return Check(
+        f"{field} IS NOT NULL AND {field} <> {first}",
+        f"'{field} ' || {field}",
+        f"one {field} per query, as on its first row that has one",
+    )
+
+
 LONG_CHECKS = [
     Check("query_id IS NULL OR trim(query_id) = ''", "coalesce(query_id, '')", "a query_id"),
+    *map(same_on_every_row, ("query", "query_type", "section", "split")),
     Check(
         f"grade IS NOT NULL AND NOT coalesce({is_whole_number('grade')} "
         "AND TRY_CAST(TRY_CAST(grade AS DOUBLE) AS INTEGER) IS NOT NULL, false)",

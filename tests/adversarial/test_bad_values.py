@@ -448,6 +448,18 @@ CASES = [
         "grade",
         "each column named once",
     ),
+    # --- long-form gold: one query's rows disagree about it (one value was kept silently) ---
+    *[
+        (
+            f"csv-gold-{field}-differs-between-rows",
+            {"gold": ("gold.csv", f"query_id,chunk_id,{field}\nq1,a,x\nq1,b,y\nq2,b,x\n")},
+            "gold",
+            3,
+            f"{field} y",
+            f"one {field} per query, as on its first row",
+        )
+        for field in ("query", "query_type", "section", "split")
+    ],
     # --- grades files -----------------------------------------------------------------------
     *[
         (
