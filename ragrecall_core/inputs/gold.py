@@ -50,6 +50,12 @@ def keyed_by_chunk_ids(field: str) -> Check:
     )
 
 
+# the relevant ids that "grades" grades 0, looked up as map keys (never as a JSON path)
+RELEVANT_GRADED_0 = (
+    "list_filter(json_extract_string(j, '$.relevant_ids[*]'), lambda r: TRY_CAST(map_extract_value("
+    "json_transform(j->'$.grades', '\"MAP(VARCHAR, JSON)\"'), r)::VARCHAR AS BIGINT) = 0)"
+)
+
 JSONL_CHECKS = [
     repeated_keys(),
     *string_field("id"),
@@ -90,6 +96,12 @@ JSONL_CHECKS = [
         '"grades" to map chunk ids to whole-number grades, 0 or more',
     ),
     keyed_by_chunk_ids("grades"),
+    Check(
+        # a listed relevant chunk graded 0 would silently stop being relevant
+        f"json_type(j, '$.grades') = 'OBJECT' AND len({RELEVANT_GRADED_0}) > 0",
+        f"'\"relevant_ids\" graded 0: ' || to_json({RELEVANT_GRADED_0})",
+        'a grade of 1 or more for each chunk in relevant_ids (grade 0 only in "grades")',
+    ),
     Check(
         "json_type(j, '$.rationale') NOT IN ('OBJECT', 'NULL')",
         "'\"rationale\": ' || json_extract(j, '$.rationale')",

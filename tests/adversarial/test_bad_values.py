@@ -9,6 +9,7 @@ written by DuckDB from a SQL query, so their columns carry real DOUBLE / NULL va
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import duckdb
@@ -16,7 +17,7 @@ import pytest
 
 from ragrecall_core import Policy, Workspace, evaluate
 from ragrecall_core.inputs import readers, runs
-from tests.helpers import load_problems, per_query, run_cli, write_text
+from tests.helpers import load_problems, per_query, run_cli, run_row, write_text
 
 GOLD_JSONL = (
     '{"id": "q1", "query": "x", "relevant_ids": ["a"]}\n'
@@ -330,6 +331,14 @@ CASES = [
         2,
         '"b":2,"b":0',
         '"grades" keyed by non-empty chunk ids, each once',
+    ),
+    (
+        "jsonl-gold-relevant-id-graded-0",
+        {"gold": ("gold.jsonl", GOLD_JSONL.replace('["b"]', '["b"], "grades": {"b": 0}'))},
+        "gold",
+        2,
+        '"b"',
+        "a grade of 1 or more for each chunk in relevant_ids",
     ),
     (
         "jsonl-gold-grades-empty-key",
@@ -744,3 +753,17 @@ def test_a_blank_annotator_is_no_annotator(tmp_path, name, content):
     workspace = Workspace.from_files(paths["gold"], [paths["run"]], [paths["grades"]])
     rows = workspace.cursor().execute("SELECT query_id, annotator FROM grades ORDER BY 1")
     assert rows.fetchall() == [("q1", "kim"), ("q2", "lea")]
+
+
+def test_relevant_ids_are_looked_up_in_grades_as_keys_not_paths(tmp_path):
+    """Chunk ids with JSON-path characters: graded 2 they load, graded 0 they are refused."""
+    odd = 'doc.1"[0]$'
+    row = {"id": "q1", "query": "x", "relevant_ids": [odd], "grades": {odd: 2}}
+    gold = write_text(tmp_path / "gold.jsonl", json.dumps(row) + "\n")
+    run = write_text(tmp_path / "run.jsonl", json.dumps(run_row("q1", [odd])) + "\n")
+    evaluation = evaluate(Workspace.from_files(gold, [run]), ["Recall@1"])
+    assert per_query(evaluation, "run", "Recall@1") == {"q1": 1.0}
+    row["grades"] = {odd: 0}
+    write_text(gold, json.dumps(row) + "\n")
+    (problem,) = load_problems(gold, [run])
+    assert problem.line == 1 and odd.replace('"', '\\"') in problem.value
