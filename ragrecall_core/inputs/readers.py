@@ -249,20 +249,25 @@ def stage_table_rows(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table
     struct so a column the file itself calls ``line`` stays what it is, beside the staged
     number. Repeated or empty column names are refused first (DuckDB would rename them).
     """
-    alias = row_alias(require_unique_header(con, path, fmt))
+    require_unique_header(con, path, fmt)
     source, first = table_source(path, fmt)
+    params = {"path": str(path)}
     with reading(path, fmt):
+        columns = [
+            row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {source}", params).fetchall()
+        ]
+        alias = row_alias(columns)
         con.execute(
             f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT row_number() OVER () + {first - 1} "
             f"AS line, {alias} AS rec FROM {source} AS {alias}",
-            {"path": str(path)},
+            params,
         )
-    return list(con.sql(f"SELECT rec.* FROM {table} LIMIT 0").columns)
+    return columns
 
 
 def row_alias(columns: list[str]) -> str:
-    """A table alias no column is called (DuckDB resolves a name to a column before a
-    table's row): ``src``, else ``src_1``, ``src_2``, ... (generated, never file text)."""
+    """A table alias none of ``columns`` (as DuckDB reads them) is called: DuckDB resolves a
+    name to a column before a table's row. ``src``, else ``src_1``, ... (never file text)."""
     taken = {name.casefold() for name in columns}
     return next(
         alias
@@ -289,17 +294,16 @@ def stage_table_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table
     return [c for c in columns if c != "line"]
 
 
-def require_unique_header(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> list[str]:
-    """The column names of a CSV or Parquet file; refused when one is empty or repeated
-    (names compare as DuckDB compares them, ignoring case): DuckDB would silently read
-    ``x,x`` as ``x, x_1`` and an empty name as ``column2``, so which is meant would be a
-    guess."""
+def require_unique_header(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> None:
+    """Refuse a CSV header or Parquet schema with an empty or a repeated column name (names
+    compare as DuckDB compares them, ignoring case): DuckDB would silently read ``x,x`` as
+    ``x, x_1`` and an empty name as ``column2``, so which is meant would be a guess."""
     if fmt == CSV:
         names, line = csv_header(path), 1
     elif fmt == PARQUET:
         names, line = parquet_columns(con, path), None
     else:
-        return []
+        return
     problems = [
         Problem(str(path), line, f"column {i} (between {_neighbours(names, i)})", EMPTY_NAME)
         for i, name in enumerate(names, 1)
@@ -311,7 +315,6 @@ def require_unique_header(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) 
             expected = f"each column named once (column {first[name.casefold()]} has this name)"
             problems.append(Problem(str(path), line, name, expected))
     raise_if_any(problems)
-    return names
 
 
 EMPTY_NAME = "a non-empty column name"
