@@ -767,3 +767,12 @@ def test_relevant_ids_are_looked_up_in_grades_as_keys_not_paths(tmp_path):
     write_text(gold, json.dumps(row) + "\n")
     (problem,) = load_problems(gold, [run])
     assert problem.line == 1 and odd.replace('"', '\\"') in problem.value
+
+
+def test_a_column_named_like_the_alias_in_quotes_the_sniffer_picks_is_data(tmp_path):
+    """DuckDB's sniffer may take ``'`` as the quote, where the csv module keeps it: the
+    alias must avoid the names as DuckDB reads them (here ``src``)."""
+    run = write_text(tmp_path / "run.csv", "query_id,chunk_id,rank,'src'\nq1,a,1,'x,y'\n")
+    con = duckdb.connect()
+    assert readers.stage_table_rows(con, run, readers.CSV, "staged")[-1] == "src"
+    assert con.execute("SELECT rec.src FROM staged").fetchall() == [("x,y",)]
