@@ -63,6 +63,10 @@ class Agreement:
     pairs: pd.DataFrame
     disagreements: pd.DataFrame
 
+    def to_frame(self) -> pd.DataFrame:
+        """One row per annotator pair: identical share and kappa (unweighted and linear)."""
+        return self.pairs.copy()
+
     def to_text(self) -> str:
         lines = [
             text_table(

@@ -12,6 +12,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import pandas as pd
+
 from ragrecall_core.analysis.compare import paired, pass_outcomes
 from ragrecall_core.analysis.selection import default_split, query_ids, require_split
 from ragrecall_core.errors import InputError, Problem, gather, raise_if_any
@@ -114,6 +116,18 @@ class GateResult:
         return all(c["ok"] for c in self.checks) and (
             self.max_regressions is None or len(self.regressions) <= self.max_regressions
         )
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per requirement (``requirement, value, ok``), then one per regressed query
+        (``requirement = "no regression"``, the query id as its value)."""
+        rows = [
+            {"requirement": c["requirement"], "value": c["value"], "ok": c["ok"]}
+            for c in self.checks
+        ]
+        rows += [
+            {"requirement": "no regression", "value": q, "ok": False} for q in self.regressions
+        ]
+        return pd.DataFrame(rows, columns=["requirement", "value", "ok"])
 
     def to_dict(self) -> dict:
         return {

@@ -57,6 +57,10 @@ class NoAnswerReport:
     sweep: pd.DataFrame
     k: int
 
+    def to_frame(self) -> pd.DataFrame:
+        """The threshold sweep: per run and threshold, false confidence and coverage."""
+        return self.sweep.copy()
+
     def pick(self, max_false_confidence: float = 0.1) -> pd.DataFrame:
         """Per run, the lowest threshold whose false confidence is at most the given share."""
         ok = self.sweep[self.sweep.false_confidence <= max_false_confidence]

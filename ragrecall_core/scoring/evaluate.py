@@ -53,6 +53,12 @@ class Evaluation:
     def labels(self) -> list[str]:
         return [r.label for r in self.requests]
 
+    def to_text(self, per_query: bool = False) -> str:
+        """The command line's table: the means (and every query's values when asked)."""
+        from ragrecall_core.output.text import render
+
+        return render(self, "table", per_query)
+
     def to_frame(self) -> pd.DataFrame:
         return self.per_query.copy()
 
