@@ -13,6 +13,8 @@ import numpy as np
 import pandas as pd
 
 from ragrecall_core.analysis.bootstrap import percentile_bounds, resample_means
+from ragrecall_core.analysis.pass_rule import DEFAULT_RULE
+from ragrecall_core.analysis.pass_rule import pass_measure as rule_measure
 from ragrecall_core.analysis.significance import sign_flip_p_values
 from ragrecall_core.inputs.configs import FACTORS, changed_factors
 from ragrecall_core.inputs.workspace import Workspace
@@ -121,11 +123,13 @@ def compare(
     measures: Sequence[str] | None = None,
     policy: Policy | None = None,
     query_ids: Sequence[str] | None = None,
+    rule: str = DEFAULT_RULE,
 ) -> Comparison:
-    """Compare ``candidate`` against ``baseline`` query by query."""
+    """Compare ``candidate`` against ``baseline`` query by query; regressions and
+    improvements follow the pass ``rule`` (:mod:`.pass_rule`)."""
     policy = policy or Policy()
     labels = list(measures or [m.format(k=k) for m in COMPARE_MEASURES])
-    pass_measure = f"Recall@{k}"
+    pass_measure = rule_measure(rule, k)
     if pass_measure not in labels:
         labels.append(pass_measure)
     evaluation = evaluate(
@@ -208,7 +212,7 @@ def higher_is_better(measure: str) -> bool:
 
 
 def pass_outcomes(rows: pd.DataFrame) -> pd.DataFrame:
-    """A query passes when every relevant item is in the top k (Recall@k = 1)."""
+    """Outcomes of the pass measure's rows: a query passes when its value is 1."""
     passed_before = rows.baseline >= 1.0
     passed_now = rows.candidate >= 1.0
     outcome = np.select(

@@ -3,10 +3,12 @@
 Classes, checked in this order for every gold query with a relevant item:
 
 - ``missing from run``: the run has no list (or an empty one) for the query;
-- ``ok``: every relevant item is in the top k;
+- ``ok``: the query passes under the pass rule (:mod:`.pass_rule`): the top k holds
+  min(k, relevant) relevant items (``capped``, the default), all of them (``recall``) or
+  at least one (``hit``);
 - ``gold not in corpus``: a relevant id is absent from the corpus (e.g. after
   re-chunking), so it can never be retrieved (only when a corpus is loaded);
-- ``partial``: some but not all relevant items are in the top k;
+- ``partial``: some relevant items are in the top k, fewer than the rule needs;
 - ``ranked below k``: none in the top k, but one further down the list;
 - ``never retrieved``: no relevant item anywhere in the list.
 """
@@ -17,6 +19,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from ragrecall_core.analysis.pass_rule import DEFAULT_RULE, needed_sql, require_rule
 from ragrecall_core.scoring.prepared import SCOPE_CTES, PreparedEvaluation, scope_params
 
 CLASSES = (
@@ -32,7 +35,8 @@ FAILURES_SQL = """
 WITH {scope},
 rel AS (
     SELECT query_id, item_id FROM {s}.judgments WHERE grade >= $level),
-nrel AS (SELECT query_id, count(*) AS relevant FROM rel GROUP BY query_id),
+nrel AS (SELECT query_id, relevant, {needed} AS needed
+         FROM (SELECT query_id, count(*) AS relevant FROM rel GROUP BY query_id)),
 found AS (
     SELECT r.run, r.query_id, count(*) FILTER (WHERE r.rank <= $k) AS found,
            min(r.rank) AS first_rank, list(r.rank ORDER BY r.rank) AS positions
@@ -45,7 +49,7 @@ outside AS (
 SELECT rn.run, q.query_id, n.relevant, coalesce(f.found, 0) AS found, f.first_rank,
        coalesce(f.positions, []) AS positions, coalesce(l.listed, 0) AS listed,
        CASE WHEN coalesce(l.listed, 0) = 0 THEN 'missing from run'
-            WHEN coalesce(f.found, 0) = n.relevant THEN 'ok'
+            WHEN coalesce(f.found, 0) >= n.needed THEN 'ok'
             WHEN o.not_in_corpus > 0 THEN 'gold not in corpus'
             WHEN coalesce(f.found, 0) > 0 THEN 'partial'
             WHEN f.first_rank IS NOT NULL THEN 'ranked below k'
@@ -64,7 +68,15 @@ def failure_classes(
     k: int,
     runs: Sequence[str] | None = None,
     query_ids: Sequence[str] | None = None,
+    rule: str = DEFAULT_RULE,
 ) -> pd.DataFrame:
-    """``(run, query_id, relevant, found, first_rank, positions, listed, failure_class)``."""
-    params = {**scope_params(runs, query_ids), "k": k, "level": prepared.policy.rel_level}
-    return prepared.query(FAILURES_SQL.replace("{scope}", SCOPE_CTES), params)
+    """``(run, query_id, relevant, found, first_rank, positions, listed, failure_class)``,
+    ``ok`` meaning a pass under ``rule``."""
+    params = {
+        **scope_params(runs, query_ids),
+        "k": k,
+        "level": prepared.policy.rel_level,
+        "rule": require_rule(rule),
+    }
+    sql = FAILURES_SQL.replace("{scope}", SCOPE_CTES).replace("{needed}", needed_sql())
+    return prepared.query(sql, params)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from ragrecall_core.analysis.compare import paired, pass_outcomes
+from ragrecall_core.analysis.pass_rule import DEFAULT_RULE, pass_measure, rule_line
 from ragrecall_core.analysis.selection import default_split, query_ids, require_split
 from ragrecall_core.errors import InputError, Problem, gather, raise_if_any
 from ragrecall_core.inputs.workspace import Workspace
@@ -110,6 +111,7 @@ class GateResult:
     baseline: str | None = None
     regressions: list[str] = field(default_factory=list)
     max_regressions: int | None = None
+    rule_line: str = ""
 
     @property
     def passed(self) -> bool:
@@ -138,6 +140,7 @@ class GateResult:
             "baseline": self.baseline,
             "regressions": self.regressions,
             "max_regressions": self.max_regressions,
+            "pass_rule": self.rule_line,
         }
 
     def to_text(self) -> str:
@@ -156,6 +159,7 @@ class GateResult:
                 f"{mark} regressions against {self.baseline}: {len(self.regressions)}{budget}"
             )
             lines += [f"     regressed: {q}" for q in self.regressions]
+            lines.append(f"     {self.rule_line}")
         lines.append("PASSED" if self.passed else "FAILED")
         return "\n".join(lines) + "\n"
 
@@ -169,6 +173,7 @@ def check_gate(
     split: str | None = None,
     k: int = 5,
     policy: Policy | None = None,
+    rule: str = DEFAULT_RULE,
 ) -> GateResult:
     """Evaluate ``run`` against every requirement, on the held-out split by default.
 
@@ -182,7 +187,13 @@ def check_gate(
         max_regressions = 0
     chosen, scope = default_split(workspace, split)
     ids = query_ids(workspace, split=chosen)
-    result = GateResult(run=run, scope=scope, baseline=baseline, max_regressions=max_regressions)
+    result = GateResult(
+        run=run,
+        scope=scope,
+        baseline=baseline,
+        max_regressions=max_regressions,
+        rule_line=rule_line(rule, k),
+    )
     if parsed:
         evaluation = evaluate(
             workspace, [r.measure for r in parsed], policy, runs=[run], query_ids=ids
@@ -198,7 +209,7 @@ def check_gate(
                 }
             )
     if baseline is not None:
-        result.regressions = regressed_queries(workspace, baseline, run, k, policy, ids)
+        result.regressions = regressed_queries(workspace, baseline, run, k, policy, ids, rule)
     return result
 
 
@@ -209,10 +220,11 @@ def regressed_queries(
     k: int,
     policy: Policy | None,
     ids: Sequence[str] | None,
+    rule: str = DEFAULT_RULE,
 ) -> list[str]:
-    """Queries that passed in ``baseline`` (Recall@k = 1) and fail in ``run``: what
-    ``compare`` calls regressions, without the significance tests the gate does not use."""
-    recall = f"Recall@{k}"
-    evaluation = evaluate(workspace, [recall], policy, runs=[baseline, run], query_ids=ids)
+    """Queries that passed in ``baseline`` (the ``rule``'s measure = 1) and fail in ``run``:
+    what ``compare`` calls regressions, without the significance tests the gate does not use."""
+    measure = pass_measure(rule, k)
+    evaluation = evaluate(workspace, [measure], policy, runs=[baseline, run], query_ids=ids)
     outcomes = pass_outcomes(paired(evaluation.per_query, baseline, run))
     return list(outcomes.query_id[outcomes.outcome == "regression"])

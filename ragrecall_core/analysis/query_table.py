@@ -4,8 +4,10 @@ Columns: ``run, query_id, query, query_type, section, split, require_all,
 expected`` (relevant chunk ids, gold and reviewers' grade-2 additions, as the
 measures see them), ``relevant, found, positions`` (ranks of relevant chunks
 anywhere in the list), ``Recall@k, Hit@k, RR@k, P@k, nDCG@k, Judged@k,
-FirstRank``, ``failure_class`` (:mod:`.failures`, plus ``no answer``),
-``failing`` (Recall@k < 1), ``manual_grades`` (reviewers' grades of the
+FirstRank, RecallCap@k``, ``failure_class`` (:mod:`.failures`, plus ``no answer``),
+``failing`` (the pass rule's measure < 1, :mod:`.pass_rule`), ``no_answer_source`` (for a
+no-answer query: the gold lists none, or judged only non-relevant items),
+``manual_grades`` (reviewers' grades of the
 top-k), ``reasons`` / ``reason`` (all / the most frequent reviewer reason
 given for a non-relevant top-k chunk) and ``doc_length`` (a length bucket of
 the relevant document).
@@ -22,8 +24,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ragrecall_core.analysis.failures import failure_classes
+from ragrecall_core.analysis.pass_rule import DEFAULT_RULE, pass_measure
 from ragrecall_core.inputs.workspace import Workspace
-from ragrecall_core.scoring.evaluate import classify, evaluate
+from ragrecall_core.scoring.evaluate import evaluate
 from ragrecall_core.scoring.policy import Policy
 from ragrecall_core.scoring.prepared import prepare, run_scope
 
@@ -32,6 +36,9 @@ NO_REASON = "no reviewer reason"
 NO_CORPUS = "unknown (no corpus)"
 NOT_IN_CORPUS = "not in corpus"
 MISSING = "(not given)"
+# why a query has no relevant item: nothing listed, or every judged item graded below the level
+GOLD_LISTS_NONE = "gold lists none"
+NONE_JUDGED_RELEVANT = "no relevant item judged"
 
 
 def headline(k: int) -> list[str]:
@@ -50,10 +57,15 @@ qdoc AS (
     SELECT j.query_id, max(d.words) AS doc_words
     FROM {s}.chunk_judgments j JOIN corpus c ON c.chunk_id = j.chunk_id
     JOIN doc_words d ON d.doc_id = c.doc_id
-    WHERE j.grade >= $level GROUP BY j.query_id)
+    WHERE j.grade >= $level GROUP BY j.query_id),
+judged AS (SELECT query_id, count(*) AS judged FROM {s}.chunk_judgments GROUP BY query_id)
 SELECT q.query_id, q.query, q.query_type, q.section, q.split, coalesce(q.require_all, false)
-       AS require_all, coalesce(r.expected, []) AS expected, qd.doc_words
+       AS require_all, coalesce(r.expected, []) AS expected, qd.doc_words,
+       CASE WHEN r.expected IS NOT NULL THEN NULL
+            WHEN coalesce(jd.judged, 0) > 0 THEN $none_judged ELSE $lists_none END
+       AS no_answer_source
 FROM queries q LEFT JOIN rel r USING (query_id) LEFT JOIN qdoc qd USING (query_id)
+LEFT JOIN judged jd USING (query_id)
 """
 
 CUTS_SQL = """
@@ -102,6 +114,7 @@ class QueryTable:
     policy: Policy
     warnings: dict[str, list[str]] = field(default_factory=dict)
     no_answer: dict[str, dict] = field(default_factory=dict)
+    rule: str = DEFAULT_RULE
 
 
 def query_table(
@@ -109,9 +122,10 @@ def query_table(
     k: int,
     policy: Policy | None = None,
     runs: Sequence[str] | None = None,
+    rule: str = DEFAULT_RULE,
 ) -> pd.DataFrame:
     """One row per (run, query) at cutoff ``k`` (see the module docstring for columns)."""
-    return build_query_table(workspace, k, policy, runs).table
+    return build_query_table(workspace, k, policy, runs, rule).table
 
 
 def build_query_table(
@@ -119,17 +133,26 @@ def build_query_table(
     k: int,
     policy: Policy | None = None,
     runs: Sequence[str] | None = None,
+    rule: str = DEFAULT_RULE,
 ) -> QueryTable:
-    """:func:`query_table` with the evaluation's warnings and no-answer summary."""
+    """:func:`query_table` with the evaluation's warnings and no-answer summary; ``failing``
+    and the failure classes follow the pass ``rule`` (:mod:`.pass_rule`)."""
     policy = policy or Policy()
-    measures = [*headline(k), "FirstRank"]
+    measures = [*headline(k), "FirstRank", f"RecallCap@{k}"]
     evaluation = evaluate(workspace, measures, policy, runs)
     wide = evaluation.wide()
-    classes = classify(workspace, k, policy, runs)[
+    prepared = prepare(workspace, policy)
+    classes = failure_classes(prepared, k, runs, rule=rule)[
         ["run", "query_id", "relevant", "found", "positions", "listed", "failure_class"]
     ]
-    prepared = prepare(workspace, policy)
-    queries = prepared.query(QUERY_SQL, {"level": policy.rel_level})
+    queries = prepared.query(
+        QUERY_SQL,
+        {
+            "level": policy.rel_level,
+            "none_judged": NONE_JUDGED_RELEVANT,
+            "lists_none": GOLD_LISTS_NONE,
+        },
+    )
     grades = prepared.query(GRADES_SQL, {"k": k, **run_scope(runs)})
     lo, hi, docs = prepared.fetch(CUTS_SQL)[0]
 
@@ -152,8 +175,8 @@ def build_query_table(
         list(e) if isinstance(e, list | np.ndarray) else [] for e in table["expected"]
     ]
     table["failure_class"] = table["failure_class"].where(answerable, NO_ANSWER)
-    recall = table[f"Recall@{k}"]
-    table["failing"] = recall.notna() & (recall < 1)
+    passing = table[pass_measure(rule, k)]
+    table["failing"] = answerable & (passing.isna() | (passing < 1))
     table["reason"] = table["reason"].where(table["reason"].notna(), NO_REASON)
     table["doc_length"] = _doc_length(table, lo, hi, docs)
     table = table.drop(columns=["doc_words"])
@@ -164,7 +187,7 @@ def build_query_table(
         ["_order", "query_id"], kind="stable"
     )
     table = table[first + rest].reset_index(drop=True)
-    return QueryTable(table, k, policy, evaluation.warnings, evaluation.no_answer)
+    return QueryTable(table, k, policy, evaluation.warnings, evaluation.no_answer, rule)
 
 
 def _doc_length(table: pd.DataFrame, lo, hi, docs: int) -> pd.Series:
