@@ -200,7 +200,55 @@ def build_parser() -> ArgumentParser:
     add_cutoff(chk, "cutoff of Recall@k that defines a regression (default 5)")
     add_policy_options(chk)
     add_format(chk)
+    chk.add_argument(
+        "--summary",
+        type=Path,
+        metavar="FILE",
+        help="also write a Markdown summary here (default: append to $GITHUB_STEP_SUMMARY if set)",
+    )
+    chk.add_argument(
+        "--junit",
+        type=Path,
+        metavar="FILE",
+        help="also write JUnit XML: one test case per requirement and per regressed query",
+    )
     chk.set_defaults(handler=cmd_check)
+
+    cap = sub.add_parser("capture", help="call a Python retriever for every gold query")
+    cap.add_argument("gold", type=Path, help="the gold set, with each query's text")
+    cap.add_argument(
+        "--retriever",
+        required=True,
+        metavar="MODULE:CALLABLE",
+        help="the function to call with each query text, e.g. myretriever:search",
+    )
+    add_cutoff(cap, "how many results to keep per query (default 20)", "20")
+    cap.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        required=True,
+        metavar="FILE",
+        help="the run to write (.jsonl); its config goes beside it as NAME.config.json",
+    )
+    cap.add_argument(
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help="a JSON object describing the retriever, saved (redacted) with the run",
+    )
+    cap.add_argument(
+        "--concurrency", default="1", metavar="N", help="queries in flight at once (default 1)"
+    )
+    cap.add_argument(
+        "--timeout", metavar="S", help="seconds one query may take before it is recorded as such"
+    )
+    cap.add_argument(
+        "--id-key",
+        metavar="KEY",
+        help="the metadata key of a returned document's chunk id (default chunk_id, then id)",
+    )
+    cap.set_defaults(handler=cmd_capture)
 
     na = sub.add_parser("no-answer", help="how confidently runs answer the unanswerable")
     na.add_argument("gold", type=Path, help="the gold set (no-answer queries: no relevant id)")
@@ -395,6 +443,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         budget = take(problems, parse_budget, args.max_regressions)
     if budget is not None or args.max_regressions is None:
         problems += gate_problems(args.require, args.baseline, budget)
+    problems += gate_file_problems(args.summary, args.junit)
     policy = policy_from(args, problems)
     raise_if_any(problems)
     runs = [args.run] + ([args.baseline] if args.baseline else [])
@@ -411,7 +460,78 @@ def cmd_check(args: argparse.Namespace) -> int:
         policy=policy,
     )
     print_result(args.format, result.to_dict, result.to_text)
+    write_gate_files(result, args.summary, args.junit)
     return 0 if result.passed else 1
+
+
+def gate_file_problems(summary: Path | None, junit: Path | None) -> list[Problem]:
+    """``--summary`` / ``--junit`` (or ``$GITHUB_STEP_SUMMARY``) must name a file in a
+    folder that exists: found before the gate runs, not after."""
+    files = {"--summary": summary or step_summary(), "--junit": junit}
+    problems = []
+    for option, path in files.items():
+        if path is not None and (path.is_dir() or not path.parent.is_dir()):
+            problems.append(Problem(option, None, str(path), "a file in an existing folder"))
+    return problems
+
+
+def step_summary() -> Path | None:
+    """GitHub Actions' job summary file, when running there."""
+    import os
+
+    value = os.environ.get("GITHUB_STEP_SUMMARY", "")
+    return Path(value) if value.strip() else None
+
+
+def write_gate_files(result, summary: Path | None, junit: Path | None) -> None:
+    """The gate's Markdown summary (``--summary`` replaces the file; the CI's step summary
+    is appended to) and its JUnit XML."""
+    from ragrecall_core.analysis.gate_outputs import gate_junit, gate_markdown
+
+    target, mode = (summary, "w") if summary is not None else (step_summary(), "a")
+    if target is not None:
+        with target.open(mode, encoding="utf-8") as handle:
+            handle.write(gate_markdown(result) + "\n")
+    if junit is not None:
+        junit.write_text(gate_junit(result), encoding="utf-8")
+
+
+def cmd_capture(args: argparse.Namespace) -> int:
+    from ragrecall_core.analysis.capture import (
+        capture,
+        load_retriever,
+        output_problems,
+        parse_positive_number,
+        parse_retriever_spec,
+        read_config,
+    )
+
+    problems: list[Problem] = []
+    k = take(problems, parse_cutoff, args.k, "-k", "a number of results to keep")
+    concurrency = take(
+        problems, parse_cutoff, args.concurrency, "--concurrency", "a number of queries"
+    )
+    timeout = None
+    if args.timeout is not None:
+        timeout = take(problems, parse_positive_number, args.timeout, "--timeout")
+    take(problems, parse_retriever_spec, args.retriever)
+    problems += output_problems(args.output)
+    config = take(problems, read_config, args.config) if args.config is not None else {}
+    raise_if_any(problems)
+    retriever = load_retriever(args.retriever)
+    result = capture(
+        args.gold,
+        retriever,
+        args.output,
+        k=k,
+        config=config,
+        concurrency=concurrency,
+        timeout=timeout,
+        id_key=args.id_key,
+        name=args.retriever,
+    )
+    sys.stdout.write(result.to_text())
+    return 0
 
 
 def cmd_no_answer(args: argparse.Namespace) -> int:

@@ -1,0 +1,100 @@
+"""The release gate's result for CI: a Markdown job summary and JUnit XML.
+
+Run names, query ids and requirement texts come from files and options, so they are
+untrusted: in Markdown each is escaped with :func:`md_literal` (shown as written, never
+as a link, image or HTML); in XML each goes through ElementTree (which escapes markup)
+after :func:`one_line`, because XML 1.0 cannot hold most control characters at all, even
+escaped, and a CI system refuses a report that holds one.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from ragrecall_core.analysis.gate import GateResult
+from ragrecall_core.errors import one_line
+from ragrecall_core.output.literal import md_literal
+from ragrecall_core.output.text import cell_text
+
+
+def budget_exceeded(result: GateResult) -> bool:
+    return result.max_regressions is not None and len(result.regressions) > result.max_regressions
+
+
+def regression_line(result: GateResult) -> str:
+    allowed = "" if result.max_regressions is None else f" (allowed: {result.max_regressions})"
+    return f"regressions against {result.baseline}: {len(result.regressions)}{allowed}"
+
+
+def gate_markdown(result: GateResult) -> str:
+    """A job summary: verdict, one table row per requirement, the regressed queries."""
+    verdict = "PASSED" if result.passed else "FAILED"
+    lines = [
+        f"## Release gate: {verdict}",
+        "",
+        f"Run {md_literal(result.run)} on {md_literal(result.scope)}.",
+        "",
+    ]
+    if result.checks:
+        lines += ["| requirement | value | result |", "|---|---:|---|"]
+        for check in result.checks:
+            outcome = "pass" if check["ok"] else "**FAIL**"
+            lines.append(
+                f"| {md_literal(check['requirement'])} | {md_literal(cell_text(check['value']))}"
+                f" | {outcome} |"
+            )
+        lines.append("")
+    if result.baseline is not None:
+        outcome = "**FAIL**" if budget_exceeded(result) else "pass"
+        lines += [f"{md_literal(regression_line(result))}: {outcome}", ""]
+        lines += [f"- {md_literal(query_id)}" for query_id in result.regressions]
+        if result.regressions:
+            lines.append("")
+    return "\n".join(lines)
+
+
+def xml_text(text) -> str:
+    return one_line(str(text))
+
+
+def gate_junit(result: GateResult) -> str:
+    """JUnit XML: one test case per requirement, one for the regression budget, and one
+    per regressed query (a failure only when the regressions exceed the budget)."""
+    suite = ET.Element("testsuite", name=xml_text(f"ragrecall check: {result.run}"))
+    for check in result.checks:
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            classname="ragrecall.requirement",
+            name=xml_text(check["requirement"]),
+        )
+        value = f"{check['measure']} = {cell_text(check['value'])}"
+        if not check["ok"]:
+            failure = ET.SubElement(case, "failure", message=xml_text(value), type="requirement")
+            failure.text = xml_text(f"{check['requirement']} does not hold: {value}")
+        ET.SubElement(case, "system-out").text = xml_text(value)
+    if result.baseline is not None:
+        exceeded = budget_exceeded(result)
+        case = ET.SubElement(
+            suite, "testcase", classname="ragrecall.regressions", name="regression budget"
+        )
+        if exceeded:
+            ET.SubElement(case, "failure", message=xml_text(regression_line(result)))
+        ET.SubElement(case, "system-out").text = xml_text(regression_line(result))
+        for query_id in result.regressions:
+            case = ET.SubElement(
+                suite, "testcase", classname="ragrecall.regressed", name=xml_text(query_id)
+            )
+            message = f"passed in {result.baseline}, fails in {result.run}"
+            if exceeded:
+                ET.SubElement(case, "failure", message=xml_text(message), type="regression")
+            else:
+                ET.SubElement(case, "system-out").text = xml_text(message + " (within budget)")
+    cases = suite.findall("testcase")
+    suite.set("tests", str(len(cases)))
+    suite.set("failures", str(sum(1 for c in cases if c.find("failure") is not None)))
+    suite.set("errors", "0")
+    root = ET.Element("testsuites")
+    root.append(suite)
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
