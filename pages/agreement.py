@@ -174,10 +174,7 @@ with st.expander("Import a graded sheet (JSONL or CSV) from an offline judge"):
             except InputError as error:
                 problems(error, f"{upload.name} was not imported")
             else:
-                who = ", ".join(sorted(set(rows["annotator"]))) or "nobody"
-                st.session_state["agreement_imported"] = (
-                    f"Imported {len(rows)} grade(s) by {who} from {upload.name}."
-                )
+                st.session_state["agreement_imported"] = js.import_summary(rows, upload.name)
                 st.rerun()
     imported = st.session_state.pop("agreement_imported", None)
     if imported:

@@ -97,7 +97,7 @@ def test_common_reasons_put_the_workspace_first_then_seed_000(folder):
     )
     reasons = js.common_reasons(Workspace.open(folder))
     assert reasons[0] == "wrong year"
-    assert reasons[1:] == list(js.SEED_REASONS)
+    assert reasons[1:] == list(js.TYPICAL_REASONS)
 
 
 def test_grades_csv_neutralises_formula_cells(folder):

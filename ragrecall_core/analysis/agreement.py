@@ -1,4 +1,4 @@
-"""Agreement between annotators (seed 000): identical-grade share and Cohen's kappa.
+"""Agreement between annotators: identical-grade share and Cohen's kappa.
 
 Kappa is computed on the items both annotators graded, unweighted and with
 linear weights for the ordinal 0 / 1 / 2 scale (a 2-vs-0 disagreement costs

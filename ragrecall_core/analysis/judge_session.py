@@ -12,7 +12,6 @@ judgment, a resolution, an import).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import tempfile
 from collections.abc import Sequence
@@ -22,7 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from ragrecall_core.analysis.gold_gaps import write_proposal
-from ragrecall_core.analysis.pooling import SEED, build_pool
+from ragrecall_core.analysis.pooling import SEED, check_pool
 from ragrecall_core.inputs.db import connect, lock_down
 from ragrecall_core.inputs.grades import load_grades
 from ragrecall_core.inputs.store import STORE, store_transaction
@@ -36,8 +35,8 @@ from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.output.report import neutralise
 from ragrecall_core.output.text import plural
 
-# seed 000's examples of reviewers' reasons, always offered
-SEED_REASONS = (
+# typical reviewers' reasons, always offered
+TYPICAL_REASONS = (
     "same product, other operation",
     "answer cut by the chunk boundary",
     "the exception is in the neighbouring chunk",
@@ -74,10 +73,16 @@ def store_version(workspace: Workspace) -> str:
 # ---------------------------------------------------------------- one annotator's queue
 @dataclass(frozen=True)
 class Queue:
-    """One annotator's blind queue: what is left (no run, rank or score) and what is done."""
+    """One annotator's blind queue: what is left (no run, rank or score) and what is done.
 
-    remaining: pd.DataFrame  # query_id, chunk_id, query, text
+    ``remaining`` holds only ids (``query_id, chunk_id``), in queue order; the texts of the
+    current item are read for it alone (:func:`advance`), and those of the rest when a sheet
+    is asked for (:func:`with_texts`): at 10,000 queries the pool is ~360,000 chunks.
+    """
+
+    remaining: pd.DataFrame  # query_id, chunk_id
     judged: int
+    first: dict | None = None  # the current item with its query and chunk text
 
     @property
     def size(self) -> int:
@@ -88,19 +93,58 @@ class Queue:
         return self.judged / self.size if self.size else 1.0
 
     def current(self) -> dict | None:
-        return None if self.remaining.empty else self.remaining.iloc[0].to_dict()
+        return self.first
 
 
-JUDGED_IN_POOL_SQL = """
+# the pool before any annotator's grades are taken out (only the gold's judgments are), in
+# queue order: queries in a fixed shuffled order, each query's chunks together in the
+# pool's own shuffled order (the order :data:`pooling.POOL_SQL` gives its rows)
+POOL_ORDER_SQL = """
 WITH pooled AS (
     SELECT DISTINCT query_id, chunk_id FROM runs
     WHERE rank <= $depth AND list_contains($runs, run)
       AND (len($queries) = 0 OR list_contains($queries, query_id)))
-SELECT count(*) FROM pooled p
-WHERE NOT EXISTS (SELECT 1 FROM qrels g WHERE g.query_id = p.query_id AND g.chunk_id = p.chunk_id)
-  AND EXISTS (SELECT 1 FROM all_grades a WHERE a.annotator = $annotator
-              AND a.query_id = p.query_id AND a.chunk_id = p.chunk_id)
+SELECT p.query_id, p.chunk_id
+FROM pooled p ANTI JOIN qrels g ON g.query_id = p.query_id AND g.chunk_id = p.chunk_id
+ORDER BY md5($seed || p.query_id), md5($seed || p.query_id || chr(31) || p.chunk_id)
 """
+
+
+def pool_order(
+    workspace: Workspace,
+    runs: Sequence[str],
+    depth: int,
+    query_ids: Sequence[str] | None,
+    k: int,
+) -> pd.DataFrame:
+    """``query_id, chunk_id`` of the pool in queue order, before any reviewer's grade is
+    taken out. It depends on the inputs only, never on the judgment store, so a page
+    computes it once per (runs, depth, queries) and :func:`advance` it after each grade."""
+    runs = list(runs)
+    check_pool(workspace, runs, depth, k)
+    params = {"depth": depth, "runs": runs, "queries": list(query_ids or []), "seed": SEED}
+    return workspace.cursor().execute(POOL_ORDER_SQL, params).df()
+
+
+def advance(workspace: Workspace, order: pd.DataFrame, annotator: str) -> Queue:
+    """The queue of ``annotator`` over a :func:`pool_order`: what they have not graded yet
+    (in a file or in the store), and how many of the pool's chunks they have."""
+    done = (
+        workspace.cursor()
+        .execute(
+            "SELECT DISTINCT query_id, chunk_id FROM all_grades WHERE annotator = $a",
+            {"a": annotator.strip()},
+        )
+        .fetchall()
+    )
+    graded = pd.MultiIndex.from_frame(order[["query_id", "chunk_id"]]).isin(done)
+    remaining = order[~graded].reset_index(drop=True)
+    first = None
+    if not remaining.empty:
+        query_id, chunk_id = remaining.iloc[0][["query_id", "chunk_id"]]
+        query, text = item_text(workspace, query_id, chunk_id)
+        first = {"query_id": query_id, "chunk_id": chunk_id, "query": query, "text": text}
+    return Queue(remaining=remaining, judged=int(graded.sum()), first=first)
 
 
 def queue(
@@ -115,32 +159,21 @@ def queue(
 
     Chunks of one query come together; queries and chunks are in fixed shuffled orders, so
     the queue resumes where the annotator stopped."""
-    name = annotator.strip()
-    pool = build_pool(workspace, runs, depth, query_ids, k, name)
-    if not pool.empty:
-        # queries in a fixed shuffled order (not changed by what is judged already), each
-        # query's chunks together in the pool's own shuffled order
-        order = pool["query_id"].map(lambda q: hashlib.md5(f"{SEED}{q}".encode()).hexdigest())
-        pool = (
-            pool.assign(_group=order)
-            .sort_values("_group", kind="stable")
-            .drop(columns="_group")
-            .reset_index(drop=True)
-        )
-    judged = (
-        workspace.cursor()
-        .execute(
-            JUDGED_IN_POOL_SQL,
-            {
-                "depth": depth,
-                "runs": list(runs),
-                "queries": list(query_ids or []),
-                "annotator": name,
-            },
-        )
-        .fetchone()[0]
-    )
-    return Queue(remaining=pool, judged=int(judged))
+    return advance(workspace, pool_order(workspace, runs, depth, query_ids, k), annotator)
+
+
+def with_texts(workspace: Workspace, items: pd.DataFrame) -> pd.DataFrame:
+    """``items`` (``query_id, chunk_id``, in order) with their query and chunk text."""
+    con = workspace.cursor()
+    con.register("sheet_items", items[["query_id", "chunk_id"]].assign(position=range(len(items))))
+    try:
+        return con.execute(
+            "SELECT i.query_id, i.chunk_id, q.query, c.text FROM sheet_items i "
+            "LEFT JOIN queries q USING (query_id) LEFT JOIN corpus c USING (chunk_id) "
+            "ORDER BY i.position"
+        ).df()
+    finally:
+        con.unregister("sheet_items")
 
 
 def has_judged(workspace: Workspace, annotator: str, query_id: str, chunk_id: str) -> bool:
@@ -176,7 +209,7 @@ def query_subset(
 
 
 def common_reasons(workspace: Workspace, limit: int = 8) -> list[str]:
-    """The workspace's most frequent reviewer reasons, then seed 000's, without repeats."""
+    """The workspace's most frequent reviewer reasons, then the typical ones, without repeats."""
     rows = (
         workspace.cursor()
         .execute(
@@ -187,7 +220,7 @@ def common_reasons(workspace: Workspace, limit: int = 8) -> list[str]:
         )
         .fetchall()
     )
-    return list(dict.fromkeys([r[0] for r in rows] + list(SEED_REASONS)))
+    return list(dict.fromkeys([r[0] for r in rows] + list(TYPICAL_REASONS)))
 
 
 def annotator_judgments(workspace: Workspace, annotator: str) -> pd.DataFrame:
@@ -280,7 +313,7 @@ def item_text(workspace: Workspace, query_id: str, chunk_id: str) -> tuple[str, 
 
 # ---------------------------------------------------------------- export / import
 def grades_jsonl(grades: pd.DataFrame) -> str:
-    """Grades as JSON lines in SPEC.md's grades format."""
+    """Grades as JSON lines in the grades file format."""
     lines = []
     for row in grades[GRADE_COLUMNS].itertuples(index=False):
         lines.append(

@@ -1,6 +1,6 @@
 """Run config sidecars (``<run>.config.json``), with secrets redacted on load.
 
-A config records the fixed conditions of a run (seed 000, step 1). Redaction is one pass,
+A config records the fixed conditions of a run (corpus version, model, k, ...). Redaction is one pass,
 here, before the config reaches the database: every page, report, log and error reads the
 stored copy, so none can show a secret. A value is replaced by ``[redacted]`` when
 
@@ -253,7 +253,7 @@ def redact_text(text: str) -> str:
 # --- loading -----------------------------------------------------------------------------
 
 # Config keys that name a retrieval factor; a comparison that changes more than
-# one of them cannot attribute its difference (seed 000).
+# one of them cannot attribute its difference.
 FACTORS = {
     "index": ("corpus_version", "chunking", "chunk_size", "chunk_overlap", "index"),
     "embedding model": ("embedding_model", "model"),

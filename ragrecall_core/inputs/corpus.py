@@ -25,7 +25,6 @@ KNOWN = ("chunk_id", "doc_id", "section", "text")
 
 # a JSON merge patch drops every key it sets to null (RFC 7396)
 DROP_KNOWN = json.dumps(dict.fromkeys(KNOWN))
-DROP_LINE = json.dumps({"line": None})
 
 # one parse per record: the known fields (NULL when absent) and the keys, in columns
 FIELDS_SQL = (
@@ -122,12 +121,11 @@ def load_corpus(con: duckdb.DuckDBPyConnection, path: Path) -> int:
 
 def _stage_rows_as_json(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> None:
     """Stage ``corpus_stage(line, j)`` from a CSV or Parquet file: each row as a JSON object
-    keyed by its headers (the staged row number ``line`` is not part of the record)."""
-    columns = readers.stage_table_file(con, path, fmt, "corpus_table")
+    keyed by its headers (a header the file calls ``line`` stays part of the record)."""
+    columns = readers.stage_table_rows(con, path, fmt, "corpus_table")
     readers.require_columns(path, columns, ("chunk_id",))
     con.execute(
         "CREATE OR REPLACE TEMP TABLE corpus_stage AS "
-        "SELECT line, json_merge_patch(to_json(r), $drop_line) AS j FROM corpus_table AS r",
-        {"drop_line": DROP_LINE},
+        "SELECT line, to_json(rec) AS j FROM corpus_table"
     )
     con.execute("DROP TABLE corpus_table")

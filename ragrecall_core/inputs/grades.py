@@ -1,4 +1,4 @@
-"""Loading manual grades (seed 000, step 6) into the ``grades`` table.
+"""Loading manual grades into the ``grades`` table.
 
 Rows ``query_id, chunk_id, grade, harmful, reason, annotator`` as JSON lines or
 CSV / Parquet. Grade 2 = relevant, 1 = partially relevant, 0 = not relevant;

@@ -276,24 +276,6 @@ def row_alias(columns: list[str]) -> str:
     )
 
 
-def stage_table_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str) -> list[str]:
-    """Stage a CSV or Parquet file as all-VARCHAR ``table(line, <columns>)``; return its columns.
-
-    ``line`` is the CSV line (header is line 1) or the Parquet row number. A column the file
-    calls ``line`` is renamed by DuckDB here; :func:`stage_table_rows` keeps it.
-    """
-    require_unique_header(con, path, fmt)
-    source, first = table_source(path, fmt)
-    with reading(path, fmt):
-        con.execute(
-            f"CREATE OR REPLACE TEMP TABLE {table} AS "
-            f"SELECT row_number() OVER () + {first - 1} AS line, * FROM {source}",
-            {"path": str(path)},
-        )
-    columns = [row[0] for row in con.execute(f"DESCRIBE {table}").fetchall()]
-    return [c for c in columns if c != "line"]
-
-
 def require_unique_header(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> None:
     """Refuse a CSV header or Parquet schema with an empty or a repeated column name (names
     compare as DuckDB compares them, ignoring case): DuckDB would silently read ``x,x`` as

@@ -17,18 +17,25 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
 
 from ragrecall_core.errors import InputError, Problem, gather, raise_if_any
+from ragrecall_core.inputs.configs import run_stem
 from ragrecall_core.inputs.corpus import load_corpus
 from ragrecall_core.inputs.db import connect, lock_down, store_files
 from ragrecall_core.inputs.gold import load_gold
 from ragrecall_core.inputs.grades import load_grades
-from ragrecall_core.inputs.readers import sha256_of
+from ragrecall_core.inputs.memory import (
+    GOLD_LABEL,
+    is_in_memory,
+    load_memory_gold,
+    load_memory_run,
+    run_label,
+)
 from ragrecall_core.inputs.runs import load_run
 
 GOLD_NAMES = (
@@ -55,6 +62,8 @@ class Workspace:
     grades: list[Path] = field(default_factory=list)
     corpus: Path | None = None
     folder: Path | None = None
+    # stand-in paths of inputs given in memory (they have no file to hash or show)
+    memory_inputs: tuple[Path, ...] = ()
     # prepared evaluations by (policy, judgment state), built under the lock
     prepared: OrderedDict = field(default_factory=OrderedDict, repr=False, compare=False)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
@@ -82,6 +91,47 @@ class Workspace:
         problems = gather([ws.gold], lambda path: load_gold(con, path))[1]
         loaded, run_problems = gather(run_paths, lambda path: (load_run(con, path), path))
         ws.runs = dict(loaded)
+        problems += run_problems + gather(ws.grades, lambda path: load_grades(con, path))[1]
+        if ws.corpus is not None:
+            problems += gather([ws.corpus], lambda path: load_corpus(con, path))[1]
+        raise_if_any(problems)
+        ws._require_shared_queries()
+        return ws
+
+    @classmethod
+    def from_memory(
+        cls,
+        gold: object,
+        runs: object,
+        grades: Sequence[str | Path] = (),
+        corpus: str | Path | None = None,
+        name: str | None = None,
+    ) -> Workspace:
+        """Load gold and runs given as files or in memory (see :mod:`.memory` for the forms).
+
+        ``runs`` is a dict of run name to run, or one run named ``name`` (else its own
+        ``name``, as a ranx ``Run`` has, else ``"run"``), or a list of run files. Grades and
+        corpus are files. Every input's problems are reported together; a problem in data
+        names the input (``gold``, ``run 'name'``) and the query.
+        """
+        named = named_runs(runs, name)
+        files_only = not any(map(is_in_memory, [gold, *named.values()]))
+        if files_only and name is None and not isinstance(runs, Mapping):
+            return cls.from_files(gold, list(named.values()), grades, corpus)
+        files = [gold, *named.values(), *grades, *([corpus] if corpus is not None else [])]
+        con = connect()
+        ws = cls(
+            con,
+            Path(gold) if not is_in_memory(gold) else Path(f"<{GOLD_LABEL}>"),
+            grades=list(map(Path, grades)),
+            corpus=Path(corpus) if corpus is not None else None,
+        )
+        lock_down(con, [Path(f) for f in files if not is_in_memory(f)])
+        problems = gather([gold], lambda data: load_any_gold(con, data))[1]
+        loaded, run_problems = gather(named.items(), lambda item: load_any_run(con, *item))
+        ws.runs = dict(loaded)
+        ws.memory_inputs = tuple(Path(f"<{GOLD_LABEL}>") for _ in [gold] if is_in_memory(gold))
+        ws.memory_inputs += tuple(path for path in ws.runs.values() if path.name.startswith("<"))
         problems += run_problems + gather(ws.grades, lambda path: load_grades(con, path))[1]
         if ws.corpus is not None:
             problems += gather([ws.corpus], lambda path: load_corpus(con, path))[1]
@@ -143,26 +193,23 @@ class Workspace:
 
     def input_files(self) -> list[tuple[str, Path]]:
         """Every input file with its role, in a stable order."""
-        files = [("gold", self.gold)]
-        files += [(f"run {name}", path) for name, path in self.runs.items()]
+        files = [("gold", self.gold)] if self.gold not in self.memory_inputs else []
+        files += [
+            (f"run {name}", path)
+            for name, path in self.runs.items()
+            if path not in self.memory_inputs
+        ]
         from ragrecall_core.inputs.configs import config_path_for
 
         files += [
             (f"config {name}", config_path_for(path))
             for name, path in self.runs.items()
-            if config_path_for(path).exists()
+            if path not in self.memory_inputs and config_path_for(path).exists()
         ]
         files += [("grades", path) for path in self.grades]
         if self.corpus:
             files.append(("corpus", self.corpus))
         return files
-
-    def file_hashes(self) -> list[dict[str, str]]:
-        """sha256 of every input file, for reports that must be recomputable."""
-        return [
-            {"role": role, "path": str(path), "sha256": sha256_of(path)}
-            for role, path in self.input_files()
-        ]
 
     def configs(self) -> dict[str, dict]:
         import json
@@ -191,6 +238,34 @@ class Workspace:
                     for run, path in rows
                 ]
             )
+
+
+def named_runs(runs: object, name: str | None) -> dict[str, object]:
+    """Run name -> run (a file name or data). Without ``name``, a dict is one run per key and
+    a list of file names one run per file; anything else (and anything with ``name``) is one
+    run, named ``name``, else by its own ``name`` attribute (a ranx ``Run``), else ``"run"``."""
+    if name is None and isinstance(runs, Mapping):
+        return dict(runs)
+    if name is None and isinstance(runs, list | tuple) and runs:
+        if not any(map(is_in_memory, runs)):
+            return {run_stem(Path(run)): run for run in runs}
+    if not is_in_memory(runs):
+        return {name or run_stem(Path(runs)): runs}
+    return {name or str(getattr(runs, "name", None) or "run"): runs}
+
+
+def load_any_gold(con: duckdb.DuckDBPyConnection, gold: object) -> None:
+    if is_in_memory(gold):
+        load_memory_gold(con, gold)
+    else:
+        load_gold(con, Path(gold))
+
+
+def load_any_run(con: duckdb.DuckDBPyConnection, name: str, run: object) -> tuple[str, Path]:
+    """Load one run (a file, or data); return its name and its path (a stand-in for data)."""
+    if is_in_memory(run):
+        return load_memory_run(con, name, run), Path(f"<{run_label(name)}>")
+    return load_run(con, Path(run), name), Path(run)
 
 
 def links_leaving(root: Path) -> list[Problem]:

@@ -189,3 +189,18 @@ def test_a_key_twice_on_one_corpus_line_is_refused(tmp_path):
 
     assert [(p.line, p.value) for p in problems] == [(2, "chunk_id, note")]
     assert "once" in problems[0].expected
+
+
+def test_a_csv_corpus_column_named_line_is_kept_as_metadata(tmp_path):
+    """The staged row number never shadows or renames a file's own ``line`` column."""
+    corpus = tmp_path / "corpus.csv"
+    corpus.write_text("chunk_id,text,line\nd#1,hello,42\n", "utf-8")
+    gold = write_jsonl(
+        tmp_path / "gold.jsonl", [{"id": "q", "query": "x", "relevant_ids": ["d#1"]}]
+    )
+    run = write_jsonl(
+        tmp_path / "r.jsonl", [{"id": "q", "retrieved": [{"chunk_id": "d#1", "rank": 1}]}]
+    )
+    ws = Workspace.from_files(gold, [run], corpus=corpus)
+    (metadata,) = ws.cursor().execute("SELECT metadata::VARCHAR FROM corpus").fetchone()
+    assert json.loads(metadata) == {"line": "42"}
