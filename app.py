@@ -187,7 +187,17 @@ with st.sidebar:
             format_func=lambda v: v or ANY_LABEL,
             disabled=not choices,
         )
-    st.toggle("Failures only (Recall@k < 1)", key=state_key("failing_only"))
+    st.selectbox(
+        "A query passes when",
+        ("capped", "recall", "hit"),
+        key=state_key("pass_rule"),
+        format_func={
+            "capped": "RecallCap@k = 1 (all it could in the top k)",
+            "recall": "Recall@k = 1 (every relevant item in the top k)",
+            "hit": "Hit@k = 1 (a relevant item in the top k)",
+        }.get,
+    )
+    st.toggle("Failures only (by the pass rule)", key=state_key("failing_only"))
     choose_policy()
     st.caption(
         f"{facts.queries} queries · {len(ws.run_names)} runs · "

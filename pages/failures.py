@@ -1,11 +1,14 @@
-"""Failures: queries with Recall@k < 1 grouped five ways; click a bar or a group to open them."""
+"""Failures: queries failing under the pass rule grouped five ways (those the data carries);
+click a bar or a group to open them."""
 
 import streamlit as st
 
 from ragrecall_app.context import current, go, missing_notes, new_selection, state_key
 from ragrecall_app.render import escape_markdown, notes, policy_note
+from ragrecall_app.ruled import rule_note, ruled_rows
+from ragrecall_core.analysis.pass_rule import pass_measure
 from ragrecall_core.views import charts
-from ragrecall_core.views.failure_groups import DIMENSIONS, failure_groups
+from ragrecall_core.views.failure_groups import DIMENSIONS, failure_groups, missing_dimensions
 from ragrecall_core.views.plot_events import point_run_and_label, selected_points, selected_rows
 
 QUERIES_PAGE = "pages/queries.py"
@@ -20,15 +23,17 @@ TARGET = {
 
 ctx = current()
 s = ctx.state
-rows = ctx.rows(failing=False, group_filters=False)
+rows = ruled_rows(ctx, failing=False, group_filters=False)
+measure = pass_measure(s.pass_rule, s.k)
 
 st.title("Failures")
 notes(missing_notes(ctx.facts))
 policy_note(ctx.policy)
+rule_note(ctx)
 answerable = rows[rows["relevant"] > 0]
 failing = answerable[answerable["failing"]]
 st.caption(
-    f"k = {s.k} · queries with Recall@{s.k} < 1, per run: "
+    f"k = {s.k} · queries with {measure} < 1, per run (failing / answerable): "
     + " · ".join(
         f"{escape_markdown(run)} {int(g['failing'].sum())} / {len(g)}"
         for run, g in answerable.groupby("run", sort=False)
@@ -38,14 +43,18 @@ st.caption(
 )
 
 labels = {key: label for key, (_col, label) in DIMENSIONS.items()}
+missing = missing_dimensions(rows)
 st.segmented_control(
     "Group failing queries by",
     list(labels),
-    format_func=labels.get,
+    format_func=lambda key: labels[key] + (" (not in this data)" if key in missing else ""),
     key=state_key("group_by"),
     selection_mode="single",
 )
 dimension = s.group_by  # the view state puts a deselected control back on the default
+if dimension in missing:
+    st.info(f"No {labels[dimension]} in this data: {missing[dimension]}.")
+    st.stop()
 groups = failure_groups(rows, dimension)
 
 
@@ -59,6 +68,7 @@ if groups.empty:
 
 trace_runs = list(dict.fromkeys(groups["run"]))
 fig = charts.failure_bars(groups, ctx.colors, labels[dimension], s.k)
+fig.update_layout(title_text=f"Failing queries ({measure} < 1) by {labels[dimension]}")
 event = st.plotly_chart(
     fig, key="failures_chart", on_select="rerun", selection_mode="points", width="stretch"
 )

@@ -13,6 +13,7 @@ from ragrecall_app.context import (
     state_value,
 )
 from ragrecall_app.render import escape_markdown, notes, policy_note
+from ragrecall_app.ruled import rule_note, ruled_rows, ruled_table
 from ragrecall_core.analysis import query_detail as qd
 from ragrecall_core.analysis.query_table import display_frame, neighbour
 from ragrecall_core.output.literal import as_words, yes_no
@@ -22,17 +23,19 @@ from ragrecall_core.views.plot_events import selected_rows
 ctx = current()
 s = ctx.state
 run = s.focus
-rows = ctx.rows(runs=[run])
+rows = ruled_rows(ctx, runs=[run])
 display = display_frame(rows, s.k)
 display = add_harm_column(display, rows, analyses.harm(ctx.key, s.k, ctx.policy, ctx.ws), s.k)
 
 st.title("Queries")
 notes(missing_notes(ctx.facts))
 policy_note(ctx.policy)
+rule_note(ctx)
 failing_n = int(rows["failing"].sum())
+answerable_n = int((rows["relevant"] > 0).sum())
 st.caption(
     f"Run **{escape_markdown(run)}** · k = {s.k} · {len(rows)} queries shown · "
-    f"{failing_n} failing (Recall@{s.k} < 1) · click a row to open it"
+    f"{failing_n} of {answerable_n} answerable failing · click a row to open it"
 )
 
 group_filters = {
@@ -57,6 +60,7 @@ event = st.dataframe(
         display,
         {
             f"Recall@{s.k}": ("{:.2f}", "—"),
+            f"RecallCap@{s.k}": ("{:.2f}", "—"),
             f"Hit@{s.k}": ("{:.0f}", "—"),
             "RR": ("{:.3f}", "—"),
             "first rank": ("{}", "not found"),
@@ -73,6 +77,7 @@ event = st.dataframe(
         "status": st.column_config.TextColumn("status", width="small"),
         "query": st.column_config.TextColumn("query", width="large"),
         f"Recall@{s.k}": st.column_config.TextColumn(width="small"),
+        f"RecallCap@{s.k}": st.column_config.TextColumn(width="small"),
         f"Hit@{s.k}": st.column_config.TextColumn(width="small"),
         "RR": st.column_config.TextColumn(width="small"),
         "first rank": st.column_config.TextColumn(width="small"),
@@ -136,7 +141,7 @@ if not detail.found:
 for line in detail.missing:
     st.caption(escape_markdown(line))
 
-row = ctx.query_table().table
+row = ruled_table(ctx).table
 row = row[(row["run"] == run) & (row["query_id"] == query_id)]
 q = detail.query
 st.text(f"Query: {q.get('query') or '(no query text)'}")
@@ -151,7 +156,7 @@ if len(row):
     meta += [
         f"Recall@{s.k}: {r[f'Recall@{s.k}']:.2f}"
         if pd.notna(r[f"Recall@{s.k}"])
-        else "no answer expected",
+        else f"no answer expected ({r['no_answer_source']})",
         f"failure class: {r['failure_class']}",
     ]
 st.text(" · ".join(meta))

@@ -4,7 +4,9 @@ import json
 
 import pytest
 
-from tests.dashboard_support import app, no_exception, titles, trec_workspace
+from ragrecall_core import Workspace
+from ragrecall_core.scoring.evaluate import evaluate
+from tests.dashboard_support import ROOT, app, no_exception, titles, trec_workspace
 from tests.test_app_queries import bm25_failing
 
 PAGE = "pages/failures.py"
@@ -77,3 +79,34 @@ def test_trec_data(tmp_path, monkeypatch):
     at = app(trec_workspace(tmp_path), monkeypatch).switch_page(PAGE).run()
     no_exception(at)
     assert titles(at) == ["Failures"]
+    assert "RecallCap@5 = 1" in " ".join(c.value for c in at.caption)
+    groups = at.dataframe(key="failures_groups").value
+    # under the default rule some TREC topics pass: not every answerable query fails
+    assert 0 < groups["failing"].sum() < 30
+
+
+@pytest.mark.parametrize(
+    ("dimension", "enabler"),
+    [("section", "add `section` to the gold or a corpus"), ("reason", "reviewers' grades")],
+)
+def test_a_dimension_the_data_lacks_is_one_line_not_a_not_given_bar(
+    tmp_path, monkeypatch, dimension, enabler
+):
+    at = app(trec_workspace(tmp_path), monkeypatch).switch_page(PAGE).run()
+    at.session_state["failures_by"] = dimension
+    at.run()
+    no_exception(at)
+    assert not at.get("plotly_chart") and not at.dataframe
+    assert any(enabler in i.value for i in at.info)
+
+
+def test_the_sidebar_rule_changes_what_fails(at):
+    at.session_state["side_rule"] = "hit"
+    at.run()
+    no_exception(at)
+    groups = at.dataframe(key="failures_groups").value
+    bm25 = groups[groups.run == "bm25"]
+    ev = evaluate(Workspace.open(ROOT / "data_samples"), ["Hit@5"], runs=["bm25"])
+    assert bm25["failing"].sum() == int((ev.per_query.value < 1).sum()) < bm25_failing()
+    assert at.query_params["rule"] in ("hit", ["hit"])
+    assert "Hit@5 = 1" in " ".join(c.value for c in at.caption)

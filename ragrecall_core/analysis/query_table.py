@@ -248,15 +248,22 @@ def display_frame(rows: pd.DataFrame, k: int) -> pd.DataFrame:
             "expected": [_join(e, "— (no answer)") for e in rows["expected"]],
             "found at": [_join(list(map(str, p)), "—") for p in rows["positions"]],
             f"Recall@{k}": rows[f"Recall@{k}"],
+            f"RecallCap@{k}": rows[f"RecallCap@{k}"],
             f"Hit@{k}": rows[f"Hit@{k}"],
             "RR": rows[f"RR@{k}"],
             "first rank": rows["FirstRank"].astype("Int64"),
-            "failure class": rows["failure_class"],
+            "failure class": class_label(rows["failure_class"], rows["no_answer_source"]),
             "manual grades (top k)": rows["manual_grades"].fillna(""),
             "reviewer reason": rows["reasons"].fillna(""),
         }
     )
     return out.reset_index(drop=True)
+
+
+def class_label(failure_class: pd.Series, no_answer_source: pd.Series) -> pd.Series:
+    """The failure class, a no-answer query's with where that came from."""
+    sourced = failure_class + " (" + no_answer_source.astype("string") + ")"
+    return sourced.where(no_answer_source.notna(), failure_class).astype(object)
 
 
 def _join(items: Sequence[str], empty: str, limit: int = 8) -> str:
@@ -276,6 +283,7 @@ def DISPLAY_COLUMNS(k: int) -> list[str]:  # noqa: N802 - reads as a constant
         "expected",
         "found at",
         f"Recall@{k}",
+        f"RecallCap@{k}",
         f"Hit@{k}",
         "RR",
         "first rank",

@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
+from ragrecall_core.analysis.pass_rule import RULE_NAMES
 from ragrecall_core.analysis.pooling import DEFAULT_DEPTH
 from ragrecall_core.inputs.configs import config_path_for
 from ragrecall_core.scoring.policy import CHUNK, DOC, Policy
@@ -153,6 +154,8 @@ class ViewState:
     query_type: str = view_field(ANY, "type", "side_type")
     section: str = view_field(ANY, "section", "side_section")
     failing_only: bool = view_field(False, "failing", "side_failing", Flag())
+    # when a query fails (ragrecall_core.analysis.pass_rule; the first is the default)
+    pass_rule: str = view_field(RULE_NAMES[0], "rule", "side_rule", OneOf(RULE_NAMES))
     failure_class: str = view_field(ANY, "fclass", "queries_fclass")
     doc_length: str = view_field(ANY, "doclen", "queries_doclen")
     reason: str = view_field(ANY, "reason", "queries_reason")

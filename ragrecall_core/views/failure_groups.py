@@ -1,4 +1,5 @@
-"""Failing queries (Recall@k < 1) grouped along one dimension, counts beside rates.
+"""Failing queries (under the pass rule, :mod:`ragrecall_core.analysis.pass_rule`) grouped
+along one dimension, counts beside rates.
 
 A small group that fails every time is as visible as a large one that fails
 half the time (a good mean can hide a rare but critical section), so
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ragrecall_core.analysis.query_table import MISSING, NO_ANSWER
+from ragrecall_core.analysis.query_table import MISSING, NO_ANSWER, NO_CORPUS, NO_REASON
 
 # dimension key -> (column of the per-query table, label shown to people)
 DIMENSIONS: dict[str, tuple[str, str]] = {
@@ -24,6 +25,27 @@ DIMENSIONS: dict[str, tuple[str, str]] = {
     "reason": ("reason", "reviewer reason"),
 }
 COLUMNS = ["run", "dimension", "group", "failing", "queries", "rate"]
+# dimension -> (the value meaning "the data does not say", what would enable the grouping)
+ENABLED_BY: dict[str, tuple[str | None, str]] = {
+    "query_type": (None, "add `query_type` to the gold to group by query type"),
+    "section": (None, "add `section` to the gold or a corpus to group by section"),
+    "doc_length": (NO_CORPUS, "load a corpus (`chunk_id, doc_id, text`) to group by length"),
+    "reason": (NO_REASON, "load reviewers' grades with a `reason` to group by reason"),
+}
+
+
+def missing_dimensions(table: pd.DataFrame) -> dict[str, str]:
+    """Dimensions the answerable queries carry no value of, each with what would enable it:
+    a grouping of them would be one "(not given)" bar, which says nothing."""
+    rows = table[table["failure_class"] != NO_ANSWER]
+    missing = {}
+    for dimension, (absent, enabler) in ENABLED_BY.items():
+        values = rows[DIMENSIONS[dimension][0]].astype("string").replace("", pd.NA)
+        if absent is not None:
+            values = values.mask(values == absent)
+        if values.isna().all():
+            missing[dimension] = enabler
+    return missing
 
 
 def failure_groups(table: pd.DataFrame, dimension: str) -> pd.DataFrame:
