@@ -1,8 +1,9 @@
 """Run config sidecars (``<run>.config.json``), with secrets redacted on load.
 
-A config records the fixed conditions of a run (corpus version, model, k, ...). Redaction is one pass,
-here, before the config reaches the database: every page, report, log and error reads the
-stored copy, so none can show a secret. A value is replaced by ``[redacted]`` when
+A config records the fixed conditions of a run (corpus version, model, k, ...).
+Redaction is one pass, here, before the config reaches the database: every page,
+report, log and error reads the stored copy, so none can show a secret. A value is
+replaced by ``[redacted]`` when
 
 * its key names a credential: the key is split into words (at ``_ - .``, spaces and
   camelCase; ALLCAPS glued words such as ``PGPASSWORD`` are matched by fragment and
