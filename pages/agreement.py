@@ -92,7 +92,7 @@ else:
         history = js.item_resolutions(ws, query_id, chunk_id)
         st.markdown("**Resolutions recorded** (the latest one counts)")
         if history.empty:
-            st.text("None yet.")
+            st.text("No resolution recorded yet.")
         else:
             st.dataframe(history, hide_index=True, key="agreement_history")
     with right:

@@ -24,6 +24,8 @@ PAGES = {
     "pages/ranks.py": {"bin": "not retrieved"},
     "pages/compare.py": {"cq": "q010"},
     "pages/no_answer.py": {},
+    "pages/judge.py": {},
+    "pages/agreement.py": {},
 }
 TEXT_ATTRIBUTES = ("value", "body", "label", "help", "placeholder", "caption")
 
