@@ -52,6 +52,16 @@ def take(problems: list[Problem], parse: Callable[..., T], *args) -> T | None:
         return None
 
 
+def add_pass_rule(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--pass-rule",
+        default="capped",
+        metavar="{capped,recall,hit}",
+        help="a query passes when RecallCap@k = 1 (capped, the default: all it could in the "
+        "top k), Recall@k = 1 (recall) or Hit@k = 1 (hit)",
+    )
+
+
 def add_policy_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--grades",
@@ -174,6 +184,7 @@ def build_parser() -> ArgumentParser:
         help="compare these measures instead of the default set; may repeat",
     )
     add_split(cmp)
+    add_pass_rule(cmp)
     add_policy_options(cmp)
     add_format(cmp)
     cmp.set_defaults(handler=cmd_compare)
@@ -197,7 +208,8 @@ def build_parser() -> ArgumentParser:
         help="regressed queries allowed against --baseline (default 0)",
     )
     add_split(chk, "'test' when the gold set has it")
-    add_cutoff(chk, "cutoff of Recall@k that defines a regression (default 5)")
+    add_cutoff(chk, "cutoff of the pass rule's measure that defines a regression (default 5)")
+    add_pass_rule(chk)
     add_policy_options(chk)
     add_format(chk)
     chk.add_argument(
@@ -309,6 +321,7 @@ def build_parser() -> ArgumentParser:
     )
     add_cutoff(rep, "the cutoff of the report's measures (default 5)")
     add_split(rep, "'test' when the gold set has it")
+    add_pass_rule(rep)
     rep.set_defaults(handler=cmd_report)
 
     ui = sub.add_parser("ui", help="open the dashboard (default: the sample workspace)")
@@ -404,10 +417,12 @@ def measures_from(names: list[str], cutoffs: list[str]) -> list[str]:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from ragrecall_core.analysis.compare import compare
+    from ragrecall_core.analysis.pass_rule import require_rule
     from ragrecall_core.analysis.selection import query_ids
 
     problems: list[Problem] = []
     k = take(problems, parse_cutoff, args.k)
+    take(problems, require_rule, args.pass_rule)
     measures = take(problems, measures_from, args.measure, []) if args.measure else None
     policy = policy_from(args, problems)
     raise_if_any(problems)
@@ -421,6 +436,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         measures=measures,
         policy=policy,
         query_ids=query_ids(workspace, split=args.split),
+        rule=args.pass_rule,
     )
     print_result(args.format, comparison.to_dict, comparison.to_text)
     return 0
@@ -433,9 +449,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         parse_budget,
         parse_requirement,
     )
+    from ragrecall_core.analysis.pass_rule import require_rule
 
     problems: list[Problem] = []
     k = take(problems, parse_cutoff, args.k)
+    take(problems, require_rule, args.pass_rule)
     for requirement in args.require:
         take(problems, parse_requirement, requirement)
     budget = None
@@ -458,6 +476,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         split=args.split,
         k=k,
         policy=policy,
+        rule=args.pass_rule,
     )
     print_result(args.format, result.to_dict, result.to_text)
     write_gate_files(result, args.summary, args.junit)
@@ -580,18 +599,20 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from ragrecall_core.analysis.pass_rule import require_rule
     from ragrecall_core.analysis.selection import require_split
     from ragrecall_core.inputs.workspace import Workspace
     from ragrecall_core.output.report import build_report, output_suffix
 
     problems: list[Problem] = []
     k = take(problems, parse_cutoff, args.k)
+    take(problems, require_rule, args.pass_rule)
     take(problems, output_suffix, args.output)
     problems += output_problems(args.output)
     raise_if_any(problems)
     workspace = Workspace.open(args.workspace)
     require_split(workspace, args.split)
-    report = build_report(workspace, k=k, split=args.split)
+    report = build_report(workspace, k=k, split=args.split, rule=args.pass_rule)
     report.write(args.output)
     sys.stdout.write(f"report written to {args.output} ({report.scope})\n")
     return 0

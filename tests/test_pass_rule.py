@@ -7,6 +7,7 @@ more than k = 5 relevant items) shows the default changes nothing there.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from ragrecall_core.analysis.compare import compare
 from ragrecall_core.analysis.gate import check_gate
 from ragrecall_core.analysis.pass_rule import pass_measure, require_rule, rule_line
 from ragrecall_core.analysis.query_table import build_query_table
-from tests.helpers import gold_row, make_workspace, run_row
+from tests.helpers import gold_row, make_workspace, run_cli, run_row
 
 TREC = Path(__file__).parent / "data" / "trec_eval"
 
@@ -135,3 +136,42 @@ def test_compare_and_gate_count_regressions_under_the_rule(pair):
     assert gate.regressions == ["q6"] and not gate.passed
     assert "RecallCap@5 = 1" in gate.to_text()
     assert check_gate(pair, "cand", [], baseline="base", k=5, rule="hit").passed
+
+
+def pair_files(ws) -> list[str]:
+    return [str(ws.gold), *(str(ws.runs[name]) for name in ("base", "cand"))]
+
+
+def test_cli_compare_and_check_take_the_rule(pair, capsys):
+    gold, base, cand = pair_files(pair)
+    code, out, _err = run_cli(capsys, ["compare", gold, base, cand, "--format", "json"])
+    assert code == 0 and json.loads(out)["regressions"] == ["q6"]
+    assert json.loads(out)["pass_measure"] == "RecallCap@5"
+    code, out, _err = run_cli(
+        capsys, ["compare", gold, base, cand, "--pass-rule", "recall", "--format", "json"]
+    )
+    assert json.loads(out)["regressions"] == [] and json.loads(out)["still_failing"] == ["q6"]
+    code, out, _err = run_cli(capsys, ["check", gold, cand, "--baseline", base])
+    assert code == 1 and "regressed: q6" in out and "RecallCap@5 = 1" in out
+    code, out, _err = run_cli(
+        capsys, ["check", gold, cand, "--baseline", base, "--pass-rule", "hit"]
+    )
+    assert code == 0 and "Hit@5 = 1" in out
+
+
+def test_cli_refuses_an_unknown_rule_with_every_other_problem(pair, capsys):
+    gold, base, cand = pair_files(pair)
+    code, out, err = run_cli(capsys, ["compare", gold, base, cand, "--pass-rule", "all", "-k", "x"])
+    assert code == 2 and out == ""
+    lines = err.splitlines()
+    assert any("--pass-rule" in line and "capped, recall, hit" in line for line in lines)
+    assert any(line.startswith("-k") or " -k" in line for line in lines)
+    assert "Traceback" not in err
+
+
+def test_every_report_format_states_the_rule(tmp_path, capsys):
+    for fmt in ("md", "csv", "html"):
+        out = tmp_path / f"r.{fmt}"
+        assert run_cli(capsys, ["report", "data_samples", "-o", out, "--pass-rule", "hit"])[0] == 0
+        text = out.read_text("utf-8").replace("\\", "")  # Markdown escapes punctuation
+        assert "Pass rule: a query passes when Hit@5 = 1" in text, fmt

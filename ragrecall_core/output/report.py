@@ -23,6 +23,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ragrecall_core import __version__
+from ragrecall_core.analysis.pass_rule import DEFAULT_RULE, pass_measure, rule_line
 from ragrecall_core.analysis.query_table import display_frame, query_table
 from ragrecall_core.analysis.selection import default_split, query_ids
 from ragrecall_core.errors import InputError, Problem
@@ -81,6 +82,7 @@ class Report:
     definitions: pd.DataFrame
     generated: str
     stored_judgments: str
+    rule: str = DEFAULT_RULE
 
     def header(self) -> dict:
         return {
@@ -89,6 +91,7 @@ class Report:
             "k": self.k,
             "queries": self.scope,
             "policy": self.policy.describe(),
+            "pass rule": rule_line(self.rule, self.k),
             "stored judgments": self.stored_judgments,
         }
 
@@ -265,16 +268,21 @@ def _hash_comment(row: dict[str, str]) -> str:
 
 
 def build_report(
-    workspace: Workspace, k: int = 5, split: str | None = None, policy: Policy | None = None
+    workspace: Workspace,
+    k: int = 5,
+    split: str | None = None,
+    policy: Policy | None = None,
+    rule: str = DEFAULT_RULE,
 ) -> Report:
-    """Everything the report shows, on the held-out split by default."""
+    """Everything the report shows, on the held-out split by default; pass and fail per
+    query follow the pass ``rule``, which the header states."""
     policy = policy or Policy()
     judgments = stored_judgments(workspace, policy)
     chosen, scope = default_split(workspace, split)
     ids = query_ids(workspace, split=chosen)
     measures = [m.format(k=k) for m in REPORT_MEASURES]
     evaluation = evaluate(workspace, measures, policy, query_ids=ids)
-    table = query_table(workspace, k, policy)
+    table = query_table(workspace, k, policy, rule=rule)
     if ids is not None:
         table = table[table.query_id.isin(ids)]
     per_query = pd.concat(
@@ -283,7 +291,10 @@ def build_report(
     )
     per_query = per_query[["run", *[c for c in per_query.columns if c != "run"]]]
     definitions = pd.DataFrame(
-        [{"measure": m, "definition": parse_measure(m).definition.description} for m in measures]
+        [
+            {"measure": m, "definition": parse_measure(m).definition.description}
+            for m in dict.fromkeys([*measures, pass_measure(rule, k)])
+        ]
     )
     return Report(
         k=k,
@@ -296,6 +307,7 @@ def build_report(
         definitions=definitions,
         generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         stored_judgments=judgments,
+        rule=rule,
     )
 
 
