@@ -8,10 +8,10 @@ once, and the queue resumes where this annotator stopped. A store that cannot be
 
 import streamlit as st
 
+from ragrecall_app import analyses
 from ragrecall_app.context import current, state_key
 from ragrecall_app.render import escape_markdown, problems
 from ragrecall_core.analysis import judge_session as js
-from ragrecall_core.analysis.pooling import pool_coverage
 from ragrecall_core.errors import InputError
 from ragrecall_core.inputs.store import submit
 
@@ -72,11 +72,15 @@ if query_ids is not None and not query_ids:
     st.warning("No query matches the sidebar's filters.")
     st.stop()
 
+ids = None if query_ids is None else tuple(query_ids)
 try:
-    q = js.queue(ws, name, runs, depth, query_ids, s.k)
+    with st.spinner("Pooling the runs' top chunks …"):
+        order = analyses.pool_order(ctx.files_key, tuple(runs), depth, ids, s.k, ws)
 except InputError as error:
     problems(error, "Cannot build the pool")
     st.stop()
+# the pool is computed once per (runs, depth, queries); a grade only advances the queue
+q = js.advance(ws, order, name)
 
 
 # ---------------------------------------------------------------- callbacks
@@ -213,38 +217,47 @@ st.caption(
     f"judged (pool depth {depth}). Recall and precision computed against a pool are relative "
     "to that pool: a relevant chunk that no pooled run put in its top d stays unknown."
 )
-coverage = pool_coverage(ws, runs, depth, s.k, query_ids)
-st.dataframe(
-    coverage.rename(
-        columns={
-            "in_pool": "in pool",
-            "pool_depth": "pool depth",
-            "judged_before": f"judged share of top {s.k} now",
-            "judged_after": "… after judging the pool",
-        }
-    ),
-    hide_index=True,
-    key="judge_coverage",
-    column_config={
-        f"judged share of top {s.k} now": st.column_config.ProgressColumn(
-            format="percent", min_value=0.0, max_value=1.0
+
+
+def show_coverage() -> None:
+    coverage = analyses.pool_coverage(ctx.key, tuple(runs), depth, s.k, ids, ws)
+    st.dataframe(
+        coverage.rename(
+            columns={
+                "in_pool": "in pool",
+                "pool_depth": "pool depth",
+                "judged_before": f"judged share of top {s.k} now",
+                "judged_after": "… after judging the pool",
+            }
         ),
-        "… after judging the pool": st.column_config.ProgressColumn(
-            format="percent", min_value=0.0, max_value=1.0
-        ),
-    },
-)
+        hide_index=True,
+        key="judge_coverage",
+        column_config={
+            f"judged share of top {s.k} now": st.column_config.ProgressColumn(
+                format="percent", min_value=0.0, max_value=1.0
+            ),
+            "… after judging the pool": st.column_config.ProgressColumn(
+                format="percent", min_value=0.0, max_value=1.0
+            ),
+        },
+    )
+
+
+# every grade changes it: computed when asked for, not on each key press
+if st.toggle("Show the pool coverage", key="judge_show_coverage"):
+    show_coverage()
 
 mine = js.annotator_judgments(ws, name)
 with st.expander(f"Your grades ({len(mine)})"):
     if mine.empty:
-        st.text("None yet.")
+        st.text("No grade of yours yet.")
     else:
         st.dataframe(mine, hide_index=True, key="judge_mine", width="stretch")
     if not q.remaining.empty:
         st.download_button(
             "Download what is left as a sheet to grade offline (CSV)",
-            js.judging_sheet(q.remaining, name),
+            # built on the click (in its own thread), not on every key press
+            lambda remaining=q.remaining: js.judging_sheet(js.with_texts(ws, remaining), name),
             file_name=f"judging_sheet_{name}.csv",
             mime="text/csv",
             key="judge_sheet",

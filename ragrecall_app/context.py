@@ -251,6 +251,12 @@ class Context:
     store: StoreStatus
 
     @property
+    def files_key(self) -> str:
+        """The content key of the input files without the judgment store's version (see
+        :func:`open_source`): the cache key of what no stored grade can change."""
+        return self.key.partition("+")[0]
+
+    @property
     def depths(self) -> dict[str, int]:
         """The longest ranked list of each run."""
         return self.facts.depths

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from ragrecall_core.analysis.gold_gaps import write_proposal
@@ -137,7 +138,7 @@ def advance(workspace: Workspace, order: pd.DataFrame, annotator: str) -> Queue:
         )
         .fetchall()
     )
-    graded = pd.MultiIndex.from_frame(order[["query_id", "chunk_id"]]).isin(done)
+    graded = _graded(order, done)
     remaining = order[~graded].reset_index(drop=True)
     first = None
     if not remaining.empty:
@@ -145,6 +146,17 @@ def advance(workspace: Workspace, order: pd.DataFrame, annotator: str) -> Queue:
         query, text = item_text(workspace, query_id, chunk_id)
         first = {"query_id": query_id, "chunk_id": chunk_id, "query": query, "text": text}
     return Queue(remaining=remaining, judged=int(graded.sum()), first=first)
+
+
+def _graded(order: pd.DataFrame, done: list[tuple[str, str]]) -> np.ndarray:
+    """Which of ``order``'s (query, chunk) pairs are in ``done``; only the rows of queries in
+    ``done`` are compared pair by pair (a page rerun at 10k must not rebuild 360k pairs)."""
+    graded = np.zeros(len(order), dtype=bool)
+    candidates = order["query_id"].isin({query_id for query_id, _ in done}).to_numpy()
+    if candidates.any():
+        pairs = pd.MultiIndex.from_frame(order.loc[candidates, ["query_id", "chunk_id"]])
+        graded[candidates] = pairs.isin(done)
+    return graded
 
 
 def queue(

@@ -56,7 +56,8 @@ FROM top GROUP BY run ORDER BY run
 """
 
 
-def _check(workspace: Workspace, runs: Sequence[str], depth: int, k: int) -> None:
+def check_pool(workspace: Workspace, runs: Sequence[str], depth: int, k: int) -> None:
+    """Every pooled run is loaded and the depth reaches k (an input error otherwise)."""
     problems = [
         Problem("--run", None, r, f"one of {workspace.run_names}")
         for r in runs
@@ -82,7 +83,7 @@ def build_pool(
     second annotator judges the same pool independently (and resumes where they stopped).
     """
     runs = list(runs or workspace.run_names)
-    _check(workspace, runs, depth, k)
+    check_pool(workspace, runs, depth, k)
     params = {
         "depth": depth,
         "runs": runs,
@@ -102,7 +103,7 @@ def pool_coverage(
 ) -> pd.DataFrame:
     """Per run: pool depth and the judged share of its top k before and after judging."""
     runs = list(runs or workspace.run_names)
-    _check(workspace, runs, depth, k)
+    check_pool(workspace, runs, depth, k)
     return (
         workspace.cursor()
         .execute(
