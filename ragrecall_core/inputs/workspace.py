@@ -24,6 +24,7 @@ from pathlib import Path
 import duckdb
 
 from ragrecall_core.errors import InputError, Problem, gather, raise_if_any
+from ragrecall_core.inputs.beir import beir_files, is_beir_folder, load_beir
 from ragrecall_core.inputs.configs import run_stem
 from ragrecall_core.inputs.corpus import load_corpus
 from ragrecall_core.inputs.db import connect, lock_down, store_files
@@ -62,6 +63,8 @@ class Workspace:
     grades: list[Path] = field(default_factory=list)
     corpus: Path | None = None
     folder: Path | None = None
+    # a BEIR folder's qrels files (its queries.jsonl is ``gold``)
+    qrels: list[Path] = field(default_factory=list)
     # stand-in paths of inputs given in memory (they have no file to hash or show)
     memory_inputs: tuple[Path, ...] = ()
     # prepared evaluations by (policy, judgment state), built under the lock
@@ -77,7 +80,10 @@ class Workspace:
         corpus: str | Path | None = None,
         folder: str | Path | None = None,
     ) -> Workspace:
-        """Load loose files; every file's problems are reported together."""
+        """Load loose files; every file's problems are reported together. ``gold`` may be a
+        BEIR-layout folder (:mod:`.beir`)."""
+        if Path(gold).is_dir() and is_beir_folder(Path(gold)):
+            return cls.from_beir(gold, runs, grades)
         con = connect()
         ws = cls(
             con,
@@ -140,6 +146,39 @@ class Workspace:
         return ws
 
     @classmethod
+    def from_beir(
+        cls,
+        folder: str | Path,
+        runs: Sequence[str | Path],
+        grades: Sequence[str | Path] = (),
+        in_place: bool = False,
+    ) -> Workspace:
+        """A BEIR-layout folder (:mod:`.beir`) with runs and grades from files. The judgment
+        store lives in the folder when it is opened as a workspace (``in_place``), else
+        beside its ``queries.jsonl``."""
+        root = Path(folder)
+        raise_if_any(links_leaving(root))
+        queries, corpus, *qrels = beir_files(root)
+        con = connect()
+        ws = cls(
+            con,
+            queries,
+            grades=list(map(Path, grades)),
+            corpus=corpus,
+            folder=root if in_place else None,
+            qrels=qrels,
+        )
+        run_paths = list(map(Path, runs))
+        ws._lock_down(run_paths)
+        problems = gather([root], lambda path: load_beir(con, path))[1]
+        loaded, run_problems = gather(run_paths, lambda path: (load_run(con, path), path))
+        ws.runs = dict(loaded)
+        problems += run_problems + gather(ws.grades, lambda path: load_grades(con, path))[1]
+        raise_if_any(problems)
+        ws._require_shared_queries()
+        return ws
+
+    @classmethod
     def open(cls, folder: str | Path) -> Workspace:
         """Open a workspace folder (see the module docstring for its layout)."""
         root = Path(folder)
@@ -147,32 +186,18 @@ class Workspace:
             raise InputError([Problem(str(root), None, str(root), "a workspace folder")])
         raise_if_any(links_leaving(root))
         gold = next((root / n for n in GOLD_NAMES if (root / n).is_file()), None)
+        if gold is None and is_beir_folder(root):
+            return cls.from_beir(root, workspace_runs(root), workspace_grades(root), True)
         if gold is None:
             raise InputError(
                 [Problem(str(root), None, "no gold file", f"one of {', '.join(GOLD_NAMES)}")]
             )
-        runs = (
-            sorted(
-                p
-                for p in (root / "runs").glob("*")
-                if p.is_file()
-                and not p.name.endswith(".config.json")
-                and not p.name.startswith(".")
-            )
-            if (root / "runs").is_dir()
-            else []
-        )
+        runs = workspace_runs(root)
         if not runs:
             raise InputError(
                 [Problem(str(root / "runs"), None, "no run files", "runs/<name>.jsonl")]
             )
-        grades = (
-            sorted(
-                p for p in (root / "grades").glob("*") if p.is_file() and not p.name.startswith(".")
-            )
-            if (root / "grades").is_dir()
-            else []
-        )
+        grades = workspace_grades(root)
         corpus = next((root / n for n in CORPUS_NAMES if (root / n).is_file()), None)
         return cls.from_files(gold, runs, grades, corpus, folder=root)
 
@@ -181,7 +206,8 @@ class Workspace:
         given and this workspace's judgment store (see :func:`.db.lock_down`)."""
         from ragrecall_core.inputs.store import store_path  # judging imports this module
 
-        inputs = [self.gold, *runs, *self.grades, *([self.corpus] if self.corpus else [])]
+        inputs = [self.gold, *self.qrels, *runs, *self.grades]
+        inputs += [self.corpus] if self.corpus else []
         lock_down(self.con, inputs + store_files(store_path(self)))
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
@@ -194,6 +220,7 @@ class Workspace:
     def input_files(self) -> list[tuple[str, Path]]:
         """Every input file with its role, in a stable order."""
         files = [("gold", self.gold)] if self.gold not in self.memory_inputs else []
+        files += [("qrels", path) for path in self.qrels]
         files += [
             (f"run {name}", path)
             for name, path in self.runs.items()
@@ -238,6 +265,25 @@ class Workspace:
                     for run, path in rows
                 ]
             )
+
+
+def workspace_runs(root: Path) -> list[Path]:
+    """The run files in ``runs/`` (configs and hidden files aside)."""
+    if not (root / "runs").is_dir():
+        return []
+    return sorted(
+        p
+        for p in (root / "runs").glob("*")
+        if p.is_file() and not p.name.endswith(".config.json") and not p.name.startswith(".")
+    )
+
+
+def workspace_grades(root: Path) -> list[Path]:
+    if not (root / "grades").is_dir():
+        return []
+    return sorted(
+        p for p in (root / "grades").glob("*") if p.is_file() and not p.name.startswith(".")
+    )
 
 
 def named_runs(runs: object, name: str | None) -> dict[str, object]:
@@ -295,10 +341,11 @@ def links_leaving(root: Path) -> list[Problem]:
 
 
 def _entries(root: Path, base: Path) -> list[Path]:
-    """Every path the workspace may read: the folder's entries and those of ``runs/`` and
-    ``grades/`` when these stay inside (a link out is itself an entry, and refused)."""
+    """Every path the workspace may read: the folder's entries and those of ``runs/``,
+    ``grades/`` and ``qrels/`` (BEIR) when these stay inside (a link out is itself an entry,
+    and refused)."""
     entries = sorted(root.iterdir())
-    for sub in (root / "runs", root / "grades"):
+    for sub in (root / "runs", root / "grades", root / "qrels"):
         if sub.is_dir() and sub.resolve().is_relative_to(base):
             entries += sorted(sub.iterdir())
     return entries

@@ -62,6 +62,15 @@ class Evaluation:
     def to_frame(self) -> pd.DataFrame:
         return self.per_query.copy()
 
+    def table(self) -> pd.DataFrame:
+        """The means: one row per run, one column per measure, as asked for."""
+        table = self.aggregate.pivot(index="run", columns="measure", values="value")
+        return table.reindex(index=self.runs, columns=self.labels).rename_axis(columns=None)
+
+    def _repr_html_(self) -> str:
+        """Jupyter shows the means as a table; run names are file text, so escaped."""
+        return self.table().to_html(escape=True, float_format="{:.4f}".format, na_rep="")
+
     def wide(self) -> pd.DataFrame:
         """One row per (run, query), one column per measure."""
         table = self.per_query.pivot_table(
@@ -103,13 +112,22 @@ def _number(value) -> float | None:
 
 
 def evaluate(
-    workspace: Workspace,
+    workspace: Workspace | object,
     measures: Sequence[str] | None = None,
     policy: Policy | None = None,
-    runs: Sequence[str] | None = None,
+    runs: Sequence[str] | object | None = None,
     query_ids: Sequence[str] | None = None,
+    *,
+    name: str | None = None,
 ) -> Evaluation:
-    """Compute ``measures`` (names such as ``"Recall@5"``) for the workspace's runs."""
+    """Compute ``measures`` (names such as ``"Recall@5"``) for the workspace's runs.
+
+    ``workspace`` is a :class:`Workspace` (then ``runs`` picks run names), or the gold set
+    as a file or in memory (then ``runs`` holds the runs: a dict of name to run, or one run
+    named ``name``; see :meth:`Workspace.from_memory`).
+    """
+    if not isinstance(workspace, Workspace):
+        workspace, runs = Workspace.from_memory(workspace, runs, name=name), None
     policy = policy or Policy()
     requests = parse_requests(list(measures or default_measures()))
     prepared = prepare(workspace, policy)
