@@ -235,10 +235,10 @@ def test_the_config_is_redacted_and_records_retriever_k_and_gold_hash(tmp_path):
     text = (tmp_path / "v.config.json").read_text("utf-8")
     assert "hunter2" not in text and "sk-live-123" not in text
     saved = json.loads(text)
-    assert saved["capture"]["retriever"] == "retrieval_v:search"
-    assert saved["capture"]["retriever_version"] == "1.2.3"
-    assert saved["capture"]["k"] == 7 and saved["top_k"] == 7
-    assert saved["capture"]["gold_sha256"] == hashlib.sha256(gold.read_bytes()).hexdigest()
+    assert saved["capture_retriever"] == "retrieval_v:search"
+    assert saved["capture_retriever_version"] == "1.2.3"
+    assert saved["capture_k"] == 7 and saved["top_k"] == 7
+    assert saved["capture_gold_sha256"] == hashlib.sha256(gold.read_bytes()).hexdigest()
 
 
 _cli_lock = threading.Lock()

@@ -464,15 +464,17 @@ def write_config(
     header: dict,
     result: CaptureResult,
 ) -> None:
+    # flat keys: a comparison's config diff then names the one that changed
     config = {**settings}
     config.setdefault("top_k", k)
-    config["capture"] = {
-        "retriever": name,
-        "retriever_version": retriever_version(retriever),
-        "k": k,
-        "gold": gold.name,
-        "gold_sha256": header["gold_sha256"],
-        "queries": result.queries,
-        "errors": len(result.errors),
-    }
+    config.update(
+        {
+            "capture_retriever": name,
+            "capture_retriever_version": retriever_version(retriever),
+            "capture_k": k,
+            "capture_gold": gold.name,
+            "capture_gold_sha256": header["gold_sha256"],
+            "capture_errors": len(result.errors),
+        }
+    )
     path.write_text(json.dumps(redact(config), indent=2, ensure_ascii=False) + "\n", "utf-8")
