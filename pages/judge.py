@@ -210,16 +210,14 @@ else:
             "pressing 2, 1 or 0 saves the grade with them and shows the next chunk."
         )
 
-st.divider()
-st.subheader("Pool coverage per run")
-st.caption(
-    f"Judged share of each run's top {s.k} before judging this pool and once it is fully "
-    f"judged (pool depth {depth}). Recall and precision computed against a pool are relative "
-    "to that pool: a relevant chunk that no pooled run put in its top d stays unknown."
-)
-
 
 def show_coverage() -> None:
+    st.caption(
+        f"Judged share of each run's top {s.k} before judging this pool and once it is fully "
+        f"judged (pool depth {depth}). Recall and precision computed against a pool are "
+        "relative to that pool: a relevant chunk that no pooled run put in its top d stays "
+        "unknown."
+    )
     coverage = analyses.pool_coverage(ctx.key, tuple(runs), depth, s.k, ids, ws)
     st.dataframe(
         coverage.rename(
@@ -243,9 +241,12 @@ def show_coverage() -> None:
     )
 
 
-# every grade changes it: computed when asked for, not on each key press
-if st.toggle("Show the pool coverage", key="judge_show_coverage"):
-    show_coverage()
+st.divider()
+# every grade changes it: computed only while the box is open (a lazy expander)
+coverage_box = st.expander("Pool coverage per run", key="judge_coverage_open", on_change="rerun")
+with coverage_box:
+    if coverage_box.open:
+        show_coverage()
 
 mine = js.annotator_judgments(ws, name)
 with st.expander(f"Your grades ({len(mine)})"):

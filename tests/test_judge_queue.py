@@ -88,7 +88,8 @@ def test_the_page_shows_coverage_on_demand_and_its_queue_follows_the_runs(tmp_pa
     no_exception(at)
     assert not [df for df in at.dataframe if "judged_before" in str(df.value.columns)]
     assert not [df for df in at.dataframe if "in pool" in df.value.columns]
-    at.toggle(key="judge_show_coverage").set_value(True).run()
+    at.session_state["judge_coverage_open"] = True  # the lazy expander, opened
+    at.run()
     no_exception(at)
     coverage = next(df.value for df in at.dataframe if "in pool" in df.value.columns)
     # seed 002 at k = 3, depth 10: old's top 3 is all judged; new's only B before, all after
