@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 from ragrecall_core.errors import InputError, Problem
 
 if TYPE_CHECKING:
+    from ragrecall_core.analysis.compare import compare
+    from ragrecall_core.analysis.gate import check_gate
     from ragrecall_core.inputs.workspace import Workspace, open_workspace
     from ragrecall_core.measures import Measure, parse_measure
     from ragrecall_core.scoring.evaluate import Evaluation, default_measures, evaluate
@@ -21,6 +23,8 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 LAZY = {
+    "check_gate": "ragrecall_core.analysis.gate",
+    "compare": "ragrecall_core.analysis.compare",
     "Evaluation": "ragrecall_core.scoring.evaluate",
     "default_measures": "ragrecall_core.scoring.evaluate",
     "evaluate": "ragrecall_core.scoring.evaluate",
@@ -38,6 +42,8 @@ __all__ = [
     "Policy",
     "Problem",
     "Workspace",
+    "check_gate",
+    "compare",
     "default_measures",
     "evaluate",
     "open_workspace",
