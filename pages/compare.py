@@ -13,10 +13,12 @@ from ragrecall_app.context import (
     state_value,
 )
 from ragrecall_app.render import escape_markdown, notes, policy_note
+from ragrecall_app.ruled import rule_note, ruled_comparison
 from ragrecall_core.analysis.selection import TEST_SPLIT, default_split
 from ragrecall_core.output.literal import file_name_part
 from ragrecall_core.views import compare_view as cv
 from ragrecall_core.views.plot_events import selected_points, selected_rows
+from ragrecall_core.views.samples import COMPARISON_MINIMUM, small_sample_warning
 
 ctx = current()
 s = ctx.state
@@ -26,11 +28,9 @@ runs = list(ws.run_names)
 st.title("Compare")
 notes(missing_notes(ctx.facts))
 policy_note(ctx.policy)
+rule_note(ctx)
 if len(runs) < 2:
-    st.warning(
-        f"Comparing needs two runs; this workspace has {len(runs)} "
-        f"({escape_markdown(', '.join(runs) or 'none')}). Add a second run file under runs/."
-    )
+    st.warning(escape_markdown(cv.second_run_message(runs, ctx.source.is_folder)))
     st.stop()
 
 
@@ -63,9 +63,7 @@ if s.split == TEST_SPLIT:
     )
 
 with st.spinner("Comparing the runs query by query (paired tests, bootstrap) …"):
-    comparison = analyses.comparison(
-        ctx.key, base, cand, s.k, ctx.policy, None if ids is None else tuple(ids), ws
-    )
+    comparison = ruled_comparison(ctx, base, cand, None if ids is None else tuple(ids))
 measure = comparison.pass_measure
 scope = (
     ", ".join(f"{c.replace('_', ' ')} = {v}" for c, v in filters.items())
@@ -77,6 +75,10 @@ st.caption(
     f"k = {s.k} · {escape_markdown(scope)} · a query passes when {measure} = 1 · "
     "the sidebar's failures-only toggle does not apply here"
 )
+compared = int(comparison.deltas["queries"].max()) if len(comparison.deltas) else 0
+small = small_sample_warning(compared, COMPARISON_MINIMUM, "compared queries", "every delta")
+if small:
+    st.warning(small, icon="⚠️")
 
 # ---------------------------------------------------------------- what changed
 st.subheader("What changed between the two runs")
@@ -286,9 +288,13 @@ st.subheader("Deltas by query type and by corpus section")
 measures = list(comparison.deltas["measure"])
 group_measure = st.selectbox("Measure", measures, key=state_key("compare_measure"))
 by_type, by_section = st.columns(2)
+given = {"query type": ctx.facts.query_types, "section": ctx.facts.sections}
 for col, by, label in ((by_type, "query type", "query type"), (by_section, "section", "section")):
     with col:
         st.markdown(f"**By {label}** (worst delta first)")
+        if not given[by]:
+            st.text(cv.GROUP_ENABLERS[by])
+            continue
         st.dataframe(
             cv.group_table(comparison.by_group, by, group_measure).rename(columns={"group": label}),
             hide_index=True,

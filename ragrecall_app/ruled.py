@@ -12,7 +12,9 @@ from collections.abc import Sequence
 import pandas as pd
 import streamlit as st
 
+from ragrecall_app import analyses
 from ragrecall_app.context import Context
+from ragrecall_core.analysis.compare import Comparison, compare
 from ragrecall_core.analysis.pass_rule import DEFAULT_RULE, rule_line
 from ragrecall_core.analysis.query_table import QueryTable, build_query_table, filter_table
 from ragrecall_core.inputs.workspace import Workspace
@@ -53,6 +55,23 @@ def ruled_rows(
         list(runs or s.runs),
         s.failing_only if failing is None else failing,
     )
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _ruled_comparison(
+    key: str, base: str, cand: str, k: int, policy: Policy, rule: str, ids, _ws: Workspace
+) -> Comparison:
+    return compare(
+        _ws, base, cand, k, policy=policy, query_ids=None if ids is None else list(ids), rule=rule
+    )
+
+
+def ruled_comparison(ctx: Context, base: str, cand: str, ids: tuple | None) -> Comparison:
+    """The comparison whose regressions and improvements follow the sidebar's pass rule."""
+    s = ctx.state
+    if s.pass_rule == DEFAULT_RULE:
+        return analyses.comparison(ctx.key, base, cand, s.k, ctx.policy, ids, ctx.ws)
+    return _ruled_comparison(ctx.key, base, cand, s.k, ctx.policy, s.pass_rule, ids, ctx.ws)
 
 
 def rule_note(ctx: Context) -> None:

@@ -56,7 +56,10 @@ def test_renders_on_data_samples(monkeypatch):
     assert at.session_state["compare_base"] == "bm25"
     assert at.session_state["compare_cand"] == "dense-minilm"
     deltas = table(at, "deltas")
-    assert list(deltas["measure"]) == ["Recall@5", "Hit@5", "MRR@5", "P@5", "nDCG@5", "Harm@5"]
+    # the pass rule's measure (RecallCap@5 by default) joins the default set, last
+    assert list(deltas["measure"]) == [
+        *("Recall@5", "Hit@5", "MRR@5", "P@5", "nDCG@5", "Harm@5", "RecallCap@5")
+    ]
     harm = deltas[deltas.measure == "Harm@5"].iloc[0]
     assert harm["better when"] == "lower ↓"
     # the same numbers as ragrecall_core.analysis.compare
@@ -167,4 +170,4 @@ def test_trec_data_with_two_runs_and_no_configs(tmp_path, monkeypatch):
     at = open_compare(monkeypatch, ws)
     no_exception(at)
     assert any("No config sidecar" in t.value for t in at.text)
-    assert len(table(at, "deltas")) == 6
+    assert len(table(at, "deltas")) == 7  # the six default measures and RecallCap@5

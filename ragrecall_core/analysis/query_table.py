@@ -36,7 +36,7 @@ NO_REASON = "no reviewer reason"
 NO_CORPUS = "unknown (no corpus)"
 NOT_IN_CORPUS = "not in corpus"
 MISSING = "(not given)"
-# why a query has no relevant item: nothing listed, or every judged item graded below the level
+# why a query has no relevant item: the gold lists none, or grades all it judges below the level
 GOLD_LISTS_NONE = "gold lists none"
 NONE_JUDGED_RELEVANT = "no relevant item judged"
 
@@ -58,7 +58,7 @@ qdoc AS (
     FROM {s}.chunk_judgments j JOIN corpus c ON c.chunk_id = j.chunk_id
     JOIN doc_words d ON d.doc_id = c.doc_id
     WHERE j.grade >= $level GROUP BY j.query_id),
-judged AS (SELECT query_id, count(*) AS judged FROM {s}.chunk_judgments GROUP BY query_id)
+judged AS (SELECT query_id, count(*) AS judged FROM qrels GROUP BY query_id)
 SELECT q.query_id, q.query, q.query_type, q.section, q.split, coalesce(q.require_all, false)
        AS require_all, coalesce(r.expected, []) AS expected, qd.doc_words,
        CASE WHEN r.expected IS NOT NULL THEN NULL

@@ -41,6 +41,24 @@ JUDGMENT_MARKS = {
 NOT_RETRIEVED = "not retrieved"
 
 
+# what would give the deltas-by-group table more than one "(none)" group
+GROUP_ENABLERS = {
+    "query type": "No query type in this data: add `query_type` to the gold to compare by it.",
+    "section": "No section in this data: add `section` to the gold or a corpus to compare by it.",
+}
+
+
+def second_run_message(runs: Sequence[str], from_folder: bool) -> str:
+    """Why Compare cannot start, and how to add a run the way the data was given."""
+    shown = ", ".join(runs) or "none"
+    how = (
+        "Add a second run file under the workspace's runs/ folder."
+        if from_folder
+        else "Give a second run: repeat --run FILE on the command line, or upload two runs."
+    )
+    return f"Comparing needs two runs; {len(runs)} loaded ({shown}). {how}"
+
+
 def view_query_ids(
     workspace: Workspace, split: str = "", query_type: str = "", section: str = ""
 ) -> list[str] | None:
