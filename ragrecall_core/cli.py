@@ -505,14 +505,12 @@ def step_summary() -> Path | None:
 def write_gate_files(result, summary: Path | None, junit: Path | None) -> None:
     """The gate's Markdown summary (``--summary`` replaces the file; the CI's step summary
     is appended to) and its JUnit XML."""
-    from ragrecall_core.analysis.gate_outputs import gate_junit, gate_markdown
-
     target, mode = (summary, "w") if summary is not None else (step_summary(), "a")
     if target is not None:
         with target.open(mode, encoding="utf-8") as handle:
-            handle.write(gate_markdown(result) + "\n")
+            handle.write(result.to_markdown() + "\n")
     if junit is not None:
-        junit.write_text(gate_junit(result), encoding="utf-8")
+        junit.write_text(result.to_junit(), encoding="utf-8")
 
 
 def cmd_capture(args: argparse.Namespace) -> int:

@@ -176,6 +176,24 @@ def test_an_interrupted_capture_continues_where_it_stopped(tmp_path):
     assert [line["id"] for line in read_jsonl(output)] == [f"q{i}" for i in range(8)]
 
 
+def test_an_interrupt_with_concurrency_starts_no_further_query(tmp_path):
+    gold = tiny_gold(tmp_path, 40)
+    calls: list[str] = []
+
+    def retriever(query, query_id):
+        calls.append(query_id)
+        if query_id == "q3":
+            raise KeyboardInterrupt
+        time.sleep(0.02)
+        return [query_id]
+
+    output = tmp_path / "r.jsonl"
+    with pytest.raises(KeyboardInterrupt):
+        capture(gold, retriever, output, concurrency=2)
+    assert len(calls) < 10, "queries queued before the interrupt must not run after it"
+    assert not output.exists()
+
+
 def test_a_changed_gold_or_config_starts_over_and_says_so(tmp_path):
     gold = tiny_gold(tmp_path, 4)
     output = tmp_path / "r.jsonl"

@@ -184,3 +184,9 @@ def test_junit_xml_parses_and_gives_every_name_back():
         HOSTILE[5],
     ]
     assert suite.get("name") == "ragrecall check: <script>alert(1)</script>"
+
+
+def test_the_summary_states_the_pass_rule_that_defined_the_regressions(files, capsys, tmp_path):
+    summary = tmp_path / "s.md"
+    run_cli(capsys, check(files, "--pass-rule", "hit", "--summary", summary))
+    assert "Hit@5 = 1" in summary.read_text("utf-8").replace("\\", "")

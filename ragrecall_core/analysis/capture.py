@@ -431,6 +431,7 @@ def capture(
                 bar.advance()
 
         with ThreadPoolExecutor(max_workers=concurrency) as pool:
+            # on an interrupt, map cancels the queries that have not started
             list(pool.map(one, todo))
     result.errors = {qid: line["error"] for qid, line in done.items() if "error" in line}
     write_run(output, [done[qid] for qid, _ in queries])

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from ragrecall_core.analysis.compare import paired, pass_outcomes
+from ragrecall_core.analysis.gate_outputs import gate_junit, gate_markdown
 from ragrecall_core.analysis.pass_rule import DEFAULT_RULE, pass_measure, rule_line
 from ragrecall_core.analysis.selection import default_split, query_ids, require_split
 from ragrecall_core.errors import InputError, Problem, gather, raise_if_any
@@ -142,6 +143,14 @@ class GateResult:
             "max_regressions": self.max_regressions,
             "pass_rule": self.rule_line,
         }
+
+    def to_markdown(self) -> str:
+        """A CI job summary (see :mod:`.gate_outputs`); file text shown as text."""
+        return gate_markdown(self)
+
+    def to_junit(self) -> str:
+        """JUnit XML: a test case per requirement and per regressed query."""
+        return gate_junit(self)
 
     def to_text(self) -> str:
         lines = [f"release gate for {self.run} on {self.scope}"]

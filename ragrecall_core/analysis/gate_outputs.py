@@ -10,11 +10,14 @@ escaped, and a CI system refuses a report that holds one.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from typing import TYPE_CHECKING
 
-from ragrecall_core.analysis.gate import GateResult
 from ragrecall_core.errors import one_line
 from ragrecall_core.output.literal import md_literal
 from ragrecall_core.output.text import cell_text
+
+if TYPE_CHECKING:  # gate.py imports this module for GateResult.to_markdown / to_junit
+    from ragrecall_core.analysis.gate import GateResult
 
 
 def budget_exceeded(result: GateResult) -> bool:
@@ -47,6 +50,8 @@ def gate_markdown(result: GateResult) -> str:
     if result.baseline is not None:
         outcome = "**FAIL**" if budget_exceeded(result) else "pass"
         lines += [f"{md_literal(regression_line(result))}: {outcome}", ""]
+        if result.rule_line:
+            lines += [md_literal(result.rule_line), ""]
         lines += [f"- {md_literal(query_id)}" for query_id in result.regressions]
         if result.regressions:
             lines.append("")
@@ -80,7 +85,8 @@ def gate_junit(result: GateResult) -> str:
         )
         if exceeded:
             ET.SubElement(case, "failure", message=xml_text(regression_line(result)))
-        ET.SubElement(case, "system-out").text = xml_text(regression_line(result))
+        explained = f"{regression_line(result)}. {result.rule_line}".rstrip(". ")
+        ET.SubElement(case, "system-out").text = xml_text(explained)
         for query_id in result.regressions:
             case = ET.SubElement(
                 suite, "testcase", classname="ragrecall.regressed", name=xml_text(query_id)
