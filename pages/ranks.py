@@ -4,21 +4,25 @@ import streamlit as st
 
 from ragrecall_app.context import current, go, missing_notes, new_selection, put_state, rerun_with
 from ragrecall_app.render import escape_markdown, notes, policy_note
+from ragrecall_app.ruled import rule_note, ruled_rows
 from ragrecall_core.output.literal import as_words
 from ragrecall_core.views import charts, ranks
 from ragrecall_core.views.plot_events import point_run_and_label, selected_points, selected_rows
 
 ctx = current()
 s = ctx.state
-rows = ctx.rows(failing=False, group_filters=False)
+rows = ruled_rows(ctx, failing=False, group_filters=False)
 depth = max([ctx.depths.get(r, 1) for r in s.runs] or [1])
 
 st.title("Ranks")
 notes(missing_notes(ctx.facts))
 policy_note(ctx.policy)
+if s.failing_only:
+    rule_note(ctx)
 st.caption(
-    "Answerable queries only (no-answer queries have no relevant item). "
-    "Click a bar to list its queries."
+    "Answerable queries only (no-answer queries have no relevant item): "
+    + ranks.answerable_counts(rows)
+    + ". Click a bar to list its queries."
 )
 
 hist = ranks.first_rank_counts(rows, depth)
@@ -46,9 +50,11 @@ if s.rank_bin:
         f"{escape_markdown(s.focus)} · {len(listed)} queries"
     )
     clear.button("Close list", key="ranks_clear", on_click=put_state, kwargs={"rank_bin": ""})
-    shown = listed[
-        ["query_id", "query", "query_type", "section", "FirstRank", "failure_class"]
-    ].rename(columns={"FirstRank": "first rank"})
+    # a column the data never fills (no query text, type or section) is left out
+    columns = ranks.given_columns(
+        rows, ["query_id", "query", "query_type", "section", "FirstRank", "failure_class"]
+    )
+    shown = listed[columns].rename(columns={"FirstRank": "first rank"})
     shown = as_words(shown, {"first rank": ("{:.0f}", "not found")})
     picked = selected_rows(
         st.dataframe(

@@ -51,3 +51,15 @@ def test_filter_changes_the_list(at):
 def test_trec_data(tmp_path, monkeypatch):
     at = app(trec_workspace(tmp_path), monkeypatch).switch_page(PAGE).run()
     no_exception(at)
+    caption = " ".join(c.value for c in at.caption)
+    assert "n = 30 (results.comment)" in caption  # the shares' n: the answerable topics
+    at.session_state["ranks_hist"] = {
+        "selection": {
+            "points": [{"curve_number": 0, "x": "1", "customdata": ["results.comment", "1", 0.9]}]
+        }
+    }
+    at.run()
+    no_exception(at)
+    listed = at.dataframe(key="ranks_list").value
+    # the TREC files give no query text, type or section: no empty columns for them
+    assert list(listed.columns) == ["query_id", "first rank", "failure_class"] and len(listed)

@@ -46,6 +46,22 @@ def answerable(table: pd.DataFrame) -> pd.DataFrame:
     return table[table["relevant"] > 0]
 
 
+def answerable_counts(table: pd.DataFrame) -> str:
+    """``"n = 30 (bm25) · n = 29 (dense)"``: how many queries each run's shares are of."""
+    counts = answerable(table).groupby("run", sort=False).size()
+    return " · ".join(f"n = {n} ({run})" for run, n in counts.items())
+
+
+def given_columns(table: pd.DataFrame, columns: list[str]) -> list[str]:
+    """``columns`` without the text columns no row of ``table`` fills, in order."""
+    optional = ("query", "query_type", "section")
+    return [
+        c
+        for c in columns
+        if c not in optional or table[c].astype("string").replace("", pd.NA).notna().any()
+    ]
+
+
 def with_bins(table: pd.DataFrame, depth: int) -> pd.DataFrame:
     """Answerable rows with a ``bin`` column (the first relevant rank's bin)."""
     rows = answerable(table).copy()
