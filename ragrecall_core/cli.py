@@ -31,6 +31,7 @@ APP = Path(__file__).resolve().parent.parent / "app.py"
 THEME_PRIMARY = "#1f5fa8"
 DEFAULT_WORKSPACE = Path(__file__).resolve().parent.parent / "data_samples"
 DEFAULT_PORT = 8501
+INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C
 SHOWN_MESSAGE = 80  # characters of a failure message shown, as for any input value
 
 T = TypeVar("T")
@@ -536,17 +537,21 @@ def cmd_capture(args: argparse.Namespace) -> int:
     config = take(problems, read_config, args.config) if args.config is not None else {}
     raise_if_any(problems)
     retriever = load_retriever(args.retriever)
-    result = capture(
-        args.gold,
-        retriever,
-        args.output,
-        k=k,
-        config=config,
-        concurrency=concurrency,
-        timeout=timeout,
-        id_key=args.id_key,
-        name=args.retriever,
-    )
+    try:
+        result = capture(
+            args.gold,
+            retriever,
+            args.output,
+            k=k,
+            config=config,
+            concurrency=concurrency,
+            timeout=timeout,
+            id_key=args.id_key,
+            name=args.retriever,
+        )
+    except KeyboardInterrupt:
+        sys.stderr.write("\ninterrupted: the same command continues where this one stopped\n")
+        return INTERRUPTED
     sys.stdout.write(result.to_text())
     return 0
 

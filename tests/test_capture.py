@@ -340,3 +340,42 @@ def test_the_progress_bar_is_drawn_only_on_a_terminal(tmp_path):
     capture(gold, lambda q: [], tmp_path / "b.jsonl", progress_stream=terminal)
     assert pipe.getvalue() == ""
     assert "3/3" in terminal.getvalue() and terminal.getvalue().endswith("\n")
+
+
+def test_a_secret_in_a_retriever_error_never_reaches_the_run_or_the_terminal(tmp_path):
+    gold = tiny_gold(tmp_path, 1)
+    leak = "cannot reach https://svc:hunter2@search.internal/idx (api_key=sk-live-abcdef123456)"
+
+    def failing(query):
+        raise ConnectionError(leak)
+
+    capture(gold, failing, tmp_path / "r.jsonl")
+    text = (tmp_path / "r.jsonl").read_text("utf-8")
+    assert "ConnectionError" in text
+    assert "hunter2" not in text and "sk-live-abcdef123456" not in text
+
+    write_text(tmp_path / "leaky_mod.py", f"raise RuntimeError({leak!r})\n")
+    code, out, err = run_cli_in(
+        tmp_path, ["capture", gold, "--retriever", "leaky_mod:search", "-o", tmp_path / "s.jsonl"]
+    )
+    assert code == 2 and "RuntimeError" in err
+    assert "hunter2" not in err + out and "sk-live-abcdef123456" not in err + out
+
+
+def test_ctrl_c_on_the_command_line_keeps_the_progress_and_says_how_to_continue(tmp_path):
+    gold = tiny_gold(tmp_path, 4)
+    write_text(
+        tmp_path / "stopping_mod.py",
+        "def search(q, query_id):\n"
+        "    if query_id == 'q2':\n"
+        "        raise KeyboardInterrupt\n"
+        "    return [query_id]\n",
+    )
+    output = tmp_path / "r.jsonl"
+    argv = ["capture", gold, "--retriever", "stopping_mod:search", "-o", output]
+    code, out, err = run_cli_in(tmp_path, argv)
+    assert code == 130 and "continues where this one stopped" in err and "Traceback" not in err
+    assert not output.exists()
+    kept = [json.loads(line)["id"] for line in progress_path(output).read_text().splitlines()[1:]]
+    # a query a worker had already started may finish and be kept too
+    assert kept[:2] == ["q0", "q1"] and "q2" not in kept

@@ -42,6 +42,7 @@ from ragrecall_core.inputs.configs import (
     _parse,
     config_path_for,
     redact,
+    redact_text,
     run_stem,
 )
 from ragrecall_core.inputs.readers import sha256_of
@@ -96,7 +97,7 @@ def load_retriever(spec: str) -> Callable:
     try:
         module = importlib.import_module(module_name)
     except Exception as error:  # the user's module: any failure of its import is their input
-        reason = f"{type(error).__name__}: {error}"
+        reason = error_text(f"{type(error).__name__}: {error}")
         raise InputError(
             [Problem("--retriever", None, f"{spec} ({reason})", "an importable module")]
         ) from None
@@ -240,6 +241,12 @@ def call_with_timeout(call: Callable[[], Any], timeout: float | None) -> Any:
     return outcome["value"]
 
 
+def error_text(message: str) -> str:
+    """A retriever's error message as kept: redacted (a failed connection often names its
+    URL and credentials) and shortened."""
+    return redact_text(message)[: SHOWN * 2]
+
+
 def capture_one(
     retriever: Callable,
     query_id: str,
@@ -256,9 +263,9 @@ def capture_one(
         result = call_with_timeout(lambda: retriever(text, **arguments), timeout)
         line["retrieved"] = ranked_list(result, k, id_key)
     except QueryFailed as failure:
-        line["error"] = str(failure)[: SHOWN * 2]
+        line["error"] = error_text(str(failure))
     except Exception as error:  # the user's code: its failure is recorded, not raised
-        line["error"] = f"{type(error).__name__}: {error}"[: SHOWN * 2]
+        line["error"] = error_text(f"{type(error).__name__}: {error}")
     line["latency_ms"] = round((time.perf_counter() - started) * 1000, 3)
     return line
 
