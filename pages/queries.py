@@ -15,7 +15,11 @@ from ragrecall_app.context import (
 from ragrecall_app.render import escape_markdown, notes, policy_note
 from ragrecall_app.ruled import rule_note, ruled_rows, ruled_table
 from ragrecall_core.analysis import query_detail as qd
-from ragrecall_core.analysis.query_table import display_frame, neighbour
+from ragrecall_core.analysis.query_table import (
+    display_frame,
+    neighbour,
+    unfilled_display_columns,
+)
 from ragrecall_core.output.literal import as_words, yes_no
 from ragrecall_core.views.harm_view import add_harm_column
 from ragrecall_core.views.plot_events import selected_rows
@@ -24,7 +28,7 @@ ctx = current()
 s = ctx.state
 run = s.focus
 rows = ruled_rows(ctx, runs=[run])
-display = display_frame(rows, s.k)
+display = display_frame(rows, s.k).drop(columns=unfilled_display_columns(ruled_table(ctx).table))
 display = add_harm_column(display, rows, analyses.harm(ctx.key, s.k, ctx.policy, ctx.ws), s.k)
 
 st.title("Queries")

@@ -27,6 +27,7 @@ from ragrecall_core.views.dashboard_state import (
     from_params,
     k_choices,
     parse_source,
+    read_params,
     to_params,
 )
 from ragrecall_core.views.failure_groups import failure_groups
@@ -64,6 +65,10 @@ def table(ws):
         ({"failing": ["no"]}, "failing_only", False),
         ({"q": ["q042"]}, "query_id", "q042"),
         ({"fclass": ["never retrieved"]}, "failure_class", "never retrieved"),
+        ({"rule": ["hit"]}, "pass_rule", "hit"),
+        ({"rule": ["recall"]}, "pass_rule", "recall"),
+        ({"rule": ["Recall"]}, "pass_rule", "capped"),
+        ({}, "pass_rule", "capped"),
     ],
 )
 def test_from_params(params, field, value):
@@ -280,3 +285,10 @@ def test_overview_shows_the_precision_band_beside_p_at_k():
     table = overview.headline_table(summary, 3)
     assert table.loc[0, overview.band_label(3)] == "0.000 – 0.667"
     assert "Pmax@3" not in set(overview.chart_frame(summary).measure)
+
+
+def test_an_unknown_pass_rule_in_the_url_is_refused_and_named():
+    state, refused = read_params({"rule": ["always"]})
+    assert state.pass_rule == "capped"
+    assert len(refused) == 1 and "rule" in refused[0] and "capped, recall, hit" in refused[0]
+    assert to_params(ViewState(pass_rule="hit")) == {"rule": "hit"}

@@ -266,6 +266,26 @@ def class_label(failure_class: pd.Series, no_answer_source: pd.Series) -> pd.Ser
     return sourced.where(no_answer_source.notna(), failure_class).astype(object)
 
 
+# display column -> the table column that fills it, for text the data may not give at all
+OPTIONAL_DISPLAY = {
+    "query": "query",
+    "type": "query_type",
+    "section": "section",
+    "manual grades (top k)": "manual_grades",
+    "reviewer reason": "reasons",
+}
+
+
+def unfilled_display_columns(table: pd.DataFrame) -> list[str]:
+    """Display columns no row of ``table`` fills (e.g. TREC qrels: no query text, type or
+    section): a column of dashes says nothing, so the page leaves it out."""
+    return [
+        shown
+        for shown, column in OPTIONAL_DISPLAY.items()
+        if table[column].astype("string").replace("", pd.NA).isna().all()
+    ]
+
+
 def _join(items: Sequence[str], empty: str, limit: int = 8) -> str:
     if not len(items):
         return empty
