@@ -519,6 +519,7 @@ def cmd_capture(args: argparse.Namespace) -> int:
         capture,
         load_retriever,
         output_problems,
+        overwrite_problems,
         parse_positive_number,
         parse_retriever_spec,
         read_config,
@@ -534,6 +535,9 @@ def cmd_capture(args: argparse.Namespace) -> int:
         timeout = take(problems, parse_positive_number, args.timeout, "--timeout")
     take(problems, parse_retriever_spec, args.retriever)
     problems += output_problems(args.output)
+    problems += overwrite_problems(
+        args.output, [args.gold, *([args.config] if args.config else [])]
+    )
     config = take(problems, read_config, args.config) if args.config is not None else {}
     raise_if_any(problems)
     retriever = load_retriever(args.retriever)

@@ -379,3 +379,17 @@ def test_ctrl_c_on_the_command_line_keeps_the_progress_and_says_how_to_continue(
     kept = [json.loads(line)["id"] for line in progress_path(output).read_text().splitlines()[1:]]
     # a query a worker had already started may finish and be kept too
     assert kept[:2] == ["q0", "q1"] and "q2" not in kept
+
+
+def test_capture_never_writes_over_the_gold_set_or_the_given_config(tmp_path):
+    gold = tiny_gold(tmp_path, 2)
+    config = write_text(tmp_path / "r.config.json", '{"api_key": "sk-live-abcdef123456"}')
+    before = gold.read_bytes(), config.read_bytes()
+    for output in (gold.with_suffix(".jsonl"), tmp_path / "r.jsonl"):
+        with pytest.raises(InputError) as error:
+            capture(gold, lambda q: ["c0"], output, config=config)
+        assert error.value.problems[0].file == "-o"
+    argv = ["capture", gold, "--retriever", "m:f", "-o", tmp_path / "r.jsonl", "--config", config]
+    code, _, err = run_cli_in(tmp_path, argv)
+    assert code == 2 and "does not replace the input" in err
+    assert (gold.read_bytes(), config.read_bytes()) == before

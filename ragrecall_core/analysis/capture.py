@@ -134,6 +134,16 @@ def output_problems(path: Path) -> list[Problem]:
     return []
 
 
+def overwrite_problems(output: Path, inputs: list[Path]) -> list[Problem]:
+    """The run and its config are written over: neither may be one of the inputs."""
+    written = {output.resolve(), config_path_for(output).resolve()}
+    return [
+        Problem("-o", None, str(output), f"a run file that does not replace the input {path}")
+        for path in inputs
+        if path.resolve() in written
+    ]
+
+
 # --- what a retriever returns ----------------------------------------------------------------
 
 
@@ -412,7 +422,10 @@ def capture(
         problems.append(Problem("--concurrency", None, str(concurrency), "a whole number >= 1"))
     settings = {} if config is None else config
     if not isinstance(settings, dict):
+        problems += overwrite_problems(output, [gold, Path(settings)])
         settings = read_config(Path(settings))
+    else:
+        problems += overwrite_problems(output, [gold])
     raise_if_any(problems)
     settings = redact(settings)
     call = load_retriever(retriever) if isinstance(retriever, str) else retriever
