@@ -96,6 +96,23 @@ WHERE json_array_length(j, '$.retrieved') = 0
 LIST_ORDER = "coalesce((item->>'$.rank')::BIGINT, pos), pos"
 SCORE_ORDER = "(item->>'$.score')::DOUBLE DESC, item->>'$.chunk_id' DESC"
 
+# the typed read of staged records, as runs.py reads the lines of a file (its fast path)
+TYPED_LINES_SQL = """
+CREATE OR REPLACE TEMP TABLE run_lines AS
+SELECT json_type(j, '$.id') AS id_type, j->>'$.id' AS id,
+       json_transform(j->'$.retrieved', '[{"chunk_id": "JSON", "rank": "JSON", "score": "JSON"}]')
+           AS retrieved
+FROM run_stage
+"""
+
+# a scored run's positions by score, as trec_eval (the typed read numbers them in list order)
+SCORE_POSITIONS = """
+CREATE OR REPLACE TABLE {table} AS
+SELECT * REPLACE (CASE WHEN docno IS NOT NULL THEN row_number() OVER (
+                      PARTITION BY qid ORDER BY score DESC, docno DESC) END AS position)
+FROM {table}
+"""
+
 RUN_LONG_TABLE = """
 CREATE TABLE {table} AS
 SELECT query_id AS qid, chunk_id AS docno, CAST(CAST(rank AS DOUBLE) AS BIGINT) AS rank,
@@ -244,7 +261,31 @@ def _scored_doc_records(items: list) -> list[dict]:
 def _load_run_records(
     con: duckdb.DuckDBPyConnection, records: list, order: str, label: str, table: str
 ) -> None:
+    """The typed read of runs.py first (whole-table tests); when the records fail it, every
+    check, naming each problem."""
     _stage_records(con, records, "run_stage")
+    try:
+        if not _read_typed_records(con, table):
+            con.execute(f"DROP TABLE IF EXISTS {table}")
+            _load_checked_records(con, order, label, table)
+        elif order == SCORE_ORDER:
+            con.execute(SCORE_POSITIONS.format(table=table))
+    finally:
+        con.execute("DROP TABLE IF EXISTS run_lines; DROP TABLE run_stage")
+
+
+def _read_typed_records(con: duckdb.DuckDBPyConnection, table: str) -> bool:
+    steps = [
+        TYPED_LINES_SQL,
+        run_files.JSONL_LINES_OK_SQL,
+        run_files.TYPED_JSONL_SQL.format(table=table),
+    ]
+    return run_files._read_typed(con, steps, {}) and run_files._typed_ok(con, table, True)
+
+
+def _load_checked_records(
+    con: duckdb.DuckDBPyConnection, order: str, label: str, table: str
+) -> None:
     problems = run_checks(con, "run_stage", run_files.JSONL_LINE_CHECKS, label)
     con.execute(RUN_ITEMS_SQL)
     problems += run_checks(con, "run_items", run_files.JSONL_ITEM_CHECKS, label)
@@ -253,7 +294,7 @@ def _load_run_records(
         raise_if_any(_naming_queries(con, "run_stage", "j->>'$.id'", problems))
         con.execute(RUN_JSON_TABLE.format(table=table, order=order))
     finally:
-        con.execute("DROP TABLE run_items; DROP TABLE run_stage")
+        con.execute("DROP TABLE run_items")
 
 
 def _load_run_frame(
@@ -275,7 +316,7 @@ def _load_run_frame(
 def _stage_records(con: duckdb.DuckDBPyConnection, records: list, table: str) -> None:
     """``table(line, j JSON)``: record ``i`` (from 1) as one JSON object, types kept."""
     texts = pd.DataFrame(
-        {"line": range(1, len(records) + 1), "text": [json.dumps(_jsonable(r)) for r in records]}
+        {"line": range(1, len(records) + 1), "text": [_json_text(r) for r in records]}
     )
     con.register("memory_records", texts)
     try:
@@ -335,6 +376,15 @@ def _naming_queries(
 def _with_query(query: str | None, line: int | None, value: str) -> str:
     where = f"query {query!r}" if query is not None else f"record {line}"
     return value if query is not None and query in value else f"{where}: {value}"
+
+
+def _json_text(record: object) -> str:
+    """``record`` as JSON text; only a record JSON cannot hold as it is goes through
+    :func:`_jsonable` (the common case pays for one ``json.dumps``)."""
+    try:
+        return json.dumps(record, allow_nan=False)
+    except (TypeError, ValueError):
+        return json.dumps(_jsonable(record))
 
 
 def _jsonable(value: object) -> object:
