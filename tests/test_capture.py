@@ -393,3 +393,19 @@ def test_capture_never_writes_over_the_gold_set_or_the_given_config(tmp_path):
     code, _, err = run_cli_in(tmp_path, argv)
     assert code == 2 and "does not replace the input" in err
     assert (gold.read_bytes(), config.read_bytes()) == before
+
+
+def test_an_interrupted_capture_inside_a_workspace_leaves_it_openable(tmp_path):
+    folder = tmp_path / "ws"
+    gold = tiny_gold(folder, 3)
+    write_jsonl(folder / "runs" / "old.jsonl", [{"id": "q0", "retrieved": []}])
+
+    def stop(query, query_id):
+        if query_id == "q1":
+            raise KeyboardInterrupt
+        return [query_id]
+
+    with pytest.raises(KeyboardInterrupt):
+        capture(gold, stop, folder / "runs" / "new.jsonl")
+    assert progress_path(folder / "runs" / "new.jsonl").exists()
+    assert Workspace.open(folder).run_names == ["old"]
