@@ -156,3 +156,13 @@ def test_a_qrels_link_out_of_the_folder_is_refused(tmp_path):
     with pytest.raises(InputError) as caught:
         Workspace.from_files(root, [run_file(tmp_path / "bm25.jsonl")])
     assert [Path(p.file).name for p in caught.value.problems] == ["train.tsv"]
+
+
+def test_a_qrels_query_missing_from_queries_jsonl_is_refused(tmp_path):
+    """Its text would be silently empty: refused, naming the qrels line."""
+    root = beir_folder(tmp_path / "beir")
+    (root / "qrels" / "dev.tsv").write_text("query-id\tcorpus-id\tscore\nq3\td3\t1\nq9\td1\t1\n")
+    with pytest.raises(InputError) as caught:
+        Workspace.from_files(root, [run_file(tmp_path / "bm25.jsonl")])
+    shown = [(Path(p.file).name, p.line, p.value) for p in caught.value.problems]
+    assert shown == [("dev.tsv", 3, "q9")]

@@ -50,6 +50,13 @@ JOIN beir_gold_all b ON a.query_id = b.query_id AND a.file < b.file
 GROUP BY b.file, b.query_id ORDER BY 1, 2 LIMIT 1000
 """
 
+# a qrels query that queries.jsonl does not list would have no text
+QUERY_NOT_LISTED = """
+SELECT file, line, query_id FROM beir_gold_all
+WHERE query_id NOT IN (SELECT j->>'$._id' FROM beir_queries WHERE j->>'$._id' IS NOT NULL)
+ORDER BY 1, 2 LIMIT 1000
+"""
+
 QUERY_TEXT = """
 UPDATE queries SET query = q.j->>'$.text',
        metadata = json_merge_patch(q.j, '{"_id": null, "text": null}')
@@ -100,6 +107,10 @@ def load_beir(con: duckdb.DuckDBPyConnection, root: Path) -> None:
             f"a query of one split only (also in {qrels[first].name})",
         )
         for later, line, query_id, first in con.execute(QUERY_IN_TWO_SPLITS).fetchall()
+    ]
+    problems += [
+        Problem(str(qrels[n]), line, query_id, "a query id that queries.jsonl lists")
+        for n, line, query_id in con.execute(QUERY_NOT_LISTED).fetchall()
     ]
     raise_if_any(problems)
     con.execute("ALTER TABLE beir_gold_all DROP COLUMN file")
