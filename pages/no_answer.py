@@ -100,7 +100,9 @@ st.plotly_chart(
 st.subheader("Top-1 score: answerable vs no-answer queries")
 st.caption(
     "One chart per run, each on its own score scale; every query is a point (no-answer "
-    "queries as orange diamonds). The dashed line is the picked threshold."
+    f"queries as orange diamonds), up to {nav.MAX_POINTS} per group: above that, the box and "
+    f"whiskers summarise every query and {nav.MAX_POINTS} evenly spread ones are drawn (the "
+    "label says so). The dashed line is the picked threshold."
 )
 cols = st.columns(2)
 for i, run in enumerate(s.runs):
@@ -111,7 +113,8 @@ for i, run in enumerate(s.runs):
             width="stretch",
         )
 
-with st.expander("The threshold sweep as a table"):
+
+def show_sweep_tables() -> None:
     tabs = st.tabs(md_labels(s.runs))
     for i, (tab, run) in enumerate(zip(tabs, s.runs, strict=True)):
         with tab:
@@ -127,6 +130,13 @@ with st.expander("The threshold sweep as a table"):
                     "answerable coverage": st.column_config.NumberColumn(format="percent"),
                 },
             )
+
+
+# lazy: its tables (one row per distinct score: ~6,000 per run at 10k) are built only while open
+sweep_box = st.expander("The threshold sweep as a table", key="noans_sweep_open", on_change="rerun")
+with sweep_box:
+    if sweep_box.open:
+        show_sweep_tables()
 
 # ---------------------------------------------------------------- the queries
 st.subheader("What each run returned on top for a no-answer query")

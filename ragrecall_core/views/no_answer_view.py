@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
@@ -23,6 +24,10 @@ from ragrecall_core.output.literal import plot_literal
 from ragrecall_core.views.charts import FONT, _layout, run_line
 
 GOLD_ERROR_KIND = "relevant grade on a no-answer query"
+# what a chart draws (an SVG element per point; 10k points per chart took seconds to draw):
+# points per group of a score chart, vertices (and markers) of a sweep curve
+MAX_POINTS = 400
+MAX_CURVE_POINTS = 300
 KIND_ORDER = ("answerable", "no answer")
 
 
@@ -66,31 +71,72 @@ def thresholds(report: NoAnswerReport, max_fc: float) -> dict[str, float]:
     return dict(zip(picked["run"], picked["threshold"].astype(float), strict=True))
 
 
+def display_rows(rows: pd.DataFrame, column: str, limit: int) -> pd.DataFrame:
+    """At most ``limit`` of ``rows``, ordered by ``column``: all of them when they fit, else
+    evenly spread order statistics (the lowest and the highest always among them), so a
+    chart draws what a screen can show and keeps the distribution's shape."""
+    ordered = rows.sort_values(column, kind="stable")
+    if len(ordered) <= limit:
+        return ordered
+    picks = np.unique(np.linspace(0, len(ordered) - 1, limit).round().astype(int))
+    return ordered.iloc[picks]
+
+
+def _box_of_all(values: pd.Series, label: str, color: str) -> go.Box:
+    """The box and whiskers of every value (quartiles by linear interpolation, whiskers at
+    the minimum and maximum), precomputed so the browser receives five numbers, not 10k."""
+    q1, median, q3 = np.percentile(values.to_numpy(dtype=float), [25, 50, 75])
+    return go.Box(
+        y=[label],
+        q1=[q1],
+        median=[median],
+        q3=[q3],
+        lowerfence=[float(values.min())],
+        upperfence=[float(values.max())],
+        orientation="h",
+        line={"color": color},
+        fillcolor="rgba(0,0,0,0)",
+        boxpoints=False,
+        hoverinfo="x",
+        showlegend=False,
+    )
+
+
 def score_figure(
     report: NoAnswerReport, run: str, color: str | None, threshold: float | None
 ) -> go.Figure:
-    """Top-1 scores of one run: answerable vs no-answer queries, every query a point."""
+    """Top-1 scores of one run: answerable vs no-answer queries, one point per query up to
+    :data:`MAX_POINTS` per group; above that the box still summarises every query and
+    :func:`display_rows` chooses the points drawn (the label says how many)."""
     rows = report.top_scores[report.top_scores["run"] == run]
     fig = go.Figure()
     for kind in KIND_ORDER:
         part = rows[(rows["kind"] == kind) & rows["top_score"].notna()]
+        drawn = display_rows(part, "top_score", MAX_POINTS)
+        sampled = len(drawn) < len(part)
+        label = f"{kind} ({len(part)}; {len(drawn)} drawn)" if sampled else f"{kind} ({len(part)})"
+        line_color = color if kind == "answerable" else "#D55E00"
+        if sampled:
+            fig.add_trace(_box_of_all(part["top_score"], label, line_color))
         fig.add_box(
-            x=part["top_score"],
-            y=[f"{kind} ({len(part)})"] * len(part),
+            x=drawn["top_score"],
+            y=[label] * len(drawn),
             name=kind,
             orientation="h",
             boxpoints="all",
             jitter=0.6,
             pointpos=0,
             marker={
-                "color": color if kind == "answerable" else "#D55E00",
+                "color": line_color,
                 "size": 9 if kind == "no answer" else 6,
                 "symbol": "diamond" if kind == "no answer" else "circle",
                 "opacity": 0.8,
             },
-            line={"color": color if kind == "answerable" else "#D55E00"},
+            # with a sample, its own box would summarise the sample: only its points show
+            line={"color": line_color, "width": 0 if sampled else 2},
             fillcolor="rgba(0,0,0,0)",
-            customdata=[[q, plot_literal(q)] for q in part["query_id"]],
+            hoveron="points" if sampled else "boxes+points",
+            customdata=[[q, plot_literal(q)] for q in drawn["query_id"]],
             hovertemplate="%{customdata[1]}: top score %{x:.4f}<extra></extra>",
             showlegend=False,
         )
@@ -111,7 +157,7 @@ def score_figure(
         "",
         height=330,
     )
-    fig.update_layout(margin={"t": 80, "b": 60})
+    fig.update_layout(margin={"t": 80, "b": 60}, boxmode="overlay")
     return fig
 
 
@@ -122,9 +168,10 @@ def sweep_figure(
     fig = go.Figure()
     picked = report.pick(max_fc).set_index("run")
     for i, run in enumerate(runs):
-        rows = report.sweep[report.sweep["run"] == run].sort_values("threshold")
-        if rows.empty:
+        every = report.sweep[report.sweep["run"] == run]
+        if every.empty:
             continue
+        rows = display_rows(every, "threshold", MAX_CURVE_POINTS)
         fig.add_scatter(
             name=plot_literal(run),
             x=rows["answerable_coverage"],
