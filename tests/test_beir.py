@@ -166,3 +166,12 @@ def test_a_qrels_query_missing_from_queries_jsonl_is_refused(tmp_path):
         Workspace.from_files(root, [run_file(tmp_path / "bm25.jsonl")])
     shown = [(Path(p.file).name, p.line, p.value) for p in caught.value.problems]
     assert shown == [("dev.tsv", 3, "q9")]
+
+
+def test_a_second_corpus_beside_a_beir_folder_is_refused(tmp_path):
+    """The folder's corpus.jsonl is its corpus; another one would be silently ignored."""
+    root = beir_folder(tmp_path / "beir")
+    other = jsonl(tmp_path / "corpus.jsonl", [{"chunk_id": "d1", "text": "x"}])
+    with pytest.raises(InputError) as caught:
+        Workspace.from_files(root, [run_file(tmp_path / "bm25.jsonl")], corpus=other)
+    assert [p.value for p in caught.value.problems] == [str(other)]

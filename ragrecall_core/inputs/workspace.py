@@ -83,6 +83,9 @@ class Workspace:
         """Load loose files; every file's problems are reported together. ``gold`` may be a
         BEIR-layout folder (:mod:`.beir`)."""
         if Path(gold).is_dir() and is_beir_folder(Path(gold)):
+            if corpus is not None:
+                expected = f"no other corpus beside the BEIR folder {gold} (it has its own)"
+                raise InputError([Problem(str(corpus), None, str(corpus), expected)])
             return cls.from_beir(gold, runs, grades)
         con = connect()
         ws = cls(
