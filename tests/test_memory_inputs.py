@@ -196,3 +196,9 @@ def test_compare_and_gate_work_on_an_in_memory_workspace():
     gate = check_gate(workspace, "new", ["Recall@1>=0.9"], baseline="old", k=1)
     assert not gate.passed and gate.regressions == regressed
     assert [role for role, _ in workspace.input_files()] == []
+
+
+def test_a_run_name_must_be_a_non_empty_string():
+    """An integer name would be stored as its digits; an empty one names nothing."""
+    problems = problems_of(GOLD, {5: LISTS, " ": LISTS, "ok": LISTS})
+    assert [(p.file, p.value) for p in problems] == [("run 5", "5"), ("run ' '", "' '")]

@@ -13,6 +13,8 @@ Dicts and records become one JSON object per query, a DataFrame stays a table; e
 staged in DuckDB and checked by the loaders' own checks (:mod:`.gold`, :mod:`.runs`). JSON
 keeps Python's types, so an integer id or a NaN score is refused, never converted. A
 problem names its input (``gold``, ``run 'name'``) and the query instead of a file line.
+In a DataFrame, a missing value (NaN, None) is missing, as pandas means it, and counts as an
+empty cell of a file: no score, grade 1 for a listed chunk.
 """
 
 from __future__ import annotations
@@ -123,7 +125,7 @@ FROM run_stage
 """
 
 
-def run_label(name: str) -> str:
+def run_label(name: object) -> str:
     return f"run {name!r}"
 
 

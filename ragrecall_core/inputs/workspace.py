@@ -312,6 +312,9 @@ def load_any_gold(con: duckdb.DuckDBPyConnection, gold: object) -> None:
 
 def load_any_run(con: duckdb.DuckDBPyConnection, name: str, run: object) -> tuple[str, Path]:
     """Load one run (a file, or data); return its name and its path (a stand-in for data)."""
+    if not isinstance(name, str) or not name.strip():
+        expected = "a run name that is a non-empty string"
+        raise InputError([Problem(run_label(name), None, repr(name), expected)])
     if is_in_memory(run):
         return load_memory_run(con, name, run), Path(f"<{run_label(name)}>")
     return load_run(con, Path(run), name), Path(run)
