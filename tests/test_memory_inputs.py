@@ -202,3 +202,10 @@ def test_a_run_name_must_be_a_non_empty_string():
     """An integer name would be stored as its digits; an empty one names nothing."""
     problems = problems_of(GOLD, {5: LISTS, " ": LISTS, "ok": LISTS})
     assert [(p.file, p.value) for p in problems] == [("run 5", "5"), ("run ' '", "' '")]
+
+
+def test_a_seed_record_map_keyed_by_a_non_string_is_refused():
+    """JSON would turn the key 5 into "5" silently."""
+    records = [{"id": "q1", "query": "x", "relevant_ids": ["a"], "grades": {"a": 2, 5: 0}}]
+    problems = problems_of(records, {"r": LISTS})
+    assert [(p.file, p.value) for p in problems] == [("gold", "query 'q1': key 5")]

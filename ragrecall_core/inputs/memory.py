@@ -151,7 +151,19 @@ def load_memory_gold(con: duckdb.DuckDBPyConnection, gold: object) -> None:
         frame = pd.DataFrame.from_records(items, columns=list(items[0]._fields))
         _load_gold_frame(con, frame.rename(columns={"doc_id": "chunk_id", "relevance": "grade"}))
         return
-    _load_gold_records(con, items, gold_files.JSONL_CHECKS)
+    _load_gold_records(con, items, gold_files.JSONL_CHECKS, _record_key_problems(items))
+
+
+def _record_key_problems(records: list) -> list[Problem]:
+    """Seed records' ``grades`` / ``rationale`` maps keyed by anything but strings."""
+    return [
+        problem
+        for record in records
+        if isinstance(record, Mapping)
+        for field in ("grades", "rationale")
+        if isinstance(record.get(field), Mapping)
+        for problem in _key_problems(GOLD_LABEL, record.get("id"), record[field])
+    ]
 
 
 def _gold_records(gold: Mapping) -> tuple[list[dict], list[Problem]]:
