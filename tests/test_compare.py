@@ -151,7 +151,7 @@ def test_to_dict_is_plain_json(comparison):
 
 def test_to_text_lists_regressions_and_the_warning(comparison):
     text = comparison.to_text()
-    assert "regressions (Recall@5 = 1 is a pass): 3: t01, t02, t03" in text
+    assert "regressions (RecallCap@5 = 1 is a pass): 3: t01, t02, t03" in text
     assert "warning: 2 retrieval factors changed at once (k, reranker)" in text
 
 
@@ -288,7 +288,7 @@ def test_cli_compare_on_the_test_split_and_as_text(folder, capsys):
     )
     out = capsys.readouterr().out
     assert code == 0
-    assert "regressions (Recall@5 = 1 is a pass): 3: t01, t02, t03" in out
+    assert "regressions (RecallCap@5 = 1 is a pass): 3: t01, t02, t03" in out
     # test split: 8 answerable queries, baseline 4/8, candidate 5/8
     recall_line = next(line for line in out.splitlines() if line.strip().startswith("Recall@5"))
     fields = recall_line.split()

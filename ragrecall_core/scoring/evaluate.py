@@ -259,8 +259,10 @@ def classify(
     policy: Policy | None = None,
     runs: Sequence[str] | None = None,
     query_ids: Sequence[str] | None = None,
+    rule: str = "capped",
 ) -> pd.DataFrame:
-    """The failure class of every (run, query) at cutoff ``k`` (see :mod:`.failures`)."""
+    """The failure class of every (run, query) at cutoff ``k`` under the pass ``rule``
+    (see :mod:`ragrecall_core.analysis.failures`)."""
     from ragrecall_core.analysis.failures import failure_classes
 
-    return failure_classes(prepare(workspace, policy), k, runs, query_ids)
+    return failure_classes(prepare(workspace, policy), k, runs, query_ids, rule=rule)
