@@ -150,20 +150,22 @@ def free_port() -> int:
 class Server:
     """`streamlit run app.py` on one workspace, headless, on a free port."""
 
-    def __init__(self, workspace: Path, log: Path):
+    def __init__(self, workspace: Path, log: Path, source: Path = ROOT):
         self.port = free_port()
         self.url = f"http://localhost:{self.port}"
         env = {
             **os.environ,
             "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
             "RAGRECALL_WORKSPACE": str(workspace),
+            # another checkout's package first (an editable install would shadow it)
+            "PYTHONPATH": str(source),
         }
         command = [sys.executable, "-m", "streamlit", "run", "app.py"]
         command += ["--server.headless", "true", "--server.port", str(self.port)]
         command += ["--server.fileWatcherType", "none"]
         self.log = log.open("ab")
         self.started = time.perf_counter()
-        self.proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=self.log, stderr=self.log)
+        self.proc = subprocess.Popen(command, cwd=source, env=env, stdout=self.log, stderr=self.log)
 
     def wait_healthy(self, timeout: float = 120) -> float:
         """Seconds from process start to /_stcore/health answering ok."""
@@ -607,7 +609,9 @@ def new_context(browser: Browser) -> BrowserContext:
 
 
 # ---------------------------------------------------------------- one workspace
-def cold_first_pages(bench: Bench, browser: Browser, workspace: Path, log: Path, n: int) -> Server:
+def cold_first_pages(
+    bench: Bench, browser: Browser, workspace: Path, log: Path, n: int, source: Path
+) -> Server:
     """First page of a freshly started server, ``n`` times; the last server is kept."""
     result = Result("cold first page (fresh server)")
     bench.results.append(result)
@@ -616,7 +620,7 @@ def cold_first_pages(bench: Bench, browser: Browser, workspace: Path, log: Path,
     for i in range(n):
         if server is not None:
             server.stop()
-        server = Server(workspace, log)
+        server = Server(workspace, log, source)
         health.append(server.wait_healthy())
         context = new_context(browser)
         try:
@@ -643,14 +647,15 @@ def bench_workspace(args, label: str, workspace: Path, browser: Browser) -> dict
     bench = Bench(args.repeat, timeout, args.budget, shots)
     log = shots / "server.log"
     cold_n = args.cold_repeat if label == "samples" else args.large_cold_repeat
-    server = bench.server = cold_first_pages(bench, browser, workspace, log, cold_n)
+    server = bench.server = cold_first_pages(bench, browser, workspace, log, cold_n, args.source)
     memory = {"after first page": server.peak_rss_mb()}
     try:
         if not args.sessions_only:
-            one_session(bench, browser, server)
+            one_session(bench, browser, server, args.only)
             memory["after one session's interactions"] = server.peak_rss_mb()
-        sessions_at_once(bench, browser, server.url, args.sessions)
-        memory[f"with {args.sessions} sessions open"] = server.peak_rss_mb()
+        if args.sessions:
+            sessions_at_once(bench, browser, server.url, args.sessions)
+            memory[f"with {args.sessions} sessions open"] = server.peak_rss_mb()
     finally:
         server.stop()
     return {
@@ -660,22 +665,28 @@ def bench_workspace(args, label: str, workspace: Path, browser: Browser) -> dict
     }
 
 
-def one_session(bench: Bench, browser: Browser, server: Server) -> None:
-    """Every single-session interaction, in an order that leaves each page usable."""
-    first_pages(bench, browser, server.url, "first page, new session (warm server)")
+# the single-session steps, in an order that leaves each page usable (--only picks some)
+STEPS = {
+    "page_switches": page_switches,
+    "change_k": change_k,
+    "queries": queries_interactions,
+    "failures": failures_bar,
+    "ranks": ranks_bin,
+    "compare": compare_interactions,
+    "judge": judge_keys,
+}
+
+
+def one_session(bench: Bench, browser: Browser, server: Server, only: list[str] | None) -> None:
+    """Every single-session interaction (or those named in ``only``)."""
+    if not only or "first_pages" in only:
+        first_pages(bench, browser, server.url, "first page, new session (warm server)")
     context = new_context(browser)
     page = bench.page = context.new_page()
     timed_goto(page, server.url, "^Headline measures", bench.timeout)
-    for step in (
-        page_switches,
-        change_k,
-        queries_interactions,
-        failures_bar,
-        ranks_bin,
-        compare_interactions,
-        judge_keys,
-    ):
-        step(bench, page)
+    for name, step in STEPS.items():
+        if not only or name in only:
+            step(bench, page)
     context.close()
     bench.page = None
 
@@ -777,7 +788,22 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--budget", type=float, default=240, help="s per interaction at most")
     parser.add_argument("--large-dir", type=Path, help="reuse (or generate into) this folder")
     parser.add_argument("--out", type=Path, help="write the results as JSON here")
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        choices=["first_pages", *STEPS],
+        help="run only these single-session steps (the cold first pages always run)",
+    )
+    parser.add_argument(
+        "--source",
+        type=Path,
+        default=ROOT,
+        help="the checkout whose app.py and package to serve (e.g. a `git archive` of an "
+        "older commit, for before / after in one session)",
+    )
     args = parser.parse_args(argv)
+    if args.sessions < 0:
+        parser.error("--sessions must be 0 (none) or more")
     if args.repeat < 1 or args.cold_repeat < 1 or args.large_cold_repeat < 1:
         parser.error("repetitions must be at least 1")
     return args
@@ -786,7 +812,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     labels = ("samples", "large") if args.workspace == "both" else (args.workspace,)
-    report = {"machine": machine(), "repeat": args.repeat, "workspaces": {}}
+    report = {"machine": machine(), "source": str(args.source), "repeat": args.repeat}
+    report["workspaces"] = {}
     with tempfile.TemporaryDirectory(prefix="bench_browser_") as scratch, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         for label in labels:
