@@ -633,6 +633,8 @@ def parse_port(text: str) -> int:
 
 def ui_arguments(args: argparse.Namespace) -> list[str]:
     """The app's own arguments: loose files, or a workspace folder that exists."""
+    from ragrecall_core.inputs.beir import is_beir_folder
+
     loose = [
         f"--{name}" for name in ("run", "grades", "corpus") if getattr(args, name) not in ([], None)
     ]
@@ -640,6 +642,8 @@ def ui_arguments(args: argparse.Namespace) -> list[str]:
         raise InputError(
             [Problem("ui", None, str(args.workspace), "a workspace folder or --gold, not both")]
         )
+    if loose and not args.gold and args.workspace and is_beir_folder(args.workspace):
+        args.gold, args.workspace = args.workspace, None  # a BEIR folder is the gold
     if loose and not args.gold:
         raise InputError([Problem(loose[0], None, " ".join(loose), "--gold FILE beside it")])
     if not args.gold:

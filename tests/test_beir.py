@@ -175,3 +175,21 @@ def test_a_second_corpus_beside_a_beir_folder_is_refused(tmp_path):
     with pytest.raises(InputError) as caught:
         Workspace.from_files(root, [run_file(tmp_path / "bm25.jsonl")], corpus=other)
     assert [p.value for p in caught.value.problems] == [str(other)]
+
+
+def test_ui_takes_a_beir_folder_with_runs_as_its_gold(tmp_path):
+    """`ragrecall ui FOLDER --run RUN` passes the BEIR folder to the app as the gold."""
+    from ragrecall_core.cli import build_parser, ui_arguments
+    from ragrecall_core.views.dashboard_state import Source
+
+    folder = beir_folder(tmp_path / "beir")
+    run = tmp_path / "run.jsonl"
+    run.write_text('{"id": "q1", "retrieved": []}\n', "utf-8")
+    args = build_parser().parse_args(["ui", str(folder), "--run", str(run)])
+    arguments = ui_arguments(args)
+    assert arguments[:2] == ["--gold", str(folder.resolve())]
+    source = Source(gold=folder, runs=(run,))
+    watched = {
+        p.relative_to(folder).as_posix() for p in source.input_files() if folder in p.parents
+    }
+    assert {"queries.jsonl", "qrels/test.tsv"} <= watched

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from ragrecall_core.analysis.pass_rule import RULE_NAMES
 from ragrecall_core.analysis.pooling import DEFAULT_DEPTH
+from ragrecall_core.inputs.beir import beir_files
 from ragrecall_core.inputs.configs import config_path_for
 from ragrecall_core.scoring.policy import CHUNK, DOC, Policy
 
@@ -382,7 +383,8 @@ class Source:
     def input_files(self) -> list[Path]:
         """Every file the source reads (for a folder: the files of its layout)."""
         if not self.is_folder:
-            files = [self.gold, *self.runs, *self.grades]
+            gold = beir_files(self.gold) if self.gold and self.gold.is_dir() else [self.gold]
+            files = [*gold, *self.runs, *self.grades]
             files += [config_path_for(p) for p in self.runs]
             if self.corpus:
                 files.append(self.corpus)
@@ -391,7 +393,7 @@ class Source:
         if root is None or not root.is_dir():
             return []
         found = [p for p in root.iterdir() if p.is_file()]
-        for sub in ("runs", "grades"):
+        for sub in ("runs", "grades", "qrels"):
             if (root / sub).is_dir():
                 found += [p for p in (root / sub).iterdir() if p.is_file()]
         found = [p for p in found if not p.name.endswith(STORE_SUFFIXES)]  # judgments: not inputs
