@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from ragrecall_core.errors import InputError, Problem
 
 if TYPE_CHECKING:
+    from ragrecall_core.analysis.capture import capture
     from ragrecall_core.analysis.compare import compare
     from ragrecall_core.analysis.gate import check_gate
     from ragrecall_core.inputs.workspace import Workspace, open_workspace
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 LAZY = {
+    "capture": "ragrecall_core.analysis.capture",
     "check_gate": "ragrecall_core.analysis.gate",
     "compare": "ragrecall_core.analysis.compare",
     "Evaluation": "ragrecall_core.scoring.evaluate",
@@ -42,6 +44,7 @@ __all__ = [
     "Policy",
     "Problem",
     "Workspace",
+    "capture",
     "check_gate",
     "compare",
     "default_measures",

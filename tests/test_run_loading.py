@@ -19,7 +19,7 @@ def loaded(path: Path, validating: bool) -> list[tuple]:
     con = connect()
     if validating:
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(runs, "_read_typed", lambda *args: False)
+            patch.setattr(runs, "read_typed", lambda *args: False)
             runs.load_run(con, path, name="r")
     else:
         runs.load_run(con, path, name="r")
@@ -70,7 +70,7 @@ def test_an_empty_list_keeps_its_query_on_both_paths(tmp_path):
         con = connect()
         with pytest.MonkeyPatch.context() as patch:
             if validating:
-                patch.setattr(runs, "_read_typed", lambda *args: False)
+                patch.setattr(runs, "read_typed", lambda *args: False)
             runs.load_run(con, path, name="r")
         assert con.execute("SELECT query_id FROM run_queries ORDER BY 1").fetchall() == [
             ("q1",),

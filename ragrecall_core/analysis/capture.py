@@ -38,9 +38,8 @@ from typing import Any, TextIO
 
 from ragrecall_core.errors import InputError, Problem, raise_if_any
 from ragrecall_core.inputs.configs import (
-    _decode,
-    _parse,
     config_path_for,
+    read_config_file,
     redact,
     redact_text,
     run_stem,
@@ -123,7 +122,7 @@ def read_config(path: Path) -> dict[str, Any]:
     """The ``--config`` file as a redacted JSON object (same rules as a run's config)."""
     if not path.is_file():
         raise InputError([Problem("--config", None, str(path), "an existing JSON file")])
-    return redact(_parse(path, _decode(path)))
+    return read_config_file(path)
 
 
 def output_problems(path: Path) -> list[Problem]:

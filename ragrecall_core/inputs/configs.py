@@ -302,6 +302,11 @@ def load_config(run_path: Path) -> dict[str, Any]:
         raise InputError([_too_deep(path)]) from None
 
 
+def read_config_file(path: Path) -> dict[str, Any]:
+    """The redacted JSON object in ``path`` (checked like a run's sidecar config)."""
+    return redact(_parse(path, _decode(path)))
+
+
 def _decode(path: Path) -> str:
     try:
         with path.open("rb") as handle:

@@ -231,7 +231,7 @@ def load_memory_run(con: duckdb.DuckDBPyConnection, name: str, run: object) -> s
         {"run": name, "path": label, "table": table},
     )
     con.execute(f"INSERT INTO run_queries SELECT DISTINCT $run, qid FROM {table}", {"run": name})
-    run_files._refresh_runs_view(con)
+    run_files.refresh_runs_view(con)
     return name
 
 
@@ -294,7 +294,7 @@ def _read_typed_records(con: duckdb.DuckDBPyConnection, table: str) -> bool:
         run_files.JSONL_LINES_OK_SQL,
         run_files.TYPED_JSONL_SQL.format(table=table),
     ]
-    return run_files._read_typed(con, steps, {}) and run_files._typed_ok(con, table, True)
+    return run_files.read_typed(con, steps, {}) and run_files.typed_ok(con, table, True)
 
 
 def _load_checked_records(

@@ -163,7 +163,7 @@ def load_run(con: duckdb.DuckDBPyConnection, path: Path, name: str | None = None
         f"INSERT INTO run_queries SELECT DISTINCT $run, qid FROM {table}",
         {"run": run},
     )
-    _refresh_runs_view(con)
+    refresh_runs_view(con)
     return run
 
 
@@ -195,7 +195,7 @@ def _free_stem(con: duckdb.DuckDBPyConnection, path: Path) -> str:
     return path.name if used.fetchone()[0] else stem
 
 
-def _refresh_runs_view(con: duckdb.DuckDBPyConnection) -> None:
+def refresh_runs_view(con: duckdb.DuckDBPyConnection) -> None:
     """``runs`` = every loaded run's table; table names are generated, never user text."""
     tables = [row[0] for row in con.execute("SELECT tbl FROM run_files ORDER BY tbl").fetchall()]
     parts = [
@@ -288,7 +288,7 @@ SELECT NOT EXISTS (SELECT hash(qid, rank) AS h FROM {table} WHERE rank IS NOT NU
 """
 
 
-def _typed_ok(con: duckdb.DuckDBPyConnection, table: str, unique_ranks: bool) -> bool:
+def typed_ok(con: duckdb.DuckDBPyConnection, table: str, unique_ranks: bool) -> bool:
     """Whole-table tests of a run read by a typed path; on failure the table is dropped."""
     ok = con.execute(TYPED_OK_SQL.format(table=table)).fetchone()[0]
     if ok and unique_ranks:
@@ -298,7 +298,7 @@ def _typed_ok(con: duckdb.DuckDBPyConnection, table: str, unique_ranks: bool) ->
     return bool(ok)
 
 
-def _read_typed(con: duckdb.DuckDBPyConnection, steps: list[str], params: dict) -> bool:
+def read_typed(con: duckdb.DuckDBPyConnection, steps: list[str], params: dict) -> bool:
     """Run a typed read's steps in turn: a ``SELECT`` step is a test that must hold.
     False as soon as the file does not fit (a parse or cast error, or a failed test)."""
     try:
@@ -318,7 +318,7 @@ def _load_jsonl(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> None:
         JSONL_LINES_OK_SQL,
         TYPED_JSONL_SQL.format(table=table),
     ]
-    typed = _read_typed(con, steps, {"path": str(path)}) and _typed_ok(con, table, True)
+    typed = read_typed(con, steps, {"path": str(path)}) and typed_ok(con, table, True)
     con.execute("DROP TABLE IF EXISTS run_lines")
     if not typed:
         con.execute(f"DROP TABLE IF EXISTS {table}")
@@ -359,7 +359,7 @@ def _load_trec(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> None:
     sql = TYPED_TREC_SQL.format(table=table)
     for delim in (" ", "\t"):
         params = {"path": str(path), "delim": delim}
-        if _read_typed(con, [sql], params) and _typed_ok(con, table, unique_ranks=False):
+        if read_typed(con, [sql], params) and typed_ok(con, table, unique_ranks=False):
             return
         con.execute(f"DROP TABLE IF EXISTS {table}")
     _load_trec_validating(con, path, table)
@@ -406,7 +406,7 @@ def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str)
     if {"query_id", "chunk_id", "rank"} <= columns:
         score = "score" if "score" in columns else "NULL"
         sql = TYPED_LONG_SQL.format(source=source, score=score, table=table)
-        if _read_typed(con, [sql], params) and _typed_ok(con, table, unique_ranks=True):
+        if read_typed(con, [sql], params) and typed_ok(con, table, unique_ranks=True):
             return
         con.execute(f"DROP TABLE IF EXISTS {table}")
     _load_long_validating(con, path, fmt, table)
