@@ -27,6 +27,10 @@ if filters:
         + escape_markdown(", ".join(f"{c.replace('_', ' ')} = {v}" for c, v in filters.items()))
     )
 
+if rows.empty:
+    st.info("No query matches the sidebar's filters.")
+    st.stop()
+
 rows = with_harm(rows, analyses.harm(ctx.key, s.k, ctx.policy, ctx.ws), s.k)
 measures = [*overview.summary_measures(s.k), harm_label(s.k)]
 with st.spinner("Bootstrapping confidence intervals …"):
@@ -64,8 +68,16 @@ for col, (column, label) in zip(
 ):
     with col:
         counts = overview.query_counts(rows, column)
-        st.plotly_chart(
-            charts.count_bars(counts, label), key=f"overview_counts_{column}", width="stretch"
+        st.dataframe(
+            counts.rename(columns={"value": label}),
+            hide_index=True,
+            key=f"overview_counts_{column}",
+            width="stretch",
+            column_config={
+                "queries": st.column_config.ProgressColumn(
+                    format="%d", min_value=0, max_value=max([1, *counts["queries"]])
+                )
+            },
         )
 
 st.subheader("No-answer queries")

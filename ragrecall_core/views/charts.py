@@ -205,26 +205,3 @@ def hit_curve(curve: pd.DataFrame, colors: dict[str, str], k: int) -> go.Figure:
         "k",
         "Hit@k",
     )
-
-
-def count_bars(counts: pd.DataFrame, label: str) -> go.Figure:
-    """Horizontal bars of how many queries each value of one attribute has."""
-    fig = go.Figure(
-        go.Bar(
-            y=counts["value"].map(plot_literal),
-            x=counts["queries"],
-            orientation="h",
-            marker_color="#555555",
-            text=counts["queries"],
-            textposition="outside",
-            textfont={"size": FONT - 1},
-            hovertemplate="%{y}: %{x} queries<extra></extra>",
-        )
-    )
-    fig.update_yaxes(autorange="reversed", automargin=True)
-    fig.update_xaxes(range=[0, counts["queries"].max() * 1.25 + 1] if len(counts) else None)
-    fig = _layout(
-        fig, f"Queries by {label}", "queries", label, height=max(260, 90 + 34 * len(counts))
-    )
-    fig.update_layout(showlegend=False, margin={"t": 60})
-    return fig
