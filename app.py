@@ -20,6 +20,7 @@ from ragrecall_app import context
 from ragrecall_app.context import state_key, state_value
 from ragrecall_app.render import escape_markdown, problems
 from ragrecall_core.errors import InputError
+from ragrecall_core.output.text import plural
 from ragrecall_core.views.charts import run_colors
 from ragrecall_core.views.dashboard_state import (
     HARMFUL,
@@ -200,8 +201,8 @@ with st.sidebar:
     st.toggle("Failures only (by the pass rule)", key=state_key("failing_only"))
     choose_policy()
     st.caption(
-        f"{facts.queries} queries · {len(ws.run_names)} runs · "
-        f"{facts.corpus_chunks} chunks · {facts.grades} manual grades"
+        f"{plural(facts.queries, 'query', 'queries')} · {plural(len(ws.run_names), 'run')} · "
+        f"{plural(facts.corpus_chunks, 'chunk')} · {plural(facts.grades, 'manual grade')}"
     )
     if store.note:
         st.warning(escape_markdown(store.note), icon=":material/lock:")

@@ -21,7 +21,7 @@ if s.failing_only:
     rule_note(ctx)
 st.caption(
     "Answerable queries only (no-answer queries have no relevant item): "
-    + ranks.answerable_counts(rows)
+    + escape_markdown(ranks.answerable_counts(rows))
     + ". Click a bar to list its queries."
 )
 

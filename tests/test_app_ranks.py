@@ -52,7 +52,7 @@ def test_trec_data(tmp_path, monkeypatch):
     at = app(trec_workspace(tmp_path), monkeypatch).switch_page(PAGE).run()
     no_exception(at)
     caption = " ".join(c.value for c in at.caption)
-    assert "n = 30 (results.comment)" in caption  # the shares' n: the answerable topics
+    assert "n \\= 30 \\(results\\.comment\\)" in caption  # escaped; n = answerable topics
     at.session_state["ranks_hist"] = {
         "selection": {
             "points": [{"curve_number": 0, "x": "1", "customdata": ["results.comment", "1", 0.9]}]

@@ -41,6 +41,7 @@ BAD = {
     "partial": ["half"],
     "harmful": ["ignore"],
     "by": ["nosuch", "[x](https://evil.example)"],
+    "rule": ["strict", "[x](https://evil.example)", "²"],
     "depth": ["²", "0", "-3", "abc", "10001"],
 }
 DEFAULTS = ViewState()
