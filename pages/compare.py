@@ -13,7 +13,7 @@ from ragrecall_app.context import (
     state_value,
 )
 from ragrecall_app.render import escape_markdown, notes, policy_note
-from ragrecall_app.ruled import rule_note, ruled_comparison
+from ragrecall_app.ruled import rule_note
 from ragrecall_core.analysis.selection import TEST_SPLIT, default_split
 from ragrecall_core.output.literal import file_name_part
 from ragrecall_core.views import compare_view as cv
@@ -63,7 +63,9 @@ if s.split == TEST_SPLIT:
     )
 
 with st.spinner("Comparing the runs query by query (paired tests, bootstrap) …"):
-    comparison = ruled_comparison(ctx, base, cand, None if ids is None else tuple(ids))
+    comparison = analyses.comparison(
+        ctx.key, base, cand, s.k, ctx.policy, None if ids is None else tuple(ids), s.pass_rule, ws
+    )
 measure = comparison.pass_measure
 scope = (
     ", ".join(f"{c.replace('_', ' ')} = {v}" for c, v in filters.items())

@@ -5,7 +5,7 @@ import streamlit as st
 
 from ragrecall_app.context import current, go, missing_notes, new_selection, state_key
 from ragrecall_app.render import escape_markdown, notes, policy_note
-from ragrecall_app.ruled import rule_note, ruled_rows
+from ragrecall_app.ruled import rule_note
 from ragrecall_core.analysis.pass_rule import pass_measure
 from ragrecall_core.views import charts
 from ragrecall_core.views.failure_groups import DIMENSIONS, failure_groups, missing_dimensions
@@ -23,7 +23,7 @@ TARGET = {
 
 ctx = current()
 s = ctx.state
-rows = ruled_rows(ctx, failing=False, group_filters=False)
+rows = ctx.rows(failing=False, group_filters=False)
 measure = pass_measure(s.pass_rule, s.k)
 
 st.title("Failures")

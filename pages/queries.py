@@ -13,7 +13,7 @@ from ragrecall_app.context import (
     state_value,
 )
 from ragrecall_app.render import escape_markdown, notes, policy_note
-from ragrecall_app.ruled import rule_note, ruled_rows, ruled_table
+from ragrecall_app.ruled import rule_note
 from ragrecall_core.analysis import query_detail as qd
 from ragrecall_core.analysis.query_table import (
     display_frame,
@@ -27,8 +27,8 @@ from ragrecall_core.views.plot_events import selected_rows
 ctx = current()
 s = ctx.state
 run = s.focus
-rows = ruled_rows(ctx, runs=[run])
-display = display_frame(rows, s.k).drop(columns=unfilled_display_columns(ruled_table(ctx).table))
+rows = ctx.rows(runs=[run])
+display = display_frame(rows, s.k).drop(columns=unfilled_display_columns(ctx.query_table().table))
 display = add_harm_column(display, rows, analyses.harm(ctx.key, s.k, ctx.policy, ctx.ws), s.k)
 
 st.title("Queries")
@@ -145,7 +145,7 @@ if not detail.found:
 for line in detail.missing:
     st.caption(escape_markdown(line))
 
-row = ruled_table(ctx).table
+row = ctx.query_table().table
 row = row[(row["run"] == run) & (row["query_id"] == query_id)]
 q = detail.query
 st.text(f"Query: {q.get('query') or '(no query text)'}")

@@ -4,14 +4,14 @@ import streamlit as st
 
 from ragrecall_app.context import current, go, missing_notes, new_selection, put_state, rerun_with
 from ragrecall_app.render import escape_markdown, notes, policy_note
-from ragrecall_app.ruled import rule_note, ruled_rows
+from ragrecall_app.ruled import rule_note
 from ragrecall_core.output.literal import as_words
 from ragrecall_core.views import charts, ranks
 from ragrecall_core.views.plot_events import point_run_and_label, selected_points, selected_rows
 
 ctx = current()
 s = ctx.state
-rows = ruled_rows(ctx, failing=False, group_filters=False)
+rows = ctx.rows(failing=False, group_filters=False)
 depth = max([ctx.depths.get(r, 1) for r in s.runs] or [1])
 
 st.title("Ranks")

@@ -27,11 +27,13 @@ def comparison(
     k: int,
     policy: Policy,
     ids: tuple | None,
+    rule: str,
     _ws: Workspace,
 ) -> Comparison:
-    """Shared, read-only (all measures' paired tests and bootstrap CIs: ~0.5 s at 10k)."""
+    """Shared, read-only (all measures' paired tests and bootstrap CIs: ~0.5 s at 10k);
+    regressions and improvements follow the pass ``rule``."""
     ids = None if ids is None else list(ids)
-    return compare(_ws, baseline, candidate, k, policy=policy, query_ids=ids)
+    return compare(_ws, baseline, candidate, k, policy=policy, query_ids=ids, rule=rule)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

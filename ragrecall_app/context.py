@@ -210,9 +210,9 @@ def _require_distinct_names(uploads: Sequence) -> None:
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def _query_table(key: str, k: int, policy: Policy, _ws: Workspace) -> QueryTable:
+def _query_table(key: str, k: int, policy: Policy, rule: str, _ws: Workspace) -> QueryTable:
     """Shared, not copied (cache_data would unpickle 40k rows on every rerun): read-only."""
-    return build_query_table(_ws, k, policy)
+    return build_query_table(_ws, k, policy, rule=rule)
 
 
 @st.cache_data(show_spinner=False, max_entries=48)
@@ -268,7 +268,8 @@ class Context:
 
     def query_table(self) -> QueryTable:
         with st.spinner(f"Scoring every run at k = {self.state.k} …"):
-            return _query_table(self.key, self.state.k, self.policy, self.ws)
+            s = self.state
+            return _query_table(self.key, s.k, self.policy, s.pass_rule, self.ws)
 
     def rows(
         self,
