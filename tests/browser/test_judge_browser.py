@@ -77,6 +77,18 @@ def shoot(page: Page, path: Path, height: int = 2400) -> None:
     page.set_viewport_size(VIEWPORT)
 
 
+def press_when_settled(page: Page, key: str) -> None:
+    """Press ``key`` once the last rerun has finished and its shortcuts are bound again (a
+    key pressed while the page is still redrawing can reach the old, detached handler)."""
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=stApp]')"
+        ".getAttribute('data-test-script-state') !== 'running'",
+        timeout=TIMEOUT,
+    )
+    page.wait_for_timeout(200)
+    page.keyboard.press(key)
+
+
 def press_grade(page: Page, grade: int) -> None:
     page.get_by_role("button", name=re.compile(rf"^{grade} · ")).click()
 
@@ -113,16 +125,16 @@ def test_three_chunks_judged_by_keyboard(page: Page, tmp_path, server_on, shots3
     shoot(page, shots3 / "judge.png")
     page.locator("h1").first.click()
 
-    page.keyboard.press("2")
+    press_when_settled(page, "2")
     expect(progress(page, 1, "kim")).to_be_visible(timeout=TIMEOUT)
-    page.keyboard.press("h")
+    press_when_settled(page, "h")
     expect(page.get_by_role("button", name=re.compile("Harmful: ON"))).to_be_visible(
         timeout=TIMEOUT
     )
     shoot(page, shots3 / "judge_harmful.png", height=1000)
-    page.keyboard.press("1")
+    press_when_settled(page, "1")
     expect(progress(page, 2, "kim")).to_be_visible(timeout=TIMEOUT)
-    page.keyboard.press("0")
+    press_when_settled(page, "0")
     expect(progress(page, 3, "kim")).to_be_visible(timeout=TIMEOUT)
     server.stop()
     assert stored(workspace) == [
