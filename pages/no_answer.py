@@ -8,6 +8,7 @@ from ragrecall_app.render import escape_markdown, notes, policy_note
 from ragrecall_core.output.literal import as_words, md_labels
 from ragrecall_core.views import no_answer_view as nav
 from ragrecall_core.views.compare_view import view_query_ids
+from ragrecall_core.views.samples import NO_ANSWER_MINIMUM, small_sample_warning
 
 ctx = current()
 s = ctx.state
@@ -48,13 +49,14 @@ tops = report.top_scores
 no_answer_ids = sorted(set(tops.loc[tops["kind"] == "no answer", "query_id"]))
 answerable_n = tops.loc[tops["kind"] == "answerable", "query_id"].nunique()
 st.caption(
-    f"{len(no_answer_ids)} no-answer queries (gold lists no relevant chunk) and "
+    f"{len(no_answer_ids)} no-answer queries (no relevant chunk listed or judged) and "
     f"{answerable_n} answerable queries in view"
 )
 if not no_answer_ids:
     st.info(
         "No no-answer query in this view: the gold set (under these filters) has no query "
-        'with "relevant_ids": []. Add some to measure false confidence.'
+        'with "relevant_ids": [] (or, in qrels, judged only non-relevant). Add some to '
+        "measure false confidence."
     )
     show_gold_errors()
     st.stop()
@@ -63,6 +65,10 @@ if tops["top_score"].isna().all():
 
 # ---------------------------------------------------------------- the trade-off
 st.subheader("The threshold a trade-off picks")
+if small := small_sample_warning(
+    len(no_answer_ids), NO_ANSWER_MINIMUM, "no-answer queries", "the picked threshold"
+):
+    st.warning(small, icon="⚠️")
 accepted_percent = st.slider(
     "Most false confidence you accept (share of no-answer queries still answered)",
     min_value=0,

@@ -60,6 +60,7 @@ st.subheader("Policy")
 st.text(qt.policy.describe())
 
 st.subheader("Queries in view")
+FACT_OF = {"query_type": "query_types", "section": "sections", "split": "splits"}
 cols = st.columns(3)
 for col, (column, label) in zip(
     cols,
@@ -67,6 +68,9 @@ for col, (column, label) in zip(
     strict=True,
 ):
     with col:
+        if not getattr(ctx.facts, FACT_OF[column]):
+            st.caption(f"No {label} in this data: add `{column}` to the gold to count by it.")
+            continue
         counts = overview.query_counts(rows, column)
         st.dataframe(
             counts.rename(columns={"value": label}),

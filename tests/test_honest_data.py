@@ -144,3 +144,14 @@ def test_compare_on_data_samples_has_enough_queries(monkeypatch):
     no_exception(at)
     assert not any("Small sample" in w.value for w in at.warning)
     assert "Pass rule:" in captions(at)
+
+
+def test_overview_counts_only_fields_the_data_has_and_no_answer_warns_on_few(monkeypatch):
+    """TREC qrels have no query type, section or split: the Overview names what to add
+    instead of a single "(not given)" row; one no-answer topic gets a small-sample warning."""
+    at = open_loose(monkeypatch, "pages/overview.py")
+    no_exception(at)
+    assert "No query type in this data" in captions(at)
+    assert "No split in this data" in captions(at)
+    at = open_loose(monkeypatch, "pages/no_answer.py")
+    assert any("Small sample: n = 1 no-answer queries" in w.value for w in at.warning)
