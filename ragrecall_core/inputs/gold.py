@@ -9,6 +9,7 @@ A JSON-lines ``relevant_ids`` entry has grade 1 unless ``grades`` says otherwise
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import duckdb
@@ -167,6 +168,32 @@ LONG_CHECKS = [
 ]
 
 
+JSON_QUERIES_SQL = """
+INSERT INTO queries
+SELECT j->>'$.id', j->>'$.query', j->>'$.query_type', j->>'$.section', j->>'$.split',
+       coalesce(TRY_CAST(j->>'$.require_all' AS BOOLEAN), false),
+       json_merge_patch(j, $drop_known), line
+FROM gold_stage
+"""
+JSON_QRELS_SQL = """
+INSERT INTO qrels
+WITH listed AS (
+    SELECT j->>'$.id' AS query_id, unnest(json_extract_string(j, '$.relevant_ids[*]'))
+           AS chunk_id, j FROM gold_stage),
+graded AS (
+    SELECT j->>'$.id' AS query_id, unnest(map_keys(g)) AS chunk_id,
+           unnest(map_values(g)) AS grade
+    FROM (SELECT j, json_transform(j->'$.grades', '"MAP(VARCHAR, INTEGER)"') AS g
+          FROM gold_stage WHERE json_type(j, '$.grades') = 'OBJECT'))
+SELECT coalesce(l.query_id, g.query_id), coalesce(l.chunk_id, g.chunk_id),
+       coalesce(g.grade, 1),
+       json_transform(s.j->'$.rationale', '"MAP(VARCHAR, VARCHAR)"')
+           [coalesce(l.chunk_id, g.chunk_id)]
+FROM listed l FULL JOIN graded g USING (query_id, chunk_id)
+JOIN gold_stage s ON s.j->>'$.id' = coalesce(l.query_id, g.query_id);
+"""
+
+
 def load_gold(con: duckdb.DuckDBPyConnection, path: Path) -> str:
     """Load ``path`` into ``queries`` and ``qrels``; return the format it had."""
     readers.require_file(path)
@@ -185,31 +212,14 @@ def _load_jsonl(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     problems = readers.stage_json_lines(con, path, "gold_stage")
     problems += run_checks(con, "gold_stage", JSONL_CHECKS, path)
     raise_if_any(sorted(problems, key=lambda p: p.line or 0))
-    drop_known = "{" + ", ".join(f'"{name}": null' for name in KNOWN_FIELDS) + "}"
-    con.execute(
-        f"""
-        INSERT INTO queries
-        SELECT j->>'$.id', j->>'$.query', j->>'$.query_type', j->>'$.section', j->>'$.split',
-               coalesce(TRY_CAST(j->>'$.require_all' AS BOOLEAN), false),
-               json_merge_patch(j, '{drop_known}'), line
-        FROM gold_stage;
-        INSERT INTO qrels
-        WITH listed AS (
-            SELECT j->>'$.id' AS query_id, unnest(json_extract_string(j, '$.relevant_ids[*]'))
-                   AS chunk_id, j FROM gold_stage),
-        graded AS (
-            SELECT j->>'$.id' AS query_id, unnest(map_keys(g)) AS chunk_id,
-                   unnest(map_values(g)) AS grade
-            FROM (SELECT j, json_transform(j->'$.grades', '"MAP(VARCHAR, INTEGER)"') AS g
-                  FROM gold_stage WHERE json_type(j, '$.grades') = 'OBJECT'))
-        SELECT coalesce(l.query_id, g.query_id), coalesce(l.chunk_id, g.chunk_id),
-               coalesce(g.grade, 1),
-               json_transform(s.j->'$.rationale', '"MAP(VARCHAR, VARCHAR)"')
-                   [coalesce(l.chunk_id, g.chunk_id)]
-        FROM listed l FULL JOIN graded g USING (query_id, chunk_id)
-        JOIN gold_stage s ON s.j->>'$.id' = coalesce(l.query_id, g.query_id);
-        """
-    )
+    insert_json_gold(con)
+
+
+def insert_json_gold(con: duckdb.DuckDBPyConnection) -> None:
+    """Queries and qrels from the checked JSON objects staged in ``gold_stage(line, j)``
+    (from a file's lines or from records in memory)."""
+    con.execute(JSON_QUERIES_SQL, {"drop_known": json.dumps(dict.fromkeys(KNOWN_FIELDS))})
+    con.execute(JSON_QRELS_SQL)
 
 
 def _load_trec(con: duckdb.DuckDBPyConnection, path: Path) -> None:

@@ -41,31 +41,6 @@ DICT_GOLD_CHECKS = [
 ] + string_field("query", required=False)
 
 # the same inserts as gold.py's JSON-lines and long-form loaders
-GOLD_JSON_QUERIES = """
-INSERT INTO queries
-SELECT j->>'$.id', j->>'$.query', j->>'$.query_type', j->>'$.section', j->>'$.split',
-       coalesce(TRY_CAST(j->>'$.require_all' AS BOOLEAN), false),
-       json_merge_patch(j, $drop_known), line
-FROM gold_stage
-"""
-GOLD_JSON_QRELS = """
-INSERT INTO qrels
-WITH listed AS (
-    SELECT j->>'$.id' AS query_id, unnest(json_extract_string(j, '$.relevant_ids[*]'))
-           AS chunk_id, j FROM gold_stage),
-graded AS (
-    SELECT j->>'$.id' AS query_id, unnest(map_keys(g)) AS chunk_id,
-           unnest(map_values(g)) AS grade
-    FROM (SELECT j, json_transform(j->'$.grades', '"MAP(VARCHAR, INTEGER)"') AS g
-          FROM gold_stage WHERE json_type(j, '$.grades') = 'OBJECT'))
-SELECT coalesce(l.query_id, g.query_id), coalesce(l.chunk_id, g.chunk_id),
-       coalesce(g.grade, 1),
-       json_transform(s.j->'$.rationale', '"MAP(VARCHAR, VARCHAR)"')
-           [coalesce(l.chunk_id, g.chunk_id)]
-FROM listed l FULL JOIN graded g USING (query_id, chunk_id)
-JOIN gold_stage s ON s.j->>'$.id' = coalesce(l.query_id, g.query_id);
-"""
-
 GOLD_LONG_INSERT = """
 INSERT INTO queries
 SELECT query_id, any_value(query), any_value(query_type), any_value(section),
@@ -196,9 +171,7 @@ def _load_gold_records(
     _stage_records(con, records, "gold_stage")
     problems = run_checks(con, "gold_stage", checks, GOLD_LABEL)
     raise_if_any([*found, *_naming_queries(con, "gold_stage", "j->>'$.id'", problems)])
-    drop_known = json.dumps(dict.fromkeys(gold_files.KNOWN_FIELDS))
-    con.execute(GOLD_JSON_QUERIES, {"drop_known": drop_known})
-    con.execute(GOLD_JSON_QRELS)
+    gold_files.insert_json_gold(con)
     con.execute("DROP TABLE gold_stage")
 
 
