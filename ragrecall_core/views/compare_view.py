@@ -35,7 +35,7 @@ OUTCOMES = {
 }
 JUDGMENT_MARKS = {
     "relevant": "✓ relevant",
-    "judged not relevant": "✗ judged not relevant",
+    "judged not relevant": "✗ not relevant",
     "unjudged": "? unjudged",
 }
 NOT_RETRIEVED = "not retrieved"
@@ -242,7 +242,7 @@ def _rank_text(rank, k: int) -> str:
 def judgment_text(rows: pd.DataFrame) -> list[str]:
     """Each chunk's judgment as a reader sees it: mark, who judged it, the harmful flag."""
     return [
-        ("⚠ harmful · " if harmful else "")
+        ("⚠ harmful " if harmful else "")
         + JUDGMENT_MARKS.get(judgment, judgment)
         + (f" ({by})" if isinstance(by, str) else "")
         for judgment, harmful, by in zip(
