@@ -22,6 +22,7 @@ from ragrecall_core.analysis.query_table import (
 )
 from ragrecall_core.output.literal import as_words, yes_no
 from ragrecall_core.views.harm_view import add_harm_column
+from ragrecall_core.views.marks import MARK_TEXT
 from ragrecall_core.views.plot_events import selected_rows
 
 ctx = current()
@@ -165,12 +166,6 @@ if len(row):
     ]
 st.text(" · ".join(meta))
 
-MARKS = {
-    qd.RELEVANT: "✓ relevant",
-    qd.NOT_RELEVANT: "✗ judged not relevant",
-    qd.HARMFUL: "⚠ harmful",
-    qd.UNJUDGED: "? unjudged",
-}
 COLORS = {
     qd.RELEVANT: "background-color: #cfe6f7",
     qd.HARMFUL: "background-color: #f7d9b5",
@@ -205,7 +200,7 @@ with right:
         st.text("The run returned nothing for this query (it scores 0).")
     else:
         shown = as_words(
-            ret.assign(mark=ret["mark"].map(MARKS)),
+            ret.assign(mark=ret["mark"].map(MARK_TEXT)),
             {
                 "score": ("{:.4f}", ""),
                 "section": ("{}", ""),
@@ -226,7 +221,7 @@ with right:
 
 with st.expander(f"Full text of the top {s.k} retrieved chunks"):
     for _, item in detail.retrieved.head(s.k).iterrows():
-        st.text(f"#{item['rank']}  {item['chunk_id']}  —  {MARKS[item['mark']]}")
+        st.text(f"#{item['rank']}  {item['chunk_id']}  —  {MARK_TEXT[item['mark']]}")
         st.code(
             item["text"] if isinstance(item["text"], str) else "(no text: no corpus)",
             language=None,

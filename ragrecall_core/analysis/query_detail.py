@@ -15,13 +15,13 @@ import pandas as pd
 
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.scoring.policy import Policy
-from ragrecall_core.scoring.prepared import MARK_SQL, prepare
-
-RELEVANT, NOT_RELEVANT, HARMFUL, UNJUDGED = (
-    "relevant",
-    "judged not relevant",
-    "harmful",
-    "unjudged",
+from ragrecall_core.scoring.prepared import (  # noqa: F401 (the marks, re-exported)
+    HARMFUL,
+    MARK_SQL,
+    NOT_RELEVANT,
+    RELEVANT,
+    UNJUDGED,
+    prepare,
 )
 
 QUERY_SQL = """

@@ -95,11 +95,13 @@ CREATE TABLE {s}.lists AS
     SELECT run, query_id, count(*) AS listed FROM {s}.ranked GROUP BY run, query_id;
 """
 
+# The marks a chunk can carry, as every page and report names them.
+RELEVANT, NOT_RELEVANT, HARMFUL, UNJUDGED = "relevant", "judged not relevant", "harmful", "unjudged"
 # What a chunk's judgment (``j``: a row of ``chunk_judgments``) says at level ``$level``,
 # and its one mark, where a harmful flag comes first.
-RELEVANCE_SQL = """CASE WHEN j.grade IS NULL THEN 'unjudged'
-     WHEN j.grade >= $level THEN 'relevant' ELSE 'judged not relevant' END"""
-MARK_SQL = f"CASE WHEN j.harmful THEN 'harmful' ELSE {RELEVANCE_SQL} END"
+RELEVANCE_SQL = f"""CASE WHEN j.grade IS NULL THEN '{UNJUDGED}'
+     WHEN j.grade >= $level THEN '{RELEVANT}' ELSE '{NOT_RELEVANT}' END"""
+MARK_SQL = f"CASE WHEN j.harmful THEN '{HARMFUL}' ELSE {RELEVANCE_SQL} END"
 
 # The runs and queries in scope, bound as parameters ($all_runs, $runs, $all_queries, $ids).
 SCOPE_CTES = """

@@ -22,7 +22,9 @@ from ragrecall_core.analysis.selection import query_ids
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.measures import parse_measure
 from ragrecall_core.output.literal import plot_literal
+from ragrecall_core.scoring.prepared import HARMFUL
 from ragrecall_core.views.charts import FONT, _layout
+from ragrecall_core.views.marks import MARK_TEXT
 
 ALPHA = 0.05
 JITTER = 0.045
@@ -32,11 +34,6 @@ OUTCOMES = {
     "improvement": ("improvement (failed, now passes)", "#009E73", "triangle-up"),
     "still failing": ("still failing", "#555555", "circle-open"),
     "still passing": ("still passing", "#9fb7c9", "circle"),
-}
-JUDGMENT_MARKS = {
-    "relevant": "✓ relevant",
-    "judged not relevant": "✗ not relevant",
-    "unjudged": "? unjudged",
 }
 NOT_RETRIEVED = "not retrieved"
 
@@ -242,8 +239,8 @@ def _rank_text(rank, k: int) -> str:
 def judgment_text(rows: pd.DataFrame) -> list[str]:
     """Each chunk's judgment as a reader sees it: mark, who judged it, the harmful flag."""
     return [
-        ("⚠ harmful " if harmful else "")
-        + JUDGMENT_MARKS.get(judgment, judgment)
+        (f"{MARK_TEXT[HARMFUL]} · " if harmful else "")
+        + MARK_TEXT[judgment]
         + (f" ({by})" if isinstance(by, str) else "")
         for judgment, harmful, by in zip(
             rows["judgment"], rows["harmful"], rows["judged_by"], strict=True
