@@ -98,14 +98,8 @@ class Workspace:
         run_paths = list(map(Path, runs))
         ws._lock_down(run_paths)
         problems = gather([ws.gold], lambda path: load_gold(con, path))[1]
-        loaded, run_problems = gather(run_paths, lambda path: (load_run(con, path), path))
-        ws.runs = dict(loaded)
-        problems += run_problems + gather(ws.grades, lambda path: load_grades(con, path))[1]
-        if ws.corpus is not None:
-            problems += gather([ws.corpus], lambda path: load_corpus(con, path))[1]
-        raise_if_any(problems)
-        ws._require_shared_queries()
-        return ws
+        problems += ws._load_run_files(run_paths)
+        return ws._finish_loading(problems)
 
     @classmethod
     def from_memory(
@@ -141,12 +135,7 @@ class Workspace:
         ws.runs = dict(loaded)
         ws.memory_inputs = tuple(Path(f"<{GOLD_LABEL}>") for _ in [gold] if is_in_memory(gold))
         ws.memory_inputs += tuple(path for path in ws.runs.values() if path.name.startswith("<"))
-        problems += run_problems + gather(ws.grades, lambda path: load_grades(con, path))[1]
-        if ws.corpus is not None:
-            problems += gather([ws.corpus], lambda path: load_corpus(con, path))[1]
-        raise_if_any(problems)
-        ws._require_shared_queries()
-        return ws
+        return ws._finish_loading(problems + run_problems)
 
     @classmethod
     def from_beir(
@@ -174,12 +163,24 @@ class Workspace:
         run_paths = list(map(Path, runs))
         ws._lock_down(run_paths)
         problems = gather([root], lambda path: load_beir(con, path))[1]
-        loaded, run_problems = gather(run_paths, lambda path: (load_run(con, path), path))
-        ws.runs = dict(loaded)
-        problems += run_problems + gather(ws.grades, lambda path: load_grades(con, path))[1]
+        return ws._finish_loading(problems + ws._load_run_files(run_paths), corpus_loaded=True)
+
+    def _load_run_files(self, paths: list[Path]) -> list[Problem]:
+        """Load every run file, keeping the loaded ones by name; the others' problems."""
+        loaded, problems = gather(paths, lambda path: (load_run(self.con, path), path))
+        self.runs = dict(loaded)
+        return problems
+
+    def _finish_loading(self, problems: list[Problem], corpus_loaded: bool = False) -> Workspace:
+        """Load the grades and the corpus (unless it came with the gold, as a BEIR folder's
+        does), then raise every input's problems together, or return the workspace once its
+        runs and gold share queries."""
+        problems += gather(self.grades, lambda path: load_grades(self.con, path))[1]
+        if self.corpus is not None and not corpus_loaded:
+            problems += gather([self.corpus], lambda path: load_corpus(self.con, path))[1]
         raise_if_any(problems)
-        ws._require_shared_queries()
-        return ws
+        self._require_shared_queries()
+        return self
 
     @classmethod
     def open(cls, folder: str | Path) -> Workspace:
