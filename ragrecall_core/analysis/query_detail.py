@@ -3,8 +3,11 @@
 Every retrieved item gets one mark, as the measures see it under the policy:
 ``relevant``, ``judged not relevant``, ``harmful`` (a reviewer flagged it) or
 ``unjudged`` (neither the gold set nor a reviewer said anything about it).
-Text comes from the corpus when one is loaded; it is untrusted and returned as
-plain strings for the page to show as text.
+Text comes from the corpus when one is loaded, with the document's ``title``,
+``version`` and ``status`` where the corpus records carry them (kept as metadata); it is
+untrusted and returned as plain strings for the page to show as text. Every chunk, gold
+or retrieved, carries the reviewers' grades and reasons (``reviews``); each gold chunk
+also the text of the chunks before and after it in its document (:data:`NEIGHBOURS_SQL`).
 """
 
 from __future__ import annotations
@@ -29,36 +32,60 @@ SELECT query_id, query, query_type, section, split, require_all, metadata::VARCH
 FROM queries WHERE query_id = $q
 """
 
-GOLD_SQL = """
+# the document fields a corpus record may carry beside the known ones (see inputs/corpus.py)
+CHUNK_FIELDS = """c.doc_id, c.section, json_extract_string(c.metadata, '$.title') AS title,
+       json_extract_string(c.metadata, '$.version') AS version,
+       json_extract_string(c.metadata, '$.status') AS status, c.text"""
+
+# each chunk's reviewers in one line: "anna: 2 (reason); boris: 0 harmful"
+REVIEWS_CTE = """
+reviews AS (
+    SELECT chunk_id, string_agg(annotator || ': ' || grade
+                      || CASE WHEN harmful THEN ' harmful' ELSE '' END
+                      || CASE WHEN coalesce(reason, '') <> ''
+                              THEN ' (' || reason || ')' ELSE '' END,
+                      '; ' ORDER BY annotator) AS reviews
+    FROM all_grades WHERE query_id = $q GROUP BY chunk_id)"""
+
+GOLD_SQL = f"""
 WITH first AS (SELECT chunk_id, min(rank) AS rank FROM runs
-               WHERE run = $run AND query_id = $q GROUP BY chunk_id)
+               WHERE run = $run AND query_id = $q GROUP BY chunk_id),
+{REVIEWS_CTE}
 SELECT j.chunk_id, j.grade, CASE WHEN g.chunk_id IS NULL THEN 'reviewers' ELSE 'gold' END
-       AS source, g.rationale, f.rank AS retrieved_at, c.section, c.text
-FROM {s}.chunk_judgments j
+       AS source, {{mark}} AS mark, g.rationale, f.rank AS retrieved_at, v.reviews,
+       {CHUNK_FIELDS}
+FROM {{s}}.chunk_judgments j
 LEFT JOIN qrels g ON g.query_id = j.query_id AND g.chunk_id = j.chunk_id
 LEFT JOIN first f ON f.chunk_id = j.chunk_id
+LEFT JOIN reviews v ON v.chunk_id = j.chunk_id
 LEFT JOIN corpus c ON c.chunk_id = j.chunk_id
 WHERE j.query_id = $q AND j.grade >= $level
 ORDER BY f.rank NULLS LAST, j.chunk_id
 """
 
-RETRIEVED_SQL = """
-WITH reviews AS (
-    SELECT chunk_id, bool_or(coalesce(harmful, false)) AS harmful,
-           string_agg(annotator || ': ' || grade
-                      || CASE WHEN harmful THEN ' harmful' ELSE '' END
-                      || CASE WHEN coalesce(reason, '') <> ''
-                              THEN ' (' || reason || ')' ELSE '' END,
-                      '; ' ORDER BY annotator) AS reviews
-    FROM all_grades WHERE query_id = $q GROUP BY chunk_id)
-SELECT r.rank, r.score, r.chunk_id, {mark} AS mark, c.section, j.grade,
-       coalesce(j.harmful, false) AS harmful, v.reviews, c.text
+RETRIEVED_SQL = f"""
+WITH {REVIEWS_CTE}
+SELECT r.rank, r.score, r.chunk_id, {{mark}} AS mark, j.grade,
+       coalesce(j.harmful, false) AS harmful, v.reviews, {CHUNK_FIELDS}
 FROM runs r
-LEFT JOIN {s}.chunk_judgments j ON j.query_id = r.query_id AND j.chunk_id = r.chunk_id
+LEFT JOIN {{s}}.chunk_judgments j ON j.query_id = r.query_id AND j.chunk_id = r.chunk_id
 LEFT JOIN reviews v ON v.chunk_id = r.chunk_id
 LEFT JOIN corpus c ON c.chunk_id = r.chunk_id
 WHERE r.run = $run AND r.query_id = $q AND r.rank <= $depth
 ORDER BY r.rank
+"""
+
+# The chunks before and after each of $ids in its document, in corpus file order: the order
+# the corpus rows were inserted, which is the file's line order (DuckDB keeps insertion
+# order, and inputs/corpus.py inserts the records as the file lists them), read as rowid.
+NEIGHBOURS_SQL = """
+WITH ordered AS (
+    SELECT chunk_id,
+           lag(chunk_id) OVER doc AS previous_id, lag(text) OVER doc AS previous_text,
+           lead(chunk_id) OVER doc AS next_id, lead(text) OVER doc AS next_text
+    FROM corpus WINDOW doc AS (PARTITION BY doc_id ORDER BY rowid))
+SELECT chunk_id, previous_id, previous_text, next_id, next_text
+FROM ordered WHERE list_contains($ids, chunk_id) ORDER BY chunk_id
 """
 
 REVIEWS_SQL = """
@@ -79,6 +106,7 @@ class QueryDetail:
     k: int
     has_corpus: bool
     missing: list[str] = field(default_factory=list)
+    neighbours: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
     def found(self) -> bool:
@@ -98,7 +126,10 @@ def query_detail(
     policy, con = prepared.policy, workspace.cursor()
     rows = con.execute(QUERY_SQL, {"q": query_id}).df()
     query = rows.iloc[0].to_dict() if len(rows) else {}
-    gold = prepared.query(GOLD_SQL, {"q": query_id, "run": run, "level": policy.rel_level})
+    gold = prepared.query(
+        GOLD_SQL.replace("{mark}", MARK_SQL),
+        {"q": query_id, "run": run, "level": policy.rel_level},
+    )
     retrieved = prepared.query(
         RETRIEVED_SQL.replace("{mark}", MARK_SQL),
         {"q": query_id, "run": run, "depth": depth or 1_000_000, "level": policy.rel_level},
@@ -111,4 +142,14 @@ def query_detail(
         missing.append("no corpus is loaded: chunk text and sections are not available")
     if query and not query.get("query"):
         missing.append("the gold file has no query text (e.g. TREC qrels): only the id is known")
-    return QueryDetail(query, gold, retrieved, reviews, run, k, bool(has_corpus), missing)
+    neighbours = chunk_neighbours(workspace, list(gold["chunk_id"]))
+    return QueryDetail(
+        query, gold, retrieved, reviews, run, k, bool(has_corpus), missing, neighbours
+    )
+
+
+def chunk_neighbours(workspace: Workspace, chunk_ids: list[str]) -> pd.DataFrame:
+    """Per chunk id: the id and text of the chunks before and after it in its document,
+    in corpus file order (empty cells at a document's ends; no row for an id the corpus
+    does not have)."""
+    return workspace.cursor().execute(NEIGHBOURS_SQL, {"ids": chunk_ids}).df()
