@@ -23,15 +23,18 @@ import json
 import math
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
-import pandas as pd
 
 from ragrecall_core.errors import InputError, Problem, raise_if_any
 from ragrecall_core.inputs import gold as gold_files
 from ragrecall_core.inputs import readers
 from ragrecall_core.inputs import runs as run_files
 from ragrecall_core.inputs.checks import run_checks, string_field
+
+if TYPE_CHECKING:  # imported where data arrives: a file-only command never needs pandas
+    import pandas as pd
 
 GOLD_LABEL = "gold"
 
@@ -112,6 +115,8 @@ def is_in_memory(value: object) -> bool:
 # ---------------------------------------------------------------- gold
 def load_memory_gold(con: duckdb.DuckDBPyConnection, gold: object) -> None:
     """Load in-memory ``gold`` into ``queries`` and ``qrels`` (problems: :class:`InputError`)."""
+    import pandas as pd
+
     if isinstance(gold, pd.DataFrame):
         _load_gold_frame(con, gold)
         return
@@ -188,6 +193,8 @@ def _load_gold_frame(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame) -> Non
 # ---------------------------------------------------------------- runs
 def load_memory_run(con: duckdb.DuckDBPyConnection, name: str, run: object) -> str:
     """Load in-memory ``run`` as run ``name``; return the name."""
+    import pandas as pd
+
     label = run_label(name)
     # fetchall: a result left unfinished would block registering the data
     taken = con.execute("SELECT path FROM run_files WHERE run = $run", {"run": name}).fetchall()
@@ -302,6 +309,8 @@ def _load_run_frame(
 # ---------------------------------------------------------------- staging
 def _stage_records(con: duckdb.DuckDBPyConnection, records: list, table: str) -> None:
     """``table(line, j JSON)``: record ``i`` (from 1) as one JSON object, types kept."""
+    import pandas as pd
+
     texts = pd.DataFrame(
         {"line": range(1, len(records) + 1), "text": [_json_text(r) for r in records]}
     )

@@ -6,9 +6,11 @@ imports this module to build its parser, and ``ragrecall --help`` should not wai
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import math
+import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -30,33 +32,35 @@ def render(evaluation: Evaluation, fmt: str, per_query: bool = False) -> str:
     return table_text(evaluation, per_query)
 
 
-def long_frame(evaluation: Evaluation, per_query: bool) -> pd.DataFrame:
-    """Means as ``query_id = all`` rows, then (optionally) every query's values."""
-    import pandas as pd
-
-    mean = evaluation.aggregate.assign(query_id="all")[LONG_COLUMNS]
-    if not per_query:
-        return mean
-    return pd.concat([evaluation.per_query[LONG_COLUMNS], mean], ignore_index=True)
-
-
 def long_text(evaluation: Evaluation, per_query: bool, sep: str) -> str:
+    """``run, query_id, measure, value`` lines: (optionally) every query's values, then
+    the means as ``query_id = all``; a missing value is an empty field."""
     buffer = io.StringIO()
-    long_frame(evaluation, per_query).to_csv(
-        buffer, sep=sep, index=False, float_format="%.4f", lineterminator="\n"
-    )
+    writer = csv.writer(buffer, delimiter=sep, lineterminator="\n")
+    writer.writerow(LONG_COLUMNS)
+    if per_query:
+        writer.writerows((r, q, m, _fixed(v)) for r, q, m, v in evaluation.rows)
+    writer.writerows((r, "all", m, _fixed(v)) for r, m, v, _ in evaluation.means)
     return buffer.getvalue()
+
+
+def _fixed(value: float | None) -> str:
+    return "" if value is None or math.isnan(value) else f"{value:.4f}"
 
 
 def table_text(evaluation: Evaluation, per_query: bool) -> str:
     """A terminal table: one row per run, one column per measure, then notes."""
-    agg = evaluation.aggregate
-    table = agg.pivot(index="run", columns="measure", values="value")
-    table = table.reindex(index=evaluation.runs, columns=evaluation.labels)
-    lines = [table.to_string(float_format=lambda v: f"{v:.4f}", na_rep="-")]
-    counts = agg.groupby("measure", sort=False).queries.max()
+    labels = evaluation.labels
+    cells = [
+        [run] + [_fixed(_mean_of(evaluation, run, m)) or "-" for m in labels]
+        for run in evaluation.runs
+    ]
+    lines = [aligned(["run", *labels], cells)]
+    counts = {m: 0 for m in labels}
+    for _, m, _, n in evaluation.means:
+        counts[m] = max(counts[m], n)
     lines.append("")
-    lines.append("queries per mean: " + ", ".join(f"{m} {int(n)}" for m, n in counts.items()))
+    lines.append("queries per mean: " + ", ".join(f"{m} {n}" for m, n in counts.items()))
     lines.append(f"policy: {evaluation.policy.describe()}")
     for run in evaluation.runs:
         na = evaluation.no_answer.get(run)
@@ -73,6 +77,23 @@ def table_text(evaluation: Evaluation, per_query: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _mean_of(evaluation: Evaluation, run: str, measure: str) -> float | None:
+    mean = evaluation.mean(run, measure)
+    return None if mean is None else mean[0]
+
+
+def aligned(header: list[str], rows: list[list[str]]) -> str:
+    """Columns padded to their widest cell: the first left-aligned, the others right."""
+    widths = [max(len(line[i]) for line in [header, *rows]) for i in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        first = cells[0].ljust(widths[0])
+        rest = (cell.rjust(width) for cell, width in zip(cells[1:], widths[1:], strict=True))
+        return "  ".join([first, *rest]).rstrip()
+
+    return "\n".join(line(cells) for cells in [header, *rows])
+
+
 def json_text(data) -> str:
     """JSON of a command's result: numpy and pandas values become plain numbers, missing
     values null; any other value that is not JSON fails loudly instead of becoming a string."""
@@ -80,17 +101,20 @@ def json_text(data) -> str:
 
 
 def plain(value):
-    """``value`` with numpy scalars as Python numbers and NaN / NA as ``None``, at any depth."""
-    import numpy as np
-    import pandas as pd
+    """``value`` with numpy scalars as Python numbers and NaN / NA as ``None``, at any depth.
 
+    numpy and pandas are consulted only when already imported: a value of theirs cannot
+    exist before, and a command that never needed them should not pay for their import."""
     if isinstance(value, dict):
         return {str(key): plain(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
         return [plain(item) for item in value]
-    if isinstance(value, np.generic):
+    numpy, pandas = sys.modules.get("numpy"), sys.modules.get("pandas")
+    if numpy is not None and isinstance(value, numpy.generic):
         value = value.item()
-    if value is pd.NA or value is pd.NaT or (isinstance(value, float) and not math.isfinite(value)):
+    if pandas is not None and (value is pandas.NA or value is pandas.NaT):
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
 

@@ -1,16 +1,17 @@
 """Evaluate runs against the gold set: the long result shape and its renderers.
 
 >>> ev = evaluate(Workspace.open("data_samples"), ["Recall@5", "MRR@5"])  # doctest: +SKIP
->>> ev.aggregate.round(3).to_dict("records")[0]                           # doctest: +SKIP
-{'run': 'bm25', 'measure': 'Recall@5', 'value': 0.79, 'queries': 129}
+>>> ev.means[0]                                                            # doctest: +SKIP
+('bm25', 'Recall@5', 0.79..., 129)
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-
-import pandas as pd
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.measures import MeasureRequest, parse_requests
@@ -25,8 +26,13 @@ from ragrecall_core.scoring.prepared import (
     scope_params,
 )
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 DEFAULT_CUTOFF = 5
 DEFAULT_MEASURES = ("Recall@{k}", "Hit@{k}", "MRR@{k}", "P@{k}", "nDCG@{k}", "Judged@{k}")
+LONG_COLUMNS = ["run", "query_id", "measure", "value"]
+MEAN_COLUMNS = ["run", "measure", "value", "queries"]
 
 
 def default_measures(cutoffs: Sequence[int] = (DEFAULT_CUTOFF,)) -> list[str]:
@@ -35,14 +41,16 @@ def default_measures(cutoffs: Sequence[int] = (DEFAULT_CUTOFF,)) -> list[str]:
 
 @dataclass
 class Evaluation:
-    """Per-query values in one long frame ``(run, query_id, measure, value)``.
+    """Per-query values in one long shape ``(run, query_id, measure, value)``.
 
-    ``aggregate`` is the macro mean over the queries each measure covers, with
-    their count. ``measure`` is the name as the user asked for it.
+    ``means`` holds the macro mean over the queries each measure covers, with their
+    count: ``(run, measure, value, queries)``. ``measure`` is the name as the user asked
+    for it; a missing value is ``None``. Both are plain tuples (the command line prints
+    them without pandas); :attr:`per_query` and :attr:`aggregate` are the same as frames.
     """
 
-    per_query: pd.DataFrame
-    aggregate: pd.DataFrame
+    rows: list[tuple]
+    means: list[tuple]
     requests: list[MeasureRequest]
     policy: Policy
     runs: list[str]
@@ -52,6 +60,22 @@ class Evaluation:
     @property
     def labels(self) -> list[str]:
         return [r.label for r in self.requests]
+
+    @cached_property
+    def per_query(self) -> pd.DataFrame:
+        """``(run, query_id, measure, value)``, by run, measure (as asked) and query."""
+        import pandas as pd
+
+        return pd.DataFrame(self.rows, columns=LONG_COLUMNS).astype({"value": "float64"})
+
+    @cached_property
+    def aggregate(self) -> pd.DataFrame:
+        """``(run, measure, value, queries)``: each run's means, measures as asked."""
+        import pandas as pd
+
+        return pd.DataFrame(self.means, columns=MEAN_COLUMNS).astype(
+            {"value": "float64", "queries": "int64"}
+        )
 
     def to_text(self, per_query: bool = False) -> str:
         """The command line's table: the means (and every query's values when asked)."""
@@ -82,33 +106,41 @@ class Evaluation:
         )
         return table.reindex(columns=[c for c in self.labels if c in table.columns]).reset_index()
 
+    def mean(self, run: str, measure: str) -> tuple[float | None, int] | None:
+        """``(mean, queries)`` of ``measure`` for ``run``; ``None`` when not computed."""
+        return self._means_by_key.get((run, measure))
+
+    @cached_property
+    def _means_by_key(self) -> dict[tuple[str, str], tuple[float | None, int]]:
+        return {(run, m): (v, n) for run, m, v, n in self.means}
+
     def value(self, run: str, measure: str) -> float:
-        rows = self.aggregate[(self.aggregate.run == run) & (self.aggregate.measure == measure)]
-        return float(rows.value.iloc[0]) if len(rows) else float("nan")
+        mean = self.mean(run, measure)
+        return float("nan") if mean is None or mean[0] is None else float(mean[0])
 
     def to_dict(self, per_query: bool = False) -> dict:
         runs = []
         for run in self.runs:
-            agg = self.aggregate[self.aggregate.run == run]
+            means = [(m, v, n) for r, m, v, n in self.means if r == run]
             entry = {
                 "name": run,
-                "aggregate": {m: _number(v) for m, v in zip(agg.measure, agg.value, strict=True)},
-                "queries": {m: int(n) for m, n in zip(agg.measure, agg.queries, strict=True)},
+                "aggregate": {m: _number(v) for m, v, _ in means},
+                "queries": {m: int(n) for m, _, n in means},
                 "no_answer": self.no_answer.get(run, {}),
                 "warnings": self.warnings.get(run, []),
             }
             if per_query:
-                rows = self.per_query[self.per_query.run == run]
                 nested: dict[str, dict[str, float | None]] = {}
-                for q, m, v in zip(rows.query_id, rows.measure, rows.value, strict=True):
-                    nested.setdefault(q, {})[m] = _number(v)
+                for r, q, m, v in self.rows:
+                    if r == run:
+                        nested.setdefault(q, {})[m] = _number(v)
                 entry["per_query"] = nested
             runs.append(entry)
         return {"policy": self.policy.describe(), "runs": runs}
 
 
 def _number(value) -> float | None:
-    return None if pd.isna(value) else float(value)
+    return None if value is None or math.isnan(value) else float(value)
 
 
 def evaluate(
@@ -131,20 +163,13 @@ def evaluate(
     policy = policy or Policy()
     requests = parse_requests(list(measures or default_measures()))
     prepared = prepare(workspace, policy)
-    long = scoring.per_query(prepared, [r.measure for r in requests], runs, query_ids)
-    long["measure"] = long["m"].map(dict(enumerate(r.label for r in requests)))
-    long = long.sort_values(["run", "m", "query_id"], kind="stable", ignore_index=True)
-    aggregate = (
-        long.groupby(["run", "m", "measure"], sort=True)["value"]
-        .agg(value="mean", queries="count")
-        .reset_index()
-        .drop(columns="m")
-    )
+    scored = scoring.per_query(prepared, [r.measure for r in requests], runs, query_ids)
+    label = [r.label for r in requests]
     run_names = [r for r in workspace.run_names if runs is None or r in runs]
     cutoffs = sorted({r.measure.cutoff for r in requests if r.measure.cutoff})
     return Evaluation(
-        per_query=long[["run", "query_id", "measure", "value"]],
-        aggregate=aggregate,
+        rows=[(run, q, label[m], v) for run, q, m, v in scored.rows],
+        means=[(run, label[m], v, n) for run, m, v, n in scored.means],
         requests=requests,
         policy=policy,
         runs=run_names,

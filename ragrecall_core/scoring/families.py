@@ -14,8 +14,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-import pandas as pd
-
 from ragrecall_core.measures import REGISTRY, Measure
 from ragrecall_core.scoring.policy import Policy
 from ragrecall_core.scoring.prepared import SCOPE_CTES, PreparedEvaluation, scope_params
@@ -254,14 +252,40 @@ def _keep_sql(policy: Policy) -> str:
     return "true"
 
 
+MEANS_SQL = """
+WITH long AS MATERIALIZED (
+    SELECT run, query_id, CAST(substr(m, 2) AS INTEGER) AS m, value FROM ({per_query}))
+SELECT run, m, query_id, value, NULL::BIGINT AS queries FROM long
+UNION ALL
+SELECT run, m, NULL, avg(value), count(value) FROM long GROUP BY run, m
+ORDER BY run, m, query_id NULLS FIRST
+"""
+
+
+@dataclass(frozen=True)
+class Scored:
+    """What one pass of the measure SQL gives: every query's value and each mean.
+
+    ``rows``: ``(run, query_id, m, value)`` ordered by run, measure index ``m``, query;
+    ``means``: ``(run, m, mean, queries)``, the macro mean over the queries with a value.
+    """
+
+    rows: list[tuple]
+    means: list[tuple]
+
+
 def per_query(
     prepared: PreparedEvaluation,
     measures: Sequence[Measure],
     runs: Sequence[str] | None = None,
     query_ids: Sequence[str] | None = None,
-) -> pd.DataFrame:
-    """Long per-query values ``(run, query_id, m, value)``; ``m`` indexes ``measures``."""
+) -> Scored:
+    """Every query's value of every measure (``m`` indexes ``measures``) and the means,
+    in one query: plain tuples, so the command line needs no pandas."""
     sql, params = per_query_sql(measures, prepared.policy)
-    frame = prepared.query(sql, {**params, **scope_params(runs, query_ids)})
-    frame["m"] = frame["m"].str.slice(1).astype(int)
-    return frame
+    fetched = prepared.fetch(
+        MEANS_SQL.replace("{per_query}", sql), {**params, **scope_params(runs, query_ids)}
+    )
+    rows = [(run, q, m, v) for run, m, q, v, n in fetched if n is None]
+    means = [(run, m, v, n) for run, m, q, v, n in fetched if n is not None]
+    return Scored(rows, means)

@@ -27,12 +27,14 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from ragrecall_core.inputs.corpus import doc_of_sql
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.scoring.policy import DOC, Policy
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 JUDGMENTS_SQL = """
 CREATE TABLE {s}.chunk_judgments AS
