@@ -32,6 +32,7 @@ from ragrecall_core.inputs.store import (
 from ragrecall_core.inputs.store import connect_store as connect_store
 from ragrecall_core.inputs.store import is_open as is_open
 from ragrecall_core.inputs.store import open_store as open_store
+from ragrecall_core.inputs.store import undo_last as undo_last
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.output.report import neutralise
 from ragrecall_core.output.text import plural
@@ -371,7 +372,7 @@ EXISTS (SELECT 1 FROM {STORE}.judgments s
         WHERE s.query_id = i.query_id AND s.chunk_id = i.chunk_id AND s.grade = i.grade
           AND s.harmful = coalesce(i.harmful, false)
           AND s.reason IS NOT DISTINCT FROM coalesce(i.reason, '')
-          AND s.annotator = trim(i.annotator))
+          AND s.annotator = trim(i.annotator) AND NOT coalesce(s.withdrawn, false))
 """
 
 

@@ -34,7 +34,9 @@ from ragrecall_core.inputs.db import FILE_ONLY_VIEWS
 from ragrecall_core.inputs.workspace import Workspace
 
 STORE = "judgment_store"
-STORE_TABLES = {"judgments", "resolutions"}
+STORE_TABLES = {"judgments", "resolutions", "verdicts"}
+# a store written before verdicts existed: still a store (attached writable, it is upgraded)
+OLD_STORE_TABLES = {"judgments", "resolutions"}
 HOME_VARIABLE = "RAGRECALL_HOME"
 STORE_SCHEMA = f"""
 CREATE SEQUENCE IF NOT EXISTS {STORE}.judgment_ids;
@@ -43,6 +45,8 @@ CREATE TABLE IF NOT EXISTS {STORE}.judgments (
     chunk_id VARCHAR NOT NULL, grade INTEGER NOT NULL CHECK (grade IN (0, 1, 2)),
     harmful BOOLEAN NOT NULL, reason VARCHAR, annotator VARCHAR NOT NULL,
     created_at TIMESTAMP DEFAULT current_timestamp);
+ALTER TABLE {STORE}.judgments ADD COLUMN IF NOT EXISTS withdrawn BOOLEAN DEFAULT false;
+ALTER TABLE {STORE}.judgments ADD COLUMN IF NOT EXISTS undoes BIGINT;
 CREATE SEQUENCE IF NOT EXISTS {STORE}.resolution_ids;
 CREATE TABLE IF NOT EXISTS {STORE}.resolutions (
     id BIGINT DEFAULT nextval('{STORE}.resolution_ids'),
@@ -50,18 +54,32 @@ CREATE TABLE IF NOT EXISTS {STORE}.resolutions (
     grade INTEGER NOT NULL CHECK (grade IN (0, 1, 2)),
     harmful BOOLEAN NOT NULL, reason VARCHAR, resolver VARCHAR NOT NULL,
     created_at TIMESTAMP DEFAULT current_timestamp);
+CREATE SEQUENCE IF NOT EXISTS {STORE}.verdict_ids;
+CREATE TABLE IF NOT EXISTS {STORE}.verdicts (
+    id BIGINT DEFAULT nextval('{STORE}.verdict_ids'), run VARCHAR NOT NULL,
+    query_id VARCHAR NOT NULL, reason VARCHAR NOT NULL, note VARCHAR NOT NULL,
+    owner VARCHAR NOT NULL, recorded_by VARCHAR NOT NULL,
+    recorded_at TIMESTAMP DEFAULT current_timestamp);
 """
 
-# what the evaluation sees: file grades, plus each annotator's latest stored judgment
+# what the evaluation sees: file grades, plus each annotator's latest stored judgment unless
+# that latest row withdraws it (an undone first grade); a withdrawn stored grade lets that
+# annotator's file grade count again. {withdrawn} is the column, or ``false`` in a read-only
+# store written before undo existed.
 ALL_GRADES = f"""
 CREATE OR REPLACE VIEW all_grades AS
+WITH latest AS (
+    SELECT query_id, chunk_id, annotator, arg_max(grade, id) AS grade,
+           arg_max(harmful, id) AS harmful, arg_max(reason, id) AS reason,
+           arg_max(coalesce({{withdrawn}}, false), id) AS withdrawn
+    FROM {STORE}.judgments GROUP BY query_id, chunk_id, annotator)
 SELECT query_id, chunk_id, grade, harmful, reason, annotator, source FROM grades
-WHERE NOT EXISTS (SELECT 1 FROM {STORE}.judgments s WHERE s.query_id = grades.query_id
-                  AND s.chunk_id = grades.chunk_id AND s.annotator = grades.annotator)
+WHERE NOT EXISTS (SELECT 1 FROM latest s WHERE s.query_id = grades.query_id
+                  AND s.chunk_id = grades.chunk_id AND s.annotator = grades.annotator
+                  AND NOT s.withdrawn)
 UNION ALL
-SELECT query_id, chunk_id, arg_max(grade, id), arg_max(harmful, id), arg_max(reason, id),
-       annotator, 'judge page'
-FROM {STORE}.judgments GROUP BY query_id, chunk_id, annotator;
+SELECT query_id, chunk_id, grade, harmful, reason, annotator, 'judge page'
+FROM latest WHERE NOT withdrawn;
 CREATE OR REPLACE VIEW all_resolutions AS
 SELECT query_id, chunk_id, grade, harmful, reason, resolver, created_at, 0 AS id
 FROM resolutions
@@ -245,18 +263,34 @@ def attach_store(workspace: Workspace, path: Path | None = None, read_only: bool
     except duckdb.Error as error:
         raise _unusable(path, error) from None
     tables = _store_tables(con)
-    if tables != STORE_TABLES and (tables or read_only):  # a DuckDB file, but not a store
+    is_store = tables in (STORE_TABLES, OLD_STORE_TABLES)
+    if not is_store and (tables or read_only):  # a DuckDB file, but not a store
         _release(workspace)
         shown = "tables: " + (", ".join(sorted(tables)) or "none")
         raise InputError([Problem(str(path), None, shown[:80], MOVE_ASIDE)])
     try:
         if not read_only:
             con.execute(STORE_SCHEMA)
-        con.execute(ALL_GRADES)
+        con.execute(ALL_GRADES.format(withdrawn=_withdrawn_column(con)))
     except duckdb.Error as error:  # the store's tables, not the store's columns
         _release(workspace)
         raise _unusable(path, error) from None
     return path
+
+
+def _withdrawn_column(con: duckdb.DuckDBPyConnection) -> str:
+    """``withdrawn``, or ``false`` for a read-only store written before undo existed."""
+    row = con.execute(
+        "SELECT count(*) FROM duckdb_columns() WHERE database_name = $s "
+        "AND table_name = 'judgments' AND column_name = 'withdrawn'",
+        {"s": STORE},
+    ).fetchone()
+    return "withdrawn" if row[0] else "false"
+
+
+def has_table(workspace: Workspace, table: str) -> bool:
+    """Whether the attached store has ``table`` (a read-only old store has no verdicts)."""
+    return table in _store_tables(workspace.cursor())
 
 
 def _store_tables(con: duckdb.DuckDBPyConnection) -> set[str]:
@@ -330,6 +364,58 @@ def resolve(
     row = (query_id, chunk_id, grade, harmful, reason, resolver)
     with store_transaction(workspace) as con:
         _append(con, "resolutions", "resolver", row)
+
+
+# this annotator's latest stored grade not yet undone (undo rows themselves are no grades)
+LAST_GRADE = f"""
+SELECT id, query_id, chunk_id, grade FROM {STORE}.judgments j
+WHERE annotator = $a AND undoes IS NULL
+  AND NOT EXISTS (SELECT 1 FROM {STORE}.judgments u WHERE u.undoes = j.id)
+ORDER BY id DESC LIMIT 1
+"""
+# the state of that (query, chunk, annotator) just before the undone row, if it had one
+STATE_BEFORE = f"""
+SELECT grade, harmful, reason, coalesce(withdrawn, false) FROM {STORE}.judgments
+WHERE annotator = $a AND query_id = $q AND chunk_id = $c AND id < $id
+ORDER BY id DESC LIMIT 1
+"""
+
+
+def undo_last(workspace: Workspace, annotator: str) -> tuple[str, str] | None:
+    """Undo ``annotator``'s latest stored grade; return its ``(query_id, chunk_id)``, or
+    ``None`` when there is nothing of theirs to undo.
+
+    The store stays append-only: the undo is a new row (``undoes`` = the undone row's id)
+    that restores the state before the undone grade (a copy of the previous row of that
+    query, chunk and annotator), or withdraws the grade when it was the first one, so the
+    chunk returns to the annotator's queue and any file grade of theirs counts again. One
+    transaction under the store's lock: a crash leaves either both rows or neither undo."""
+    _require_valid("undo", 0, annotator, "the annotator's name")
+    person = annotator.strip()
+    with store_transaction(workspace) as con:
+        last = con.execute(LAST_GRADE, {"a": person}).fetchone()
+        if last is None:
+            return None
+        undone_id, query_id, chunk_id, grade = last
+        before = con.execute(
+            STATE_BEFORE, {"a": person, "q": query_id, "c": chunk_id, "id": undone_id}
+        ).fetchone()
+        grade, harmful, reason, withdrawn = before or (grade, False, "", True)
+        con.execute(
+            f"INSERT INTO {STORE}.judgments (query_id, chunk_id, grade, harmful, reason, "
+            "annotator, withdrawn, undoes) VALUES ($q, $c, $g, $h, $r, $p, $w, $u)",
+            {
+                "q": query_id,
+                "c": chunk_id,
+                "g": grade,
+                "h": harmful,
+                "r": reason,
+                "p": person,
+                "w": withdrawn,
+                "u": undone_id,
+            },
+        )
+    return query_id, chunk_id
 
 
 def _has_grade(con: duckdb.DuckDBPyConnection, annotator: str, query_id: str, chunk_id: str):

@@ -1,0 +1,370 @@
+"""Verdicts: what a review meeting decides about one failing query of one run.
+
+A verdict is a failure reason from a fixed vocabulary (:data:`REASONS`, drawn from seed
+000), a free note, an optional owner (who takes the action) and who recorded it. Verdicts
+live in the workspace's judgment store (``verdicts`` table), append-only like judgments:
+the latest per (run, query) wins (by ``recorded_at``, then by id, so an imported older
+verdict never hides a newer one), every earlier one stays in the history, and a row with
+an empty reason withdraws the verdict. Each write is one transaction under the store's
+lock (:func:`ragrecall_core.inputs.store.store_transaction`).
+
+Exports and imports carry the whole history (JSON lines or CSV, by the file's extension),
+so importing an export elsewhere reproduces the same latest verdicts; importing the same
+file twice adds nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+
+from ragrecall_core.errors import InputError, Problem
+from ragrecall_core.inputs.db import connect, lock_down
+from ragrecall_core.inputs.readers import (
+    CSV,
+    JSONL,
+    detect_format,
+    require_file,
+    stage_json_lines,
+    stage_table_rows,
+)
+from ragrecall_core.inputs.store import STORE, has_table, open_store, store_transaction
+from ragrecall_core.inputs.workspace import Workspace
+from ragrecall_core.output.report import FORMULA_START, neutralise
+
+REASONS: tuple[str, ...] = (
+    "vocabulary mismatch",
+    "paraphrase",
+    "confusable topic",
+    "chunk boundary",
+    "needs several chunks",
+    "outdated document",
+    "filter or metadata",
+    "gold label wrong",
+    "other",
+)
+WITHDRAWN = ""  # the reason of a row that withdraws the verdict
+MAX_TEXT = 2000
+COLUMNS = ["run", "query_id", "reason", "note", "owner", "recorded_by", "recorded_at"]
+TEXT_FIELDS = ("note", "owner", "recorded_by")
+REQUIRED_FIELDS = ("run", "query_id", "reason")
+FILE_FIELDS = (*COLUMNS,)
+EXPECTED_REASON = "one of: " + ", ".join(REASONS) + " (or empty to withdraw)"
+
+# every row of the store, ranked within its (run, query): 1 is the latest
+RANKED = f"""
+SELECT run, query_id, reason, note, owner, recorded_by, recorded_at, id,
+       row_number() OVER (PARTITION BY run, query_id ORDER BY recorded_at DESC, id DESC)
+         AS age
+FROM {STORE}.verdicts
+"""
+
+
+# ---------------------------------------------------------------- reading
+def _has_verdicts(workspace: Workspace) -> bool:
+    """Whether the workspace's store exists and has a verdicts table (an old read-only
+    store has none); attaches the store when it exists."""
+    return open_store(workspace) and has_table(workspace, "verdicts")
+
+
+def latest_verdicts(workspace: Workspace) -> pd.DataFrame:
+    """One row per (run, query) with a current verdict (withdrawn ones left out)."""
+    if not _has_verdicts(workspace):
+        return pd.DataFrame(columns=COLUMNS)
+    return (
+        workspace.cursor()
+        .execute(
+            f"SELECT {', '.join(COLUMNS)} FROM ({RANKED}) WHERE age = 1 AND reason <> '' "  # noqa: S608
+            "ORDER BY run, query_id"
+        )
+        .df()
+    )
+
+
+def verdict_history(workspace: Workspace, run: str, query_id: str) -> pd.DataFrame:
+    """Every verdict recorded for one (run, query), newest first (withdrawals included)."""
+    if not _has_verdicts(workspace):
+        return pd.DataFrame(columns=COLUMNS)
+    return (
+        workspace.cursor()
+        .execute(
+            f"SELECT {', '.join(COLUMNS)} FROM ({RANKED}) "  # noqa: S608
+            "WHERE run = $run AND query_id = $q ORDER BY age",
+            {"run": run, "q": query_id},
+        )
+        .df()
+    )
+
+
+def verdicts_version(workspace: Workspace) -> str:
+    """Changes whenever a verdict is stored (for cache keys); no scoring depends on it."""
+    if not _has_verdicts(workspace):
+        return "no-verdicts"
+    row = (
+        workspace.cursor()
+        .execute(f"SELECT count(*), coalesce(max(id), 0) FROM {STORE}.verdicts")  # noqa: S608
+        .fetchone()
+    )
+    return "v{}.{}".format(*row)
+
+
+def attach_verdicts(rows: pd.DataFrame, verdicts: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` (per run and query) with ``verdict`` (the reason, "" when none),
+    ``verdict_note`` and ``verdict_owner``; order and index of ``rows`` kept."""
+    picked = verdicts[["run", "query_id", "reason", "note", "owner"]].rename(
+        columns={"reason": "verdict", "note": "verdict_note", "owner": "verdict_owner"}
+    )
+    merged = rows.merge(picked, on=["run", "query_id"], how="left", validate="many_to_one")
+    merged.index = rows.index
+    for column in ("verdict", "verdict_note", "verdict_owner"):
+        merged[column] = merged[column].fillna("").astype(object)
+    return merged
+
+
+# ---------------------------------------------------------------- writing
+def record_verdict(
+    workspace: Workspace,
+    run: str,
+    query_id: str,
+    reason: str,
+    note: str = "",
+    owner: str = "",
+    recorded_by: str = "",
+) -> None:
+    """Store one verdict now (``reason`` "" withdraws the current one).
+
+    Raises InputError naming every bad value at once, or when the store cannot be written
+    (a read-only workspace)."""
+    row = {
+        "run": run,
+        "query_id": query_id,
+        "reason": reason,
+        "note": note,
+        "owner": owner,
+        "recorded_by": recorded_by,
+    }
+    problems = _field_problems("verdict", None, row, workspace)
+    if problems:
+        raise InputError(problems)
+    with store_transaction(workspace) as con:
+        con.execute(
+            f"INSERT INTO {STORE}.verdicts (run, query_id, reason, note, owner, recorded_by) "
+            "VALUES ($run, $query_id, $reason, $note, $owner, $recorded_by)",
+            {
+                **row,
+                "note": note.strip(),
+                "owner": owner.strip(),
+                "recorded_by": recorded_by.strip(),
+            },
+        )
+
+
+def _field_problems(where: str, line: int | None, row: dict, workspace: Workspace) -> list[Problem]:
+    """What is wrong with one verdict's fields (all of it, not the first thing)."""
+    problems = []
+    for name in (*REQUIRED_FIELDS, *TEXT_FIELDS):
+        if not isinstance(row.get(name), str):
+            problems.append(Problem(where, line, repr(row.get(name)), f"{name} as text"))
+    if problems:
+        return problems
+    if row["run"] not in workspace.run_names:
+        runs = ", ".join(workspace.run_names)
+        problems.append(Problem(where, line, row["run"], f"a run of the workspace ({runs})"))
+    if not _is_gold_query(workspace, row["query_id"]):
+        problems.append(Problem(where, line, row["query_id"], "a query id of the gold set"))
+    if row["reason"] not in (*REASONS, WITHDRAWN):
+        problems.append(Problem(where, line, row["reason"], EXPECTED_REASON))
+    for name in TEXT_FIELDS:
+        if len(row[name]) > MAX_TEXT:
+            shown = f"{row[name][:60]}… ({len(row[name]):,} characters)"
+            problems.append(Problem(where, line, shown, f"{name} of at most {MAX_TEXT} characters"))
+    return problems
+
+
+def _is_gold_query(workspace: Workspace, query_id: str) -> bool:
+    row = (
+        workspace.cursor()
+        .execute("SELECT count(*) FROM queries WHERE query_id = $q", {"q": query_id})
+        .fetchone()
+    )
+    return row[0] > 0
+
+
+# ---------------------------------------------------------------- export / import
+def export_verdicts(workspace: Workspace, path: Path) -> int:
+    """Write every recorded verdict (the whole history, oldest first) to ``path``: JSON
+    lines for ``.jsonl``/``.json``/``.ndjson``, CSV (formula cells neutralised) for ``.csv``.
+    Returns how many rows were written."""
+    path = Path(path)
+    fmt = _format_of(path)
+    rows = _history(workspace)
+    if fmt == JSONL:
+        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows.to_dict("records"))
+    else:
+        text = rows.map(neutralise).to_csv(index=False)
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise InputError([Problem(str(path), None, str(error)[:80], "a writable file")]) from None
+    return len(rows)
+
+
+def _history(workspace: Workspace) -> pd.DataFrame:
+    if not _has_verdicts(workspace):
+        return pd.DataFrame(columns=COLUMNS)
+    return (
+        workspace.cursor()
+        .execute(
+            "SELECT run, query_id, reason, note, owner, recorded_by, "
+            f"CAST(recorded_at AS VARCHAR) AS recorded_at FROM {STORE}.verdicts ORDER BY id"  # noqa: S608
+        )
+        .df()
+    )
+
+
+def _format_of(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix not in (".jsonl", ".json", ".ndjson", ".csv"):
+        raise InputError([Problem(str(path), None, path.name, "a file ending in .jsonl or .csv")])
+    return detect_format(path) if suffix != ".csv" else CSV
+
+
+# a file row the store already holds: same fields, and the same time when the file gives one
+STORED_ALREADY = f"""
+EXISTS (SELECT 1 FROM {STORE}.verdicts s
+        WHERE s.run = i.run AND s.query_id = i.query_id AND s.reason = i.reason
+          AND s.note = i.note AND s.owner = i.owner AND s.recorded_by = i.recorded_by
+          AND (i.recorded_at IS NULL OR s.recorded_at = i.recorded_at))
+"""
+
+
+def import_verdicts(workspace: Workspace, path: Path) -> int:
+    """Add a verdicts file's rows the store does not hold yet, in one transaction; return
+    how many were added.
+
+    The file is validated first, every row (InputError lists every problem, with its line);
+    nothing is written when any row is wrong. A row without ``recorded_at`` is stamped now.
+    """
+    path = Path(path)
+    _format_of(path)
+    rows = _read_verdicts_file(path)
+    problems = _file_problems(path, rows, workspace)
+    if problems:
+        raise InputError(problems)
+    if rows.empty:
+        return 0
+    frame = rows.drop(columns=["line", "recorded_at_text"])
+    with store_transaction(workspace) as con:
+        con.register("imported_verdicts", frame)
+        try:
+            added = con.execute(
+                f"SELECT count(*) FROM imported_verdicts i WHERE NOT {STORED_ALREADY}"  # noqa: S608
+            ).fetchone()[0]
+            con.execute(
+                f"INSERT INTO {STORE}.verdicts (run, query_id, reason, note, owner, "  # noqa: S608
+                "recorded_by, recorded_at) SELECT run, query_id, reason, note, owner, "
+                "recorded_by, coalesce(recorded_at, current_timestamp::TIMESTAMP) "
+                f"FROM imported_verdicts i WHERE NOT {STORED_ALREADY} ORDER BY line_order"
+            )
+        finally:
+            con.unregister("imported_verdicts")
+    return int(added)
+
+
+# the staged file's fields as text (NULL when absent), and what is wrong with their types
+JSON_FIELDS_SQL = ", ".join(
+    f"CASE WHEN json_type(j, '$.{name}') = 'VARCHAR' THEN j->>'$.{name}' END AS {name}, "
+    f"CASE WHEN json_type(j, '$.{name}') NOT IN ('VARCHAR', 'NULL') "
+    f"THEN CAST(json_extract(j, '$.{name}') AS VARCHAR) END AS {name}_bad"
+    for name in FILE_FIELDS
+)
+
+
+def _read_verdicts_file(path: Path) -> pd.DataFrame:
+    """The file's rows (``line`` and every field as text, NULL when absent), read by a
+    connection confined to that one file; InputError for lines that cannot be read."""
+    require_file(path)
+    fmt = _format_of(path)
+    con = connect()
+    try:
+        lock_down(con, [path])
+        if fmt == JSONL:
+            bad_lines = stage_json_lines(con, path, "staged")
+            if bad_lines:
+                raise InputError(bad_lines)
+            unknown = con.execute(
+                "SELECT line, unnest(list_filter(json_keys(j), "
+                "lambda k: NOT list_contains($f, k))) FROM staged ORDER BY line",
+                {"f": list(FILE_FIELDS)},
+            ).fetchall()
+            rows = con.execute(f"SELECT line, {JSON_FIELDS_SQL} FROM staged ORDER BY line").df()
+        else:
+            columns = stage_table_rows(con, path, fmt, "staged")
+            unknown = [(1, c) for c in columns if c not in FILE_FIELDS]
+            present = [c for c in FILE_FIELDS if c in columns]
+            # an empty CSV cell is empty text (a withdrawal has an empty reason)
+            fields = ", ".join(
+                [f"coalesce(rec['{c}'], '') AS {c}" for c in present if c != "recorded_at"]
+                + ["rec['recorded_at'] AS recorded_at" for c in present if c == "recorded_at"]
+                + [f"NULL::VARCHAR AS {c}" for c in FILE_FIELDS if c not in present]
+            )
+            rows = con.execute(f"SELECT line, {fields} FROM staged ORDER BY line").df()
+            rows = _unneutralised(rows)
+    except duckdb.Error as error:
+        raise InputError([Problem(str(path), None, str(error)[:80], "a verdicts file")]) from None
+    finally:
+        con.close()
+    if unknown:
+        expected = "only the fields " + ", ".join(FILE_FIELDS)
+        raise InputError([Problem(str(path), line, str(key), expected) for line, key in unknown])
+    return _typed(rows)
+
+
+def _unneutralised(rows: pd.DataFrame) -> pd.DataFrame:
+    """CSV cells as they were before :func:`neutralise` (``'=x`` -> ``=x``), so an exported
+    sheet imports back to the same verdicts."""
+
+    def back(value):
+        if isinstance(value, str) and value.startswith("'") and value[1:].startswith(FORMULA_START):
+            return value[1:]
+        return value
+
+    for column in FILE_FIELDS:
+        rows[column] = rows[column].map(back)
+    return rows
+
+
+def _typed(rows: pd.DataFrame) -> pd.DataFrame:
+    """Optional text fields filled with "", ``recorded_at`` parsed (NaT when absent)."""
+    rows = rows.copy()
+    for name in TEXT_FIELDS:
+        rows[name] = rows[name].where(rows[name].notna(), "").astype(object)
+    rows["recorded_at_text"] = rows["recorded_at"]
+    rows["recorded_at"] = pd.to_datetime(rows["recorded_at"], errors="coerce", format="ISO8601")
+    rows["line_order"] = range(len(rows))
+    return rows
+
+
+def _file_problems(path: Path, rows: pd.DataFrame, workspace: Workspace) -> list[Problem]:
+    """Every problem of every row of a verdicts file, in line order."""
+    problems = []
+    for record in rows.to_dict("records"):
+        line, where = int(record["line"]), str(path)
+        for name in FILE_FIELDS:
+            if record.get(f"{name}_bad") is not None and not pd.isna(record.get(f"{name}_bad")):
+                problems.append(Problem(where, line, str(record[f"{name}_bad"]), f"{name} as text"))
+        for name in REQUIRED_FIELDS:
+            if record[name] is None or pd.isna(record[name]):
+                problems.append(Problem(where, line, "missing", f"a {name} (text)"))
+        if problems and problems[-1].line == line:
+            continue
+        problems += _field_problems(where, line, record, workspace)
+        text = record["recorded_at_text"]
+        if isinstance(text, str) and pd.isna(record["recorded_at"]):
+            problems.append(
+                Problem(where, line, text, "recorded_at as a time, e.g. 2026-12-01 09:30:00")
+            )
+    return problems
