@@ -37,15 +37,21 @@ ORDER BY rn.run, q.query_id
 """
 
 SWEEP_SQL = """
-WITH thresholds AS (
-    SELECT DISTINCT run, top_score AS threshold FROM top_scores WHERE top_score IS NOT NULL)
-SELECT t.run, t.threshold,
-       avg(CASE WHEN s.top_score >= t.threshold THEN 1.0 ELSE 0.0 END)
-           FILTER (WHERE s.kind = 'no answer') AS false_confidence,
-       avg(CASE WHEN s.top_score >= t.threshold AND s.relevant_in_top_k THEN 1.0 ELSE 0.0 END)
-           FILTER (WHERE s.kind = 'answerable') AS answerable_coverage
-FROM thresholds t JOIN top_scores s ON s.run = t.run
-GROUP BY t.run, t.threshold ORDER BY t.run, t.threshold
+WITH totals AS (
+    SELECT run, count(*) FILTER (WHERE kind = 'no answer') AS no_answer,
+           count(*) FILTER (WHERE kind = 'answerable') AS answerable
+    FROM top_scores GROUP BY run),
+at_score AS (
+    SELECT run, top_score AS threshold,
+           count(*) FILTER (WHERE kind = 'no answer') AS no_answer,
+           count(*) FILTER (WHERE kind = 'answerable' AND relevant_in_top_k) AS covered
+    FROM top_scores WHERE top_score IS NOT NULL GROUP BY run, top_score)
+SELECT s.run, s.threshold,
+       sum(s.no_answer) OVER above / nullif(t.no_answer, 0)::DOUBLE AS false_confidence,
+       sum(s.covered) OVER above / nullif(t.answerable, 0)::DOUBLE AS answerable_coverage
+FROM at_score s JOIN totals t USING (run)
+WINDOW above AS (PARTITION BY s.run ORDER BY s.threshold DESC ROWS UNBOUNDED PRECEDING)
+ORDER BY s.run, s.threshold
 """
 
 
@@ -151,7 +157,9 @@ def no_answer_report(
 
     For a threshold t: false confidence = share of no-answer queries whose top score
     is >= t; answerable coverage = share of answerable queries whose top score is
-    >= t and that have a relevant item in the top k.
+    >= t and that have a relevant item in the top k. Every distinct top score is a
+    threshold; the shares are running counts down the scores (one sort per run, not a
+    join of every threshold with every query).
     """
     prepared = prepare(workspace, policy)
     top = prepared.query(
