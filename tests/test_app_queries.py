@@ -1,7 +1,12 @@
 """AppTest: the Queries page (table, filters, injected row selection, detail)."""
 
+import json
+import re
+from html import escape
+
 import pytest
 
+from ragrecall_app.context import Context
 from ragrecall_core import Workspace, evaluate
 from tests.dashboard_support import (
     ROOT,
@@ -21,6 +26,15 @@ def bm25_failing() -> int:
     return int((ev.per_query.value < 1).sum())
 
 
+def corpus_texts() -> dict[str, str]:
+    lines = (ROOT / "data_samples" / "corpus.jsonl").read_text().splitlines()
+    return {r["chunk_id"]: r["text"] for r in map(json.loads, lines)}
+
+
+def strip_marks(html: str) -> str:
+    return re.sub("</?mark>", "", html)
+
+
 def select_row(at, key, row):
     at.session_state[key] = {"selection": {"rows": [row], "columns": [], "cells": []}}
     return at.run()
@@ -32,26 +46,47 @@ def at(monkeypatch):
     return at.switch_page(PAGE).run()
 
 
+def html_text(at) -> str:
+    return "\n".join(h.value for h in at.html)
+
+
+def failing_ids(table) -> list[str]:
+    return sorted(table.loc[table["status"] == "✗ FAIL", "query_id"])
+
+
 def test_table_renders(at):
     no_exception(at)
     assert titles(at) == ["Queries"]
     table = at.dataframe(key="queries_table").value
     assert len(table) == 144
-    assert {
+    # what a review reads fits 1600 px: the rest waits behind "More columns"
+    assert list(table.columns) == [
         "status",
+        "query_id",
         "query",
-        "expected",
-        "found at",
+        "type",
+        "section",
+        "failure class",
+        "first rank",
         "Recall@5",
         "Hit@5",
-        "RR",
-        "first rank",
-        "failure class",
-        "manual grades (top k)",
-        "reviewer reason",
-    } <= set(table.columns)
+    ]
     assert (table["status"] == "✗ FAIL").sum() == bm25_failing()
     assert (table["status"] == "– no answer").sum() == 15
+    at.toggle(key="queries_more_columns").set_value(True).run()
+    more = at.dataframe(key="queries_table").value
+    assert {"expected", "found at", "RR", "manual grades (top k)", "reviewer reason"} <= set(
+        more.columns
+    )
+
+
+def test_failing_queries_come_first(at):
+    table = at.dataframe(key="queries_table").value
+    failing = int((table["status"] == "✗ FAIL").sum())
+    assert failing and (table["status"].iloc[:failing] == "✗ FAIL").all()
+    assert list(table["query_id"].iloc[:failing]) == failing_ids(table)
+    rest = list(table["query_id"].iloc[failing:])
+    assert rest == sorted(rest) and "✗ FAIL" not in set(table["status"].iloc[failing:])
 
 
 def test_filters_change_the_table(at):
@@ -62,36 +97,77 @@ def test_filters_change_the_table(at):
     failing = at.dataframe(key="queries_table").value
     assert len(failing) < len(table) and set(failing["status"]) == {"✗ FAIL"}
     assert at.query_params["failing"] in ("1", ["1"])
+    # the switch above the table shows and sets the same state
+    assert at.toggle(key="queries_failing_toggle").value is True
+    at.toggle(key="queries_failing_toggle").set_value(False).run()
+    assert at.toggle(key="side_failing").value is False
+    assert len(at.dataframe(key="queries_table").value) == len(table)
+    assert "failing" not in at.query_params
 
 
-def test_row_selection_opens_detail_and_prev_next(at):
+def test_row_selection_opens_reading_view(at):
     table = at.dataframe(key="queries_table").value
     row = int(table.index[table["query_id"] == "q042"][0])
     select_row(at, "queries_table", row)
     no_exception(at)
     assert [s.value for s in at.subheader] == ["Query q042 · run bm25"]
-    retrieved = at.dataframe[2].value  # table, gold, retrieved, reviews
-    assert retrieved.loc[0, "mark"] == "✗ judged not relevant"
-    assert "anna: 0" in retrieved.loc[0, "reviews"]
-    gold = at.dataframe[1].value
-    assert list(gold["chunk_id"]) == ["incident-response#chunk-02"]
+    shown = html_text(at)
+    # the gold chunk and the run's top k, as text, without another click
+    corpus = corpus_texts()
+    assert escape(corpus["incident-response#chunk-02"]) in strip_marks(shown)
+    assert "✗ judged not relevant" in shown and "anna: 0" in shown
+    assert "found at rank" in shown or "not retrieved in the top" in shown
+    assert "<mark>" in shown
     assert at.query_params["q"] in ("q042", ["q042"])
+
+
+def test_next_and_previous_failing(at):
+    table = at.dataframe(key="queries_table").value
+    ids = failing_ids(table)
+    select_row(at, "queries_table", int(table.index[table["query_id"] == ids[0]][0]))
+    assert at.button(key="queries_next").proto.shortcut.lower() == "j"
+    assert at.button(key="queries_prev").proto.shortcut.lower() == "k"
     at.button(key="queries_next").click().run()
-    assert at.session_state["queries_q"] == "q043"
+    assert at.session_state["queries_q"] == ids[1]
     at.button(key="queries_prev").click().run()
-    assert at.session_state["queries_q"] == "q042"
+    at.button(key="queries_prev").click().run()
+    assert at.session_state["queries_q"] == ids[-1]  # wraps round
 
 
-def test_deep_link_opens_detail(monkeypatch):
+def test_verdict_column_shown_when_rows_carry_it(monkeypatch):
+    rows = Context.rows
+
+    def with_verdict(self, *args, **kwargs):
+        out = rows(self, *args, **kwargs)
+        return out.assign(verdict=["chunk boundary" if q == "q042" else "" for q in out.query_id])
+
+    monkeypatch.setattr(Context, "rows", with_verdict)
+    at = app(monkeypatch=monkeypatch).switch_page(PAGE).run()
+    table = at.dataframe(key="queries_table").value
+    assert table.columns[-1] == "verdict"
+    assert table.set_index("query_id").at["q042", "verdict"] == "chunk boundary"
+
+
+def test_deep_link_opens_reading_view(monkeypatch):
     at = app(monkeypatch=monkeypatch, params={"q": "q029", "focus": "dense-minilm"})
     at.switch_page(PAGE).run()
     no_exception(at)
     assert [s.value for s in at.subheader] == ["Query q029 · run dense-minilm"]
+    gold = (
+        Workspace.open(ROOT / "data_samples")
+        .cursor()
+        .execute("SELECT chunk_id FROM qrels WHERE query_id = 'q029'")
+        .fetchall()
+    )
+    shown = strip_marks(html_text(at))
+    for (chunk_id,) in gold:
+        assert escape(corpus_texts()[chunk_id]) in shown
 
 
 def test_trec_data_without_corpus_or_text(tmp_path, monkeypatch):
     at = app(trec_workspace(tmp_path), monkeypatch).switch_page(PAGE).run()
     no_exception(at)
+    at.toggle(key="queries_more_columns").set_value(True).run()
     table = at.dataframe(key="queries_table").value
     assert len(table) == 31
     # no query text, type, section, grades or reasons in TREC files: no columns of dashes
@@ -99,15 +175,23 @@ def test_trec_data_without_corpus_or_text(tmp_path, monkeypatch):
     assert not unfilled & set(table.columns) and "RecallCap@5" in table.columns
     select_row(at, "queries_table", 0)
     no_exception(at)
-    assert any("no corpus" in c.value for c in at.caption)
+    said = [
+        e.value
+        for kind in (at.info, at.caption, at.markdown, at.text, at.html, at.warning)
+        for e in kind
+        if "no corpus" in e.value.lower()
+    ]
+    assert len(said) == 1, said
+    chunk = at.dataframe(key="queries_table").value  # ids still shown in the cards
+    assert chunk is not None and "<code>" in html_text(at)
 
 
 def test_hostile_text_is_data_not_markup(tmp_path, monkeypatch):
     at = app(hostile_workspace(tmp_path), monkeypatch).switch_page(PAGE).run()
     select_row(at, "queries_table", 0)
     no_exception(at)
-    texts = [t.value for t in at.text]
-    assert any("[click](javascript:alert(1))" in t for t in texts)
-    codes = [c.value for c in at.code]
-    assert "<script>alert(1)</script>" in codes
+    shown = html_text(at)
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in strip_marks(shown)
+    assert "<script>" not in shown
+    assert "[click](javascript:alert(1))" in strip_marks(shown)
     assert not any("<script>" in m.value for m in at.markdown)

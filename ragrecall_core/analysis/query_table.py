@@ -224,11 +224,14 @@ def filter_table(
     return table[mask]
 
 
+FAIL_MARK = "✗ FAIL"
+
+
 def status(row_failing: pd.Series, failure_class: pd.Series) -> pd.Series:
     """A textual mark per row (readable without colour): FAIL, ok or no answer."""
     return pd.Series(
         np.where(
-            failure_class == NO_ANSWER, "– no answer", np.where(row_failing, "✗ FAIL", "✓ ok")
+            failure_class == NO_ANSWER, "– no answer", np.where(row_failing, FAIL_MARK, "✓ ok")
         ),
         index=row_failing.index,
     )
@@ -257,7 +260,35 @@ def display_frame(rows: pd.DataFrame, k: int) -> pd.DataFrame:
             "reviewer reason": rows["reasons"].fillna(""),
         }
     )
+    if "verdict" in rows.columns:
+        out["verdict"] = rows["verdict"].fillna("")
     return out.reset_index(drop=True)
+
+
+def review_columns(k: int, columns) -> list[str]:
+    """The columns a review meeting reads, in reading order, of those ``columns`` has: they
+    fit a 1600 px screen without a sideways scroll; the others go behind "more columns"."""
+    wanted = [
+        "status",
+        "query_id",
+        "query",
+        "type",
+        "section",
+        "failure class",
+        "first rank",
+        f"Recall@{k}",
+        f"Hit@{k}",
+        "verdict",
+    ]
+    return [c for c in wanted if c in set(columns)]
+
+
+def failing_first(display: pd.DataFrame) -> pd.DataFrame:
+    """Failing rows first, then by query id (a meeting starts from what fails)."""
+    order = display.assign(_passing=~display["status"].eq(FAIL_MARK)).sort_values(
+        ["_passing", "query_id"], kind="stable"
+    )
+    return order.drop(columns="_passing").reset_index(drop=True)
 
 
 def class_label(failure_class: pd.Series, no_answer_source: pd.Series) -> pd.Series:
