@@ -366,13 +366,15 @@ def read_grades_file(path: Path) -> pd.DataFrame:
         con.close()
 
 
-# a sheet row the store already holds, exactly as an import would store it
+# a sheet row the store already holds, exactly as an import would store it, and not undone
+# since (an undone row imported again is a new grade)
 STORED_ALREADY = f"""
 EXISTS (SELECT 1 FROM {STORE}.judgments s
         WHERE s.query_id = i.query_id AND s.chunk_id = i.chunk_id AND s.grade = i.grade
           AND s.harmful = coalesce(i.harmful, false)
           AND s.reason IS NOT DISTINCT FROM coalesce(i.reason, '')
-          AND s.annotator = trim(i.annotator) AND NOT coalesce(s.withdrawn, false))
+          AND s.annotator = trim(i.annotator) AND NOT coalesce(s.withdrawn, false)
+          AND NOT EXISTS (SELECT 1 FROM {STORE}.judgments u WHERE u.undoes = s.id))
 """
 
 
