@@ -18,7 +18,7 @@ import streamlit as st
 
 from ragrecall_app import context
 from ragrecall_app.context import state_key, state_value
-from ragrecall_app.render import escape_markdown, problems
+from ragrecall_app.render import escape_markdown, presentation_style, problems
 from ragrecall_core.errors import InputError
 from ragrecall_core.output.text import plural
 from ragrecall_core.views.charts import run_colors
@@ -199,6 +199,11 @@ with st.sidebar:
         }.get,
     )
     st.toggle("Failures only (by the pass rule)", key=state_key("failing_only"))
+    st.toggle(
+        "Presentation mode",
+        key=state_key("presentation"),
+        help="Larger text and less chrome, for a shared screen.",
+    )
     choose_policy()
     st.caption(
         f"{plural(facts.queries, 'query', 'queries')} · {plural(len(ws.run_names), 'run')} · "
@@ -220,6 +225,8 @@ st.session_state[context.CTX] = context.Context(
     store=store,
 )
 context.sync_url()
+if state.presentation:
+    presentation_style()
 for line in st.session_state.pop(context.REFUSED_PARAMS, []):
     st.warning(escape_markdown(line))
 page.run()

@@ -13,6 +13,7 @@ from ragrecall_core.analysis.agreement import agreement
 from ragrecall_core.analysis.gold_gaps import gold_gaps
 from ragrecall_core.errors import InputError
 from ragrecall_core.inputs.store import export_grades, resolve
+from ragrecall_core.views.compare_view import view_query_ids
 
 ctx = current()
 ws = ctx.ws
@@ -27,7 +28,15 @@ if store.note:
     st.warning(escape_markdown(store.note), icon=":material/lock:")
 
 # ---------------------------------------------------------------- pairs
-result = agreement(ws)
+s = ctx.state
+view_ids = view_query_ids(ws, s.split, s.query_type, s.section)
+if view_ids is not None:
+    st.caption(
+        f"Pairs and disagreements: the {len(view_ids)} queries under the sidebar's filters. "
+        "All grades (export / import) and gold gap candidates do not follow the sidebar's "
+        "filters: they cover every query."
+    )
+result = agreement(ws, view_ids)
 st.subheader("Annotator pairs")
 st.caption(
     "On the chunks both annotators graded: the share of identical grades, Cohen's kappa "

@@ -7,6 +7,7 @@ from ragrecall_app.context import current, missing_notes
 from ragrecall_app.render import escape_markdown, notes
 from ragrecall_core.output.literal import as_words, md_labels
 from ragrecall_core.views import charts, overview
+from ragrecall_core.views.compare_view import view_query_ids
 from ragrecall_core.views.harm_view import add_harm_cell, harm_label, with_harm
 
 ctx = current()
@@ -49,6 +50,9 @@ st.dataframe(
     hide_index=True,
     key="overview_headline",
     width="stretch",
+    column_config={
+        overview.band_label(s.k): st.column_config.TextColumn(help=overview.band_help(s.k))
+    },
 )
 st.plotly_chart(
     charts.headline_bars(overview.chart_frame(summary), ctx.colors, s.k),
@@ -89,9 +93,13 @@ st.caption(
     "Queries with no relevant chunk: the retriever should not return anything "
     "confident. They are measured apart from Recall, Hit and MRR."
 )
+view_ids = view_query_ids(ctx.ws, s.split, s.query_type, s.section)
+no_answer = analyses.no_answer(
+    ctx.key, s.k, ctx.policy, tuple(s.runs), None if view_ids is None else tuple(view_ids), ctx.ws
+)
 st.dataframe(
     as_words(
-        overview.no_answer_table(rows, qt.no_answer, s.runs),
+        overview.no_answer_table(no_answer.top_scores, s.runs),
         {"mean top score": ("{:.4f}", "no scores")},
     ),
     hide_index=True,
@@ -100,6 +108,11 @@ st.dataframe(
 )
 
 st.subheader("Validation warnings")
+if filters:
+    st.caption(
+        "Validation warnings cover every query of each run: the sidebar's filters do not "
+        "apply to them."
+    )
 any_warning = False
 for run in s.runs:
     for line in qt.warnings.get(run, []):

@@ -28,11 +28,40 @@ def problems(error: InputError, title: str) -> None:
 
 
 def notes(lines: list[str]) -> None:
-    """Information about what the workspace lacks (plain text)."""
-    for line in lines:
-        st.info(escape_markdown(line), icon="ℹ️")
+    """What the workspace lacks, as one compact block (plain text) rather than a banner
+    per line: on a shared screen each banner pushed the page's content down."""
+    if lines:
+        st.info("  \n".join(escape_markdown(line) for line in lines))
+
+
+def policy_summary(policy: Policy) -> str:
+    """The policy in one short line; :meth:`Policy.describe` has the full sentence."""
+    parts = [f"grade >= {policy.rel_level}", policy.unit]
+    parts.append("reviewers' grades " + ("on" if policy.manual_grades else "off"))
+    if policy.compat:
+        parts.append(policy.compat + (" -c" if policy.complete else ""))
+    return "Policy: " + " · ".join(parts)
 
 
 def policy_note(policy: Policy) -> None:
-    """Which evaluation policy produced the numbers on this page (plain text)."""
-    st.caption("Policy: " + escape_markdown(policy.describe()))
+    """Which evaluation policy produced the numbers on this page: one line, the full
+    sentence on hover (plain text both)."""
+    st.caption(escape_markdown(policy_summary(policy)), help=escape_markdown(policy.describe()))
+
+
+# Presentation mode: larger text (rem-based sizes, the tables' canvas font included,
+# follow the root font size) and less chrome. A constant: nothing from any file goes in.
+PRESENTATION_CSS = """
+<style>
+html { font-size: 20px; }
+[data-testid="stDecoration"] { display: none; }
+[data-testid="stHeader"] { background: transparent; }
+[data-testid="stMainBlockContainer"] { padding-top: 2.2rem; padding-bottom: 1rem; }
+[data-testid="stSidebarHeader"] { padding-bottom: 0.25rem; }
+</style>
+"""
+
+
+def presentation_style() -> None:
+    """Apply :data:`PRESENTATION_CSS` to this page."""
+    st.html(PRESENTATION_CSS)

@@ -30,7 +30,9 @@ SELECT a.annotator AS annotator_a, b.annotator AS annotator_b, a.query_id, a.chu
 FROM all_grades a JOIN all_grades b
   ON a.query_id = b.query_id AND a.chunk_id = b.chunk_id AND a.annotator < b.annotator
 -- grades kept for a query an edited gold removed are no items of the gold set
-WHERE NOT $gold_only OR a.query_id IN (SELECT query_id FROM queries)
+WHERE (NOT $gold_only OR a.query_id IN (SELECT query_id FROM queries))
+  -- the dashboard's split / type / section filters, as the query ids they leave
+  AND (NOT $filtered OR list_contains(CAST($ids AS VARCHAR[]), a.query_id))
 ORDER BY annotator_a, annotator_b, a.query_id, a.chunk_id
 """
 
@@ -99,16 +101,24 @@ def agreement_of_files(paths: Sequence[Path]) -> Agreement:
     return agreement_on(con, gold_only=False)
 
 
-def agreement(workspace: Workspace) -> Agreement:
+def agreement(workspace: Workspace, query_ids: Sequence[str] | None = None) -> Agreement:
     """Per annotator pair: shared items, identical share, kappa; and every disagreement.
 
     Only the gold set's queries count: grades kept for a query an edited gold removed stay
-    stored, but are not items of this gold set."""
-    return agreement_on(workspace.cursor(), gold_only=True)
+    stored, but are not items of this gold set. ``query_ids`` narrows them further (the
+    dashboard's filters; ``None``: every query)."""
+    return agreement_on(workspace.cursor(), gold_only=True, query_ids=query_ids)
 
 
-def agreement_on(con: duckdb.DuckDBPyConnection, gold_only: bool) -> Agreement:
-    items = con.execute(PAIRS_SQL, {"gold_only": gold_only}).df()
+def agreement_on(
+    con: duckdb.DuckDBPyConnection, gold_only: bool, query_ids: Sequence[str] | None = None
+) -> Agreement:
+    params = {
+        "gold_only": gold_only,
+        "filtered": query_ids is not None,
+        "ids": list(query_ids or []),
+    }
+    items = con.execute(PAIRS_SQL, params).df()
     rows = []
     for (a, b), group in items.groupby(["annotator_a", "annotator_b"], sort=True):
         rows.append(

@@ -180,6 +180,8 @@ class ViewState:
     pool_depth: int = view_field(DEFAULT_DEPTH, "depth", "judge_depth", WholeNumber(1, MAX_K))
     # the Agreement page's disagreement under review, as "query id · chunk id"
     disagreement: str = view_field(ANY, "pick", "agreement_pick")
+    # larger text and less chrome, for a shared screen (ragrecall_app.render)
+    presentation: bool = view_field(False, "present", "side_present", Flag())
 
     def fit(self, options: ViewOptions) -> ViewState:
         """This state with values the workspace does not have dropped or replaced."""

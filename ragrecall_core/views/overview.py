@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ragrecall_core.analysis.query_table import NO_ANSWER, headline
+from ragrecall_core.analysis.query_table import headline
 
 MISSING_LABEL = "(not given)"
 
@@ -17,7 +17,12 @@ def summary_measures(k: int) -> list[str]:
 
 
 def band_label(k: int) -> str:
-    return f"P@{k} band (unjudged as not relevant … as relevant)"
+    """Short, so the headline table fits at 1600 px; :func:`band_help` explains it."""
+    return f"P@{k} band"
+
+
+def band_help(k: int) -> str:
+    return f"P@{k} with unjudged chunks counted as not relevant … as relevant."
 
 
 def mean_label(measure: str) -> str:
@@ -63,19 +68,23 @@ def query_counts(rows: pd.DataFrame, column: str) -> pd.DataFrame:
     return counts
 
 
-def no_answer_table(rows: pd.DataFrame, no_answer: dict[str, dict], runs) -> pd.DataFrame:
-    """Per run: no-answer queries in view, how many still got results, mean top score."""
-    in_view = set(rows.loc[rows["failure_class"] == NO_ANSWER, "query_id"])
-    records = []
-    for run in runs:
-        info = no_answer.get(run, {})
-        records.append(
-            {
-                "run": run,
-                "no-answer queries (in view)": len(in_view),
-                "no-answer queries (all)": info.get("queries", 0),
-                "still returned results": info.get("with_results", 0),
-                "mean top score": info.get("mean_top_score"),
-            }
-        )
-    return pd.DataFrame(records)
+def no_answer_table(top_scores: pd.DataFrame, runs) -> pd.DataFrame:
+    """Per run, over the no-answer queries in view (``top_scores`` of
+    :func:`ragrecall_core.analysis.no_answer.no_answer_report` under the sidebar's
+    filters): how many there are, how many still got results, their mean top score.
+    Every count of a row covers the same queries."""
+    no_answer = top_scores[top_scores["kind"] == "no answer"]
+    per_run = no_answer.groupby("run").agg(
+        queries=("query_id", "nunique"),
+        with_results=("top_score", "count"),
+        mean_top_score=("top_score", "mean"),
+    )
+    table = per_run.reindex(list(runs)).rename_axis("run").reset_index()
+    table[["queries", "with_results"]] = table[["queries", "with_results"]].fillna(0).astype(int)
+    return table.rename(
+        columns={
+            "queries": "no-answer queries",
+            "with_results": "still returned results",
+            "mean_top_score": "mean top score",
+        }
+    )

@@ -1,0 +1,80 @@
+"""AppTest: every page follows the sidebar's section / type / split filters or says which
+of its parts do not (issue #12). Expected numbers are read off the sample files directly."""
+
+import json
+
+from tests.dashboard_support import ROOT, app, no_exception
+
+SAMPLES = ROOT / "data_samples"
+SECTION = "hr"
+
+
+def _jsonl(path):
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def _section_of():
+    return {g["id"]: g.get("section", "") for g in _jsonl(SAMPLES / "gold.jsonl")}
+
+
+def _shared_items(section: str | None) -> int:
+    """(query, chunk) pairs both sample annotators graded, in ``section`` (None: all)."""
+    sections = _section_of()
+    graded = [
+        {(r["query_id"], r["chunk_id"]) for r in _jsonl(SAMPLES / "grades" / f"{who}.jsonl")}
+        for who in ("anna", "boris")
+    ]
+    shared = graded[0] & graded[1]
+    return sum(1 for q, _ in shared if section is None or sections.get(q) == section)
+
+
+def _no_answer_in(section: str) -> int:
+    gold = _jsonl(SAMPLES / "gold.jsonl")
+    return sum(1 for g in gold if not g["relevant_ids"] and g.get("section") == section)
+
+
+def _frame(at, column: str):
+    """The first table with ``column`` (a dataframe's key is not in AppTest's tree)."""
+    return next(f.value for f in at.dataframe if column in f.value.columns)
+
+
+def _captions(at) -> str:
+    return " ".join(c.value for c in at.caption)
+
+
+def test_agreement_follows_the_section_filter(monkeypatch):
+    at = app(monkeypatch=monkeypatch, params={"section": SECTION})
+    at.switch_page("pages/agreement.py").run()
+    no_exception(at)
+    pairs = _frame(at, "shared chunks")
+    assert _shared_items(SECTION) < _shared_items(None)
+    assert int(pairs["shared chunks"].iloc[0]) == _shared_items(SECTION)
+    sections = _section_of()
+    items = _frame(at, "status")
+    assert {sections[q] for q in items["query_id"]} == {SECTION}
+    # what still covers every query says so in one line
+    assert "do not follow the sidebar's filters" in _captions(at)
+
+
+def test_agreement_unfiltered_covers_every_shared_chunk(monkeypatch):
+    at = app(monkeypatch=monkeypatch).switch_page("pages/agreement.py").run()
+    no_exception(at)
+    pairs = _frame(at, "shared chunks")
+    assert int(pairs["shared chunks"].iloc[0]) == _shared_items(None)
+
+
+def test_overview_no_answer_row_counts_only_the_queries_in_view(monkeypatch):
+    at = app(monkeypatch=monkeypatch, params={"section": SECTION})
+    no_exception(at)
+    table = _frame(at, "still returned results")
+    expected = _no_answer_in(SECTION)
+    assert expected < sum(1 for g in _jsonl(SAMPLES / "gold.jsonl") if not g["relevant_ids"])
+    assert set(table["no-answer queries"]) == {expected}
+    assert (table["still returned results"] <= expected).all()
+
+
+def test_overview_says_its_validation_warnings_ignore_the_filters(monkeypatch):
+    at = app(monkeypatch=monkeypatch, params={"section": SECTION})
+    no_exception(at)
+    assert any("tied scores" in w.value for w in at.warning)
+    assert "Validation warnings cover every query" in _captions(at)
