@@ -247,3 +247,19 @@ def test_the_public_names_load_on_first_use():
         "True Workspace Policy InputError",
         "module 'ragrecall_core' has no attribute 'no_such_name'",
     ]
+
+
+@pytest.mark.parametrize("fmt", ["table", "tsv", "json"])
+def test_evaluating_files_needs_no_pandas(files, fmt):
+    """``ragrecall evaluate`` on files is DuckDB and plain Python: importing pandas and numpy
+    (about 0.4 s) is left to what needs frames (``--per-query`` tables, the dashboard)."""
+    gold, run = files
+    argv = [["evaluate", str(gold), str(run), "--format", fmt]]
+    done = subprocess.run(
+        [sys.executable, "-c", START_UP.format(argvs=argv, heavy=("pandas", "numpy", "scipy"))],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "Recall@5" in done.stdout
+    assert done.stdout.splitlines()[-1] == "imported:"

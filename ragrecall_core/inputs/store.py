@@ -25,13 +25,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
-import pandas as pd
 
 from ragrecall_core.errors import InputError, Problem
 from ragrecall_core.inputs.db import FILE_ONLY_VIEWS
 from ragrecall_core.inputs.workspace import Workspace
+
+if TYPE_CHECKING:  # frames come from DuckDB's .df(); opening a workspace needs no pandas
+    import pandas as pd
 
 STORE = "judgment_store"
 STORE_TABLES = {"judgments", "resolutions", "verdicts"}
