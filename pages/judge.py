@@ -30,18 +30,38 @@ st.text(f"Judgment store: {store.path}")
 if store.note:
     st.warning(escape_markdown(store.note), icon=":material/lock:")
 
-# a widget's value is dropped when another page is shown: keep the name across pages
-if "judge_annotator" not in st.session_state:
-    st.session_state["judge_annotator"] = st.session_state.get("judge_name_kept", "")
-name = st.text_input(
-    "Your name (annotator)",
-    key="judge_annotator",
-    placeholder="e.g. anna",
-    help="Required. Your grades are stored under this name; come back with the same name "
-    "to resume where you stopped.",
-).strip()
+# The name is confirmed explicitly (Enter, or the button), then shown as text: the field
+# leaves the page, so the focus cannot stay in it and the next key press (2, 1, 0, H) grades
+# instead of renaming the annotator. The confirmed name is kept in its own key: a widget's
+# value is dropped when another page is shown.
+CONFIRMED = "judge_name_kept"
 
-st.session_state["judge_name_kept"] = name
+
+def confirm_name() -> None:
+    typed = st.session_state.get("judge_annotator", "").strip()
+    if typed:
+        st.session_state[CONFIRMED] = typed
+
+
+def change_name() -> None:
+    st.session_state["judge_annotator"] = st.session_state.pop(CONFIRMED, "")
+
+
+name = st.session_state.get(CONFIRMED, "")
+who, action = st.columns([3, 1], vertical_alignment="bottom")
+if name:
+    who.markdown(f"Judging as **{escape_markdown(name)}**")
+    action.button("Change name", key="judge_change_name", on_click=change_name)
+else:
+    who.text_input(
+        "Your name (annotator)",
+        key="judge_annotator",
+        placeholder="e.g. anna",
+        on_change=confirm_name,
+        help="Required. Your grades are stored under this name; come back with the same name "
+        "to resume where you stopped. Press Enter or the button to start.",
+    )
+    action.button("Start judging", key="judge_start", on_click=confirm_name)
 
 # runs and depth are view state (in the URL): its fit keeps loaded runs and a depth >= k
 c1, c2 = st.columns([3, 1])
@@ -61,7 +81,10 @@ st.caption(
 )
 
 if not name:
-    st.info("Enter your name to start judging. Nothing is shown before that.")
+    st.info(
+        "Enter your name to start judging (press Enter or Start judging). Nothing is shown "
+        "before that."
+    )
     st.stop()
 
 if not runs:
@@ -87,7 +110,7 @@ q = js.advance(ws, order, name)
 def grade(query_id: str, chunk_id: str, value: int) -> None:
     """Store the judgment now, unless this annotator already graded the chunk (a double
     press, or the same name in another tab): then say so, and the stored grade stands."""
-    annotator = st.session_state.get("judge_annotator", "").strip()
+    annotator = st.session_state.get(CONFIRMED, "")
     harmful = bool(st.session_state.get("judge_harmful", False))
     try:
         stored = submit(
@@ -117,6 +140,25 @@ def grade(query_id: str, chunk_id: str, value: int) -> None:
     st.session_state["judge_harmful"] = False
     st.session_state["judge_reason"] = ""
     st.session_state["judge_reason_pick"] = None
+
+
+def undo() -> None:
+    """Undo this annotator's latest stored grade (a new row: the store stays append-only)."""
+    try:
+        undone = js.undo_last(ws, name)
+    except InputError as error:
+        st.session_state["judge_note"] = ("error", f"Nothing undone: {error}")
+        return
+    if undone is None:
+        st.session_state["judge_note"] = ("warning", f"{name} has no stored grade to undo.")
+        return
+    query_id, chunk_id = undone
+    restored = js.has_judged(ws, name, query_id, chunk_id)
+    st.session_state["judge_note"] = (
+        "caption",
+        f"Undid the last grade of chunk {chunk_id}: "
+        + ("the grade before it counts again." if restored else "it is back in your queue."),
+    )
 
 
 def toggle_harmful() -> None:
@@ -209,6 +251,21 @@ else:
             "Harmful = " + js.HARMFUL.split(": ", 1)[1] + ". Set it and the reason first; "
             "pressing 2, 1 or 0 saves the grade with them and shows the next chunk."
         )
+
+
+def undo_button() -> None:
+    st.button(
+        "Undo last grade (U)",
+        key="judge_undo",
+        icon=":material/undo:",
+        on_click=undo,
+        shortcut="U",
+        disabled=not store.can_judge,
+        help="Takes back your latest stored grade; the store keeps both (append-only).",
+    )
+
+
+undo_button()
 
 
 def show_coverage() -> None:

@@ -16,7 +16,7 @@ import pytest
 
 from ragrecall_core import Workspace, evaluate
 from ragrecall_core.analysis import judge_session as js
-from ragrecall_core.inputs.store import export_grades, store_path
+from ragrecall_core.inputs.store import export_grades, store_path, stored_judgments, submit
 from tests.dashboard_support import app, no_exception
 
 JUDGE = "pages/judge.py"
@@ -304,3 +304,66 @@ def test_resolving_records_a_resolution_and_keeps_the_grades(tmp_path, monkeypat
         stored = con.execute("SELECT grade, resolver FROM resolutions ORDER BY id").fetchall()
         assert stored == [(1, "carol"), (2, "dan")]
         assert con.execute("SELECT count(*) FROM judgments").fetchone()[0] == 0
+
+
+# --- the annotator's name is confirmed, then shown as text; undo of the last grade ----
+def test_the_name_is_confirmed_then_shown_as_text_with_a_way_to_change_it(tmp_path, monkeypatch):
+    at = app(seed002(tmp_path / "ws"), monkeypatch).switch_page(JUDGE).run()
+    assert "judge_start" in button_keys(at)
+    at.text_input(key="judge_annotator").input("dora").run()
+    no_exception(at)
+    # the field has left the page: a key press can no longer rename the annotator
+    assert not [t for t in at.text_input if t.key == "judge_annotator"]
+    assert any(m.value == "Judging as **dora**" for m in at.markdown)
+    assert {"judge_grade_2", "judge_grade_1", "judge_grade_0", "judge_undo"} <= button_keys(at)
+    at.button(key="judge_grade_2").click().run()
+    ws = at.session_state["_ragrecall_ctx"].ws
+    assert set(js.annotator_judgments(ws, "dora")["grade"]) == {2}
+    at.button(key="judge_change_name").click().run()
+    no_exception(at)
+    assert at.text_input(key="judge_annotator").value == "dora"
+    assert not {k for k in button_keys(at) if k.startswith("judge_grade")}
+
+
+def test_the_start_button_confirms_and_a_hostile_name_stays_text(tmp_path, monkeypatch):
+    at = app(seed002(tmp_path / "ws"), monkeypatch).switch_page(JUDGE).run()
+    at.session_state["judge_annotator"] = "**x** <b>y</b>"
+    at.button(key="judge_start").click().run()
+    no_exception(at)
+    shown = [m.value for m in at.markdown if m.value.startswith("Judging as")]
+    assert shown == [r"Judging as **\*\*x\*\* \<b\>y\<\/b\>**"]
+
+
+def test_undo_puts_the_item_back_and_restores_the_measures(tmp_path, monkeypatch):
+    folder = seed002(tmp_path / "ws")
+    at = app(folder, monkeypatch).switch_page(JUDGE).run()
+    at.text_input(key="judge_annotator").input("anna").run()
+    first = shown_chunk(at)
+    at.button(key="judge_grade_2").click().run()
+    assert shown_chunk(at) != first
+    at.button(key="judge_undo").click().run()
+    no_exception(at)
+    assert shown_chunk(at) == first  # the queue went back to that item
+    assert at.get("progress")[0].proto.text == "0 of 2 pooled chunks judged by anna"
+    assert any("back in your queue" in c.value for c in at.caption)
+    ws = at.session_state["_ragrecall_ctx"].ws
+    assert js.annotator_judgments(ws, "anna").empty
+    assert len(stored_judgments(ws)) == 2  # append-only: the grade and its undo
+    at.button(key="judge_undo").click().run()
+    assert "no stored grade to undo" in at.warning[0].value
+
+
+def test_undo_restores_a_regrade_and_keeps_another_annotator(tmp_path, monkeypatch):
+    folder = seed002(tmp_path / "ws")
+    at = app(folder, monkeypatch).switch_page(JUDGE).run()
+    ws = at.session_state["_ragrecall_ctx"].ws
+    js.open_store(ws, create=True)
+    submit(ws, "q1", "D", 0, "anna")
+    submit(ws, "q1", "D", 1, "bob")
+    submit(ws, "q1", "D", 2, "anna")
+    at.text_input(key="judge_annotator").input("anna").run()
+    at.button(key="judge_undo").click().run()
+    no_exception(at)
+    assert any("the grade before it counts again" in c.value for c in at.caption)
+    grades = export_grades(ws).set_index("annotator")
+    assert grades.loc["anna", "grade"] == 0 and grades.loc["bob", "grade"] == 1
