@@ -13,6 +13,7 @@ the options, ``--help`` and a usage error cost only this module and the light on
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -373,6 +374,23 @@ def output_problems(path: Path) -> list[Problem]:
     return []
 
 
+def said_mappings(workspace: Workspace, fmt: str, as_dict: Callable[[], dict]):
+    """Say which columns of CSV / Parquet inputs were read under other tools' names: one
+    line per file on stderr for people (stdout carries the result), or a ``column_mapping``
+    key for JSON; nothing when every file uses ragrecall's names."""
+    from ragrecall_core.errors import one_line
+
+    mappings = workspace.column_mappings()
+    if not mappings:
+        return as_dict
+    if fmt == "json":
+        return lambda: {**as_dict(), "column_mapping": mappings}
+    for path, columns in mappings.items():
+        read = ", ".join(f"{column} as {role}" for column, role in columns.items())
+        sys.stderr.write(f"{one_line(path)}: read {read}\n")
+    return as_dict
+
+
 def load(args: argparse.Namespace, runs: list[Path]) -> Workspace:
     """The command's files as a workspace, with its ``--split`` checked against the gold."""
     from ragrecall_core.analysis.selection import require_split
@@ -400,7 +418,15 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     raise_if_any(problems)
     workspace = Workspace.from_files(args.gold, args.runs, args.grades, args.corpus)
     evaluation = evaluate(workspace, measures, policy=policy)
-    sys.stdout.write(render(evaluation, args.format, per_query=args.per_query))
+    text = render(evaluation, args.format, per_query=args.per_query)
+    if args.format == "json":
+        from ragrecall_core.output.text import json_text
+
+        as_dict = said_mappings(workspace, "json", lambda: json.loads(text))
+        text = json_text(as_dict())
+    else:
+        said_mappings(workspace, args.format, dict)
+    sys.stdout.write(text)
     return 0
 
 
@@ -439,7 +465,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         query_ids=query_ids(workspace, split=args.split),
         rule=args.pass_rule,
     )
-    print_result(args.format, comparison.to_dict, comparison.to_text)
+    print_result(
+        args.format, said_mappings(workspace, args.format, comparison.to_dict), comparison.to_text
+    )
     return 0
 
 
@@ -479,7 +507,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         policy=policy,
         rule=args.pass_rule,
     )
-    print_result(args.format, result.to_dict, result.to_text)
+    print_result(args.format, said_mappings(workspace, args.format, result.to_dict), result.to_text)
     write_gate_files(result, args.summary, args.junit)
     return 0 if result.passed else 1
 
@@ -573,7 +601,8 @@ def cmd_no_answer(args: argparse.Namespace) -> int:
     report = no_answer_report(
         workspace, k=k, policy=policy, query_ids=query_ids(workspace, split=args.split)
     )
-    print_result(args.format, lambda: report.to_dict(share), lambda: report.to_text(share))
+    as_dict = said_mappings(workspace, args.format, lambda: report.to_dict(share))
+    print_result(args.format, as_dict, lambda: report.to_text(share))
     return 0
 
 
@@ -588,6 +617,7 @@ def cmd_pool(args: argparse.Namespace) -> int:
     problems += output_problems(args.output)
     raise_if_any(problems)
     workspace = load(args, args.runs)
+    said_mappings(workspace, "table", dict)
     ids = query_ids(workspace, split=args.split)
     pool = build_pool(workspace, depth=depth, query_ids=ids, k=k)
     written = write_pool(pool, args.output)
@@ -618,6 +648,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     problems += output_problems(args.output)
     raise_if_any(problems)
     workspace = Workspace.open(args.workspace)
+    said_mappings(workspace, "table", dict)
     require_split(workspace, args.split)
     report = build_report(workspace, k=k, split=args.split, rule=args.pass_rule)
     report.write(args.output)

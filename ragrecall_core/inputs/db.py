@@ -37,6 +37,9 @@ CREATE TABLE IF NOT EXISTS grades (
 CREATE TABLE IF NOT EXISTS resolutions (
     query_id VARCHAR, chunk_id VARCHAR, grade INTEGER, harmful BOOLEAN, reason VARCHAR,
     resolver VARCHAR, created_at TIMESTAMP);
+-- columns of CSV / Parquet inputs read under another tool's name (readers.record_mapping)
+CREATE TABLE IF NOT EXISTS column_mappings (
+    path VARCHAR, position INTEGER, source VARCHAR, target VARCHAR);
 CREATE TABLE IF NOT EXISTS corpus (
     chunk_id VARCHAR PRIMARY KEY, doc_id VARCHAR, section VARCHAR, text VARCHAR,
     metadata JSON);

@@ -2,7 +2,8 @@
 
 Accepted: seed JSON lines (``{"id", "query", "relevant_ids", ...}``), TREC
 qrels (``qid iter docno rel``), and CSV / Parquet in long form (one row per
-query and relevant chunk; a row with an empty ``chunk_id`` is a no-answer query).
+query and relevant chunk; a row with an empty ``chunk_id`` is a no-answer query; ``qid``,
+``docno`` and other tools' names are read too: :data:`readers.COLUMN_ALIASES`).
 A JSON-lines ``relevant_ids`` entry has grade 1 unless ``grades`` says otherwise;
 ``grades`` may also list judged non-relevant chunks (grade 0).
 """
@@ -131,6 +132,8 @@ TREC_QRELS_CHECKS = [
     duplicate_key("qid || ' ' || docno", "qid, docno", "(query, chunk) pair"),
 ]
 
+# the columns other tools name differently (readers.COLUMN_ALIASES: qid, docno, ...)
+LONG_ROLES = ("query_id", "chunk_id")
 LONG_COLUMNS = (
     "query_id",
     "chunk_id",
@@ -237,8 +240,9 @@ def _load_trec(con: duckdb.DuckDBPyConnection, path: Path) -> None:
 
 def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> None:
     columns = readers.stage_table_rows(con, path, fmt, "gold_stage")
-    readers.require_columns(path, columns, ("query_id", "chunk_id"))
-    readers.keep_as_text(con, "gold_stage", columns, LONG_COLUMNS)
+    roles = readers.column_roles(path, fmt, columns, LONG_ROLES)
+    readers.require_roles(path, columns, roles, LONG_ROLES)
+    readers.keep_as_text(con, "gold_stage", columns, LONG_COLUMNS, roles)
     raise_if_any(run_checks(con, "gold_stage", LONG_CHECKS, path))
     con.execute(
         """
@@ -251,3 +255,4 @@ def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> None:
         FROM gold_stage WHERE nullif(trim(chunk_id), '') IS NOT NULL;
         """
     )
+    readers.record_mapping(con, path, roles)

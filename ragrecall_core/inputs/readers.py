@@ -345,18 +345,95 @@ def _neighbours(header: list[str], i: int) -> str:
 
 
 def keep_as_text(
-    con: duckdb.DuckDBPyConnection, table: str, present: list[str], wanted: tuple[str, ...]
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    present: list[str],
+    wanted: tuple[str, ...],
+    roles: dict[str, tuple[str, str]] | None = None,
 ) -> None:
     """Reduce ``table`` (staged by :func:`stage_table_rows`) to ``line`` and the ``wanted``
     columns, as text: a typed Parquet column (an integer id) reads as its digits, a missing
-    one is NULL. ``wanted`` is the loader's own constant list, never a header from the file."""
+    one is NULL. ``wanted`` is the loader's own constant list, never a header from the file;
+    a column with a role in ``roles`` (:func:`column_roles`) is read by its alias constant
+    (struct fields, like columns, are found ignoring case)."""
+    source = {name: name for name in wanted if name in present}
+    source |= {role: alias for role, (alias, _) in (roles or {}).items()}
     select = ", ".join(
-        f"CAST(struct_extract(rec, '{name}') AS VARCHAR) AS {name}"
-        if name in present
+        f"CAST(struct_extract(rec, '{source[name]}') AS VARCHAR) AS {name}"
+        if name in source
         else f"NULL::VARCHAR AS {name}"
         for name in wanted
     )
     con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT line, {select} FROM {table}")
+
+
+# The column names other tools write for each role a run or gold column plays; the role's own
+# name first. Matched as ASCII ignoring case (DuckDB resolves names ignoring case, and only
+# ASCII: Python's casefold would read "ſcore" as "score").
+COLUMN_ALIASES = {
+    "query_id": ("query_id", "qid", "q_id", "topic"),
+    "chunk_id": ("chunk_id", "docid", "docno", "doc_id", "pid"),
+    "score": ("score", "sim"),
+    "rank": ("rank", "position"),
+}
+ALIAS_CASE = "names read ignoring ASCII case"
+
+
+def column_roles(
+    path: Path, fmt: str, columns: list[str], roles: tuple[str, ...]
+) -> dict[str, tuple[str, str]]:
+    """Which of ``columns`` plays each of ``roles``: ``{role: (alias, column)}``, ``alias``
+    the constant from :data:`COLUMN_ALIASES` (what SQL names; DuckDB matches it to the
+    column ignoring case), ``column`` as the file spells it. A role with no column is left
+    out; a role with two candidates is refused, naming them (every such role at once)."""
+    found, problems = {}, []
+    for role in roles:
+        matches = [
+            (name.lower(), name)
+            for name in columns
+            if name.isascii() and name.lower() in COLUMN_ALIASES[role]
+        ]
+        if len(matches) > 1:
+            expected = (
+                f"one column for {role}, not {len(matches)} (rename or drop one; "
+                f"{ALIAS_CASE}: {', '.join(COLUMN_ALIASES[role])})"
+            )
+            line = 1 if fmt == CSV else None
+            problems.append(Problem(str(path), line, ", ".join(n for _, n in matches), expected))
+        elif matches:
+            found[role] = matches[0]
+    raise_if_any(problems)
+    return found
+
+
+def require_roles(
+    path: Path, columns: list[str], found: dict[str, tuple[str, str]], required: tuple[str, ...]
+) -> None:
+    """Every ``required`` role has a column (:func:`column_roles`), else one problem each."""
+    problems = [
+        Problem(
+            str(path),
+            1,
+            f"columns {columns}",
+            f"a column named {role!r} (or {', '.join(COLUMN_ALIASES[role][1:])}; {ALIAS_CASE})",
+        )
+        for role in required
+        if role not in found
+    ]
+    raise_if_any(problems)
+
+
+def record_mapping(
+    con: duckdb.DuckDBPyConnection, path: Path, found: dict[str, tuple[str, str]]
+) -> None:
+    """Keep, for the user to be told, each column read under another name (none when the
+    file uses ragrecall's own names, in its own case)."""
+    renamed = [(column, role) for role, (_, column) in found.items() if column != role]
+    for order, (column, role) in enumerate(renamed):
+        con.execute(
+            "INSERT INTO column_mappings VALUES ($path, $order, $column, $role)",
+            {"path": str(path), "order": order, "column": column, "role": role},
+        )
 
 
 def require_columns(path: Path, columns: list[str], required: tuple[str, ...]) -> None:

@@ -2,7 +2,8 @@
 
 Accepted: seed JSON lines (``{"id", "retrieved": [{"chunk_id", "rank", "score"}]}``),
 TREC run files (``qid Q0 docno rank score tag``) and CSV / Parquet in long form
-(``query_id, chunk_id, rank, score``).
+(``query_id, chunk_id, rank, score``, or other tools' names for them:
+:data:`readers.COLUMN_ALIASES`).
 
 Order: JSON lines and long form follow ``rank`` (the list position when a JSON
 item has none); TREC runs follow trec_eval (score descending, ties by docno
@@ -32,6 +33,7 @@ from ragrecall_core.inputs.checks import (
     string_field,
 )
 from ragrecall_core.inputs.configs import load_config, run_stem
+from ragrecall_core.inputs.sql import quote_identifier
 
 NUMBER_TYPES = "('BIGINT', 'UBIGINT', 'DOUBLE')"
 INT_TYPES = "('BIGINT', 'UBIGINT')"
@@ -382,15 +384,27 @@ def _load_trec_validating(con: duckdb.DuckDBPyConnection, path: Path, table: str
 
 TYPED_LONG_SQL = """
 CREATE TABLE {table} AS
-SELECT CAST(query_id AS VARCHAR) AS qid, CAST(chunk_id AS VARCHAR) AS docno,
-       TRY_CAST(rank AS BIGINT) AS rank, TRY_CAST({score} AS DOUBLE) AS score,
-       TRY_CAST(rank AS BIGINT) IS NOT NULL
-       AND TRY_CAST(rank AS DOUBLE) = TRY_CAST(rank AS BIGINT)
+SELECT CAST({query_id} AS VARCHAR) AS qid, CAST({chunk_id} AS VARCHAR) AS docno,
+       TRY_CAST({rank} AS BIGINT) AS rank, TRY_CAST({score} AS DOUBLE) AS score,
+       TRY_CAST({rank} AS BIGINT) IS NOT NULL
+       AND TRY_CAST({rank} AS DOUBLE) = TRY_CAST({rank} AS BIGINT)
        AND ({score} IS NULL OR TRY_CAST({score} AS DOUBLE) IS NOT NULL) AS typed,
-       row_number() OVER (PARTITION BY CAST(query_id AS VARCHAR)
-                          ORDER BY TRY_CAST(rank AS BIGINT)) AS position
+       row_number() OVER (PARTITION BY CAST({query_id} AS VARCHAR)
+                          ORDER BY TRY_CAST({rank} AS BIGINT)) AS position
 FROM {source}
 """
+
+LONG_ROLES = ("query_id", "chunk_id", "rank", "score")
+LONG_REQUIRED = ("query_id", "chunk_id", "rank")
+
+
+def typed_long_sql(table: str, source: str, roles: dict[str, tuple[str, str]]) -> str:
+    """The typed read of a long-form run whose columns play ``roles``; each named by its
+    alias constant, quoted (``position`` is also an SQL keyword)."""
+    names = {"score": "NULL"} | {
+        role: quote_identifier(alias) for role, (alias, _) in roles.items()
+    }
+    return TYPED_LONG_SQL.format(table=table, source=source, **names)
 
 
 def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str) -> None:
@@ -398,15 +412,16 @@ def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str)
     source = "read_parquet($path)" if fmt == readers.PARQUET else "read_csv($path, header=true)"
     params = {"path": str(path)}
     try:
-        columns = {
+        columns = [
             row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {source}", params).fetchall()
-        }
+        ]
     except duckdb.Error:
-        columns = set()
-    if {"query_id", "chunk_id", "rank"} <= columns:
-        score = "score" if "score" in columns else "NULL"
-        sql = TYPED_LONG_SQL.format(source=source, score=score, table=table)
+        columns = []
+    roles = readers.column_roles(path, fmt, columns, LONG_ROLES)
+    if set(LONG_REQUIRED) <= roles.keys():
+        sql = typed_long_sql(table, source, roles)
         if read_typed(con, [sql], params) and typed_ok(con, table, unique_ranks=True):
+            readers.record_mapping(con, path, roles)
             return
         con.execute(f"DROP TABLE IF EXISTS {table}")
     _load_long_validating(con, path, fmt, table)
@@ -414,8 +429,9 @@ def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str)
 
 def _load_long_validating(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str) -> None:
     columns = readers.stage_table_rows(con, path, fmt, "run_stage")
-    readers.require_columns(path, columns, ("query_id", "chunk_id", "rank"))
-    readers.keep_as_text(con, "run_stage", columns, ("query_id", "chunk_id", "rank", "score"))
+    roles = readers.column_roles(path, fmt, columns, LONG_ROLES)
+    readers.require_roles(path, columns, roles, LONG_REQUIRED)
+    readers.keep_as_text(con, "run_stage", columns, LONG_ROLES, roles)
     raise_if_any(run_checks(con, "run_stage", LONG_CHECKS, path))
     con.execute(
         f"""
@@ -428,3 +444,4 @@ def _load_long_validating(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, 
         """
     )
     con.execute("DROP TABLE run_stage")
+    readers.record_mapping(con, path, roles)

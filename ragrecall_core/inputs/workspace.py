@@ -242,6 +242,18 @@ class Workspace:
             files.append(("corpus", self.corpus))
         return files
 
+    def column_mappings(self) -> dict[str, dict[str, str]]:
+        """``{file: {its column: the role it was read as}}`` for each CSV / Parquet input
+        that names a column as another tool does (``qid``, ``docno``, ``sim``, ...); files in
+        ragrecall's own names are not listed."""
+        rows = self.cursor().execute(
+            "SELECT path, source, target FROM column_mappings ORDER BY rowid"
+        )
+        mappings: dict[str, dict[str, str]] = {}
+        for path, source, target in rows.fetchall():
+            mappings.setdefault(path, {})[source] = target
+        return mappings
+
     def configs(self) -> dict[str, dict]:
         import json
 
