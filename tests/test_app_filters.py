@@ -3,6 +3,7 @@ of its parts do not (issue #12). Expected numbers are read off the sample files 
 
 import json
 
+from ragrecall_app.render import PRESENTATION_CSS, escape_markdown
 from tests.dashboard_support import ROOT, app, no_exception
 
 SAMPLES = ROOT / "data_samples"
@@ -78,3 +79,25 @@ def test_overview_says_its_validation_warnings_ignore_the_filters(monkeypatch):
     no_exception(at)
     assert any("tied scores" in w.value for w in at.warning)
     assert "Validation warnings cover every query" in _captions(at)
+
+
+def test_presentation_mode_is_kept_in_the_url_and_adds_one_constant_stylesheet(monkeypatch):
+    plain = app(monkeypatch=monkeypatch)
+    assert not [h for h in plain.get("html") if "<style>" in h.proto.body]
+    at = app(monkeypatch=monkeypatch, params={"present": "1"})
+    no_exception(at)
+    assert at.session_state["side_present"] is True
+    styles = [h.proto.body for h in at.get("html")]
+    assert styles == [PRESENTATION_CSS.strip()]
+    at.toggle(key="side_present").set_value(False).run()
+    assert at.query_params.get("present") in (None, "0", ["0"])
+    assert not at.get("html")
+
+
+def test_the_policy_is_one_short_line_with_the_sentence_on_hover(monkeypatch):
+    at = app(monkeypatch=monkeypatch, params={"rel": "2", "manual": "0"})
+    at.switch_page("pages/ranks.py").run()
+    no_exception(at)
+    (line,) = [c for c in at.caption if c.value.startswith("Policy")]
+    assert line.value == escape_markdown("Policy: grade >= 2 · chunk · reviewers' grades off")
+    assert "reviewer partial \\(1\\)" in line.proto.help

@@ -127,3 +127,24 @@ def test_harm_on_overview_and_queries(tmp_path, monkeypatch):
     shown = at.dataframe(key="queries_table").value.set_index("query_id")
     harm = shown["Harm@5"].astype(int)  # shown as text: "1" / "0"
     assert harm["t01"] == 1 and harm.sum() == 1
+
+
+def test_picked_stars_at_one_point_are_nested_not_hidden(monkeypatch):
+    """bm25 and dense-minilm pick thresholds at the same (coverage, false confidence) on
+    data_samples: each star must stay visible (distinct sizes, smaller drawn on top) and
+    every star is drawn after every curve."""
+    at = open_page(monkeypatch)
+    no_exception(at)
+    sweep = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("Threshold"))
+    traces = sweep["data"]
+    stars = [t for t in traces if t.get("marker", {}).get("symbol") == "star"]
+    assert len(stars) == 3  # hybrid-rrf keeps no threshold at 10%
+    first_star = traces.index(stars[0])
+    assert all(t.get("marker", {}).get("symbol") == "star" for t in traces[first_star:])
+    points = {}
+    for star in stars:
+        points.setdefault((star["x"][0], star["y"][0]), []).append(star["marker"]["size"])
+    shared = [sizes for sizes in points.values() if len(sizes) > 1]
+    assert shared, "the sample has runs picked at the same point"
+    for sizes in shared:
+        assert sizes == sorted(sizes, reverse=True) and len(set(sizes)) == len(sizes)

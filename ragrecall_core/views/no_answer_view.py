@@ -161,6 +161,50 @@ def score_figure(
     return fig
 
 
+STAR_SIZE = 18
+STAR_STEP = 9  # px: a star picked at the same point as another's is drawn this much larger
+
+
+def star_sizes(picked: pd.DataFrame, runs: Sequence[str]) -> dict[str, int]:
+    """Per run, the size of its picked-threshold star: runs picked at the same point get
+    nested sizes (the first run's the largest, drawn first), so no star hides another."""
+    shown = picked.reindex([r for r in runs if r in picked.index])
+    spot = (
+        shown["answerable_coverage"].round(3).astype(str)
+        + " "
+        + shown["false_confidence"].round(3).astype(str)
+    )
+    place = spot.groupby(spot).cumcount()
+    count = spot.map(spot.value_counts())
+    return {run: STAR_SIZE + STAR_STEP * int(count[run] - 1 - place[run]) for run in shown.index}
+
+
+def _add_picked_stars(
+    fig: go.Figure, picked: pd.DataFrame, colors: dict[str, str], runs: Sequence[str]
+) -> None:
+    """One star per run at its picked threshold, after every curve so no curve covers a
+    star, the larger ones first so a smaller star stays on top."""
+    sizes = star_sizes(picked, runs)
+    for run in sorted(sizes, key=sizes.get, reverse=True):
+        p = picked.loc[run]
+        fig.add_scatter(
+            x=[p["answerable_coverage"]],
+            y=[p["false_confidence"]],
+            mode="markers",
+            marker={
+                "color": colors.get(run),
+                "size": sizes[run],
+                "symbol": "star",
+                "line": {"width": 1.5, "color": "#222222"},
+            },
+            name=f"{plot_literal(run)}: picked",
+            showlegend=False,
+            hovertemplate=(
+                f"<b>{plot_literal(run)}</b>: picked threshold {p['threshold']:.4f}<extra></extra>"
+            ),
+        )
+
+
 def sweep_figure(
     report: NoAnswerReport, colors: dict[str, str], runs: Sequence[str], max_fc: float
 ) -> go.Figure:
@@ -185,25 +229,7 @@ def sweep_figure(
                 "answerable coverage %{x:.1%}<br>false confidence %{y:.1%}<extra></extra>"
             ),
         )
-        if run in picked.index:
-            p = picked.loc[run]
-            fig.add_scatter(
-                x=[p["answerable_coverage"]],
-                y=[p["false_confidence"]],
-                mode="markers",
-                marker={
-                    "color": colors.get(run),
-                    "size": 18,
-                    "symbol": "star",
-                    "line": {"width": 1.5, "color": "#222222"},
-                },
-                name=f"{plot_literal(run)}: picked",
-                showlegend=False,
-                hovertemplate=(
-                    f"<b>{plot_literal(run)}</b>: picked threshold {p['threshold']:.4f}"
-                    "<extra></extra>"
-                ),
-            )
+    _add_picked_stars(fig, picked, colors, runs)
     fig.add_hline(
         y=max_fc,
         line_dash="dot",

@@ -37,6 +37,7 @@ BAD = {
     "rel": ["²", "0", "3", "abc"],
     "failing": ["maybe", "²"],
     "manual": ["perhaps"],
+    "present": ["big", "<style>x</style>"],
     "unit": ["page", "<b>x</b>"],
     "partial": ["half"],
     "harmful": ["ignore"],
