@@ -1,5 +1,7 @@
 """Compare: a candidate run against a baseline on the same queries, labels and k."""
 
+import html
+
 import streamlit as st
 
 from ragrecall_app import analyses
@@ -12,13 +14,18 @@ from ragrecall_app.context import (
     state_key,
     state_value,
 )
+from ragrecall_app.reading import query_html, two_runs_view
 from ragrecall_app.render import escape_markdown, notes, policy_note
 from ragrecall_app.ruled import rule_note
 from ragrecall_core.analysis.selection import TEST_SPLIT, default_split
 from ragrecall_core.output.literal import file_name_part
 from ragrecall_core.views import compare_view as cv
+from ragrecall_core.views.highlight import query_terms
 from ragrecall_core.views.plot_events import selected_points, selected_rows
 from ragrecall_core.views.samples import COMPARISON_MINIMUM, small_sample_warning
+
+# wide enough for two readable columns of chunk text on a 1600 px screen
+DIALOG_WIDTH = 1500
 
 ctx = current()
 s = ctx.state
@@ -169,7 +176,7 @@ LISTS = (
     ),
     ("compare_still_failing", "Still failing in both runs", comparison.unchanged_failures),
 )
-st.caption("Select a row (or click a point above) to see the two ranked lists side by side.")
+st.caption("Select a row (or click a point above) to read the two ranked lists side by side.")
 for key, title, frame in LISTS:
     st.markdown(f"**{title}: {len(frame)}**")
     if frame.empty:
@@ -195,95 +202,72 @@ for key, title, frame in LISTS:
     if new_selection(key, picked) and picked[0] < len(table):
         open_query(str(table.at[picked[0], "query_id"]))
 
+
 # ---------------------------------------------------------------- one query, two lists
-query_id = state_value("compare_query")
-if query_id:
-    st.divider()
-    head, close = st.columns([6, 1])
-    head.subheader(
-        f"Query {escape_markdown(query_id)}: {escape_markdown(base)} → {escape_markdown(cand)}"
-    )
-    close.button(
-        "Close",
-        key="compare_close",
-        on_click=put_state,
-        kwargs={"compare_query": ""},
-        width="stretch",
-    )
+def close_query() -> None:
+    put_state(compare_query="")
+
+
+def outcome_html(query_id: str) -> str:
+    """The query, large and marked, and its outcome line, as escaped HTML."""
     row = comparison.outcomes[comparison.outcomes["query_id"] == query_id]
     if row.empty:
-        st.text("This query is not among the compared ones (no-answer, or outside the filters).")
+        line = "This query is not among the compared ones (no-answer, or outside the filters)."
+        text = None
     else:
         r = row.iloc[0]
-        st.text(f"Query: {r['query'] if isinstance(r['query'], str) else '(no query text)'}")
-        st.text(
+        text = r["query"] if isinstance(r["query"], str) else None
+        line = (
             f"{measure}: {r['baseline']:.2f} → {r['candidate']:.2f} · outcome: {r['outcome']} · "
             f"type: {r['query_type'] or '—'} · section: {r['section'] or '—'}"
         )
-    sbs = analyses.lists(ctx.key, base, cand, query_id, s.k, ctx.policy, ws)
-    new_here = list(unjudged.loc[unjudged["query_id"] == query_id, "chunk_id"])
-    base_list, cand_list = cv.ranked_lists(sbs, s.k, new_here)
-    narrow = {
-        "rank": st.column_config.NumberColumn(width="small"),
-        "chunk_id": st.column_config.TextColumn(width="medium"),
-        "new & unjudged": st.column_config.TextColumn(width="small"),
-    }
-    left, right = st.columns(2)
-    with left:
-        st.markdown(f"**Baseline {escape_markdown(base)}: top {s.k}**")
-        if base_list.empty:
-            st.text("The baseline returned nothing for this query.")
-        else:
-            st.dataframe(
-                base_list,
-                hide_index=True,
-                key="compare_base_list",
-                width="stretch",
-                column_config=narrow,
-            )
-    with right:
-        st.markdown(f"**Candidate {escape_markdown(cand)}: top {s.k}**")
-        if cand_list.empty:
-            st.text("The candidate returned nothing for this query.")
-        else:
-            st.dataframe(
-                cand_list,
-                hide_index=True,
-                key="compare_cand_list",
-                width="stretch",
-                column_config=narrow,
-            )
-    with st.expander(f"Text of the chunks in either top {s.k}"):
-        for _, item in cv.chunk_texts(sbs, s.k).iterrows():
-            st.text(
-                f"{item['chunk_id']} · baseline rank {item['baseline']} · "
-                f"candidate rank {item['candidate']}"
-            )
-            st.code(
-                item["text"] if isinstance(item["text"], str) else "(no text: no corpus)",
-                language=None,
-                wrap_lines=True,
-            )
-    moves, changes = st.columns(2)
-    with moves:
-        st.markdown("**Where each relevant chunk moved**")
-        relevant = cv.relevant_moves(sbs, s.k)
-        if relevant.empty:
-            st.text("No relevant chunk is known for this query.")
-        else:
-            st.dataframe(relevant, hide_index=True, key="compare_moves", width="stretch")
-    with changes:
-        st.markdown(f"**Entered or left the top {s.k}**")
-        swaps = cv.entered_left(sbs, s.k)
-        if swaps.empty:
-            st.text(f"The same chunks in both top {s.k} lists.")
-        else:
-            st.dataframe(swaps, hide_index=True, key="compare_swaps", width="stretch")
+    return (
+        query_html(text, query_terms(text))
+        + f'<div style="font-size:1rem;color:#333">{html.escape(line)}</div>'
+    )
+
+
+def query_dialog(query_id: str) -> None:
+    """Both runs' top k of one query as text (baseline left, candidate right), its gold
+    chunks, where each relevant chunk moved and what entered or left the top k."""
+    st.subheader(
+        f"Query {escape_markdown(query_id)}: {escape_markdown(base)} → {escape_markdown(cand)}"
+    )
+    st.html(outcome_html(query_id))
+    baseline, candidate = ctx.detail(base, query_id), ctx.detail(cand, query_id)
+    if not baseline.found:
+        st.warning(f"Query {escape_markdown(query_id)} is not in the gold set.")
+        return
+    new_here = frozenset(unjudged.loc[unjudged["query_id"] == query_id, "chunk_id"])
     if new_here:
         st.warning(
             f"{len(new_here)} chunk(s) in the candidate's top {s.k} are new and unjudged "
-            "(⚑ above): judge them before reading this query's loss as a real one."
+            "(⚑ below): judge them before reading this query's loss as a real one."
         )
+    two_runs_view(baseline, candidate, "compare", new_here)
+    sbs = analyses.lists(ctx.key, base, cand, query_id, s.k, ctx.policy, ws)
+    st.markdown("**Where each relevant chunk moved**")
+    relevant = cv.relevant_moves(sbs, s.k)
+    if relevant.empty:
+        st.text("No relevant chunk is known for this query.")
+    else:
+        st.dataframe(relevant, hide_index=True, key="compare_moves", width="stretch")
+    st.markdown(f"**Entered or left the top {s.k}**")
+    swaps = cv.entered_left(sbs, s.k)
+    if swaps.empty:
+        st.text(f"The same chunks in both top {s.k} lists.")
+    else:
+        st.dataframe(swaps, hide_index=True, key="compare_swaps", width="stretch")
+    if st.button("Close", key="compare_close"):
+        close_query()
+        st.rerun()
+
+
+query_id = state_value("compare_query")
+if query_id:
+    st.dialog("One query, both runs", width=DIALOG_WIDTH, on_dismiss=close_query)(query_dialog)(
+        query_id
+    )
 
 # ---------------------------------------------------------------- by group
 st.subheader("Deltas by query type and by corpus section")

@@ -31,8 +31,6 @@ from ragrecall_core.views.highlight import query_terms
 from ragrecall_core.views.plot_events import selected_rows
 
 GROUP_FILTERS = ("failure_class", "doc_length", "reason", "verdict")
-FAILING_TOGGLE = "queries_failing_toggle"
-MORE_COLUMNS = "queries_more_columns"
 
 ctx = current()
 s = ctx.state
@@ -123,11 +121,6 @@ def query_line_html(query: dict) -> str:
     return query_html(text, query_terms(text)) + meta_line(query)
 
 
-def failing_toggle() -> None:
-    """The failures-only switch above the table, bound to the sidebar's state."""
-    put_state(failing_only=st.session_state[FAILING_TOGGLE])
-
-
 def group_banner() -> None:
     """Filters set by a click on Failures, named, with a way back."""
     active = {c: v for c, v in s.filters().items() if c in GROUP_FILTERS}
@@ -151,18 +144,28 @@ if query_id:
 
 failing_n = int(rows["failing"].sum())
 answerable_n = int((rows["relevant"] > 0).sum())
-st.session_state[FAILING_TOGGLE] = s.failing_only
-left, middle, right = st.columns([2, 2, 5], vertical_alignment="center")
-left.toggle("Failures only (by the pass rule)", key=FAILING_TOGGLE, on_change=failing_toggle)
-more = middle.toggle("More columns", key=MORE_COLUMNS)
+left, right = st.columns([2, 7], vertical_alignment="center")
+# a button, not a second toggle: the sidebar's toggle holds this state (and the URL's)
+left.button(
+    "Failures only: on" if s.failing_only else "Failures only: off",
+    icon=":material/toggle_on:" if s.failing_only else ":material/toggle_off:",
+    type="primary" if s.failing_only else "secondary",
+    on_click=put_state,
+    kwargs={"failing_only": not s.failing_only},
+    key="queries_failing_switch",
+    help="Show only the queries that fail by the pass rule (the sidebar's switch)",
+    width="stretch",
+)
 right.caption(
     f"Run **{escape_markdown(run)}** · k = {s.k} · {len(rows)} queries shown · "
     f"{failing_n} of {answerable_n} answerable failing (listed first) · "
-    "click a row to open it · J / K: next / previous failing"
+    "click a row to open it · J / K: next / previous failing · "
+    "the columns after the verdict scroll sideways"
 )
 group_banner()
 
-shown = display if more else display[review_columns(s.k, display.columns)]
+first = review_columns(s.k, display.columns)
+shown = display[first + [c for c in display.columns if c not in first]]
 event = st.dataframe(
     as_words(
         shown,

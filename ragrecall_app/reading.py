@@ -92,17 +92,23 @@ def found_text(retrieved_at, listed: int) -> str:
     return f"found at rank {int(retrieved_at)}"
 
 
-def retrieved_card(item: pd.Series, terms: list[str], has_corpus: bool) -> str:
+NEW_FLAG = " · ⚑ new in the top k and unjudged"
+
+
+def retrieved_card(
+    item: pd.Series, terms: list[str], has_corpus: bool, flagged: bool = False
+) -> str:
     score = "" if pd.isna(item["score"]) else f" · score {item['score']:.4f}"
-    heading = f"#{int(item['rank'])} · {_mark_badge(item['mark'])}{html.escape(score)}"
+    flag = NEW_FLAG if flagged else ""
+    heading = f"#{int(item['rank'])} · {_mark_badge(item['mark'])}{html.escape(score + flag)}"
     return _card(heading, item, terms, has_corpus)
 
 
-def gold_card(item: pd.Series, terms: list[str], has_corpus: bool, listed: int) -> str:
+def gold_card(item: pd.Series, terms: list[str], has_corpus: bool, where: str) -> str:
+    """A gold chunk; ``where``: where the run(s) found it (plain text, escaped here)."""
     source = "gold" if item["source"] == "gold" else "reviewers' grade"
     heading = (
-        f"{html.escape(found_text(item['retrieved_at'], listed))} · {_mark_badge(item['mark'])}"
-        f" · grade {_e(item['grade'])} ({source})"
+        f"{html.escape(where)} · {_mark_badge(item['mark'])} · grade {_e(item['grade'])} ({source})"
     )
     return _card(heading, item, terms, has_corpus, why=item.get("rationale"))
 
@@ -141,20 +147,45 @@ def gold_column(detail: QueryDetail, terms: list[str], key: str) -> None:
         st.text("No relevant chunk: a no-answer query.")
         return
     for i, item in detail.gold.iterrows():
-        st.html(gold_card(item, terms, detail.has_corpus, listed))
+        where = found_text(item["retrieved_at"], listed)
+        st.html(gold_card(item, terms, detail.has_corpus, where))
         if detail.has_corpus:
             with st.popover("Chunks before and after", key=f"{key}_nb_{i}"):
                 st.html(neighbours_html(detail, item["chunk_id"]))
 
 
-def retrieved_column(detail: QueryDetail, terms: list[str], label: str, key: str) -> None:
+def gold_columns(baseline: QueryDetail, candidate: QueryDetail, terms: list[str], key: str):
+    """Each gold chunk once, with where each run found it."""
+    if baseline.gold.empty:
+        st.text("No relevant chunk: a no-answer query.")
+        return
+    found_in_candidate = candidate.gold.set_index("chunk_id")["retrieved_at"]
+    listed = (len(baseline.retrieved), len(candidate.retrieved))
+    columns = st.columns(2, gap="medium")
+    for i, item in baseline.gold.reset_index(drop=True).iterrows():
+        where = (
+            f"baseline: {found_text(item['retrieved_at'], listed[0])} · candidate: "
+            f"{found_text(found_in_candidate.get(item['chunk_id']), listed[1])}"
+        )
+        with columns[i % 2]:
+            st.html(gold_card(item, terms, baseline.has_corpus, where=where))
+            if baseline.has_corpus:
+                with st.popover("Chunks before and after", key=f"{key}_nb_{i}"):
+                    st.html(neighbours_html(baseline, item["chunk_id"]))
+
+
+def retrieved_column(
+    detail: QueryDetail, terms: list[str], label: str, key: str, flagged: frozenset = frozenset()
+) -> None:
+    """The run's top k as cards (``flagged``: chunk ids to flag as new and unjudged), the
+    rest of its list in a collapsed table."""
     k = detail.k
     st.markdown(f"**{escape_markdown(label)}: top {k}**")
     top = detail.retrieved[detail.retrieved["rank"] <= k]
     if top.empty:
         st.text("The run returned nothing for this query (it scores 0).")
     for _, item in top.iterrows():
-        st.html(retrieved_card(item, terms, detail.has_corpus))
+        st.html(retrieved_card(item, terms, detail.has_corpus, item["chunk_id"] in flagged))
     below = detail.retrieved[detail.retrieved["rank"] > k]
     if not below.empty:
         with st.expander(f"Ranks {k + 1}–{int(below['rank'].max())} (below the top {k})"):
@@ -184,16 +215,17 @@ def reading_view(detail: QueryDetail, key: str, corpus_noted: bool = False) -> N
 
 
 def two_runs_view(
-    baseline: QueryDetail, candidate: QueryDetail, key: str, corpus_noted: bool = False
+    baseline: QueryDetail, candidate: QueryDetail, key: str, new_unjudged: frozenset = frozenset()
 ) -> None:
-    """A query's gold chunks, then the baseline's top k left and the candidate's right."""
+    """A query's gold chunks, then the baseline's top k left and the candidate's right
+    (``new_unjudged``: the candidate's chunks new in its top k and unjudged, flagged)."""
     terms = query_terms(baseline.query.get("query"))
-    if not baseline.has_corpus and not corpus_noted:
+    if not baseline.has_corpus:
         st.info(NO_CORPUS, icon="ℹ️")
-    with st.expander(f"Gold chunks ({len(baseline.gold)})", expanded=True):
-        gold_column(baseline, terms, key)
     left, right = st.columns(2, gap="medium")
     with left:
         retrieved_column(baseline, terms, f"Baseline {baseline.run}", f"{key}_b")
     with right:
-        retrieved_column(candidate, terms, f"Candidate {candidate.run}", f"{key}_c")
+        retrieved_column(candidate, terms, f"Candidate {candidate.run}", f"{key}_c", new_unjudged)
+    with st.expander(f"Gold chunks: {len(baseline.gold)}", expanded=True):
+        gold_columns(baseline, candidate, terms, key)

@@ -28,8 +28,6 @@ def ids(at, key):
 FIRST = {
     "config": ["key", "factor"],
     "deltas": ["measure", "better when"],
-    "base_list": ["rank", "chunk_id", "judgment", "rank in candidate"],
-    "cand_list": ["rank", "chunk_id", "judgment", "rank in baseline"],
     "moves": ["chunk_id", "baseline rank", "candidate rank"],
     "swaps": ["movement", "chunk_id"],
 }
@@ -108,25 +106,39 @@ def test_split_filter_changes_the_content(monkeypatch, regressions):
     assert any("**test** split" in w.value for w in at.warning)
 
 
-def test_selecting_a_regression_shows_both_lists(monkeypatch, regressions):
+def cards(at) -> list[str]:
+    """The reading view's chunk cards and query line (st.html), in page order."""
+    return [h.value for h in at.html]
+
+
+def card_of(at, heading_start: str, chunk_id: str) -> str:
+    """The one card whose heading starts ``heading_start`` and that names ``chunk_id``."""
+    found = [c for c in cards(at) if f"<code>{chunk_id}</code>" in c and heading_start in c]
+    assert len(found) == 1, (heading_start, chunk_id, found)
+    return found[0]
+
+
+def test_selecting_a_regression_opens_its_reading_view(monkeypatch, regressions):
     at = open_compare(monkeypatch, regressions)
     select_row(at, "compare_regressions", 0)
     no_exception(at)
     assert at.session_state["compare_q"] == "t01"
     assert at.query_params["cq"] in ("t01", ["t01"])
+    # a dialog, over the page wherever it was scrolled: the query line, then both lists
+    shown = "\n".join(cards(at))
     assert "Query t01: baseline → candidate" in [s.value for s in at.subheader]
-    base = table(at, "base_list")
-    cand = table(at, "cand_list")
-    assert base.loc[0, "chunk_id"] == "doc-a#c1" and base.loc[0, "judgment"].startswith("✓")
-    assert base.loc[0, "rank in candidate"] == "6 (below k)"
-    assert len(cand) == 5 and "doc-a#c1" not in set(cand["chunk_id"])
-    # the candidate's noise chunks are new and (but one graded) unjudged
-    assert (cand["new & unjudged"] == "⚑ yes").sum() == 4
-    assert cand.loc[0, "judgment"].startswith("⚠ harmful")
+    assert "✓ relevant" in card_of(at, "#1 · ", "doc-a#c1")  # the baseline's first
+    # the candidate's list: five chunks, the relevant one pushed out, new ones flagged
+    assert "⚑ new in the top k and unjudged" in shown
+    assert shown.count("⚑ new in the top k and unjudged") == 4
+    assert "⚠ harmful" in shown
+    # the gold chunk, with where each run put it
+    assert "baseline: found at rank 1 · candidate: found at rank 6" in shown
     moves = table(at, "moves")
     assert moves.loc[0, "movement"] == "left top k"
     at.button(key="compare_close").click().run()
     assert at.session_state["compare_q"] == ""
+    assert not cards(at)
 
 
 def test_clicking_a_scatter_point_opens_its_query(monkeypatch, regressions):
@@ -137,7 +149,7 @@ def test_clicking_a_scatter_point_opens_its_query(monkeypatch, regressions):
     at.run()
     no_exception(at)
     assert at.session_state["compare_q"] == "t02"
-    assert table(at, "cand_list") is not None
+    assert "Query t02: baseline → candidate" in [s.value for s in at.subheader]
 
 
 def test_runs_come_from_the_url_and_swap(monkeypatch, regressions):

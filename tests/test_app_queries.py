@@ -59,8 +59,8 @@ def test_table_renders(at):
     assert titles(at) == ["Queries"]
     table = at.dataframe(key="queries_table").value
     assert len(table) == 144
-    # what a review reads fits 1600 px: the rest waits behind "More columns"
-    assert list(table.columns) == [
+    # what a review reads comes first (it fits 1600 px); the rest follows
+    assert list(table.columns[:9]) == [
         "status",
         "query_id",
         "query",
@@ -73,10 +73,8 @@ def test_table_renders(at):
     ]
     assert (table["status"] == "✗ FAIL").sum() == bm25_failing()
     assert (table["status"] == "– no answer").sum() == 15
-    at.toggle(key="queries_more_columns").set_value(True).run()
-    more = at.dataframe(key="queries_table").value
     assert {"expected", "found at", "RR", "manual grades (top k)", "reviewer reason"} <= set(
-        more.columns
+        table.columns[9:]
     )
 
 
@@ -98,9 +96,10 @@ def test_filters_change_the_table(at):
     assert len(failing) < len(table) and set(failing["status"]) == {"✗ FAIL"}
     assert at.query_params["failing"] in ("1", ["1"])
     # the switch above the table shows and sets the same state
-    assert at.toggle(key="queries_failing_toggle").value is True
-    at.toggle(key="queries_failing_toggle").set_value(False).run()
+    assert at.button(key="queries_failing_switch").label == "Failures only: on"
+    at.button(key="queries_failing_switch").click().run()
     assert at.toggle(key="side_failing").value is False
+    assert at.button(key="queries_failing_switch").label == "Failures only: off"
     assert len(at.dataframe(key="queries_table").value) == len(table)
     assert "failing" not in at.query_params
 
@@ -144,7 +143,7 @@ def test_verdict_column_shown_when_rows_carry_it(monkeypatch):
     monkeypatch.setattr(Context, "rows", with_verdict)
     at = app(monkeypatch=monkeypatch).switch_page(PAGE).run()
     table = at.dataframe(key="queries_table").value
-    assert table.columns[-1] == "verdict"
+    assert table.columns[9] == "verdict"
     assert table.set_index("query_id").at["q042", "verdict"] == "chunk boundary"
 
 
@@ -167,7 +166,6 @@ def test_deep_link_opens_reading_view(monkeypatch):
 def test_trec_data_without_corpus_or_text(tmp_path, monkeypatch):
     at = app(trec_workspace(tmp_path), monkeypatch).switch_page(PAGE).run()
     no_exception(at)
-    at.toggle(key="queries_more_columns").set_value(True).run()
     table = at.dataframe(key="queries_table").value
     assert len(table) == 31
     # no query text, type, section, grades or reasons in TREC files: no columns of dashes

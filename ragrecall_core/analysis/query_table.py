@@ -267,7 +267,7 @@ def display_frame(rows: pd.DataFrame, k: int) -> pd.DataFrame:
 
 def review_columns(k: int, columns) -> list[str]:
     """The columns a review meeting reads, in reading order, of those ``columns`` has: they
-    fit a 1600 px screen without a sideways scroll; the others go behind "more columns"."""
+    fit a 1600 px screen without a sideways scroll; the page puts the others after them."""
     wanted = [
         "status",
         "query_id",

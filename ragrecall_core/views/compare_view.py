@@ -248,37 +248,6 @@ def judgment_text(rows: pd.DataFrame) -> list[str]:
     ]
 
 
-def ranked_lists(
-    sbs: pd.DataFrame, k: int, unjudged: Sequence[str] = ()
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The baseline's and the candidate's top k of one query, each with the other's rank.
-
-    ``sbs`` is :func:`~ragrecall_core.analysis.ranked_lists.side_by_side`'s frame (marks and
-    harmful flags under the policy) and ``unjudged`` the chunk ids
-    :func:`~ragrecall_core.analysis.ranked_lists.new_unjudged` found for this query.
-    Chunk text is left to :func:`chunk_texts`.
-    """
-    new = set(unjudged)
-
-    def one(own: str, other: str, other_label: str, flag_new: bool) -> pd.DataFrame:
-        rows = sbs[sbs[own].notna() & (sbs[own] <= k)].sort_values(own)
-        out = pd.DataFrame(
-            {
-                "rank": rows[own].astype(int),
-                "chunk_id": rows["chunk_id"],
-                "judgment": judgment_text(rows),
-                other_label: [_rank_text(r, k) for r in rows[other]],
-            }
-        )
-        if flag_new:
-            out["new & unjudged"] = ["⚑ yes" if c in new else "" for c in rows["chunk_id"]]
-        return out.reset_index(drop=True)
-
-    base = one("baseline_rank", "candidate_rank", "rank in candidate", False)
-    cand = one("candidate_rank", "baseline_rank", "rank in baseline", True)
-    return base, cand
-
-
 def relevant_moves(sbs: pd.DataFrame, k: int) -> pd.DataFrame:
     """Where each chunk relevant under the policy sits in each run."""
     rows = sbs[sbs["judgment"] == "relevant"]
@@ -302,19 +271,6 @@ def entered_left(sbs: pd.DataFrame, k: int) -> pd.DataFrame:
             "judgment": judgment_text(rows),
             "baseline rank": [_rank_text(r, k) for r in rows["baseline_rank"]],
             "candidate rank": [_rank_text(r, k) for r in rows["candidate_rank"]],
-        }
-    ).reset_index(drop=True)
-
-
-def chunk_texts(sbs: pd.DataFrame, k: int) -> pd.DataFrame:
-    """``(chunk_id, baseline rank, candidate rank, text)`` of every chunk in either top k."""
-    rows = sbs[(sbs["baseline_rank"] <= k) | (sbs["candidate_rank"] <= k)]
-    return pd.DataFrame(
-        {
-            "chunk_id": rows["chunk_id"],
-            "baseline": [_rank_text(r, k) for r in rows["baseline_rank"]],
-            "candidate": [_rank_text(r, k) for r in rows["candidate_rank"]],
-            "text": rows["text"],
         }
     ).reset_index(drop=True)
 
