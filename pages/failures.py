@@ -1,5 +1,6 @@
-"""Failures: queries failing under the pass rule grouped five ways (those the data carries);
-click a bar or a group to open them."""
+"""Failures: queries failing under the pass rule grouped six ways (those the data carries,
+and the meeting's verdicts); click a bar or a group to open them on the Queries page, which
+names the filter in a banner with a way back (one behaviour for every grouping)."""
 
 import streamlit as st
 
@@ -7,8 +8,14 @@ from ragrecall_app.context import current, go, missing_notes, new_selection, sta
 from ragrecall_app.render import escape_markdown, notes, policy_note
 from ragrecall_app.ruled import rule_note
 from ragrecall_core.analysis.pass_rule import pass_measure
+from ragrecall_core.analysis.query_table import MISSING
 from ragrecall_core.views import charts
-from ragrecall_core.views.failure_groups import DIMENSIONS, failure_groups, missing_dimensions
+from ragrecall_core.views.failure_groups import (
+    DIMENSIONS,
+    NO_VERDICT,
+    failure_groups,
+    missing_dimensions,
+)
 from ragrecall_core.views.plot_events import point_run_and_label, selected_points, selected_rows
 
 QUERIES_PAGE = "pages/queries.py"
@@ -19,6 +26,7 @@ TARGET = {
     "section": "section",
     "doc_length": "doc_length",
     "reason": "reason",
+    "verdict": "verdict",
 }
 
 ctx = current()
@@ -59,7 +67,13 @@ groups = failure_groups(rows, dimension)
 
 
 def open_group(run: str, group: str) -> None:
-    go(QUERIES_PAGE, focus=run, failing_only=True, query_id="", **{TARGET[dimension]: group})
+    """Open the group's failing queries on Queries; ``opened_from`` names the filter set, so
+    the banner there names it too (also a sidebar one: query type, section) with a way back.
+    The filters an earlier group set are replaced, not combined."""
+    field = TARGET[dimension]
+    value = MISSING if dimension == "verdict" and group == NO_VERDICT else group
+    changes = {**s.without_group_filters(), "opened_from": field, field: value}
+    go(QUERIES_PAGE, focus=run, failing_only=True, query_id="", **changes)
 
 
 if groups.empty:

@@ -11,6 +11,8 @@ the URL's query parameters). Pages reach it only through :func:`state_key` (a wi
 from __future__ import annotations
 
 import hashlib
+import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from ragrecall_core.analysis import judge_session
+from ragrecall_core.analysis import judge_session, verdicts
 from ragrecall_core.analysis.bootstrap import summary_with_ci
 from ragrecall_core.analysis.query_detail import QueryDetail, query_detail
 from ragrecall_core.analysis.query_table import QueryTable, build_query_table, filter_table
@@ -166,7 +168,8 @@ def save_uploads(gold, runs: Sequence, grades: Sequence, corpus) -> Source:
     """Keep uploaded files under ``$RAGRECALL_HOME/uploads/<content hash>/``; a loose-file
     source. Persistent, unlike a temp folder: the grades made on them must survive a restart
     (the store itself lives where :func:`ragrecall_core.inputs.store.store_path` says, keyed
-    by the gold's name).
+    by the gold's name). Beside the folder, ``<hash>.json`` records which file is which, so
+    a link with ``?data=<hash>`` opens the same set again (:func:`open_upload`).
     """
     uploads = [gold, *runs, *grades, *([corpus] if corpus else [])]
     _require_distinct_names(uploads)
@@ -174,7 +177,7 @@ def save_uploads(gold, runs: Sequence, grades: Sequence, corpus) -> Source:
     for f in uploads:
         digest.update(f.name.encode())
         digest.update(f.getvalue())
-    folder = uploads_folder() / digest.hexdigest()[:16]
+    folder = uploads_folder() / digest.hexdigest()[:UPLOAD_KEY_LENGTH]
 
     def save(f) -> Path:
         path = folder / Path(f.name).name
@@ -183,15 +186,83 @@ def save_uploads(gold, runs: Sequence, grades: Sequence, corpus) -> Source:
 
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        return Source(
+        source = Source(
             gold=save(gold),
             runs=tuple(save(f) for f in runs),
             grades=tuple(save(f) for f in grades),
             corpus=save(corpus) if corpus else None,
         )
+        manifest = {
+            "gold": source.gold.name,
+            "runs": [p.name for p in source.runs],
+            "grades": [p.name for p in source.grades],
+            "corpus": source.corpus.name if source.corpus else None,
+        }
+        folder.with_suffix(".json").write_text(json.dumps(manifest))
+        return source
     except OSError as error:
         expected = "a writable folder for uploads (set RAGRECALL_HOME to one)"
         raise InputError([Problem(str(folder), None, str(error)[:80], expected)]) from None
+
+
+UPLOAD_KEY_LENGTH = 16
+UPLOAD_KEY = re.compile(f"[0-9a-f]{{{UPLOAD_KEY_LENGTH}}}")
+DATA_PARAM = "URL parameter data"
+
+
+def upload_key(source: Source) -> str:
+    """The key of an upload set :func:`save_uploads` kept (its folder's name)."""
+    return source.gold.parent.name
+
+
+def open_upload(key: str) -> Source:
+    """The upload set saved under ``key`` (a link's ``?data=``), checked strictly: the key
+    is hex of fixed length, never a path; the record beside the folder names plain files
+    inside it. Anything else, or nothing saved under the key, is an input error naming it."""
+    if not UPLOAD_KEY.fullmatch(key):
+        expected = f"{UPLOAD_KEY_LENGTH} lowercase hexadecimal digits (the key of uploaded data)"
+        raise InputError([Problem(DATA_PARAM, None, key[:80], expected)])
+    folder = uploads_folder() / key
+    record = folder.with_suffix(".json")
+    if not record.is_file() or not folder.is_dir():
+        expected = f"uploaded data saved on this server (nothing under {uploads_folder()})"
+        raise InputError([Problem(DATA_PARAM, None, key, expected)])
+    return _source_of_record(record, folder)
+
+
+def _source_of_record(record: Path, folder: Path) -> Source:
+    """The files :func:`save_uploads` recorded, each a plain name of a file in ``folder``."""
+    try:
+        manifest = json.loads(record.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise InputError([Problem(str(record), None, str(error)[:80], "a JSON object")]) from None
+    problems: list[Problem] = []
+
+    def file(name) -> Path | None:
+        if isinstance(name, str) and Path(name).name == name and name not in ("", ".", ".."):
+            if (folder / name).is_file():
+                return folder / name
+        problems.append(Problem(str(record), None, str(name)[:80], f"a file in {folder}"))
+        return None
+
+    if not isinstance(manifest, dict):
+        raise InputError([Problem(str(record), None, str(manifest)[:80], "a JSON object")])
+    names = {role: manifest.get(role) for role in ("gold", "runs", "grades", "corpus")}
+    for role in ("runs", "grades"):
+        if not isinstance(names[role], list):
+            problems.append(Problem(str(record), None, str(names[role])[:80], f"a list of {role}"))
+            names[role] = []
+    source = Source(
+        gold=file(names["gold"]),
+        runs=tuple(file(n) for n in names["runs"]),
+        grades=tuple(file(n) for n in names["grades"]),
+        corpus=None if names["corpus"] is None else file(names["corpus"]),
+    )
+    if not source.runs:
+        problems.append(Problem(str(record), None, "[]", "at least one run file"))
+    if problems:
+        raise InputError(problems)
+    return source
 
 
 def _require_distinct_names(uploads: Sequence) -> None:
@@ -213,6 +284,22 @@ def _require_distinct_names(uploads: Sequence) -> None:
 def _query_table(key: str, k: int, policy: Policy, rule: str, _ws: Workspace) -> QueryTable:
     """Shared, not copied (cache_data would unpickle 40k rows on every rerun): read-only."""
     return build_query_table(_ws, k, policy, rule=rule)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _latest_verdicts(key: str, version: str, _ws: Workspace) -> pd.DataFrame:
+    """The meeting's current verdicts, keyed by :func:`verdicts.verdicts_version`."""
+    return verdicts.latest_verdicts(_ws)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _table_with_verdicts(
+    key: str, k: int, policy: Policy, rule: str, version: str, _ws: Workspace
+) -> pd.DataFrame:
+    """The scored query table with the verdict columns attached. Shared, read-only. A new
+    verdict changes only ``version``: the table is re-joined (a merge), never rescored."""
+    table = _query_table(key, k, policy, rule, _ws).table
+    return verdicts.attach_verdicts(table, _latest_verdicts(key, version, _ws))
 
 
 @st.cache_data(show_spinner=False, max_entries=48)
@@ -271,6 +358,32 @@ class Context:
             s = self.state
             return _query_table(self.key, s.k, self.policy, s.pass_rule, self.ws)
 
+    def verdicts_version(self) -> str:
+        """Changes whenever a verdict is stored ('unusable' when the store cannot be read)."""
+        return "unusable" if self.store.problem else verdicts.verdicts_version(self.ws)
+
+    def verdicts(self) -> pd.DataFrame:
+        """The meeting's current verdict per (run, query)."""
+        if self.store.problem:
+            return pd.DataFrame(columns=verdicts.COLUMNS)
+        return _latest_verdicts(self.key, self.verdicts_version(), self.ws)
+
+    def table_with_verdicts(self) -> pd.DataFrame:
+        """:meth:`query_table`'s rows with ``verdict``, ``verdict_note``, ``verdict_owner``."""
+        self.query_table()  # scored under the spinner when it is not cached yet
+        s = self.state
+        version = self.verdicts_version()
+        if self.store.problem:
+            return verdicts.attach_verdicts(self.query_table().table, self.verdicts())
+        return _table_with_verdicts(self.key, s.k, self.policy, s.pass_rule, version, self.ws)
+
+    def record_verdict(
+        self, run: str, query_id: str, reason: str, note: str = "", owner: str = "", by: str = ""
+    ) -> None:
+        """Store the meeting's verdict (InputError when a value or the store is refused); the
+        cached rows pick it up on the next run through :meth:`verdicts_version`."""
+        verdicts.record_verdict(self.ws, run, query_id, reason, note, owner, by)
+
     def rows(
         self,
         runs: Sequence[str] | None = None,
@@ -285,7 +398,7 @@ class Context:
             else {c: v for c, v in s.filters().items() if c in ("split", "query_type", "section")}
         )
         return filter_table(
-            self.query_table().table,
+            self.table_with_verdicts(),
             filters,
             list(runs or s.runs),
             s.failing_only if failing is None else failing,

@@ -46,7 +46,11 @@ REL_LEVELS = (1, 2)
 UNITS = (CHUNK, DOC)
 PARTIAL = ("not_relevant", "relevant")
 HARMFUL = ("not_relevant", "as_graded")
-GROUP_BY = ("failure_class", "query_type", "section", "doc_length", "reason")
+GROUP_BY = ("failure_class", "query_type", "section", "doc_length", "reason", "verdict")
+# filters a group of the Failures page sets on the Queries page (table columns)
+GROUP_FILTERS = ("failure_class", "doc_length", "reason", "verdict")
+# sidebar filters a Failures group can set too (query type, section): named by ``opened_from``
+SIDEBAR_GROUPS = ("query_type", "section")
 TRUE_WORDS = ("1", "true", "yes", "on")
 FALSE_WORDS = ("0", "false", "no", "off")
 MAX_K = 10_000
@@ -160,6 +164,10 @@ class ViewState:
     failure_class: str = view_field(ANY, "fclass", "queries_fclass")
     doc_length: str = view_field(ANY, "doclen", "queries_doclen")
     reason: str = view_field(ANY, "reason", "queries_reason")
+    # the meeting's verdict (reason) of the focused run's queries
+    verdict: str = view_field(ANY, "verdict", "queries_verdict")
+    # the filter a Failures bar or group set (a field name), so Queries names it with a way back
+    opened_from: str = view_field(ANY, "from", "queries_from")
     group_by: str = view_field(GROUP_BY[0], "by", "failures_by", OneOf(GROUP_BY))
     query_id: str = view_field(ANY, "q", "queries_q")
     rank_bin: str = view_field(ANY, "bin", "ranks_bin")
@@ -182,6 +190,9 @@ class ViewState:
     disagreement: str = view_field(ANY, "pick", "agreement_pick")
     # larger text and less chrome, for a shared screen (ragrecall_app.render)
     presentation: bool = view_field(False, "present", "side_present", Flag())
+    # the key of uploaded data (ragrecall_app.context.open_upload checks it), so a link
+    # opens the same uploaded files for anyone on the same server
+    data: str = view_field(ANY, "data", "side_data")
 
     def fit(self, options: ViewOptions) -> ViewState:
         """This state with values the workspace does not have dropped or replaced."""
@@ -230,8 +241,22 @@ class ViewState:
             "failure_class": self.failure_class,
             "doc_length": self.doc_length,
             "reason": self.reason,
+            "verdict": self.verdict,
         }
         return {c: v for c, v in pairs.items() if v}
+
+    def group_filters(self) -> dict[str, str]:
+        """The filters a Failures group set, by table column: the group filters, and the
+        sidebar filter (query type, section) it set when it set one. The Queries page names
+        them in its "Opened from Failures" banner."""
+        chosen = {c: v for c, v in self.filters().items() if c in GROUP_FILTERS}
+        if self.opened_from in SIDEBAR_GROUPS and getattr(self, self.opened_from):
+            chosen[self.opened_from] = getattr(self, self.opened_from)
+        return chosen
+
+    def without_group_filters(self) -> dict[str, str]:
+        """The changes that undo :meth:`group_filters` (for :func:`put_state`): the way back."""
+        return {name: ANY for name in (*self.group_filters(), "opened_from")}
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,12 @@ DIMENSIONS: dict[str, tuple[str, str]] = {
     "section": ("section", "corpus section"),
     "doc_length": ("doc_length", "document length"),
     "reason": ("reason", "reviewer reason"),
+    "verdict": ("verdict", "meeting reason"),
 }
+# the group of failing queries the meeting has not given a verdict yet
+NO_VERDICT = "no verdict yet"
+# dimensions whose groups are of failing queries only (``queries`` = all answerable ones)
+OF_FAILING = ("failure_class", "reason", "verdict")
 COLUMNS = ["run", "dimension", "group", "failing", "queries", "rate"]
 # dimension -> (the value meaning "the data does not say", what would enable the grouping)
 ENABLED_BY: dict[str, tuple[str | None, str]] = {
@@ -39,6 +44,8 @@ def missing_dimensions(table: pd.DataFrame) -> dict[str, str]:
     a grouping of them would be one "(not given)" bar, which says nothing."""
     rows = table[table["failure_class"] != NO_ANSWER]
     missing = {}
+    if "verdict" not in rows.columns:
+        missing["verdict"] = "the meeting's verdicts are not loaded with these rows"
     for dimension, (absent, enabler) in ENABLED_BY.items():
         values = rows[DIMENSIONS[dimension][0]].astype("string").replace("", pd.NA)
         if absent is not None:
@@ -54,7 +61,9 @@ def failure_groups(table: pd.DataFrame, dimension: str) -> pd.DataFrame:
     Only answerable queries count (no-answer queries have no Recall). For
     ``failure_class`` the groups are the classes of failing queries and
     ``queries`` is every answerable query of the run; for ``reason`` the
-    reason is the reviewers' most frequent one among the top-k chunks.
+    reason is the reviewers' most frequent one among the top-k chunks; for ``verdict`` (the
+    meeting's reason, :mod:`ragrecall_core.analysis.verdicts`) the same, failing queries
+    without one grouped as "no verdict yet".
     """
     if dimension not in DIMENSIONS:
         raise KeyError(f"unknown dimension {dimension!r}: one of {', '.join(DIMENSIONS)}")
@@ -62,8 +71,9 @@ def failure_groups(table: pd.DataFrame, dimension: str) -> pd.DataFrame:
     rows = table[table["failure_class"] != NO_ANSWER].copy()
     if rows.empty:
         return pd.DataFrame(columns=COLUMNS)
-    rows["group"] = rows[column].astype("string").fillna(MISSING).replace("", MISSING)
-    if dimension in ("failure_class", "reason"):
+    empty = NO_VERDICT if dimension == "verdict" else MISSING
+    rows["group"] = rows[column].astype("string").fillna(empty).replace("", empty)
+    if dimension in OF_FAILING:
         totals = rows.groupby("run").size().rename("queries")
         failing = rows[rows["failing"]].groupby(["run", "group"]).size().rename("failing")
         out = failing.reset_index().merge(totals.reset_index(), on="run")
