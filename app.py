@@ -17,7 +17,7 @@ from pathlib import Path
 import streamlit as st
 
 from ragrecall_app import context
-from ragrecall_app.context import state_key, state_value
+from ragrecall_app.context import put_state, state_key, state_value
 from ragrecall_app.render import escape_markdown, presentation_style, problems
 from ragrecall_core.errors import InputError
 from ragrecall_core.output.text import plural
@@ -87,7 +87,8 @@ cli = parse_source(sys.argv[1:], os.environ, HERE / "data_samples")
 
 
 def choose_source() -> Source:
-    """The data source: uploads if complete, else the folder typed in, else the CLI's."""
+    """The data source: uploads if complete, else the uploaded data a link names (``?data=``),
+    else the folder typed in, else the CLI's."""
     with st.sidebar:
         st.header("Data")
         if cli.is_folder:
@@ -96,11 +97,18 @@ def choose_source() -> Source:
                 "Workspace folder",
                 key="side_ws",
                 help="A folder with gold, runs/, grades/ and corpus files.",
+                on_change=put_state,
+                kwargs={"data": ""},  # a folder typed in replaces the uploaded data
             )
         else:
             st.caption("Files from the command line: " + escape_markdown(cli.describe()))
             st.session_state.setdefault("side_ws", "")
-            folder = st.text_input("Workspace folder (empty: the files above)", key="side_ws")
+            folder = st.text_input(
+                "Workspace folder (empty: the files above)",
+                key="side_ws",
+                on_change=put_state,
+                kwargs={"data": ""},
+            )
         with st.expander("Upload gold and run files"):
             gold = st.file_uploader("Gold (JSONL, TREC qrels, CSV, Parquet)", key="side_up_gold")
             runs = st.file_uploader("Runs", accept_multiple_files=True, key="side_up_runs")
@@ -109,7 +117,20 @@ def choose_source() -> Source:
             )
             corpus = st.file_uploader("Corpus (optional)", key="side_up_corpus")
     if gold is not None and runs:
-        return context.save_uploads(gold, runs, grades or [], corpus)
+        uploaded = context.save_uploads(gold, runs, grades or [], corpus)
+        put_state(data=context.upload_key(uploaded))  # the link names the uploaded set
+        return uploaded
+    if state_value("data"):
+        linked = context.open_upload(state_value("data"))
+        with st.sidebar:
+            st.caption("Uploaded data " + escape_markdown(state_value("data")) + ", from the link.")
+            st.button(
+                "Back to the workspace folder",
+                on_click=put_state,
+                kwargs={"data": ""},
+                key="side_data_close",
+            )
+        return linked
     if folder.strip():
         path = Path(folder.strip()).expanduser()
         return Source(workspace=path if path.is_absolute() else (Path.cwd() / path))

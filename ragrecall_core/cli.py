@@ -326,6 +326,24 @@ def build_parser() -> ArgumentParser:
     add_pass_rule(rep)
     rep.set_defaults(handler=cmd_report)
 
+    ver = sub.add_parser("verdicts", help="the review meeting's verdicts: list, export, import")
+    ver.add_argument("workspace", type=Path, help="a workspace folder (its judgments.duckdb)")
+    ver.add_argument(
+        "--export",
+        type=Path,
+        metavar="FILE",
+        help="write every recorded verdict (the whole history) to FILE: .jsonl or .csv",
+    )
+    ver.add_argument(
+        "--import",
+        dest="import_file",
+        type=Path,
+        metavar="FILE",
+        help="add the verdicts of FILE (.jsonl or .csv) the store does not hold yet",
+    )
+    add_format(ver)
+    ver.set_defaults(handler=cmd_verdicts)
+
     ui = sub.add_parser("ui", help="open the dashboard (default: the sample workspace)")
     ui.add_argument(
         "workspace", nargs="?", type=Path, help="a workspace folder (default: data_samples/)"
@@ -654,6 +672,38 @@ def cmd_report(args: argparse.Namespace) -> int:
     report.write(args.output)
     sys.stdout.write(f"report written to {args.output} ({report.scope})\n")
     return 0
+
+
+def cmd_verdicts(args: argparse.Namespace) -> int:
+    """List the latest verdicts, or export / import them (one of the two at a time)."""
+    from ragrecall_core.analysis import verdicts
+    from ragrecall_core.inputs.workspace import Workspace
+
+    problems: list[Problem] = []
+    if args.export and args.import_file:
+        problems.append(Problem("--import", None, str(args.import_file), "--export or --import"))
+    if args.export and not args.export.parent.is_dir():
+        problems.append(Problem("--export", None, str(args.export.parent), "an existing folder"))
+    raise_if_any(problems)
+    workspace = Workspace.open(args.workspace)
+    if args.import_file:
+        added = verdicts.import_verdicts(workspace, args.import_file)
+        sys.stdout.write(f"{verdicts_count(added)} added from {args.import_file}\n")
+    elif args.export:
+        written = verdicts.export_verdicts(workspace, args.export)
+        sys.stdout.write(f"{verdicts_count(written)} written to {args.export}\n")
+    else:
+        latest = verdicts.latest_verdicts(workspace)
+        print_result(
+            args.format,
+            lambda: {"verdicts": verdicts.verdict_records(latest)},
+            lambda: verdicts.verdicts_text(latest),
+        )
+    return 0
+
+
+def verdicts_count(count: int) -> str:
+    return "1 verdict" if count == 1 else f"{count} verdicts"
 
 
 def parse_port(text: str) -> int:
