@@ -21,7 +21,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
-from ragrecall_core.errors import InputError, Problem
+from ragrecall_core.errors import InputError, Problem, one_line
 from ragrecall_core.inputs.db import connect, lock_down
 from ragrecall_core.inputs.readers import (
     CSV,
@@ -34,6 +34,7 @@ from ragrecall_core.inputs.readers import (
 from ragrecall_core.inputs.store import STORE, has_table, open_store, store_transaction
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.output.report import FORMULA_START, neutralise
+from ragrecall_core.output.text import text_table
 
 REASONS: tuple[str, ...] = (
     "vocabulary mismatch",
@@ -368,3 +369,37 @@ def _file_problems(path: Path, rows: pd.DataFrame, workspace: Workspace) -> list
                 Problem(where, line, text, "recorded_at as a time, e.g. 2026-12-01 09:30:00")
             )
     return problems
+
+
+# ---------------------------------------------------------------- command-line output
+SHOWN_NOTE = 60  # characters of a note in the terminal table (JSON has it whole)
+
+
+def verdict_records(latest: pd.DataFrame) -> list[dict]:
+    """The latest verdicts as JSON-ready records (``recorded_at`` as ISO text)."""
+    frame = latest.assign(recorded_at=latest["recorded_at"].astype("string"))
+    return frame[COLUMNS].to_dict("records")
+
+
+def verdicts_text(latest: pd.DataFrame) -> str:
+    """The latest verdicts as a terminal table; every cell one line with control characters
+    escaped (a note cannot move the cursor or fake a row), long notes cut."""
+    if latest.empty:
+        return "No verdicts recorded yet.\n"
+    shown = pd.DataFrame(
+        {
+            "run": latest["run"],
+            "query": latest["query_id"],
+            "reason": latest["reason"],
+            "owner": latest["owner"],
+            "note": latest["note"].map(_cut),
+            "recorded by": latest["recorded_by"],
+            "recorded at": latest["recorded_at"].astype("string").str.slice(0, 19),
+        }
+    )
+    shown = shown.astype(object).map(lambda cell: one_line(str(cell)) or "—")
+    return text_table(shown, "No verdicts recorded yet.") + "\n"
+
+
+def _cut(note: str) -> str:
+    return note if len(note) <= SHOWN_NOTE else note[: SHOWN_NOTE - 1] + "…"
