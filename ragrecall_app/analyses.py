@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from ragrecall_core.analysis import judge_session, pooling
+from ragrecall_core.analysis import judge_session, pooling, verdicts
 from ragrecall_core.analysis.compare import Comparison, compare
 from ragrecall_core.analysis.no_answer import NoAnswerReport, no_answer_report
 from ragrecall_core.analysis.ranked_lists import new_unjudged, side_by_side
@@ -79,9 +79,16 @@ def pool_coverage(
     return pooling.pool_coverage(_ws, runs, depth, k, ids)
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
 def report_text(key: str, k: int, policy: Policy, split: str, fmt: str, _ws: Workspace) -> str:
-    """The reproducible report as ``html``, ``md`` or ``csv`` (built on the first download)."""
+    """The reproducible report as ``html``, ``md`` or ``csv`` (built on the first download);
+    a new meeting verdict changes it, so its cache key carries the verdicts' version."""
+    return _report_text(key, verdicts.verdicts_version(_ws), k, policy, split, fmt, _ws)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _report_text(
+    key: str, verdicts_version: str, k: int, policy: Policy, split: str, fmt: str, _ws: Workspace
+) -> str:
     report = build_report(_ws, k, split or None, policy)
     return {"html": report.to_html, "md": report.to_markdown, "csv": report.to_csv}[fmt]()
 

@@ -29,7 +29,7 @@ from ragrecall_core.analysis.selection import default_split, query_ids
 from ragrecall_core.errors import InputError, Problem
 from ragrecall_core.inputs.configs import config_path_for
 from ragrecall_core.inputs.readers import sha256_of
-from ragrecall_core.inputs.store import STORE, open_store, store_path
+from ragrecall_core.inputs.store import open_store, store_path
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.measures import parse_measure
 from ragrecall_core.output.literal import md_literal
@@ -37,6 +37,7 @@ from ragrecall_core.scoring.evaluate import evaluate
 from ragrecall_core.scoring.policy import Policy
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+NO_VERDICTS = "No meeting verdicts recorded."
 REPORT_MEASURES = (
     "Recall@{k}",
     "Hit@{k}",
@@ -83,6 +84,8 @@ class Report:
     generated: str
     stored_judgments: str
     rule: str = DEFAULT_RULE
+    # the meeting's latest verdict per (run, query) (ragrecall_core.analysis.verdicts)
+    verdicts: pd.DataFrame | None = None
 
     def header(self) -> dict:
         return {
@@ -99,6 +102,11 @@ class Report:
         parts = ["# ragrecall retrieval report", ""]
         parts += [f"- **{key}**: {md_literal(value)}" for key, value in self.header().items()]
         parts += ["", "## Results (macro mean over queries)", "", _md(self.aggregate_table())]
+        parts += ["", "## Meeting verdicts", ""]
+        if self.has_verdicts():
+            parts += [_md(self.verdict_counts()), "", _md(self.verdict_list())]
+        else:
+            parts += [NO_VERDICTS]
         parts += ["", "## Measure definitions", "", _md(self.definitions)]
         parts += ["", "## Run configs (secrets redacted)", ""]
         for run, config in self.configs.items():
@@ -115,6 +123,7 @@ class Report:
         comments = [f"{key}: {value}" for key, value in self.header().items()]
         comments += [_hash_comment(h) for h in self.hashes]
         comments += [f"config {run}: {json.dumps(config)}" for run, config in self.configs.items()]
+        comments += self.verdict_comments()
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
         writer.writerows([["# " + _one_line(line)] for line in comments])
@@ -139,15 +148,49 @@ class Report:
             f"<li><b>{html.escape(k)}</b>: {html.escape(str(v))}</li>"
             for k, v in self.header().items()
         )
+        verdicts = (
+            _html_table(self.verdict_counts()) + _html_table(self.verdict_list())
+            if self.has_verdicts()
+            else f"<p>{html.escape(NO_VERDICTS)}</p>"
+        )
         return HTML.format(
             header=header,
             chart=chart,
+            verdicts=verdicts,
             results=_html_table(self.aggregate_table()),
             definitions=_html_table(self.definitions),
             configs=configs,
             hashes=_html_table(pd.DataFrame(self.hashes)),
             per_query=per_query,
         )
+
+    def has_verdicts(self) -> bool:
+        return self.verdicts is not None and not self.verdicts.empty
+
+    def verdict_counts(self) -> pd.DataFrame:
+        """How many queries of each run the meeting gave each reason."""
+        counts = self.verdicts.groupby(["run", "reason"], sort=True).size()
+        return counts.rename("queries").reset_index()
+
+    def verdict_list(self) -> pd.DataFrame:
+        """Every current verdict: run, query, reason, owner, note."""
+        return self.verdicts[["run", "query_id", "reason", "owner", "note"]].rename(
+            columns={"query_id": "query"}
+        )
+
+    def verdict_comments(self) -> list[str]:
+        """The verdicts as CSV comment lines (each one cell starting ``#``: never a formula)."""
+        if not self.has_verdicts():
+            return [f"meeting verdicts: {NO_VERDICTS}"]
+        counts = [
+            f"meeting verdicts {run}: "
+            + ", ".join(f"{r.reason} {r.queries}" for r in rows.itertuples(index=False))
+            for run, rows in self.verdict_counts().groupby("run", sort=True)
+        ]
+        return counts + [
+            f"verdict {r.run} {r.query}: {r.reason}; owner: {r.owner or '-'}; note: {r.note}"
+            for r in self.verdict_list().itertuples(index=False)
+        ]
 
     def aggregate_table(self) -> pd.DataFrame:
         table = self.aggregate.pivot(index="run", columns="measure", values="value")
@@ -223,10 +266,7 @@ def stored_judgments(workspace: Workspace, policy: Policy) -> str:
         return f"none ({path.name} not found)"
     used = (
         workspace.cursor()
-        .execute(
-            f"SELECT count(*) FROM (SELECT DISTINCT query_id, chunk_id, annotator "  # noqa: S608
-            f"FROM {STORE}.judgments)"
-        )
+        .execute("SELECT count(*) FROM all_grades WHERE source = 'judge page'")
         .fetchone()[0]
     )
     if not policy.manual_grades:
@@ -277,6 +317,8 @@ def build_report(
     """Everything the report shows, on the held-out split by default; pass and fail per
     query follow the pass ``rule``, which the header states."""
     policy = policy or Policy()
+    from ragrecall_core.analysis.verdicts import latest_verdicts  # it imports this module
+
     judgments = stored_judgments(workspace, policy)
     chosen, scope = default_split(workspace, split)
     ids = query_ids(workspace, split=chosen)
@@ -290,6 +332,9 @@ def build_report(
         ignore_index=True,
     )
     per_query = per_query[["run", *[c for c in per_query.columns if c != "run"]]]
+    verdicts = latest_verdicts(workspace)
+    if ids is not None:
+        verdicts = verdicts[verdicts.query_id.isin(ids)]
     definitions = pd.DataFrame(
         [
             {"measure": m, "definition": parse_measure(m).definition.description}
@@ -308,6 +353,7 @@ def build_report(
         generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         stored_judgments=judgments,
         rule=rule,
+        verdicts=verdicts,
     )
 
 
@@ -328,6 +374,8 @@ pre {{ background: #f6f6f6; padding: 0.5rem; white-space: pre-wrap; }}
 <h2>Results (macro mean over queries)</h2>
 {results}
 {chart}
+<h2>Meeting verdicts</h2>
+{verdicts}
 <h2>Measure definitions</h2>
 {definitions}
 <h2>Run configs (secrets redacted)</h2>
