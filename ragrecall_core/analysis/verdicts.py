@@ -180,7 +180,7 @@ def _field_problems(where: str, line: int | None, row: dict, workspace: Workspac
         problems.append(Problem(where, line, row["reason"], EXPECTED_REASON))
     for name in TEXT_FIELDS:
         if len(row[name]) > MAX_TEXT:
-            shown = f"{row[name][:60]}… ({len(row[name]):,} characters)"
+            shown = f"{row[name][:50]}… ({len(row[name]):,} characters)"
             problems.append(Problem(where, line, shown, f"{name} of at most {MAX_TEXT} characters"))
     return problems
 
