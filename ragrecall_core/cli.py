@@ -117,6 +117,23 @@ def add_format(parser: argparse.ArgumentParser, formats: Sequence[str] = ("table
     )
 
 
+def add_memory_limit(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--memory-limit",
+        metavar="SIZE",
+        help="memory DuckDB may use, e.g. 4GB or 512MiB; beyond it work spills to a temporary "
+        "folder (default: $RAGRECALL_MEMORY_LIMIT, else DuckDB's default, 80%% of RAM)",
+    )
+
+
+def memory_limit_from(args: argparse.Namespace, problems: list[Problem]) -> None:
+    """Check ``--memory-limit`` (else ``$RAGRECALL_MEMORY_LIMIT``) with the other options,
+    and keep it on ``args`` as DuckDB spells it."""
+    from ragrecall_core.inputs.db import memory_limit_or_default
+
+    args.memory_limit = take(problems, memory_limit_or_default, args.memory_limit)
+
+
 def add_split(parser: argparse.ArgumentParser, default: str = "all queries") -> None:
     parser.add_argument(
         "--split", metavar="NAME", help=f"only this split's queries (default: {default})"
@@ -168,6 +185,7 @@ def build_parser() -> ArgumentParser:
         help="add the default measures at cutoff K; may repeat (default: k = 5 without -m)",
     )
     add_policy_options(ev)
+    add_memory_limit(ev)
     ev.add_argument("--per-query", action="store_true", help="also print every query's values")
     add_format(ev, FORMATS)
     ev.set_defaults(handler=cmd_evaluate)
@@ -188,6 +206,7 @@ def build_parser() -> ArgumentParser:
     add_split(cmp)
     add_pass_rule(cmp)
     add_policy_options(cmp)
+    add_memory_limit(cmp)
     add_format(cmp)
     cmp.set_defaults(handler=cmd_compare)
 
@@ -213,6 +232,7 @@ def build_parser() -> ArgumentParser:
     add_cutoff(chk, "cutoff of the pass rule's measure that defines a regression (default 5)")
     add_pass_rule(chk)
     add_policy_options(chk)
+    add_memory_limit(chk)
     add_format(chk)
     chk.add_argument(
         "--summary",
@@ -276,6 +296,7 @@ def build_parser() -> ArgumentParser:
     )
     add_split(na)
     add_policy_options(na)
+    add_memory_limit(na)
     add_format(na)
     na.set_defaults(handler=cmd_no_answer)
 
@@ -304,6 +325,7 @@ def build_parser() -> ArgumentParser:
         metavar="FILE",
         help="the pool file: .jsonl (JSON lines) or .csv",
     )
+    add_memory_limit(pool)
     pool.set_defaults(handler=cmd_pool)
 
     agr = sub.add_parser("agreement", help="agreement between annotators and disagreements")
@@ -324,6 +346,7 @@ def build_parser() -> ArgumentParser:
     add_cutoff(rep, "the cutoff of the report's measures (default 5)")
     add_split(rep, "'test' when the gold set has it")
     add_pass_rule(rep)
+    add_memory_limit(rep)
     rep.set_defaults(handler=cmd_report)
 
     ver = sub.add_parser("verdicts", help="the review meeting's verdicts: list, export, import")
@@ -414,7 +437,9 @@ def load(args: argparse.Namespace, runs: list[Path]) -> Workspace:
     from ragrecall_core.analysis.selection import require_split
     from ragrecall_core.inputs.workspace import Workspace
 
-    workspace = Workspace.from_files(args.gold, runs, args.grades, args.corpus)
+    workspace = Workspace.from_files(
+        args.gold, runs, args.grades, args.corpus, memory_limit=args.memory_limit
+    )
     require_split(workspace, args.split)
     return workspace
 
@@ -433,8 +458,11 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     problems: list[Problem] = []
     measures = take(problems, measures_from, args.measure, args.k)
     policy = policy_from(args, problems)
+    memory_limit_from(args, problems)
     raise_if_any(problems)
-    workspace = Workspace.from_files(args.gold, args.runs, args.grades, args.corpus)
+    workspace = Workspace.from_files(
+        args.gold, args.runs, args.grades, args.corpus, memory_limit=args.memory_limit
+    )
     evaluation = evaluate(workspace, measures, policy=policy)
     text = render(evaluation, args.format, per_query=args.per_query)
     if args.format == "json":
@@ -470,6 +498,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     take(problems, require_rule, args.pass_rule)
     measures = take(problems, measures_from, args.measure, []) if args.measure else None
     policy = policy_from(args, problems)
+    memory_limit_from(args, problems)
     raise_if_any(problems)
     workspace = load(args, [args.baseline, args.candidate])
     baseline, candidate = workspace.run_names
@@ -510,6 +539,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         problems += gate_problems(args.require, args.baseline, budget)
     problems += gate_file_problems(args.summary, args.junit)
     policy = policy_from(args, problems)
+    memory_limit_from(args, problems)
     raise_if_any(problems)
     runs = [args.run] + ([args.baseline] if args.baseline else [])
     workspace = load(args, runs)
@@ -614,6 +644,7 @@ def cmd_no_answer(args: argparse.Namespace) -> int:
     k = take(problems, parse_cutoff, args.k)
     share = take(problems, parse_share, args.max_false_confidence)
     policy = policy_from(args, problems)
+    memory_limit_from(args, problems)
     raise_if_any(problems)
     workspace = load(args, args.runs)
     report = no_answer_report(
@@ -633,6 +664,7 @@ def cmd_pool(args: argparse.Namespace) -> int:
     k = depth if args.k is None else take(problems, parse_cutoff, args.k)
     take(problems, pool_format, args.output)
     problems += output_problems(args.output)
+    memory_limit_from(args, problems)
     raise_if_any(problems)
     workspace = load(args, args.runs)
     said_mappings(workspace, "table", dict)
@@ -664,8 +696,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     take(problems, require_rule, args.pass_rule)
     take(problems, output_suffix, args.output)
     problems += output_problems(args.output)
+    memory_limit_from(args, problems)
     raise_if_any(problems)
-    workspace = Workspace.open(args.workspace)
+    workspace = Workspace.open(args.workspace, memory_limit=args.memory_limit)
     said_mappings(workspace, "table", dict)
     require_split(workspace, args.split)
     report = build_report(workspace, k=k, split=args.split, rule=args.pass_rule)

@@ -6,10 +6,16 @@ threads (Streamlit sessions) take their own ``cursor()`` from it.
 
 from __future__ import annotations
 
+import os
+import re
+import tempfile
+import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
 import duckdb
+
+from ragrecall_core.errors import InputError, Problem
 
 # What the evaluation sees of reviewers while no judgment store is attached: the files'
 # grades and resolutions (inputs/store.py widens both views to the store when attached).
@@ -46,10 +52,57 @@ CREATE TABLE IF NOT EXISTS corpus (
 """
 
 
-def connect(database: str | Path = ":memory:") -> duckdb.DuckDBPyConnection:
-    """Open a DuckDB connection with ragrecall's schema in place."""
+MEMORY_LIMIT_ENV = "RAGRECALL_MEMORY_LIMIT"
+UNITS = {"b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12}
+UNITS |= {"kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+SIZE = re.compile(r"([0-9]{1,9}(?:\.[0-9]{1,3})?) ?([A-Za-z]{1,3})")
+SMALLEST, LARGEST = 16 * 10**6, 2**50  # under 16 MB DuckDB cannot read a row group
+MEMORY_SIZE = "a memory size such as 4GB, 3.5GB or 512MiB (16MB to 1PiB; B, KB, MB, GB, TB, KiB...)"
+
+
+def parse_memory_limit(text: str, source: str = "--memory-limit") -> str:
+    """``text`` as a DuckDB ``memory_limit`` (unit spelled as DuckDB spells it), or an
+    :class:`InputError` naming ``source``. A whole match of ASCII digits and a known unit:
+    the value reaches DuckDB as a bound parameter, and only after this check."""
+    found = SIZE.fullmatch(text) if text.isascii() else None
+    unit = found and next((u for u in UNITS if u == found[2].lower()), None)
+    if not found or not unit or not SMALLEST <= float(found[1]) * UNITS[unit] <= LARGEST:
+        raise InputError([Problem(source, None, text, MEMORY_SIZE)])
+    spelled = unit.upper() if "i" not in unit else unit[0].upper() + "iB"
+    return found[1] + spelled
+
+
+def memory_limit_or_default(memory_limit: str | None) -> str | None:
+    """The limit given, else ``$RAGRECALL_MEMORY_LIMIT``, else ``None``: DuckDB's own default
+    (80% of the machine's memory)."""
+    if memory_limit is not None:
+        return parse_memory_limit(memory_limit)
+    from_env = os.environ.get(MEMORY_LIMIT_ENV)
+    return parse_memory_limit(from_env, MEMORY_LIMIT_ENV) if from_env is not None else None
+
+
+def spill_folder() -> str:
+    """A fresh, unguessable folder name for DuckDB to spill to. DuckDB creates it when the
+    work first outgrows the memory limit and deletes it (it made it) when the connection
+    closes, so a run that never spills leaves nothing behind."""
+    return str(Path(tempfile.gettempdir()) / f"ragrecall-spill-{uuid.uuid4().hex}")
+
+
+def connect(
+    database: str | Path = ":memory:", memory_limit: str | None = None
+) -> duckdb.DuckDBPyConnection:
+    """Open a DuckDB connection with ragrecall's schema in place, its memory limit
+    (``memory_limit``, else ``$RAGRECALL_MEMORY_LIMIT``, else DuckDB's default of 80% of
+    memory) and a spill folder of its own.
+
+    Settings are made here, before :func:`lock_down` freezes them. Insertion order stays
+    preserved: line numbers are ``row_number() OVER ()`` over a file's rows."""
+    limit = memory_limit_or_default(memory_limit)
     con = duckdb.connect(str(database))
     con.execute("SET enable_progress_bar = false")
+    if limit is not None:
+        con.execute("SET memory_limit = $limit", {"limit": limit})
+    con.execute("SET temp_directory = $folder", {"folder": spill_folder()})
     con.execute(SCHEMA)
     con.execute(FILE_ONLY_VIEWS)
     return con

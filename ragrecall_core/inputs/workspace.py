@@ -79,15 +79,18 @@ class Workspace:
         grades: Sequence[str | Path] = (),
         corpus: str | Path | None = None,
         folder: str | Path | None = None,
+        memory_limit: str | None = None,
     ) -> Workspace:
         """Load loose files; every file's problems are reported together. ``gold`` may be a
-        BEIR-layout folder (:mod:`.beir`)."""
+        BEIR-layout folder (:mod:`.beir`). ``memory_limit`` (e.g. ``"4GB"``; default
+        ``$RAGRECALL_MEMORY_LIMIT``, else DuckDB's 80% of memory) bounds DuckDB, which
+        spills to a temporary folder beyond it."""
         if Path(gold).is_dir() and is_beir_folder(Path(gold)):
             if corpus is not None:
                 expected = f"no other corpus beside the BEIR folder {gold} (it has its own)"
                 raise InputError([Problem(str(corpus), None, str(corpus), expected)])
-            return cls.from_beir(gold, runs, grades)
-        con = connect()
+            return cls.from_beir(gold, runs, grades, memory_limit=memory_limit)
+        con = connect(memory_limit=memory_limit)
         ws = cls(
             con,
             Path(gold),
@@ -144,6 +147,7 @@ class Workspace:
         runs: Sequence[str | Path],
         grades: Sequence[str | Path] = (),
         in_place: bool = False,
+        memory_limit: str | None = None,
     ) -> Workspace:
         """A BEIR-layout folder (:mod:`.beir`) with runs and grades from files. The judgment
         store lives in the folder when it is opened as a workspace (``in_place``), else
@@ -151,7 +155,7 @@ class Workspace:
         root = Path(folder)
         raise_if_any(links_leaving(root))
         queries, corpus, *qrels = beir_files(root)
-        con = connect()
+        con = connect(memory_limit=memory_limit)
         ws = cls(
             con,
             queries,
@@ -183,15 +187,18 @@ class Workspace:
         return self
 
     @classmethod
-    def open(cls, folder: str | Path) -> Workspace:
-        """Open a workspace folder (see the module docstring for its layout)."""
+    def open(cls, folder: str | Path, memory_limit: str | None = None) -> Workspace:
+        """Open a workspace folder (see the module docstring for its layout); the memory
+        limit as for :meth:`from_files`."""
         root = Path(folder)
         if not root.is_dir():
             raise InputError([Problem(str(root), None, str(root), "a workspace folder")])
         raise_if_any(links_leaving(root))
         gold = next((root / n for n in GOLD_NAMES if (root / n).is_file()), None)
         if gold is None and is_beir_folder(root):
-            return cls.from_beir(root, workspace_runs(root), workspace_grades(root), True)
+            return cls.from_beir(
+                root, workspace_runs(root), workspace_grades(root), True, memory_limit
+            )
         if gold is None:
             raise InputError(
                 [Problem(str(root), None, "no gold file", f"one of {', '.join(GOLD_NAMES)}")]
@@ -203,7 +210,7 @@ class Workspace:
             )
         grades = workspace_grades(root)
         corpus = next((root / n for n in CORPUS_NAMES if (root / n).is_file()), None)
-        return cls.from_files(gold, runs, grades, corpus, folder=root)
+        return cls.from_files(gold, runs, grades, corpus, folder=root, memory_limit=memory_limit)
 
     def _lock_down(self, runs: list[Path]) -> None:
         """From before the first read, the connection may open only the input files it is
