@@ -18,6 +18,7 @@ from ragrecall_app.context import (
 from ragrecall_app.reading import query_html, reading_view
 from ragrecall_app.render import escape_markdown, notes, policy_note
 from ragrecall_app.ruled import rule_note
+from ragrecall_app.verdict_form import verdict_form
 from ragrecall_core.analysis.query_table import (
     display_frame,
     failing_first,
@@ -29,8 +30,6 @@ from ragrecall_core.output.literal import as_words, yes_no
 from ragrecall_core.views.harm_view import add_harm_column
 from ragrecall_core.views.highlight import query_terms
 from ragrecall_core.views.plot_events import selected_rows
-
-GROUP_FILTERS = ("failure_class", "doc_length", "reason", "verdict")
 
 ctx = current()
 s = ctx.state
@@ -109,6 +108,7 @@ def open_query() -> None:
         st.warning(f"Query {escape_markdown(query_id)} is not in the gold set.")
         return
     st.html(query_line_html(detail.query))
+    verdict_form(ctx, run, query_id)
     for line in detail.missing:
         if "corpus" not in line:  # the page's notes already say it, once
             st.caption(escape_markdown(line))
@@ -123,7 +123,7 @@ def query_line_html(query: dict) -> str:
 
 def group_banner() -> None:
     """Filters set by a click on Failures, named, with a way back."""
-    active = {c: v for c, v in s.filters().items() if c in GROUP_FILTERS}
+    active = s.group_filters()
     if not active:
         return
     c1, c2 = st.columns([4, 1])
@@ -134,7 +134,7 @@ def group_banner() -> None:
     c2.button(
         "Clear these filters",
         on_click=put_state,
-        kwargs=dict.fromkeys(active, ""),
+        kwargs=s.without_group_filters(),
         key="queries_clear_groups",
     )
 
@@ -184,19 +184,20 @@ event = st.dataframe(
     hide_index=True,
     width="stretch",
     height=420,
+    # pixel widths: the review columns (and a verdict) fit the ~1,100 px of a 1600 px screen
     column_config={
-        "status": st.column_config.TextColumn("status", width=90),
-        "query_id": st.column_config.TextColumn("query_id", width=80),
-        "query": st.column_config.TextColumn("query", width="large"),
-        "type": st.column_config.TextColumn(width=140),
-        "section": st.column_config.TextColumn(width=110),
-        "failure class": st.column_config.TextColumn(width=190),
-        "first rank": st.column_config.TextColumn(width=90),
-        f"Recall@{s.k}": st.column_config.TextColumn(width=80),
+        "status": st.column_config.TextColumn("status", width=70),
+        "query_id": st.column_config.TextColumn("query_id", width=60),
+        "query": st.column_config.TextColumn("query", width=280),
+        "type": st.column_config.TextColumn(width=110),
+        "section": st.column_config.TextColumn(width=95),
+        "failure class": st.column_config.TextColumn(width=135),
+        "first rank": st.column_config.TextColumn(width=75),
+        f"Recall@{s.k}": st.column_config.TextColumn(width=65),
+        f"Hit@{s.k}": st.column_config.TextColumn(width=50),
+        "verdict": st.column_config.TextColumn(width=135),
         f"RecallCap@{s.k}": st.column_config.TextColumn(width="small"),
-        f"Hit@{s.k}": st.column_config.TextColumn(width=60),
         "RR": st.column_config.TextColumn(width="small"),
-        "verdict": st.column_config.TextColumn(width=170),
         f"Harm@{s.k}": st.column_config.TextColumn(
             width="small", help="1: a reviewer-flagged harmful chunk in the top k"
         ),

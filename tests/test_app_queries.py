@@ -2,11 +2,11 @@
 
 import json
 import re
+import shutil
 from html import escape
 
 import pytest
 
-from ragrecall_app.context import Context
 from ragrecall_core import Workspace, evaluate
 from tests.dashboard_support import (
     ROOT,
@@ -133,20 +133,6 @@ def test_next_and_previous_failing(at):
     assert at.session_state["queries_q"] == ids[-1]  # wraps round
 
 
-def test_verdict_column_shown_when_rows_carry_it(monkeypatch):
-    rows = Context.rows
-
-    def with_verdict(self, *args, **kwargs):
-        out = rows(self, *args, **kwargs)
-        return out.assign(verdict=["chunk boundary" if q == "q042" else "" for q in out.query_id])
-
-    monkeypatch.setattr(Context, "rows", with_verdict)
-    at = app(monkeypatch=monkeypatch).switch_page(PAGE).run()
-    table = at.dataframe(key="queries_table").value
-    assert table.columns[9] == "verdict"
-    assert table.set_index("query_id").at["q042", "verdict"] == "chunk boundary"
-
-
 def test_deep_link_opens_reading_view(monkeypatch):
     at = app(monkeypatch=monkeypatch, params={"q": "q029", "focus": "dense-minilm"})
     at.switch_page(PAGE).run()
@@ -193,3 +179,73 @@ def test_hostile_text_is_data_not_markup(tmp_path, monkeypatch):
     assert "<script>" not in shown
     assert "[click](javascript:alert(1))" in strip_marks(shown)
     assert not any("<script>" in m.value for m in at.markdown)
+
+
+# ---------------------------------------------------------------- the meeting's verdict
+@pytest.fixture
+def meeting(tmp_path, monkeypatch):
+    """Queries on a copy of data_samples (a verdict is written to its store), q042 open."""
+    folder = tmp_path / "ws"
+    shutil.copytree(ROOT / "data_samples", folder, ignore=shutil.ignore_patterns("*.duckdb*"))
+    return app(folder, monkeypatch, params={"q": "q042"}).switch_page(PAGE).run()
+
+
+def field(at, kind: str, label: str):
+    found = [w for w in getattr(at, kind) if w.label == label]
+    assert len(found) == 1, [w.label for w in getattr(at, kind)]
+    return found[0]
+
+
+def save_verdict(at, reason: str, note: str = "", owner: str = "") -> None:
+    field(at, "selectbox", "Failure reason").select(reason)
+    field(at, "text_input", "Note").input(note)
+    field(at, "text_input", "Owner (optional)").input(owner)
+    field(at, "text_input", "Recorded by").input("dora")
+    [save] = [b for b in at.button if b.label == "Save verdict"]
+    save.click().run()
+
+
+def test_a_verdict_is_recorded_from_the_reading_view(meeting):
+    assert field(meeting, "selectbox", "Failure reason").value is None
+    assert any(m.value == "No verdict yet." for m in meeting.markdown)
+    save_verdict(meeting, "chunk boundary", "the exception is in the next chunk", "ops")
+    no_exception(meeting)
+    table = meeting.dataframe(key="queries_table").value
+    assert table.columns[9] == "verdict"  # among the columns a review reads
+    assert table.set_index("query_id").at["q042", "verdict"] == "chunk boundary"
+    said = " ".join(m.value for m in meeting.markdown)
+    assert "Verdict: chunk boundary" in said and "owner: ops" in said
+    assert any(e.label == "Verdict history (1)" for e in meeting.expander)
+    # the next query's form starts empty: nothing typed for q042 carries over
+    meeting.button(key="queries_next").click().run()
+    assert meeting.session_state["queries_q"] != "q042"
+    assert field(meeting, "selectbox", "Failure reason").value is None
+    assert field(meeting, "text_input", "Note").value == ""
+    # back on q042 the form holds the current verdict; withdrawing empties the column
+    meeting.button(key="queries_prev").click().run()
+    assert field(meeting, "selectbox", "Failure reason").value == "chunk boundary"
+    save_verdict(meeting, "(no verdict: withdraw)")
+    table = meeting.dataframe(key="queries_table").value.set_index("query_id")
+    assert table.at["q042", "verdict"] == ""
+    assert any(e.label == "Verdict history (2)" for e in meeting.expander)
+
+
+def test_a_refused_verdict_says_why_and_stores_nothing(meeting):
+    save_verdict(meeting, "other", note="x" * 2001)
+    assert any("not saved" in e.value for e in meeting.error)
+    assert any("at most 2000 characters" in c.value for c in meeting.code)
+    assert (
+        meeting.dataframe(key="queries_table").value.set_index("query_id").at["q042", "verdict"]
+        == ""
+    )
+
+
+def test_a_read_only_store_disables_the_verdict_form(tmp_path, monkeypatch):
+    monkeypatch.setattr("ragrecall_core.inputs.store.is_writable", lambda path: False)
+    folder = tmp_path / "ws"
+    shutil.copytree(ROOT / "data_samples", folder, ignore=shutil.ignore_patterns("*.duckdb*"))
+    at = app(folder, monkeypatch, params={"q": "q042"}).switch_page(PAGE).run()
+    no_exception(at)
+    assert not [b for b in at.button if b.label == "Save verdict"]
+    off = [c.value for c in at.caption if c.value.startswith("Recording verdicts is off")]
+    assert len(off) == 1 and "read-only" in off[0]

@@ -1,0 +1,101 @@
+"""The meeting's verdict on one (run, query), recorded from the reading view.
+
+One compact form: reason (the fixed vocabulary of
+:data:`ragrecall_core.analysis.verdicts.REASONS`), note, owner, who records it. The form's
+key names the run and query, so what was typed for one query never carries over to the
+next; its inputs have no widget keys (their values are read on submit, and they are data
+being entered, not part of the view a link reproduces). A store that cannot be written
+disables the form with its one-line reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import pandas as pd
+import streamlit as st
+
+from ragrecall_app.context import Context
+from ragrecall_app.render import escape_markdown, problems
+from ragrecall_core.analysis import verdicts
+from ragrecall_core.errors import InputError
+
+SAVED = "_ragrecall_verdict_saved"
+WITHDRAW = "(no verdict: withdraw)"
+
+
+def _form_key(run: str, query_id: str) -> str:
+    """A form key per (run, query): any text, hashed so it is a plain key."""
+    digest = hashlib.sha256(f"{run}\x00{query_id}".encode()).hexdigest()[:16]
+    return f"queries_verdict_{digest}"
+
+
+def current_verdict(ctx: Context, run: str, query_id: str) -> dict:
+    """The latest verdict of (run, query) as a dict ({} when none)."""
+    latest = ctx.verdicts()
+    row = latest[(latest["run"] == run) & (latest["query_id"] == query_id)]
+    return row.iloc[0].to_dict() if len(row) else {}
+
+
+def current_line(verdict: dict) -> str:
+    """The current verdict in one Markdown-safe line."""
+    if not verdict:
+        return "No verdict yet."
+    parts = [f"**Verdict: {escape_markdown(verdict['reason'])}**"]
+    if verdict.get("note"):
+        parts.append(escape_markdown(verdict["note"]))
+    if verdict.get("owner"):
+        parts.append("owner: " + escape_markdown(verdict["owner"]))
+    by = escape_markdown(verdict.get("recorded_by") or "someone")
+    when = pd.Timestamp(verdict["recorded_at"]).strftime("%Y-%m-%d %H:%M")
+    parts.append(f"recorded by {by}, {when}")
+    return " · ".join(parts)
+
+
+def _save(ctx: Context, run: str, query_id: str, reason, note, owner, by) -> None:
+    try:
+        ctx.record_verdict(run, query_id, "" if reason == WITHDRAW else reason, note, owner, by)
+    except InputError as error:
+        problems(error, "The verdict was not saved")
+        return
+    st.session_state[SAVED] = (run, query_id)
+    st.rerun()
+
+
+def verdict_form(ctx: Context, run: str, query_id: str) -> None:
+    """The current verdict, the form to record one, and the history of (run, query)."""
+    verdict = current_verdict(ctx, run, query_id)
+    st.markdown(current_line(verdict))
+    if st.session_state.pop(SAVED, None) == (run, query_id):
+        st.caption("Saved.")
+    if not ctx.store.can_judge:
+        st.caption(escape_markdown("Recording verdicts is off: " + ctx.store.note))
+        return
+    options = [*verdicts.REASONS, *([WITHDRAW] if verdict else [])]
+    chosen = verdict.get("reason")
+    with st.form(_form_key(run, query_id), border=False, enter_to_submit=False):
+        reason_col, note_col, owner_col, by_col, save_col = st.columns(
+            [2.2, 4, 1.6, 1.6, 1.3], vertical_alignment="bottom"
+        )
+        reason = reason_col.selectbox(
+            "Failure reason",
+            options,
+            index=options.index(chosen) if chosen in options else None,
+            placeholder="choose a reason",
+        )
+        note = note_col.text_input("Note", value=verdict.get("note", ""))
+        owner = owner_col.text_input("Owner (optional)", value=verdict.get("owner", ""))
+        by = by_col.text_input("Recorded by", value=verdict.get("recorded_by", ""))
+        if save_col.form_submit_button("Save verdict", type="primary", width="stretch"):
+            if reason is None:
+                st.warning("Choose a failure reason first.")
+            else:
+                _save(ctx, run, query_id, reason, note, owner, by)
+    history = verdicts.verdict_history(ctx.ws, run, query_id)
+    if len(history):
+        with st.expander(f"Verdict history ({len(history)})"):
+            st.dataframe(
+                history.assign(reason=history["reason"].replace("", "(withdrawn)")),
+                hide_index=True,
+                width="stretch",
+            )
