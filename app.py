@@ -83,6 +83,10 @@ CHOICE_LABELS = {
 st.set_page_config(page_title="ragrecall", page_icon=":material/target:", layout="wide")
 page = st.navigation(PAGES)
 context.start_session()
+if state_value("presentation"):
+    # the room needs the width: the sidebar starts closed (its toggle turns this off)
+    st.set_page_config(initial_sidebar_state="collapsed")
+    presentation_style()
 cli = parse_source(sys.argv[1:], os.environ, HERE / "data_samples")
 
 
@@ -246,8 +250,6 @@ st.session_state[context.CTX] = context.Context(
     store=store,
 )
 context.sync_url()
-if state.presentation:
-    presentation_style()
 for line in st.session_state.pop(context.REFUSED_PARAMS, []):
     st.warning(escape_markdown(line))
 page.run()

@@ -49,14 +49,19 @@ def policy_note(policy: Policy) -> None:
     st.caption(escape_markdown(policy_summary(policy)), help=escape_markdown(policy.describe()))
 
 
-# Presentation mode: larger text (rem-based sizes, the tables' canvas font included,
-# follow the root font size) and less chrome. A constant: nothing from any file goes in.
+# Presentation mode: larger text (rem-based sizes follow the root font size; the tables'
+# canvas is zoomed) and less chrome. A constant: nothing from any file goes in.
 PRESENTATION_CSS = """
 <style>
 html { font-size: 20px; }
 [data-testid="stDecoration"] { display: none; }
 [data-testid="stHeader"] { background: transparent; }
-[data-testid="stMainBlockContainer"] { padding-top: 2.2rem; padding-bottom: 1rem; }
+[data-testid="stMainBlockContainer"] {
+  padding: 2.2rem 1.5rem 1rem 1.5rem; max-width: none;
+}
+/* the tables' canvas takes its font size from the theme once, at load: zoom scales it */
+[data-testid="stDataFrame"] { zoom: 1.25; width: 80% !important; }
+[data-testid="stDataFrameResizable"] { width: 100% !important; max-width: 100%; }
 [data-testid="stSidebarHeader"] { padding-bottom: 0.25rem; }
 </style>
 """

@@ -31,7 +31,8 @@ def mean_label(measure: str) -> str:
 
 
 def headline_table(summary: pd.DataFrame, k: int) -> pd.DataFrame:
-    """One row per run: each measure as ``mean [low–high]``, Judged@k beside P@k."""
+    """One row per run: each measure as ``mean  [low–high]`` (the interval's bounds to two
+    decimals), Judged@k beside P@k."""
     order = [f"Recall@{k}", f"Hit@{k}", f"RR@{k}", f"P@{k}", f"Judged@{k}", f"nDCG@{k}"]
     rows = []
     for run, group in summary.groupby("run", sort=False):
@@ -39,8 +40,9 @@ def headline_table(summary: pd.DataFrame, k: int) -> pd.DataFrame:
         row = {"run": run}
         for m in order:
             if m in by.index and pd.notna(by.at[m, "value"]):
+                # bounds to 2 decimals: ten columns must fit at 1600 px
                 row[mean_label(m)] = (
-                    f"{by.at[m, 'value']:.3f}  [{by.at[m, 'low']:.3f}–{by.at[m, 'high']:.3f}]"
+                    f"{by.at[m, 'value']:.3f}  [{by.at[m, 'low']:.2f}–{by.at[m, 'high']:.2f}]"
                 )
             else:
                 row[mean_label(m)] = "—"
