@@ -11,7 +11,7 @@ from ragrecall_core.analysis.pass_rule import pass_measure
 from ragrecall_core.analysis.query_table import MISSING
 from ragrecall_core.views import charts
 from ragrecall_core.views.failure_groups import (
-    DIMENSIONS,
+    ALL_DIMENSIONS,
     NO_VERDICT,
     failure_groups,
     missing_dimensions,
@@ -50,7 +50,8 @@ st.caption(
     "always fails stands out"
 )
 
-labels = {key: label for key, (_col, label) in DIMENSIONS.items()}
+# the meeting's reason is offered when the rows carry the verdicts (Context.rows attaches them)
+labels = {key: label for key, (column, label) in ALL_DIMENSIONS.items() if column in rows.columns}
 missing = missing_dimensions(rows)
 st.segmented_control(
     "Group failing queries by",

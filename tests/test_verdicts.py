@@ -246,3 +246,22 @@ def test_an_old_store_without_verdicts_is_upgraded(tmp_path):
     v.record_verdict(ws, "old", "q1", "other")
     assert v.latest_verdicts(ws)["reason"].tolist() == ["other"]
     ws.con.close()
+
+
+def test_failure_groups_by_meeting_reason_count_failing_queries_only():
+    from ragrecall_core.views.failure_groups import NO_VERDICT, failure_groups
+
+    rows = pd.DataFrame(
+        {
+            "run": ["r"] * 4,
+            "query_id": ["a", "b", "c", "d"],
+            "failure_class": ["never retrieved", "ranked too low", "passed", "passed"],
+            "failing": [True, True, False, False],
+            "verdict": ["paraphrase", "", "other", ""],  # a passing query's verdict: no group
+        }
+    )
+    groups = failure_groups(rows, "verdict")
+    shown = {tuple(r) for r in groups[["group", "failing", "queries"]].values.tolist()}
+    assert shown == {(NO_VERDICT, 1, 4), ("paraphrase", 1, 4)}
+    without = failure_groups(rows.drop(columns="verdict"), "verdict")
+    assert without[["group", "failing"]].values.tolist() == [[NO_VERDICT, 2]]

@@ -23,8 +23,11 @@ DIMENSIONS: dict[str, tuple[str, str]] = {
     "section": ("section", "corpus section"),
     "doc_length": ("doc_length", "document length"),
     "reason": ("reason", "reviewer reason"),
-    "verdict": ("verdict", "meeting reason"),
 }
+# what the review meeting decided (ragrecall_core.analysis.verdicts), not a property of the
+# data: never "missing", its groups are the reasons and "no verdict yet"
+MEETING_DIMENSIONS: dict[str, tuple[str, str]] = {"verdict": ("verdict", "meeting reason")}
+ALL_DIMENSIONS = {**DIMENSIONS, **MEETING_DIMENSIONS}
 # the group of failing queries the meeting has not given a verdict yet
 NO_VERDICT = "no verdict yet"
 # dimensions whose groups are of failing queries only (``queries`` = all answerable ones)
@@ -44,8 +47,6 @@ def missing_dimensions(table: pd.DataFrame) -> dict[str, str]:
     a grouping of them would be one "(not given)" bar, which says nothing."""
     rows = table[table["failure_class"] != NO_ANSWER]
     missing = {}
-    if "verdict" not in rows.columns:
-        missing["verdict"] = "the meeting's verdicts are not loaded with these rows"
     for dimension, (absent, enabler) in ENABLED_BY.items():
         values = rows[DIMENSIONS[dimension][0]].astype("string").replace("", pd.NA)
         if absent is not None:
@@ -65,10 +66,12 @@ def failure_groups(table: pd.DataFrame, dimension: str) -> pd.DataFrame:
     meeting's reason, :mod:`ragrecall_core.analysis.verdicts`) the same, failing queries
     without one grouped as "no verdict yet".
     """
-    if dimension not in DIMENSIONS:
-        raise KeyError(f"unknown dimension {dimension!r}: one of {', '.join(DIMENSIONS)}")
-    column = DIMENSIONS[dimension][0]
+    if dimension not in ALL_DIMENSIONS:
+        raise KeyError(f"unknown dimension {dimension!r}: one of {', '.join(ALL_DIMENSIONS)}")
+    column = ALL_DIMENSIONS[dimension][0]
     rows = table[table["failure_class"] != NO_ANSWER].copy()
+    if column not in rows.columns:  # verdicts not attached: none recorded as far as known
+        rows[column] = ""
     if rows.empty:
         return pd.DataFrame(columns=COLUMNS)
     empty = NO_VERDICT if dimension == "verdict" else MISSING
