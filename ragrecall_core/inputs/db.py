@@ -16,6 +16,7 @@ from pathlib import Path
 import duckdb
 
 from ragrecall_core.errors import InputError, Problem
+from ragrecall_core.inputs import progress
 
 # What the evaluation sees of reviewers while no judgment store is attached: the files'
 # grades and resolutions (inputs/store.py widens both views to the store when attached).
@@ -99,7 +100,12 @@ def connect(
     preserved: line numbers are ``row_number() OVER ()`` over a file's rows."""
     limit = memory_limit_or_default(memory_limit)
     con = duckdb.connect(str(database))
-    con.execute("SET enable_progress_bar = false")
+    if progress.wanted():  # tracked for progress.shown, never printed: DuckDB prints to stdout
+        con.execute("SET enable_progress_bar = true")
+        con.execute("SET enable_progress_bar_print = false")
+        con.execute("SET progress_bar_time = 100")
+    else:
+        con.execute("SET enable_progress_bar = false")
     if limit is not None:
         con.execute("SET memory_limit = $limit", {"limit": limit})
     con.execute("SET temp_directory = $folder", {"folder": spill_folder()})

@@ -16,7 +16,7 @@ from pathlib import Path
 import duckdb
 
 from ragrecall_core.errors import raise_if_any
-from ragrecall_core.inputs import readers
+from ragrecall_core.inputs import progress, readers
 from ragrecall_core.inputs.checks import (
     Check,
     duplicate_key,
@@ -201,13 +201,14 @@ def load_gold(con: duckdb.DuckDBPyConnection, path: Path) -> str:
     """Load ``path`` into ``queries`` and ``qrels``; return the format it had."""
     readers.require_file(path)
     fmt = readers.detect_format(path)
-    if fmt == readers.JSONL:
-        _load_jsonl(con, path)
-    elif fmt in (readers.TREC_QRELS, readers.TREC_RUN):
-        _load_trec(con, path)
-        fmt = readers.TREC_QRELS
-    else:
-        _load_long(con, path, fmt)
+    with progress.shown(con, path):
+        if fmt == readers.JSONL:
+            _load_jsonl(con, path)
+        elif fmt in (readers.TREC_QRELS, readers.TREC_RUN):
+            _load_trec(con, path)
+            fmt = readers.TREC_QRELS
+        else:
+            _load_long(con, path, fmt)
     return fmt
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import duckdb
 
 from ragrecall_core.errors import InputError, Problem, raise_if_any
-from ragrecall_core.inputs import readers
+from ragrecall_core.inputs import progress, readers
 from ragrecall_core.inputs.checks import (
     Check,
     duplicate_key,
@@ -151,7 +151,8 @@ def load_run(con: duckdb.DuckDBPyConnection, path: Path, name: str | None = None
     table = f"run_table_{con.execute('SELECT count(*) FROM run_files').fetchone()[0]}"
     con.execute(f"DROP TABLE IF EXISTS {table}")
     try:
-        fmt = _load_table(con, path, fmt, table)
+        with progress.shown(con, path):
+            fmt = _load_table(con, path, fmt, table)
     except InputError as error:
         problems += error.problems
     if problems:
