@@ -59,8 +59,9 @@ html { font-size: 20px; }
 [data-testid="stMainBlockContainer"] {
   padding: 2.2rem 1.5rem 1rem 1.5rem; max-width: none;
 }
-/* the tables' canvas takes its font size from the theme once, at load: zoom scales it */
-[data-testid="stDataFrame"] { zoom: 1.25; width: 80% !important; }
+/* the tables draw their canvas at a font size fixed at load: zoom scales it to 16 px,
+   and the full width (a percentage is of the zoomed box) keeps every column in view */
+[data-testid="stDataFrame"] { zoom: 1.25; width: 100% !important; }
 [data-testid="stDataFrameResizable"] { width: 100% !important; max-width: 100%; }
 [data-testid="stSidebarHeader"] { padding-bottom: 0.25rem; }
 </style>
