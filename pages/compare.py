@@ -228,8 +228,8 @@ def outcome_html(query_id: str) -> str:
 
 
 def query_dialog(query_id: str) -> None:
-    """Both runs' top k of one query as text (baseline left, candidate right), its gold
-    chunks, where each relevant chunk moved and what entered or left the top k."""
+    """Where each relevant chunk moved (the story in a few rows), both runs' top k as text
+    (baseline left, candidate right), the gold chunks, and what entered or left the top k."""
     st.subheader(
         f"Query {escape_markdown(query_id)}: {escape_markdown(base)} → {escape_markdown(cand)}"
     )
@@ -244,14 +244,13 @@ def query_dialog(query_id: str) -> None:
             f"{len(new_here)} chunk(s) in the candidate's top {s.k} are new and unjudged "
             "(⚑ below): judge them before reading this query's loss as a real one."
         )
-    two_runs_view(baseline, candidate, "compare", new_here)
     sbs = analyses.lists(ctx.key, base, cand, query_id, s.k, ctx.policy, ws)
-    st.markdown("**Where each relevant chunk moved**")
     relevant = cv.relevant_moves(sbs, s.k)
     if relevant.empty:
         st.text("No relevant chunk is known for this query.")
     else:
         st.dataframe(relevant, hide_index=True, key="compare_moves", width="stretch")
+    two_runs_view(baseline, candidate, "compare", new_here)
     st.markdown(f"**Entered or left the top {s.k}**")
     swaps = cv.entered_left(sbs, s.k)
     if swaps.empty:

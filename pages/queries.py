@@ -183,7 +183,7 @@ event = st.dataframe(
     selection_mode="single-row",
     hide_index=True,
     width="stretch",
-    height=420,
+    height=420 if query_id else 600,  # the table is the page until a query is opened
     # pixel widths: the review columns (and a verdict) fit the ~1,100 px of a 1600 px screen
     column_config={
         "status": st.column_config.TextColumn("status", width=70),
