@@ -1,0 +1,83 @@
+"""Deep links on a fresh server (issue #12): no "Page not found" dialog over the right page.
+
+The dashboard is served the way ``ragrecall ui`` should serve it (``python -m
+ragrecall_app.serve``, see its docstring for the cause). The first test is the first
+session of its server, which is when the dialog used to appear; each page's link then
+opens in a new browser context.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.conftest import Server
+from tests.browser.test_dashboard_browser import TIMEOUT
+from tests.dashboard_support import ROOT
+
+# url path (query) -> the page's title
+PAGES = {
+    "": "Overview",
+    "query-table?q=q001": "Queries",
+    "failure-groups": "Failures",
+    "first-rank": "Ranks",
+    "blind-judging": "Judge",
+    "grades-review": "Agreement",
+    "runs-diff": "Compare",
+    "refusals": "No-answer queries",
+}
+
+
+class LauncherServer(Server):
+    """conftest's server, started through ``python -m ragrecall_app.serve``."""
+
+    def __init__(self):
+        super().__init__(None)
+        self.proc.terminate()  # the plain ``streamlit run`` conftest started
+        self.proc.wait(timeout=10)
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "ragrecall_app.serve",
+                "--server.headless",
+                "true",
+                "--server.port",
+                str(self.port),
+                "--server.fileWatcherType",
+                "none",
+            ],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+
+
+@pytest.fixture(scope="module")
+def fresh_url():
+    server = LauncherServer().wait()
+    try:
+        yield server.url
+    finally:
+        server.stop()
+
+
+def open_and_check(page: Page, url: str, title: str) -> None:
+    page.goto(url)
+    expect(page.locator("h1").filter(has_text=title).first).to_be_visible(timeout=TIMEOUT)
+    page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]")
+    page.wait_for_timeout(800)  # a late dialog would be in the DOM by now
+    expect(page.get_by_text("Page not found")).to_have_count(0)
+    expect(page.get_by_role("dialog")).to_have_count(0)
+
+
+def test_the_first_session_of_a_fresh_server_opens_a_deep_link_cleanly(page: Page, fresh_url):
+    open_and_check(page, f"{fresh_url}/query-table?q=q001", "Queries")
+
+
+@pytest.mark.parametrize("path", list(PAGES))
+def test_every_page_link_opens_without_a_page_not_found_dialog(page: Page, fresh_url, path):
+    open_and_check(page, f"{fresh_url}/{path}", PAGES[path])
