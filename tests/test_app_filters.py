@@ -101,3 +101,30 @@ def test_the_policy_is_one_short_line_with_the_sentence_on_hover(monkeypatch):
     (line,) = [c for c in at.caption if c.value.startswith("Policy")]
     assert line.value == escape_markdown("Policy: grade >= 2 · chunk · reviewers' grades off")
     assert "reviewer partial \\(1\\)" in line.proto.help
+
+
+def _answerable_in(section: str) -> int:
+    gold = _jsonl(SAMPLES / "gold.jsonl")
+    return sum(1 for g in gold if g["relevant_ids"] and g.get("section") == section)
+
+
+def test_ranks_follow_the_section_filter(monkeypatch):
+    at = app(monkeypatch=monkeypatch, params={"section": SECTION, "run": "bm25"})
+    at.switch_page("pages/ranks.py").run()
+    no_exception(at)
+    # answerable = listed relevant in the gold (reviewers' grades may add more, never fewer)
+    counts = [c.value for c in at.caption if "n \\=" in c.value]
+    (line,) = counts
+    n = int(line.split("n \\= ")[1].split(" ")[0])
+    assert _answerable_in(SECTION) <= n < _answerable_in(SECTION) + _no_answer_in(SECTION) + 1
+
+
+def test_no_answer_page_follows_the_section_filter(monkeypatch):
+    at = app(monkeypatch=monkeypatch, params={"section": SECTION})
+    at.switch_page("pages/no_answer.py").run()
+    no_exception(at)
+    line = next(c.value for c in at.caption if "no-answer queries (no relevant" in c.value)
+    assert line.startswith(f"{_no_answer_in(SECTION)} no-answer queries")
+    listed = _frame(at, "top chunk")
+    sections = _section_of()
+    assert {sections[q] for q in listed["query_id"]} == {SECTION}
