@@ -249,3 +249,31 @@ def test_a_read_only_store_disables_the_verdict_form(tmp_path, monkeypatch):
     assert not [b for b in at.button if b.label == "Save verdict"]
     off = [c.value for c in at.caption if c.value.startswith("Recording verdicts is off")]
     assert len(off) == 1 and "read-only" in off[0]
+
+
+def test_russian_and_vietnamese_words_are_marked(tmp_path, monkeypatch):
+    (tmp_path / "runs").mkdir()
+    gold = [
+        {"id": "ru", "query": "Сколько дней ОТПУСКА в году?", "relevant_ids": ["ru#1"]},
+        {"id": "vi", "query": "Thời hạn nghỉ phép năm", "relevant_ids": ["vi#1"]},
+    ]
+    corpus = [
+        {"chunk_id": "ru#1", "text": "Отпуска: 28 дней в году, отпуск делится на части."},
+        {"chunk_id": "vi#1", "text": "Nghỉ phép năm: thời hạn là 12 ngày."},
+    ]
+    run = [
+        {"id": q, "retrieved": [{"chunk_id": f"{q}#1", "rank": 1, "score": 1.0}]}
+        for q in ("ru", "vi")
+    ]
+    for name, rows in (("gold.jsonl", gold), ("corpus.jsonl", corpus), ("runs/r.jsonl", run)):
+        (tmp_path / name).write_text(
+            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
+        )
+    at = app(tmp_path, monkeypatch, params={"q": "ru"}).switch_page(PAGE).run()
+    no_exception(at)
+    shown = html_text(at)
+    assert "<mark>Отпуска</mark>: 28 <mark>дней</mark> в <mark>году</mark>" in shown
+    assert "<mark>ОТПУСКА</mark>" in shown  # the query line, its own case kept
+    at = app(tmp_path, monkeypatch, params={"q": "vi"}).switch_page(PAGE).run()
+    shown = html_text(at)
+    assert "<mark>Nghỉ</mark> <mark>phép</mark> <mark>năm</mark>: <mark>thời</mark>" in shown
