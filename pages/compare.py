@@ -223,7 +223,7 @@ def outcome_html(query_id: str) -> str:
         )
     return (
         query_html(text, query_terms(text))
-        + f'<div style="font-size:1rem;color:#333">{html.escape(line)}</div>'
+        + f'<div style="font-size:1rem;opacity:.85">{html.escape(line)}</div>'
     )
 
 

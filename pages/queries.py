@@ -72,7 +72,7 @@ def meta_line(query: dict) -> str:
             else f"no answer expected ({r['no_answer_source']})",
             f"failure class: {r['failure_class']}",
         ]
-    return f'<div style="font-size:1rem;color:#333">{html.escape(" · ".join(parts))}</div>'
+    return f'<div style="font-size:1rem;opacity:.85">{html.escape(" · ".join(parts))}</div>'
 
 
 def open_query() -> None:

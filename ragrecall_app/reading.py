@@ -36,15 +36,20 @@ MARK_COLOURS = {
 TEXT_STYLE = (
     "white-space:pre-wrap;overflow-wrap:anywhere;font-size:1.08rem;line-height:1.5;margin:.3rem 0"
 )
-SMALL = "font-size:.95rem;color:#333;overflow-wrap:anywhere"
+SMALL = "font-size:.95rem;opacity:.85;overflow-wrap:anywhere"
 NO_CORPUS = "No corpus is loaded: chunks show by id only (no text, title or section)."
 
 
 def _e(value) -> str:
     """A cell as escaped text; a missing value as the empty string."""
-    if value is None or (not isinstance(value, list | tuple) and pd.isna(value)):
+    if value is None or pd.isna(value):
         return ""
     return html.escape(str(value))
+
+
+def _text(value) -> str:
+    """A text cell as a string ('' when missing)."""
+    return value if isinstance(value, str) else ""
 
 
 def _document_line(item: pd.Series) -> str:
@@ -71,7 +76,7 @@ def _card(heading: str, item: pd.Series, terms: list[str], has_corpus: bool, why
         f'<div style="{SMALL}"><b>{label}</b>: {value}</div>' for label, value in notes if value
     )
     return (
-        f'<div style="border-left:8px solid {border};background:{background};'
+        f'<div style="border-left:8px solid {border};background:{background};color:#1a1a1a;'
         'padding:.45rem .8rem;margin:0 0 .7rem 0;border-radius:4px">'
         f'<div style="font-size:1.05rem;font-weight:600">{heading}</div>'
         f'<div style="{SMALL}">{_document_line(item)}</div>{text}{reviewed}</div>'
@@ -122,8 +127,9 @@ def query_html(text: str | None, terms: list[str]) -> str:
     )
 
 
-def neighbours_html(detail: QueryDetail, chunk_id: str) -> str:
-    """The previous and next chunk of a gold chunk's document (corpus file order)."""
+def neighbours_html(detail: QueryDetail, chunk_id: str, terms: list[str]) -> str:
+    """The previous and next chunk of a gold chunk's document (corpus file order), the
+    query's words marked."""
     rows = detail.neighbours[detail.neighbours["chunk_id"] == chunk_id]
     if rows.empty:
         return f'<div style="{SMALL}">This chunk is not in the corpus.</div>'
@@ -135,7 +141,7 @@ def neighbours_html(detail: QueryDetail, chunk_id: str) -> str:
             continue
         parts.append(
             f'<div style="{SMALL}"><b>{label}</b>: <code>{_e(row[f"{side}_id"])}</code></div>'
-            f'<div style="{TEXT_STYLE}">{_e(row[f"{side}_text"])}</div>'
+            f'<div style="{TEXT_STYLE}">{highlight_html(_text(row[f"{side}_text"]), terms)}</div>'
         )
     return "".join(parts)
 
@@ -151,7 +157,7 @@ def gold_column(detail: QueryDetail, terms: list[str], key: str) -> None:
         st.html(gold_card(item, terms, detail.has_corpus, where))
         if detail.has_corpus:
             with st.popover("Chunks before and after", key=f"{key}_nb_{i}"):
-                st.html(neighbours_html(detail, item["chunk_id"]))
+                st.html(neighbours_html(detail, item["chunk_id"], terms))
 
 
 def gold_columns(baseline: QueryDetail, candidate: QueryDetail, terms: list[str], key: str):
@@ -171,7 +177,7 @@ def gold_columns(baseline: QueryDetail, candidate: QueryDetail, terms: list[str]
             st.html(gold_card(item, terms, baseline.has_corpus, where=where))
             if baseline.has_corpus:
                 with st.popover("Chunks before and after", key=f"{key}_nb_{i}"):
-                    st.html(neighbours_html(baseline, item["chunk_id"]))
+                    st.html(neighbours_html(baseline, item["chunk_id"], terms))
 
 
 def retrieved_column(
