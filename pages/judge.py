@@ -249,7 +249,8 @@ else:
             st.warning("This chunk will be saved as harmful with the grade you press.")
         st.caption(
             "Harmful = " + js.HARMFUL.split(": ", 1)[1] + ". Set it and the reason first; "
-            "pressing 2, 1 or 0 saves the grade with them and shows the next chunk."
+            "pressing 2, 1 or 0 saves the grade with them and shows the next chunk. While the "
+            "cursor is in the reason field, keys type into it: click a grade instead."
         )
 
 
