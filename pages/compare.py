@@ -246,6 +246,7 @@ def query_dialog(query_id: str) -> None:
         )
     sbs = analyses.lists(ctx.key, base, cand, query_id, s.k, ctx.policy, ws)
     relevant = cv.relevant_moves(sbs, s.k)
+    st.markdown("**Where each relevant chunk moved**")
     if relevant.empty:
         st.text("No relevant chunk is known for this query.")
     else:

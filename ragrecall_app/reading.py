@@ -148,7 +148,7 @@ def neighbours_html(detail: QueryDetail, chunk_id: str, terms: list[str]) -> str
 
 def gold_column(detail: QueryDetail, terms: list[str], key: str) -> None:
     listed = len(detail.retrieved)
-    st.markdown("**Gold: what the answer needs**")
+    st.markdown("**Gold list: what the answer needs**")
     if detail.gold.empty:
         st.text("No relevant chunk: a no-answer query.")
         return
