@@ -261,7 +261,9 @@ def test_failure_groups_by_meeting_reason_count_failing_queries_only():
         }
     )
     groups = failure_groups(rows, "verdict")
-    shown = {tuple(r) for r in groups[["group", "failing", "queries"]].values.tolist()}
-    assert shown == {(NO_VERDICT, 1, 4), ("paraphrase", 1, 4)}
+    assert groups[["group", "failing", "queries"]].values.tolist() == [
+        ["paraphrase", 1, 4],
+        [NO_VERDICT, 1, 4],  # what still waits comes last
+    ]
     without = failure_groups(rows.drop(columns="verdict"), "verdict")
     assert without[["group", "failing"]].values.tolist() == [[NO_VERDICT, 2]]

@@ -91,6 +91,8 @@ def failure_groups(table: pd.DataFrame, dimension: str) -> pd.DataFrame:
     out["rate"] = out["failing"] / out["queries"]
     out.insert(1, "dimension", dimension)
     order = out.groupby("group")["failing"].sum().sort_values(ascending=False)
+    if dimension == "verdict":  # what the meeting decided first, what still waits last
+        order = pd.concat([order.drop(NO_VERDICT, errors="ignore"), order.filter([NO_VERDICT])])
     runs = {run: i for i, run in enumerate(dict.fromkeys(table["run"]))}
     out["group_order"] = out["group"].map({g: i for i, g in enumerate(order.index)})
     out["run_order"] = out["run"].map(runs)
