@@ -48,7 +48,7 @@ def change_name() -> None:
 
 
 name = st.session_state.get(CONFIRMED, "")
-who, action = st.columns([3, 1], vertical_alignment="bottom")
+who, action = st.columns([3, 1], vertical_alignment="center" if name else "bottom")
 if name:
     who.markdown(f"Judging as **{escape_markdown(name)}**")
     action.button("Change name", key="judge_change_name", on_click=change_name)
@@ -161,6 +161,18 @@ def undo() -> None:
     )
 
 
+def undo_button() -> None:
+    st.button(
+        "Undo last grade (U)",
+        key="judge_undo",
+        icon=":material/undo:",
+        on_click=undo,
+        shortcut="U",
+        disabled=not store.can_judge,
+        help="Takes back your latest stored grade; the store keeps both (append-only).",
+    )
+
+
 def toggle_harmful() -> None:
     st.session_state["judge_harmful"] = not st.session_state.get("judge_harmful", False)
 
@@ -188,6 +200,7 @@ if item is None:
         f"Nothing left to judge in this pool for {escape_markdown(name)}: "
         f"{q.judged} chunk(s) judged."
     )
+    undo_button()
 else:
     left, right = st.columns([3, 2], gap="large")
     with left:
@@ -252,21 +265,7 @@ else:
             "pressing 2, 1 or 0 saves the grade with them and shows the next chunk. While the "
             "cursor is in the reason field, keys type into it: click a grade instead."
         )
-
-
-def undo_button() -> None:
-    st.button(
-        "Undo last grade (U)",
-        key="judge_undo",
-        icon=":material/undo:",
-        on_click=undo,
-        shortcut="U",
-        disabled=not store.can_judge,
-        help="Takes back your latest stored grade; the store keeps both (append-only).",
-    )
-
-
-undo_button()
+        undo_button()
 
 
 def show_coverage() -> None:
