@@ -194,7 +194,9 @@ def retrieved_column(
         st.html(retrieved_card(item, terms, detail.has_corpus, item["chunk_id"] in flagged))
     below = detail.retrieved[detail.retrieved["rank"] > k]
     if not below.empty:
-        with st.expander(f"Ranks {k + 1}–{int(below['rank'].max())} (below the top {k})"):
+        last = int(below["rank"].max())
+        ranks = f"Rank {last}" if last == k + 1 else f"Ranks {k + 1}–{last}"
+        with st.expander(f"{ranks} (below the top {k})"):
             st.dataframe(
                 as_words(
                     below.assign(mark=below["mark"].map(MARK_TEXT)),
