@@ -264,11 +264,14 @@ SELECT id AS qid, r.chunk_id->>'$' AS docno, TRY_CAST(r.rank AS BIGINT) AS rank,
                AND TRY_CAST(r.rank AS BIGINT) IS NOT NULL)
        AND (coalesce(json_type(r.score), 'NULL') = 'NULL'
             OR json_type(r.score) IN ('BIGINT', 'UBIGINT', 'DOUBLE')
-               AND TRY_CAST(r.score AS DOUBLE) IS NOT NULL) AS typed,
-       row_number() OVER (PARTITION BY id ORDER BY coalesce(TRY_CAST(r.rank AS BIGINT), pos), pos)
-           AS position
+               AND TRY_CAST(r.score AS DOUBLE) IS NOT NULL)
+       AND NOT coalesce(TRY_CAST(r.rank AS BIGINT) = lag(TRY_CAST(r.rank AS BIGINT) IGNORE NULLS)
+                        OVER ranked, false) AS typed,
+       row_number() OVER ranked AS position
 FROM (SELECT id, unnest(retrieved) AS r, generate_subscripts(retrieved, 1) AS pos
       FROM run_lines)
+-- sorted by rank (else list position), a repeated rank follows the rank given before it
+WINDOW ranked AS (PARTITION BY id ORDER BY coalesce(TRY_CAST(r.rank AS BIGINT), pos), pos)
 UNION ALL
 -- a query whose list is empty keeps a row without a chunk, so the run still lists it
 SELECT id, NULL, NULL, NULL, true, NULL FROM run_lines WHERE len(retrieved) = 0
@@ -321,7 +324,7 @@ def _load_jsonl(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> None:
         JSONL_LINES_OK_SQL,
         TYPED_JSONL_SQL.format(table=table),
     ]
-    typed = read_typed(con, steps, {"path": str(path)}) and typed_ok(con, table, True)
+    typed = read_typed(con, steps, {"path": str(path)}) and typed_ok(con, table, False)
     con.execute("DROP TABLE IF EXISTS run_lines")
     if not typed:
         con.execute(f"DROP TABLE IF EXISTS {table}")
@@ -389,10 +392,13 @@ SELECT CAST({query_id} AS VARCHAR) AS qid, CAST({chunk_id} AS VARCHAR) AS docno,
        TRY_CAST({rank} AS BIGINT) AS rank, TRY_CAST({score} AS DOUBLE) AS score,
        TRY_CAST({rank} AS BIGINT) IS NOT NULL
        AND TRY_CAST({rank} AS DOUBLE) = TRY_CAST({rank} AS BIGINT)
-       AND ({score} IS NULL OR TRY_CAST({score} AS DOUBLE) IS NOT NULL) AS typed,
-       row_number() OVER (PARTITION BY CAST({query_id} AS VARCHAR)
-                          ORDER BY TRY_CAST({rank} AS BIGINT)) AS position
+       AND ({score} IS NULL OR TRY_CAST({score} AS DOUBLE) IS NOT NULL)
+       AND TRY_CAST({rank} AS BIGINT) IS DISTINCT FROM lag(TRY_CAST({rank} AS BIGINT)) OVER ranked
+           AS typed,
+       row_number() OVER ranked AS position
 FROM {source}
+-- a repeated rank sorts next to its twin: found in the sort that numbers the positions
+WINDOW ranked AS (PARTITION BY CAST({query_id} AS VARCHAR) ORDER BY TRY_CAST({rank} AS BIGINT))
 """
 
 LONG_ROLES = ("query_id", "chunk_id", "rank", "score")
@@ -421,7 +427,7 @@ def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str)
     roles = readers.column_roles(path, fmt, columns, LONG_ROLES)
     if set(LONG_REQUIRED) <= roles.keys():
         sql = typed_long_sql(table, source, roles)
-        if read_typed(con, [sql], params) and typed_ok(con, table, unique_ranks=True):
+        if read_typed(con, [sql], params) and typed_ok(con, table, unique_ranks=False):
             readers.record_mapping(con, path, roles)
             return
         con.execute(f"DROP TABLE IF EXISTS {table}")
