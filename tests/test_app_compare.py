@@ -134,6 +134,8 @@ def test_selecting_a_regression_opens_its_reading_view(monkeypatch, regressions)
     assert "⚠ harmful" in shown
     # the gold chunk, with where each run put it
     assert "baseline: found at rank 1 · candidate: found at rank 6" in shown
+    # the ranks below k wait in a collapsed table, named by their one rank
+    assert [e.label for e in at.expander].count("Rank 6 (below the top 5)") == 2
     moves = table(at, "moves")
     assert moves.loc[0, "movement"] == "left top k"
     at.button(key="compare_close").click().run()
