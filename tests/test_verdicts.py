@@ -167,13 +167,14 @@ def test_a_bad_import_file_lists_every_problem_and_writes_nothing(ws, tmp_path):
         {"run": "old", "query_id": "q1", "reason": "other", "note": 7},
         {"run": "old", "reason": "other"},
         {"run": "old", "query_id": "q1", "reason": "other", "recorded_at": "yesterday"},
+        {"run": "old", "query_id": "q1", "reason": "", "owner": "z" * 2500},
     ]
     path = write_text(
         tmp_path / "bad.jsonl", "".join(json.dumps(r) + "\n" for r in lines) + "not json\n"
     )
     with pytest.raises(InputError) as caught:
         v.import_verdicts(ws, path)
-    assert [p.line for p in caught.value.problems] == [7]  # unreadable lines come first
+    assert [p.line for p in caught.value.problems] == [8]  # unreadable lines come first
     path.write_text("".join(json.dumps(r) + "\n" for r in lines))
     with pytest.raises(InputError) as caught:
         v.import_verdicts(ws, path)
@@ -185,6 +186,7 @@ def test_a_bad_import_file_lists_every_problem_and_writes_nothing(ws, tmp_path):
         (4, "7"),
         (5, "missing"),
         (6, "yesterday"),
+        (7, "z" * 50 + "… (2,500 characters)"),
     ]
     assert all(p.file == str(path) for p in caught.value.problems)
     assert v.latest_verdicts(ws).empty

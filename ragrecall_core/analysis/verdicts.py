@@ -246,35 +246,107 @@ def import_verdicts(workspace: Workspace, path: Path) -> int:
     """Add a verdicts file's rows the store does not hold yet, in one transaction; return
     how many were added.
 
-    The file is validated first, every row (InputError lists every problem, with its line);
-    nothing is written when any row is wrong. A row without ``recorded_at`` is stamped now.
+    The file is validated first, every row at once, by one query over the staged rows
+    (InputError lists every problem with its line); nothing is written when any row is
+    wrong. A row without ``recorded_at`` is stamped now.
     """
     path = Path(path)
-    _format_of(path)
     rows = _read_verdicts_file(path)
-    problems = _file_problems(path, rows, workspace)
-    if problems:
-        raise InputError(problems)
+    _require_valid_rows(workspace, path, rows)
     if rows.empty:
         return 0
-    frame = rows.drop(columns=["line", "recorded_at_text"])
     with store_transaction(workspace) as con:
-        con.register("imported_verdicts", frame)
+        con.register("imported_verdicts", rows)
         try:
             added = con.execute(
-                f"SELECT count(*) FROM imported_verdicts i WHERE NOT {STORED_ALREADY}"  # noqa: S608
+                f"SELECT count(*) FROM ({IMPORTED}) i WHERE NOT {STORED_ALREADY}"  # noqa: S608
             ).fetchone()[0]
             con.execute(
                 f"INSERT INTO {STORE}.verdicts (run, query_id, reason, note, owner, "  # noqa: S608
                 "recorded_by, recorded_at) SELECT run, query_id, reason, note, owner, "
                 "recorded_by, coalesce(recorded_at, current_timestamp::TIMESTAMP) "
-                f"FROM imported_verdicts i WHERE NOT {STORED_ALREADY} ORDER BY line_order"
+                f"FROM ({IMPORTED}) i WHERE NOT {STORED_ALREADY} ORDER BY line"
             )
         finally:
             con.unregister("imported_verdicts")
     return int(added)
 
 
+# the staged rows as the store holds them: optional text empty, the time parsed
+IMPORTED = """
+SELECT line, run, query_id, reason, coalesce(note, '') AS note, coalesce(owner, '') AS owner,
+       coalesce(recorded_by, '') AS recorded_by, TRY_CAST(recorded_at AS TIMESTAMP) AS recorded_at
+FROM imported_verdicts
+"""
+# every problem of every staged row, in line order; a row with a value that is no text, or
+# a required field missing, is reported for that alone (its other checks would only echo it)
+ROW_PROBLEMS = (
+    " UNION ALL ".join(
+        f"SELECT line, {order} AS k, {name}_bad AS value, '{name} as text' AS expected "
+        f"FROM imported_verdicts WHERE {name}_bad IS NOT NULL"
+        for order, name in enumerate(FILE_FIELDS)
+    )
+    + " UNION ALL "
+    + " UNION ALL ".join(
+        f"SELECT line, 10 + {order} AS k, 'missing' AS value, 'a {name} (text)' AS expected "
+        f"FROM imported_verdicts WHERE {name} IS NULL AND {name}_bad IS NULL"
+        for order, name in enumerate(REQUIRED_FIELDS)
+    )
+)
+VALUE_PROBLEMS = f"""
+SELECT line, 20 AS k, run, $runs_expected FROM checked WHERE NOT list_contains($runs, run)
+UNION ALL
+SELECT line, 21, query_id, 'a query id of the gold set' FROM checked c
+WHERE NOT EXISTS (SELECT 1 FROM queries q WHERE q.query_id = c.query_id)
+UNION ALL
+SELECT line, 22, reason, $reason_expected FROM checked WHERE NOT list_contains($reasons, reason)
+UNION ALL
+{
+    " UNION ALL ".join(
+        f"SELECT line, 23 + {order}, left({name}, 50) || '… (' || format('{{:,}}', length({name}))"
+        f" || ' characters)', '{name} of at most {MAX_TEXT} characters' FROM checked "
+        f"WHERE length({name}) > {MAX_TEXT}"
+        for order, name in enumerate(TEXT_FIELDS)
+    )
+}
+UNION ALL
+SELECT line, 30, recorded_at, 'recorded_at as a time, e.g. 2026-12-01 09:30:00' FROM checked
+WHERE recorded_at IS NOT NULL AND TRY_CAST(recorded_at AS TIMESTAMP) IS NULL
+"""
+PROBLEMS_SQL = f"""
+WITH typed AS ({ROW_PROBLEMS}),
+checked AS (SELECT * FROM imported_verdicts WHERE line NOT IN (SELECT line FROM typed))
+SELECT line, value, expected FROM (
+    SELECT * FROM typed UNION ALL {VALUE_PROBLEMS}) ORDER BY line, k
+"""
+
+
+def _require_valid_rows(workspace: Workspace, path: Path, rows: pd.DataFrame) -> None:
+    """Raise InputError naming every bad value of every row of a staged verdicts file."""
+    con = workspace.cursor()
+    con.register("imported_verdicts", rows)
+    try:
+        found = con.execute(
+            PROBLEMS_SQL,
+            {
+                "runs": list(workspace.run_names),
+                "runs_expected": f"a run of the workspace ({', '.join(workspace.run_names)})",
+                "reasons": [*REASONS, WITHDRAWN],
+                "reason_expected": EXPECTED_REASON,
+            },
+        ).fetchall()
+    finally:
+        con.unregister("imported_verdicts")
+    if found:
+        raise InputError([Problem(str(path), line, value, want) for line, value, want in found])
+
+
+# a CSV cell as it was before :func:`neutralise` prefixed a formula-like one with '
+UNNEUTRALISED = (
+    "CASE WHEN starts_with({cell}, chr(39)) AND list_contains(["
+    + ", ".join(f"chr({ord(c)})" for c in FORMULA_START)
+    + "], substr({cell}, 2, 1)) THEN substr({cell}, 2) ELSE {cell} END"
+)
 # the staged file's fields as text (NULL when absent), and what is wrong with their types
 JSON_FIELDS_SQL = ", ".join(
     f"CASE WHEN json_type(j, '$.{name}') = 'VARCHAR' THEN j->>'$.{name}' END AS {name}, "
@@ -306,14 +378,19 @@ def _read_verdicts_file(path: Path) -> pd.DataFrame:
             columns = stage_table_rows(con, path, fmt, "staged")
             unknown = [(1, c) for c in columns if c not in FILE_FIELDS]
             present = [c for c in FILE_FIELDS if c in columns]
-            # an empty CSV cell is empty text (a withdrawal has an empty reason)
+            # an empty CSV cell is empty text (a withdrawal has an empty reason); a cell
+            # neutralised on export ('=x) is read back as it was (=x)
             fields = ", ".join(
-                [f"coalesce(rec['{c}'], '') AS {c}" for c in present if c != "recorded_at"]
+                [
+                    f"{UNNEUTRALISED.format(cell=f'coalesce(rec[{c!r}], {chr(39) * 2})')} AS {c}"
+                    for c in present
+                    if c != "recorded_at"
+                ]
                 + ["rec['recorded_at'] AS recorded_at" for c in present if c == "recorded_at"]
                 + [f"NULL::VARCHAR AS {c}" for c in FILE_FIELDS if c not in present]
+                + [f"NULL::VARCHAR AS {c}_bad" for c in FILE_FIELDS]
             )
             rows = con.execute(f"SELECT line, {fields} FROM staged ORDER BY line").df()
-            rows = _unneutralised(rows)
     except duckdb.Error as error:
         raise InputError([Problem(str(path), None, str(error)[:80], "a verdicts file")]) from None
     finally:
@@ -321,54 +398,7 @@ def _read_verdicts_file(path: Path) -> pd.DataFrame:
     if unknown:
         expected = "only the fields " + ", ".join(FILE_FIELDS)
         raise InputError([Problem(str(path), line, str(key), expected) for line, key in unknown])
-    return _typed(rows)
-
-
-def _unneutralised(rows: pd.DataFrame) -> pd.DataFrame:
-    """CSV cells as they were before :func:`neutralise` (``'=x`` -> ``=x``), so an exported
-    sheet imports back to the same verdicts."""
-
-    def back(value):
-        if isinstance(value, str) and value.startswith("'") and value[1:].startswith(FORMULA_START):
-            return value[1:]
-        return value
-
-    for column in FILE_FIELDS:
-        rows[column] = rows[column].map(back)
     return rows
-
-
-def _typed(rows: pd.DataFrame) -> pd.DataFrame:
-    """Optional text fields filled with "", ``recorded_at`` parsed (NaT when absent)."""
-    rows = rows.copy()
-    for name in TEXT_FIELDS:
-        rows[name] = rows[name].where(rows[name].notna(), "").astype(object)
-    rows["recorded_at_text"] = rows["recorded_at"]
-    rows["recorded_at"] = pd.to_datetime(rows["recorded_at"], errors="coerce", format="ISO8601")
-    rows["line_order"] = range(len(rows))
-    return rows
-
-
-def _file_problems(path: Path, rows: pd.DataFrame, workspace: Workspace) -> list[Problem]:
-    """Every problem of every row of a verdicts file, in line order."""
-    problems = []
-    for record in rows.to_dict("records"):
-        line, where = int(record["line"]), str(path)
-        for name in FILE_FIELDS:
-            if record.get(f"{name}_bad") is not None and not pd.isna(record.get(f"{name}_bad")):
-                problems.append(Problem(where, line, str(record[f"{name}_bad"]), f"{name} as text"))
-        for name in REQUIRED_FIELDS:
-            if record[name] is None or pd.isna(record[name]):
-                problems.append(Problem(where, line, "missing", f"a {name} (text)"))
-        if problems and problems[-1].line == line:
-            continue
-        problems += _field_problems(where, line, record, workspace)
-        text = record["recorded_at_text"]
-        if isinstance(text, str) and pd.isna(record["recorded_at"]):
-            problems.append(
-                Problem(where, line, text, "recorded_at as a time, e.g. 2026-12-01 09:30:00")
-            )
-    return problems
 
 
 # ---------------------------------------------------------------- command-line output
