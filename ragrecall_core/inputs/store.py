@@ -1,8 +1,13 @@
 """Where judgments live: a DuckDB file that every submitted judgment is committed to.
 
 The store is append-only. Judging a chunk again adds a row (the latest per
-annotator counts); resolving a disagreement adds a resolution, never
-overwriting the annotators' grades. The file sits in the workspace folder
+annotator counts); undoing a grade adds a row too (:func:`undo_last`: a copy of the
+state before it, or a ``withdrawn`` row); resolving a disagreement adds a resolution,
+never overwriting the annotators' grades; the review meeting's verdicts per (run, query)
+live in their own ``verdicts`` table (:mod:`ragrecall_core.analysis.verdicts`). A store
+written before undo and verdicts existed is upgraded when it is attached writable.
+
+The file sits in the workspace folder
 (``judgments.duckdb``), beside a loose gold file (``<gold>.judgments.duckdb``), or, for
 uploaded files, under ``$RAGRECALL_HOME/stores/`` keyed by the gold file's name, so that
 an edited gold uploaded again finds its grades.
