@@ -269,3 +269,27 @@ def test_failure_groups_by_meeting_reason_count_failing_queries_only():
     ]
     without = failure_groups(rows.drop(columns="verdict"), "verdict")
     assert without[["group", "failing"]].values.tolist() == [[NO_VERDICT, 2]]
+
+
+def test_a_read_only_old_store_counts_its_grades_and_has_no_verdicts(tmp_path, monkeypatch):
+    folder = seed002(tmp_path / "ws")
+    con = duckdb.connect(str(folder / "judgments.duckdb"))
+    con.execute(
+        "CREATE TABLE judgments (id BIGINT, query_id VARCHAR NOT NULL, chunk_id VARCHAR NOT NULL,"
+        " grade INTEGER NOT NULL, harmful BOOLEAN NOT NULL, reason VARCHAR,"
+        " annotator VARCHAR NOT NULL, created_at TIMESTAMP);"
+        "CREATE TABLE resolutions (id BIGINT, query_id VARCHAR NOT NULL,"
+        " chunk_id VARCHAR NOT NULL, grade INTEGER NOT NULL, harmful BOOLEAN NOT NULL,"
+        " reason VARCHAR, resolver VARCHAR NOT NULL, created_at TIMESTAMP);"
+        "INSERT INTO judgments VALUES (1, 'q1', 'D', 2, false, '', 'anna', NULL)"
+    )
+    con.close()
+    monkeypatch.setattr("ragrecall_core.inputs.store.is_writable", lambda path: False)
+    ws = Workspace.open(folder)
+    status = js.connect_store(ws)
+    assert status.attached and not status.writable
+    assert js.annotator_judgments(ws, "anna")["grade"].tolist() == [2]
+    assert v.latest_verdicts(ws).empty and v.verdicts_version(ws) == "no-verdicts"
+    with pytest.raises(InputError, match="read-only"):
+        v.record_verdict(ws, "old", "q1", "other")
+    ws.con.close()
