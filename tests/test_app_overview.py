@@ -27,7 +27,7 @@ def test_overview_renders_on_data_samples(at):
     assert {"Recall@5", "Hit@5", "MRR@5", "P@5", "Judged@5", "nDCG@5"} <= set(headline.columns)
     # bm25 Recall@5 = 0.794574 (scoring.evaluate on data_samples), with a CI around it
     cell = headline.loc[headline.run == "bm25", "Recall@5"].iloc[0]
-    value, interval = cell.split("  ")
+    value, interval = cell.split(" ", 1)
     low, high = map(float, interval.strip("[]").split("–"))
     assert value == "0.795" and low < 0.795 < high
     assert any("relevant = grade >= 1" in t.value for t in at.text)
@@ -54,7 +54,7 @@ def test_k_and_filter_change_numbers_and_url(at):
 
 def _recall5(at, run: str) -> str:
     headline = at.dataframe[0].value  # the headline table
-    return headline.loc[headline.run == run, "Recall@5"].iloc[0].split("  ")[0]
+    return headline.loc[headline.run == run, "Recall@5"].iloc[0].split(" ")[0]
 
 
 def _core_recall5(run: str, policy: Policy) -> str:

@@ -31,7 +31,7 @@ def mean_label(measure: str) -> str:
 
 
 def headline_table(summary: pd.DataFrame, k: int) -> pd.DataFrame:
-    """One row per run: each measure as ``mean  [low–high]`` (the interval's bounds to two
+    """One row per run: each measure as ``mean [low–high]`` (the interval's bounds to two
     decimals), Judged@k beside P@k."""
     order = [f"Recall@{k}", f"Hit@{k}", f"RR@{k}", f"P@{k}", f"Judged@{k}", f"nDCG@{k}"]
     rows = []
@@ -42,7 +42,7 @@ def headline_table(summary: pd.DataFrame, k: int) -> pd.DataFrame:
             if m in by.index and pd.notna(by.at[m, "value"]):
                 # bounds to 2 decimals: ten columns must fit at 1600 px
                 row[mean_label(m)] = (
-                    f"{by.at[m, 'value']:.3f}  [{by.at[m, 'low']:.2f}–{by.at[m, 'high']:.2f}]"
+                    f"{by.at[m, 'value']:.3f} [{by.at[m, 'low']:.2f}–{by.at[m, 'high']:.2f}]"
                 )
             else:
                 row[mean_label(m)] = "—"

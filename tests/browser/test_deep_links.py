@@ -81,3 +81,29 @@ def test_the_first_session_of_a_fresh_server_opens_a_deep_link_cleanly(page: Pag
 @pytest.mark.parametrize("path", list(PAGES))
 def test_every_page_link_opens_without_a_page_not_found_dialog(page: Page, fresh_url, path):
     open_and_check(page, f"{fresh_url}/{path}", PAGES[path])
+
+
+LAYOUT = """() => {
+  const scroller = document.querySelector('[data-testid=stDataFrame] .dvn-scroller');
+  const zoom = parseFloat(getComputedStyle(document.querySelector('[data-testid=stMain]')).zoom);
+  return {
+    hidden_px: scroller.scrollWidth - scroller.clientWidth,
+    body_px: parseFloat(getComputedStyle(document.body).fontSize) * zoom,
+    zoom: zoom,
+    deploy: !!document.querySelector('[data-testid=stAppDeployButton]'),
+  };
+}"""
+
+
+@pytest.mark.parametrize(("query", "body_px", "zoom"), [("", 16, 1), ("?present=1", 19.2, 1.2)])
+def test_overview_table_fits_at_1600_px_in_both_modes(page: Page, fresh_url, query, body_px, zoom):
+    """The headline table shows every column without a sideways scroll; presentation mode
+    zooms the page (tables: the theme's 14 px times the zoom, at least 16 px)."""
+    open_and_check(page, f"{fresh_url}/{query}", "Overview")
+    page.wait_for_selector("[data-testid=stDataFrame] .dvn-scroller", timeout=TIMEOUT)
+    page.wait_for_timeout(600)  # the canvas lays its columns out
+    layout = page.evaluate(LAYOUT)
+    assert layout["hidden_px"] <= 0, layout
+    assert layout["body_px"] == pytest.approx(body_px) and layout["zoom"] == zoom, layout
+    assert 14 * layout["zoom"] >= (16 if zoom > 1 else 14)
+    assert not layout["deploy"]
