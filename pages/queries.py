@@ -121,15 +121,20 @@ def query_line_html(query: dict) -> str:
     return query_html(text, query_terms(text)) + meta_line(query)
 
 
+FILTER_NAMES = {"rank_bin": "first relevant rank"}
+
+
 def group_banner() -> None:
-    """Filters set by a click on Failures, named, with a way back."""
+    """Filters set by a click on a Failures or Ranks bar, named, with a way back."""
     active = s.group_filters()
     if not active:
         return
     c1, c2 = st.columns([4, 1])
+    source = "Ranks" if s.opened_from == "rank_bin" else "Failures"
+    named = {FILTER_NAMES.get(c, c.replace("_", " ")): v for c, v in active.items()}
     c1.info(
-        "Opened from Failures: "
-        + escape_markdown(", ".join(f"{c.replace('_', ' ')} = {v}" for c, v in active.items()))
+        f"Opened from {source}: "
+        + escape_markdown(", ".join(f"{c} = {v}" for c, v in named.items()))
     )
     c2.button(
         "Clear these filters",

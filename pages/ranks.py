@@ -2,17 +2,17 @@
 
 import streamlit as st
 
-from ragrecall_app.context import current, go, missing_notes, new_selection, put_state, rerun_with
+from ragrecall_app.context import current, go, missing_notes, new_selection
 from ragrecall_app.render import escape_markdown, notes, policy_note
 from ragrecall_app.ruled import rule_note
-from ragrecall_core.output.literal import as_words
 from ragrecall_core.views import charts, ranks
-from ragrecall_core.views.plot_events import point_run_and_label, selected_points, selected_rows
+from ragrecall_core.views.plot_events import point_run_and_label, selected_points
 
 ctx = current()
 s = ctx.state
 rows = ctx.rows(failing=False, group_filters=False)
-depth = max([ctx.depths.get(r, 1) for r in s.runs] or [1])
+# the bins of the query table (its rank_bin column): up to the longest list of any run
+depth = max(ctx.depths.values() or [1])
 
 st.title("Ranks")
 notes(missing_notes(ctx.facts))
@@ -22,7 +22,7 @@ if s.failing_only:
 st.caption(
     "Answerable queries only (no-answer queries have no relevant item): "
     + escape_markdown(ranks.answerable_counts(rows))
-    + ". Click a bar to list its queries."
+    + ". Click a bar to open its queries on the Queries page."
 )
 
 hist = ranks.first_rank_counts(rows, depth)
@@ -36,39 +36,14 @@ event = st.plotly_chart(
 )
 points = selected_points(event)
 if new_selection("ranks_hist", points):
+    # one behaviour for every bar: open its queries on Queries, the filter named in a banner
     run, label = point_run_and_label(points[0], trace_runs, "x")
-    rerun_with(focus=run, rank_bin=label)
-
-if s.rank_bin:
-    binned = ranks.with_bins(rows[rows["run"] == s.focus], depth)
-    listed = binned[binned["bin"] == s.rank_bin]
-    if s.failing_only:
-        listed = listed[listed["failing"]]
-    head, clear = st.columns([5, 1])
-    head.subheader(
-        f"First relevant rank {escape_markdown(s.rank_bin)} · run "
-        f"{escape_markdown(s.focus)} · {len(listed)} queries"
+    go(
+        "pages/queries.py",
+        focus=run,
+        query_id="",
+        **{**s.without_group_filters(), "opened_from": "rank_bin", "rank_bin": label},
     )
-    clear.button("Close list", key="ranks_clear", on_click=put_state, kwargs={"rank_bin": ""})
-    # a column the data never fills (no query text, type or section) is left out
-    columns = ranks.given_columns(
-        rows, ["query_id", "query", "query_type", "section", "FirstRank", "failure_class"]
-    )
-    shown = listed[columns].rename(columns={"FirstRank": "first rank"})
-    shown = as_words(shown, {"first rank": ("{:.0f}", "not found")})
-    picked = selected_rows(
-        st.dataframe(
-            shown.reset_index(drop=True),
-            key="ranks_list",
-            on_select="rerun",
-            selection_mode="single-row",
-            hide_index=True,
-            width="stretch",
-        )
-    )
-    st.caption("Select a query to open it on the Queries page.")
-    if new_selection("ranks_list", picked) and picked[0] < len(shown):
-        go("pages/queries.py", query_id=str(shown.iloc[picked[0]]["query_id"]))
 
 curve = ranks.hit_rate_by_depth(rows, {r: ctx.depths.get(r, 1) for r in s.runs})
 st.plotly_chart(charts.hit_curve(curve, ctx.colors, s.k), key="ranks_curve", width="stretch")

@@ -25,7 +25,7 @@ from ragrecall_core.analysis.bootstrap import summary_with_ci
 from ragrecall_core.analysis.query_detail import QueryDetail, query_detail
 from ragrecall_core.analysis.query_table import QueryTable, build_query_table, filter_table
 from ragrecall_core.errors import InputError, Problem
-from ragrecall_core.inputs.store import StoreStatus, uploads_folder
+from ragrecall_core.inputs.store import StoreStatus, store_path, uploads_folder
 from ragrecall_core.inputs.workspace import Workspace, WorkspaceFacts, workspace_facts
 from ragrecall_core.scoring.policy import Policy
 from ragrecall_core.views.dashboard_state import (
@@ -40,6 +40,7 @@ from ragrecall_core.views.dashboard_state import (
     session_key,
     to_params,
 )
+from ragrecall_core.views.ranks import bin_labels
 
 CTX = "_ragrecall_ctx"
 PENDING = "_ragrecall_pending"
@@ -159,9 +160,10 @@ def open_source(source: Source) -> tuple[Workspace, str, StoreStatus]:
     files = source.input_files()
     key = _content_key(fingerprint(files)) if files else "missing"
     ws = _load_workspace(_spec(source), key)
-    # stored judgments count in evaluation: a new one changes the key of every cached frame
+    # stored judgments count in evaluation: a new one changes the key of every cached frame;
+    # the store's path too, so two copies of the same files never share their grades' frames
     store = judge_session.connect_store(ws)
-    return ws, f"{key}+{judge_session.store_version(ws)}", store
+    return ws, f"{key}+{store_path(ws)}|{judge_session.store_version(ws)}", store
 
 
 def save_uploads(gold, runs: Sequence, grades: Sequence, corpus) -> Source:
@@ -282,8 +284,15 @@ def _require_distinct_names(uploads: Sequence) -> None:
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _query_table(key: str, k: int, policy: Policy, rule: str, _ws: Workspace) -> QueryTable:
-    """Shared, not copied (cache_data would unpickle 40k rows on every rerun): read-only."""
-    return build_query_table(_ws, k, policy, rule=rule)
+    """Shared, not copied (cache_data would unpickle 40k rows on every rerun): read-only.
+
+    With ``rank_bin``, the Ranks histogram's bin of each answerable query's first relevant
+    rank (bins up to the workspace's longest list), so a bar click filters like any group."""
+    built = build_query_table(_ws, k, policy, rule=rule)
+    depth = max(facts_of(key, _ws).depths.values() or [1])
+    answerable = built.table["relevant"] > 0  # the histogram's rows; no bin otherwise
+    built.table["rank_bin"] = bin_labels(built.table["FirstRank"], depth).where(answerable)
+    return built
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

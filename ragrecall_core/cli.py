@@ -27,7 +27,6 @@ from ragrecall_core.scoring.policy import Policy
 if TYPE_CHECKING:
     from ragrecall_core.inputs.workspace import Workspace
 
-APP = Path(__file__).resolve().parent.parent / "app.py"
 # a calm blue: the default red reads as "error" on a shared screen
 THEME_PRIMARY = "#1f5fa8"
 DEFAULT_WORKSPACE = Path(__file__).resolve().parent.parent / "data_samples"
@@ -782,12 +781,12 @@ def cmd_ui(args: argparse.Namespace) -> int:
     port = take(problems, parse_port, args.port)
     app_args = take(problems, ui_arguments, args)
     raise_if_any(problems)
+    # the launcher: `streamlit run app.py` with streamlit's old pages/-folder mode off
+    # from the start (else a fresh server's first deep link shows "Page not found")
     command = [
         sys.executable,
         "-m",
-        "streamlit",
-        "run",
-        str(APP),
+        "ragrecall_app.serve",
         "--server.address",
         "localhost",
         "--server.port",
@@ -796,6 +795,8 @@ def cmd_ui(args: argparse.Namespace) -> int:
         "false",
         "--theme.primaryColor",
         THEME_PRIMARY,
+        "--client.toolbarMode",
+        "minimal",
         "--",
         *app_args,
     ]

@@ -277,3 +277,21 @@ def test_russian_and_vietnamese_words_are_marked(tmp_path, monkeypatch):
     at = app(tmp_path, monkeypatch, params={"q": "vi"}).switch_page(PAGE).run()
     shown = html_text(at)
     assert "<mark>Nghỉ</mark> <mark>phép</mark> <mark>năm</mark>: <mark>thời</mark>" in shown
+
+
+def test_two_copies_of_the_same_files_keep_their_own_verdicts(tmp_path, monkeypatch):
+    """The cache key of stored grades and verdicts names the store, not only its version:
+    two copies of one workspace (same content, same counts) never show each other's."""
+    copies = []
+    for name in ("a", "b"):
+        folder = tmp_path / name
+        shutil.copytree(ROOT / "data_samples", folder, ignore=shutil.ignore_patterns("*.duckdb*"))
+        copies.append(folder)
+    first = app(copies[0], monkeypatch, params={"q": "q042"}).switch_page(PAGE).run()
+    save_verdict(first, "paraphrase")
+    assert first.dataframe(key="queries_table").value.set_index("query_id").at["q042", "verdict"]
+    second = app(copies[1], monkeypatch, params={"q": "q042"}).switch_page(PAGE).run()
+    save_verdict(second, "chunk boundary")
+    for at, reason in ((first.run(), "paraphrase"), (second.run(), "chunk boundary")):
+        verdicts = at.dataframe(key="queries_table").value.set_index("query_id")["verdict"]
+        assert verdicts["q042"] == reason

@@ -1,4 +1,4 @@
-"""AppTest: the Ranks page; an injected histogram click lists that bin's queries."""
+"""AppTest: the Ranks page; an injected histogram click opens that bin's queries on Queries."""
 
 import pytest
 
@@ -17,35 +17,37 @@ def test_renders(at):
     assert titles(at) == ["Ranks"]
 
 
-def test_bin_click_lists_queries(at):
+def click(at, run: str, label: str):
     at.session_state["ranks_hist"] = {
-        "selection": {
-            "points": [
-                {
-                    "curve_number": 0,
-                    "x": "not retrieved",
-                    "y": 10,
-                    "customdata": ["bm25", "not retrieved", 0.1],
-                }
-            ]
-        }
+        "selection": {"points": [{"curve_number": 0, "x": label, "customdata": [run, label, 0.1]}]}
     }
-    at.run()
+    return at.run()
+
+
+def test_bin_click_opens_its_queries_on_queries(at):
+    """One behaviour for every bar: the bin's queries open on Queries, the filter named."""
+    click(at, "bm25", "not retrieved")
     no_exception(at)
-    listed = at.dataframe(key="ranks_list").value
+    assert titles(at) == ["Queries"]
+    listed = at.dataframe(key="queries_table").value
     assert len(listed) == 13  # bm25: 129 answerable queries, FirstRank for 116
     assert (listed["first rank"] == "not found").all()  # a word, not a "None" cell
     assert at.query_params["bin"] in ("not retrieved", ["not retrieved"])
+    banner = " ".join(i.value for i in at.info)
+    assert "Opened from Ranks" in banner and r"first relevant rank \= not retrieved" in banner
+    at.switch_page("pages/queries.py")  # AppTest reruns the page it was asked for
+    at.button(key="queries_clear_groups").click().run()
+    assert len(at.dataframe(key="queries_table").value) == 144  # every query of bm25 again
+    assert "bin" not in at.query_params
 
 
-def test_filter_changes_the_list(at):
-    at.session_state["ranks_hist"] = {
-        "selection": {"points": [{"curve_number": 0, "x": "1", "customdata": ["bm25", "1", 0.5]}]}
-    }
-    at.run()
-    all_rows = len(at.dataframe(key="ranks_list").value)
+def test_a_rank_bin_keeps_the_sidebar_filters(at):
+    click(at, "bm25", "1")
+    all_rows = len(at.dataframe(key="queries_table").value)
+    at.switch_page("pages/queries.py")  # AppTest reruns the page it was asked for
     at.selectbox(key="side_type").select("paraphrase").run()
-    assert 0 < len(at.dataframe(key="ranks_list").value) < all_rows
+    shown = at.dataframe(key="queries_table").value
+    assert 0 < len(shown) < all_rows and (shown["first rank"] == "1").all()
 
 
 def test_trec_data(tmp_path, monkeypatch):
@@ -53,13 +55,9 @@ def test_trec_data(tmp_path, monkeypatch):
     no_exception(at)
     caption = " ".join(c.value for c in at.caption)
     assert "n \\= 30 \\(results\\.comment\\)" in caption  # escaped; n = answerable topics
-    at.session_state["ranks_hist"] = {
-        "selection": {
-            "points": [{"curve_number": 0, "x": "1", "customdata": ["results.comment", "1", 0.9]}]
-        }
-    }
-    at.run()
+    click(at, "results.comment", "1")
     no_exception(at)
-    listed = at.dataframe(key="ranks_list").value
+    listed = at.dataframe(key="queries_table").value
+    assert len(listed) and (listed["first rank"] == "1").all()
     # the TREC files give no query text, type or section: no empty columns for them
-    assert list(listed.columns) == ["query_id", "first rank", "failure_class"] and len(listed)
+    assert not {"query", "type", "section"} & set(listed.columns)

@@ -184,9 +184,13 @@ def test_deselecting_the_grouping_falls_back_to_the_default(monkeypatch):
     assert "by" not in at.query_params
 
 
-def test_a_link_opens_the_ranks_page_on_its_bin(monkeypatch):
-    at = open_page("pages/ranks.py", {"bin": "1", "focus": "bm25"}, monkeypatch)
-    assert [s.value for s in at.subheader if s.value.startswith("First relevant rank 1 ")]
+def test_a_link_opens_the_queries_of_a_rank_bin(monkeypatch):
+    at = open_page(
+        "pages/queries.py", {"bin": "1", "focus": "bm25", "from": "rank_bin"}, monkeypatch
+    )
+    shown = at.dataframe(key="queries_table").value
+    assert len(shown) and (shown["first rank"] == "1").all()
+    assert any("Opened from Ranks" in i.value for i in at.info)
 
 
 def test_a_link_opens_the_no_answer_page_with_its_trade_off(monkeypatch):

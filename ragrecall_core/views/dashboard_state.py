@@ -48,7 +48,7 @@ PARTIAL = ("not_relevant", "relevant")
 HARMFUL = ("not_relevant", "as_graded")
 GROUP_BY = ("failure_class", "query_type", "section", "doc_length", "reason", "verdict")
 # filters a group of the Failures page sets on the Queries page (table columns)
-GROUP_FILTERS = ("failure_class", "doc_length", "reason", "verdict")
+GROUP_FILTERS = ("failure_class", "doc_length", "reason", "verdict", "rank_bin")
 # sidebar filters a Failures group can set too (query type, section): named by ``opened_from``
 SIDEBAR_GROUPS = ("query_type", "section")
 TRUE_WORDS = ("1", "true", "yes", "on")
@@ -242,6 +242,7 @@ class ViewState:
             "doc_length": self.doc_length,
             "reason": self.reason,
             "verdict": self.verdict,
+            "rank_bin": self.rank_bin,
         }
         return {c: v for c, v in pairs.items() if v}
 

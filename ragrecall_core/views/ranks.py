@@ -10,8 +10,6 @@ equals the ``Hit@k`` measure.
 
 from __future__ import annotations
 
-import math
-
 import pandas as pd
 
 NOT_RETRIEVED = "not retrieved"
@@ -33,13 +31,15 @@ def rank_bins(depth: int) -> list[tuple[str, int, int]]:
     return bins
 
 
-def bin_of(rank, bins: list[tuple[str, int, int]]) -> str:
-    if rank is None or (isinstance(rank, float) and math.isnan(rank)) or pd.isna(rank):
-        return NOT_RETRIEVED
-    for label, low, high in bins:
-        if low <= rank <= high:
-            return label
-    return bins[-1][0] if bins else NOT_RETRIEVED
+def bin_labels(first_rank: pd.Series, depth: int) -> pd.Series:
+    """The bin label of every first relevant rank (``not retrieved`` when there is none);
+    a rank past ``depth`` falls in the last bin."""
+    bins = rank_bins(depth)
+    if not bins:
+        return pd.Series(NOT_RETRIEVED, index=first_rank.index, dtype=object)
+    edges = [bins[0][1] - 0.5, *(high + 0.5 for _, _, high in bins[:-1]), float("inf")]
+    labels = pd.cut(first_rank, edges, labels=[label for label, _, _ in bins], ordered=False)
+    return labels.astype(object).where(first_rank.notna(), NOT_RETRIEVED)
 
 
 def answerable(table: pd.DataFrame) -> pd.DataFrame:
@@ -65,8 +65,7 @@ def given_columns(table: pd.DataFrame, columns: list[str]) -> list[str]:
 def with_bins(table: pd.DataFrame, depth: int) -> pd.DataFrame:
     """Answerable rows with a ``bin`` column (the first relevant rank's bin)."""
     rows = answerable(table).copy()
-    bins = rank_bins(depth)
-    rows["bin"] = [bin_of(r, bins) for r in rows["FirstRank"]]
+    rows["bin"] = bin_labels(rows["FirstRank"], depth)
     return rows
 
 

@@ -61,9 +61,7 @@ class Server:
             [
                 sys.executable,
                 "-m",
-                "streamlit",
-                "run",
-                "app.py",
+                "ragrecall_app.serve",  # what `ragrecall ui` runs
                 "--server.headless",
                 "true",
                 "--server.port",
@@ -100,7 +98,9 @@ class Server:
 
 @pytest.fixture(scope="session")
 def servers(tmp_path_factory):
-    """Two servers started together: data_samples, and a workspace of hostile text."""
+    """Two servers started together: data_samples, and a workspace of hostile text. No
+    warm-up visit: the launcher turns streamlit's pages/-folder mode off, so a fresh
+    server's first deep link opens its page (tests/browser/test_deep_links.py)."""
     hostile = hostile_workspace(tmp_path_factory.mktemp("hostile"))
     started = {"samples": Server(None), "hostile": Server(hostile)}
     try:
@@ -111,26 +111,13 @@ def servers(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def warm_servers(servers, browser):
-    """Open each server's root once. On a fresh server the first session still runs in
-    streamlit's pages/-directory mode until app.py calls st.navigation, so a first deep
-    link shows a one-off "Page not found" dialog (see the report); later sessions do not."""
-    page = browser.new_page()
-    for server in servers.values():
-        page.goto(server.url)
-        page.locator("h1").filter(has_text="Overview").wait_for(timeout=30_000)
-    page.close()
-    return servers
+def app_url(servers):
+    return servers["samples"].url
 
 
 @pytest.fixture(scope="session")
-def app_url(warm_servers):
-    return warm_servers["samples"].url
-
-
-@pytest.fixture(scope="session")
-def hostile_url(warm_servers):
-    return warm_servers["hostile"].url
+def hostile_url(servers):
+    return servers["hostile"].url
 
 
 @pytest.fixture(scope="session")

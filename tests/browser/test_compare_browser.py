@@ -13,14 +13,9 @@ from tests.browser.test_dashboard_browser import TIMEOUT, click_first_row, open_
 
 
 @pytest.fixture(scope="module")
-def regressions_url(tmp_path_factory, browser):
+def regressions_url(tmp_path_factory):
     server = Server(fx.write_workspace(tmp_path_factory.mktemp("regressions"))).wait()
     try:
-        # the first session of a fresh server lands on the default page (see conftest.py)
-        page = browser.new_page()
-        page.goto(server.url)
-        page.locator("h1").filter(has_text="Overview").wait_for(timeout=TIMEOUT)
-        page.close()
         yield server.url
     finally:
         server.stop()

@@ -95,10 +95,9 @@ def test_hostile_chunk_text_is_literal(page: Page, hostile_url, shots):
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     open_page(page, f"{hostile_url}/query-table?q=q1", "Query q1 · run r")
     expect(page.get_by_text("Page not found")).to_have_count(0)
-    page.get_by_text("Full text of the top").click()
     expect(page.get_by_text("<script>alert(1)</script>", exact=True)).to_be_visible()
     expect(page.get_by_text("[click](javascript:alert(1))", exact=True)).to_be_visible()
-    expect(page.get_by_text(re.compile(r"Query: <b>bold\?</b> \[click\]"))).to_be_visible()
+    expect(page.get_by_text(re.compile(r"^<b>bold\?</b> \[click\]"))).to_be_visible()
     assert page.locator("a[href^='javascript']").count() == 0
     assert page.locator("script:text('alert(1)')").count() == 0
     assert page.locator("b:text('bold?')").count() == 0
