@@ -201,7 +201,7 @@ def load_gold(con: duckdb.DuckDBPyConnection, path: Path) -> str:
     """Load ``path`` into ``queries`` and ``qrels``; return the format it had."""
     readers.require_file(path)
     fmt = readers.detect_format(path)
-    with progress.shown(con, path):
+    with progress.shown(con, path), readers.within_memory(path):
         if fmt == readers.JSONL:
             _load_jsonl(con, path)
         elif fmt in (readers.TREC_QRELS, readers.TREC_RUN):

@@ -77,8 +77,26 @@ def reading(path: Path, fmt: str) -> Iterator[None]:
         raise InputError(read_problems(path, fmt, error)) from None
 
 
+OUT_OF_MEMORY = (
+    "a larger --memory-limit (or $RAGRECALL_MEMORY_LIMIT), or more free disk to spill to: "
+    "DuckDB ran out of memory loading this file"
+)
+
+
+@contextmanager
+def within_memory(path: Path) -> Iterator[None]:
+    """Turn DuckDB running out of memory while it loads ``path`` (anywhere: the read, a
+    check, the ranking) into a problem naming the file and the limit to raise."""
+    try:
+        yield
+    except duckdb.OutOfMemoryException as error:
+        raise InputError([Problem(str(path), None, _reason(error), OUT_OF_MEMORY)]) from None
+
+
 def read_problems(path: Path, fmt: str, error: duckdb.Error) -> list[Problem]:
     """Why DuckDB could not read ``path``, as problems a user can act on."""
+    if isinstance(error, duckdb.OutOfMemoryException):
+        return [Problem(str(path), None, _reason(error), OUT_OF_MEMORY)]
     if fmt == PARQUET:
         return [Problem(str(path), None, _reason(error), "a Parquet file")]
     problems = unreadable_lines(path)

@@ -151,7 +151,7 @@ def load_run(con: duckdb.DuckDBPyConnection, path: Path, name: str | None = None
     table = f"run_table_{con.execute('SELECT count(*) FROM run_files').fetchone()[0]}"
     con.execute(f"DROP TABLE IF EXISTS {table}")
     try:
-        with progress.shown(con, path):
+        with progress.shown(con, path), readers.within_memory(path):
             fmt = _load_table(con, path, fmt, table)
     except InputError as error:
         problems += error.problems

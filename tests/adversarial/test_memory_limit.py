@@ -74,3 +74,23 @@ def test_connect_refuses_it_too(value):
         connect(memory_limit=value)
     with pytest.raises(InputError):
         parse_memory_limit(value)
+
+
+def test_running_out_under_the_limit_says_so(tmp_path, capsys):
+    """A limit too small for the file: exit 2 naming the limit as the thing to change, not
+    the file as unreadable, and no traceback."""
+    import duckdb
+
+    run = tmp_path / "run.parquet"
+    duckdb.connect().execute(
+        "COPY (SELECT 'q' || (i // 1000) AS query_id, 'c' || i AS chunk_id, i % 1000 + 1 AS rank"
+        " FROM range(2000000) t(i)) TO $path (FORMAT parquet)",
+        {"path": str(run)},
+    )
+    gold = write_jsonl(tmp_path / "gold.jsonl", [gold_row("q1", ["c1001"])])
+    code, out, err = run_cli(capsys, ["evaluate", gold, run, "--memory-limit", "16MB"])
+    assert code == 2 and out == ""
+    assert "Traceback" not in err
+    problem = err.splitlines()[1]
+    assert problem.startswith(f"{run}: got ")
+    assert "expected a larger --memory-limit" in problem
