@@ -803,17 +803,30 @@ def cmd_ui(args: argparse.Namespace) -> int:
     return subprocess.call(command)
 
 
+MORE_MEMORY = "a higher --memory-limit (or $RAGRECALL_MEMORY_LIMIT)"
+
+
 def input_failures() -> tuple[type[Exception], ...]:
     """Failures that only bad input causes but that a loader did not turn into problems
     yet: a file that cannot be opened or written, bytes that are not UTF-8, a file DuckDB
     cannot parse. Anything else is a bug and keeps its traceback."""
     import duckdb  # loaded already by any command that could raise its errors
 
-    return (OSError, UnicodeDecodeError, duckdb.InvalidInputException, duckdb.IOException)
+    return (
+        OSError,
+        UnicodeDecodeError,
+        duckdb.InvalidInputException,
+        duckdb.IOException,
+        duckdb.OutOfMemoryException,  # inputs too large for the memory limit
+    )
 
 
 def unreadable(error: Exception) -> Problem:
     """One line for an input failure a loader did not report itself."""
+    import duckdb
+
+    if isinstance(error, duckdb.OutOfMemoryException):
+        return Problem("memory", None, "the inputs need more memory than the limit", MORE_MEMORY)
     if isinstance(error, OSError) and error.filename is not None:
         return Problem(str(error.filename), None, error.strerror or str(error), "a usable file")
     message = " ".join(str(error).split()) or type(error).__name__

@@ -263,3 +263,21 @@ def test_evaluating_files_needs_no_pandas(files, fmt):
     )
     assert "Recall@5" in done.stdout
     assert done.stdout.splitlines()[-1] == "imported:"
+
+
+def test_running_out_of_memory_while_scoring_is_one_line_not_a_traceback(
+    files, monkeypatch, capsys
+):
+    """Loaders name the file that did not fit; past loading, the limit is still named."""
+    import duckdb
+
+    import ragrecall_core.cli as cli
+
+    def too_big(*args, **kwargs):
+        raise duckdb.OutOfMemoryException("Out of Memory Error: could not allocate block")
+
+    monkeypatch.setattr(cli, "evaluate", too_big)
+    gold, run = files
+    assert cli.main(["evaluate", str(gold), str(run), "--memory-limit", "1GB"]) == 2
+    err = capsys.readouterr().err
+    assert "--memory-limit" in err and "Traceback" not in err

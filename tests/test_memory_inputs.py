@@ -209,3 +209,18 @@ def test_a_seed_record_map_keyed_by_a_non_string_is_refused():
     records = [{"id": "q1", "query": "x", "relevant_ids": ["a"], "grades": {"a": 2, 5: 0}}]
     problems = problems_of(records, {"r": LISTS})
     assert [(p.file, p.value) for p in problems] == [("gold", "query 'q1': key 5")]
+
+
+def test_a_repeated_rank_in_records_is_refused_like_in_a_file():
+    """The typed path of seed-style records catches a repeated rank in its own sort."""
+    run = [
+        {
+            "query_id": "q1",
+            "retrieved": [
+                {"chunk_id": "a", "rank": 1, "score": 2.0},
+                {"chunk_id": "b", "rank": 1, "score": 1.0},
+            ],
+        }
+    ]
+    shown = [(p.file, p.value, p.expected) for p in problems_of({"q1": ["a"]}, {"r": run})]
+    assert any(f == "run 'r'" and "rank" in (v + e) for f, v, e in shown), shown
