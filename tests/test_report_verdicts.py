@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import csv
 import io
+import shutil
+from pathlib import Path
 
 import pytest
 
 from ragrecall_core import Workspace
 from ragrecall_core.analysis.verdicts import record_verdict
 from ragrecall_core.output.report import NO_VERDICTS, build_report
+from tests.dashboard_support import ROOT
 from tests.helpers import run_cli
 from tests.test_app_judge import seed002
 
@@ -59,3 +62,19 @@ def test_the_report_command_reads_verdicts_from_the_store(ws, tmp_path, capsys):
     code, _, err = run_cli(capsys, ["report", folder, "-o", out, "-k", "3"])
     assert (code, err) == (0, "")
     assert "| old | q1 | outdated document |  | v2 of the policy |" in out.read_text()
+
+
+def test_verdicts_outside_the_reports_split_are_counted_not_dropped(tmp_path):
+    """The report covers the held-out split by default; a verdict on a dev query is not
+    listed there, and the report says how many were left out and how to see them."""
+    folder = Path(shutil.copytree(ROOT / "data_samples", tmp_path / "ws"))
+    ws = Workspace.open(folder)
+    dev = ws.cursor().execute("SELECT min(query_id) FROM queries WHERE split = 'dev'").fetchone()[0]
+    record_verdict(ws, "bm25", dev, "paraphrase", recorded_by="team")
+    held_out = build_report(ws).to_markdown().split("## Meeting verdicts")[1]
+    assert dev not in held_out.split("## Measure definitions")[0]
+    assert "1 verdict on queries outside this report" in held_out.replace("\\", "")
+    assert "No meeting verdicts recorded" not in held_out
+    on_dev = build_report(ws, split="dev")
+    assert on_dev.verdicts_elsewhere == 0 and dev in on_dev.to_markdown()
+    assert "1 verdict on queries outside" in build_report(ws).to_csv()

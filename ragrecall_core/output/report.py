@@ -33,6 +33,7 @@ from ragrecall_core.inputs.store import open_store, store_path
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.measures import parse_measure
 from ragrecall_core.output.literal import md_literal
+from ragrecall_core.output.text import plural
 from ragrecall_core.scoring.evaluate import evaluate
 from ragrecall_core.scoring.policy import Policy
 
@@ -86,6 +87,7 @@ class Report:
     rule: str = DEFAULT_RULE
     # the meeting's latest verdict per (run, query) (ragrecall_core.analysis.verdicts)
     verdicts: pd.DataFrame | None = None
+    verdicts_elsewhere: int = 0  # current verdicts on queries outside this report's split
 
     def header(self) -> dict:
         return {
@@ -105,7 +107,9 @@ class Report:
         parts += ["", "## Meeting verdicts", ""]
         if self.has_verdicts():
             parts += [_md(self.verdict_counts()), "", _md(self.verdict_list())]
-        else:
+        if self.verdicts_elsewhere:
+            parts += [""] * self.has_verdicts() + [md_literal(self.elsewhere_note())]
+        elif not self.has_verdicts():
             parts += [NO_VERDICTS]
         parts += ["", "## Measure definitions", "", _md(self.definitions)]
         parts += ["", "## Run configs (secrets redacted)", ""]
@@ -151,8 +155,10 @@ class Report:
         verdicts = (
             _html_table(self.verdict_counts()) + _html_table(self.verdict_list())
             if self.has_verdicts()
+            else ""
+            if self.verdicts_elsewhere
             else f"<p>{html.escape(NO_VERDICTS)}</p>"
-        )
+        ) + (f"<p>{html.escape(self.elsewhere_note())}</p>" if self.verdicts_elsewhere else "")
         return HTML.format(
             header=header,
             chart=chart,
@@ -167,6 +173,14 @@ class Report:
     def has_verdicts(self) -> bool:
         return self.verdicts is not None and not self.verdicts.empty
 
+    def elsewhere_note(self) -> str:
+        """Verdicts the report's split leaves out are counted, not silently dropped."""
+        return (
+            f"{plural(self.verdicts_elsewhere, 'verdict')} on queries outside this report "
+            f"({self.scope}) {'is' if self.verdicts_elsewhere == 1 else 'are'} not listed: "
+            "--split NAME reports another split"
+        )
+
     def verdict_counts(self) -> pd.DataFrame:
         """How many queries of each run the meeting gave each reason."""
         counts = self.verdicts.groupby(["run", "reason"], sort=True).size()
@@ -180,16 +194,21 @@ class Report:
 
     def verdict_comments(self) -> list[str]:
         """The verdicts as CSV comment lines (each one cell starting ``#``: never a formula)."""
+        elsewhere = [self.elsewhere_note()] if self.verdicts_elsewhere else []
         if not self.has_verdicts():
-            return [f"meeting verdicts: {NO_VERDICTS}"]
+            return [f"meeting verdicts: {elsewhere[0] if elsewhere else NO_VERDICTS}"]
         counts = [
             f"meeting verdicts {run}: "
             + ", ".join(f"{r.reason} {r.queries}" for r in rows.itertuples(index=False))
             for run, rows in self.verdict_counts().groupby("run", sort=True)
         ]
-        return counts + [
-            f"verdict {r.run} {r.query}: {r.reason}; owner: {r.owner or '-'}; note: {r.note}"
-            for r in self.verdict_list().itertuples(index=False)
+        return [
+            *counts,
+            *(
+                f"verdict {r.run} {r.query}: {r.reason}; owner: {r.owner or '-'}; note: {r.note}"
+                for r in self.verdict_list().itertuples(index=False)
+            ),
+            *elsewhere,
         ]
 
     def aggregate_table(self) -> pd.DataFrame:
@@ -332,9 +351,8 @@ def build_report(
         ignore_index=True,
     )
     per_query = per_query[["run", *[c for c in per_query.columns if c != "run"]]]
-    verdicts = latest_verdicts(workspace)
-    if ids is not None:
-        verdicts = verdicts[verdicts.query_id.isin(ids)]
+    every_verdict = latest_verdicts(workspace)
+    verdicts = every_verdict if ids is None else every_verdict[every_verdict.query_id.isin(ids)]
     definitions = pd.DataFrame(
         [
             {"measure": m, "definition": parse_measure(m).definition.description}
@@ -354,6 +372,7 @@ def build_report(
         stored_judgments=judgments,
         rule=rule,
         verdicts=verdicts,
+        verdicts_elsewhere=len(every_verdict) - len(verdicts),
     )
 
 
