@@ -75,10 +75,9 @@ WHERE r.run = $run AND r.query_id = $q AND r.rank <= $depth
 ORDER BY r.rank
 """
 
-# The chunks before and after each of $ids in its document, in corpus file order: the order
-# the corpus rows were inserted, which is the file's line order (DuckDB keeps insertion
-# order, and inputs/corpus.py inserts the records as the file lists them), read as rowid.
-# Only the documents of $ids are ordered, not the whole corpus.
+# The chunks before and after each of $ids in its document, in corpus file order (each
+# chunk's line in the corpus file, kept by the loader). Only the documents of $ids are
+# ordered, not the whole corpus.
 NEIGHBOURS_SQL = """
 WITH docs AS (SELECT DISTINCT doc_id FROM corpus WHERE list_contains($ids, chunk_id)),
 ordered AS (
@@ -86,7 +85,7 @@ ordered AS (
            lag(c.chunk_id) OVER doc AS previous_id, lag(c.text) OVER doc AS previous_text,
            lead(c.chunk_id) OVER doc AS next_id, lead(c.text) OVER doc AS next_text
     FROM corpus c SEMI JOIN docs d ON d.doc_id = c.doc_id
-    WINDOW doc AS (PARTITION BY c.doc_id ORDER BY c.rowid))
+    WINDOW doc AS (PARTITION BY c.doc_id ORDER BY c.line))
 SELECT chunk_id, previous_id, previous_text, next_id, next_text
 FROM ordered WHERE list_contains($ids, chunk_id) ORDER BY chunk_id
 """

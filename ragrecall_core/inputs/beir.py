@@ -66,7 +66,7 @@ FROM beir_queries q WHERE q.j->>'$._id' = queries.query_id
 CORPUS_INSERT = """
 INSERT INTO corpus
 SELECT j->>'$._id', j->>'$._id', NULL, j->>'$.text',
-       json_merge_patch(j, '{"_id": null, "text": null}')
+       json_merge_patch(j, '{"_id": null, "text": null}'), line
 FROM beir_corpus
 """
 

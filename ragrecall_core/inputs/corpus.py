@@ -109,7 +109,7 @@ def load_corpus(con: duckdb.DuckDBPyConnection, path: Path) -> int:
         f"""
         INSERT INTO corpus
         SELECT {_text("chunk_id")}, coalesce({_text("doc_id")}, {doc_of_sql(_text("chunk_id"))}),
-               {_text("section")}, {_text("text")}, json_merge_patch(j, $drop_known)
+               {_text("section")}, {_text("text")}, json_merge_patch(j, $drop_known), line
         FROM corpus_fields
         """,
         {"drop_known": DROP_KNOWN},

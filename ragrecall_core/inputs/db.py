@@ -47,9 +47,10 @@ CREATE TABLE IF NOT EXISTS resolutions (
 -- columns of CSV / Parquet inputs read under another tool's name (readers.record_mapping)
 CREATE TABLE IF NOT EXISTS column_mappings (
     path VARCHAR, position INTEGER, source VARCHAR, target VARCHAR);
+-- line: the record's line (row) in the corpus file: a document's chunks in file order
 CREATE TABLE IF NOT EXISTS corpus (
     chunk_id VARCHAR PRIMARY KEY, doc_id VARCHAR, section VARCHAR, text VARCHAR,
-    metadata JSON);
+    metadata JSON, line BIGINT);
 """
 
 
