@@ -1,9 +1,12 @@
 """ragrecall dashboard: one sidebar for every page, the view state kept in the URL.
 
-    streamlit run app.py                                   # data_samples/
-    streamlit run app.py -- --workspace W
-    streamlit run app.py -- --gold G --run R1 --run R2 --grades F --corpus C
-    RAGRECALL_WORKSPACE=W streamlit run app.py
+    ragrecall ui [W]                                       # data_samples/ or W
+    python -m ragrecall_app.serve -- --workspace W         # what `ragrecall ui` runs
+    python -m ragrecall_app.serve -- --gold G --run R1 --run R2 --grades F --corpus C
+    RAGRECALL_WORKSPACE=W python -m ragrecall_app.serve
+
+``streamlit run app.py`` works too, but its very first deep link after a server start
+shows a false "Page not found" dialog (see ragrecall_app/serve.py for why).
 
 Adding a page: one file in pages/ and one line in PAGES below.
 """
