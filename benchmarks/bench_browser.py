@@ -1,4 +1,5 @@
-"""Dashboard speed as the user feels it: Debian's chromium against a real `streamlit run`.
+"""Dashboard speed as the user feels it: Debian's chromium against a server started as
+`ragrecall ui` starts it.
 
     python benchmarks/bench_browser.py                                  # data_samples, 10 reps
     python benchmarks/bench_browser.py --workspace both --out /tmp/bench_browser.json
@@ -7,13 +8,16 @@
 Each interaction is timed in the browser, from the click (or key press) to the settled page:
 the script state of ``[data-testid=stApp]`` has been ``running`` and is no longer, no stale
 element, spinner or skeleton is left, every chart and table within the window has drawn its
-SVG or canvas (streamlit draws a table's canvas only once it scrolls into view), the text the
+SVG or canvas (streamlit draws a table's canvas only once it scrolls into view, and never
+inside a closed expander, so those are not waited for), the text the
 new view must show is there (and differs from the text before the click where the view has
 one heading per item), and two more animation frames have been painted. A rerun is detected
 with a MutationObserver armed before the click, so a fast rerun is never missed and a slow
 one never cut short.
 
-The server runs on a copy of data_samples (the Judge key presses write grades into it) or on
+The server is ``python -m ragrecall_app.serve`` (the launcher `ragrecall ui` runs) where the
+served checkout has it, else ``streamlit run app.py`` (an older checkout, ``--source``). It
+runs on a copy of data_samples (the Judge key presses write grades into it) or on
 a generated 10,000 queries x 100 results x 4 runs workspace (make_large_workspace.py). Its
 peak memory is the sum of VmHWM of the streamlit process and its descendants, read at the end
 of each phase; the last phase opens 4 browser sessions at once. Where an interaction's widget
@@ -95,9 +99,12 @@ SETTLED = """([pattern, previous, fresh, graceMs]) => {
   const app = document.querySelector('[data-testid=stApp]');
   if (!app) return false;
   const shown = (el) => el.getClientRects().length > 0;
+  // inside the window and rendered: a closed expander keeps its content laid out but
+  // hidden (content-visibility), and streamlit never draws a table there
   const onScreen = (el) => {
     const r = el.getBoundingClientRect();
-    return r.width > 0 && r.bottom > 0 && r.top < window.innerHeight;
+    return r.width > 0 && r.bottom > 0 && r.top < window.innerHeight &&
+      el.checkVisibility({visibilityProperty: true});
   };
   for (const d of document.querySelectorAll('[role=dialog]'))
     if (/Page not found/.test(d.innerText)) return {error: 'a "Page not found" dialog'};
@@ -126,14 +133,8 @@ RERUN_SEEN = """() => window.__bench.sawRun ||
   document.querySelector('[data-testid=stApp]').getAttribute('data-test-script-state') === 'running'
 """
 TWO_FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
-REGRESSIONS_TABLE = """() => {
-  const label = [...document.querySelectorAll('p')]
-    .find(p => p.innerText.startsWith('Regressions: passed'));
-  if (!label) return -1;
-  const top = label.getBoundingClientRect().top;
-  return [...document.querySelectorAll('[data-testid=stDataFrame]')]
-    .findIndex(f => f.getBoundingClientRect().top > top);
-}"""
+QUERIES_TABLE = ".st-key-queries_table [data-testid=stDataFrame]"
+REGRESSIONS_TABLE = ".st-key-compare_regressions [data-testid=stDataFrame]"
 
 
 class NotMeasurable(Exception):
@@ -148,7 +149,8 @@ def free_port() -> int:
 
 
 class Server:
-    """`streamlit run app.py` on one workspace, headless, on a free port."""
+    """The dashboard on one workspace, headless, on a free port, launched as `ragrecall ui`
+    launches it (see ``launch_command``)."""
 
     def __init__(self, workspace: Path, log: Path, source: Path = ROOT):
         self.port = free_port()
@@ -160,9 +162,10 @@ class Server:
             # another checkout's package first (an editable install would shadow it)
             "PYTHONPATH": str(source),
         }
-        command = [sys.executable, "-m", "streamlit", "run", "app.py"]
+        command = launch_command(source)
         command += ["--server.headless", "true", "--server.port", str(self.port)]
-        command += ["--server.fileWatcherType", "none"]
+        command += ["--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"]
+        command += ["--client.toolbarMode", "minimal"]
         self.log = log.open("ab")
         self.started = time.perf_counter()
         self.proc = subprocess.Popen(command, cwd=source, env=env, stdout=self.log, stderr=self.log)
@@ -192,6 +195,15 @@ class Server:
             self.proc.kill()
             self.proc.wait()
         self.log.close()
+
+
+def launch_command(source: Path) -> list[str]:
+    """`ragrecall ui`'s launcher (streamlit's old pages/ mode off from the start, so a fresh
+    server's first session sees the real page list) where ``source`` has it, else the plain
+    `streamlit run app.py` an older checkout was served with. Both take streamlit's options."""
+    if (source / "ragrecall_app" / "serve.py").is_file():
+        return [sys.executable, "-m", "ragrecall_app.serve"]
+    return [sys.executable, "-m", "streamlit", "run", "app.py"]
 
 
 def process_tree(pid: int) -> list[int]:
@@ -387,9 +399,12 @@ def choose(page: Page, value: str) -> None:
     page.get_by_role("option", name=value, exact=True).first.click()
 
 
-def click_row(page: Page, table: int, row: int) -> Callable[[], None]:
-    """The click on a row's selection checkbox of the ``table``-th st.dataframe (35 px rows)."""
-    frame = page.locator("[data-testid=stDataFrame]").nth(table)
+def click_row(page: Page, table: str, row: int) -> Callable[[], None]:
+    """The click on a row's selection checkbox of the st.dataframe ``table`` (a CSS selector;
+    35 px rows)."""
+    frame = page.locator(table).first
+    if frame.count() == 0:
+        raise NotMeasurable(f"no table {table} on the page")
     frame.scroll_into_view_if_needed()
     box = frame.bounding_box()
     if box is None:
@@ -448,7 +463,7 @@ def queries_interactions(bench: Bench, page: Page) -> None:
     detail = r"^Query .+ · run .+$"
 
     def open_query(i: int) -> float:
-        click = click_row(page, 0, i % 2)
+        click = click_row(page, QUERIES_TABLE, i % 2)
         return timed(page, click, detail, bench.timeout, heading(page, detail))[0]
 
     def next_failing(_i: int) -> float:
@@ -498,13 +513,15 @@ def failures_bar(bench: Bench, page: Page) -> None:
 
 
 def ranks_bin(bench: Bench, page: Page) -> None:
-    listed = r"^First relevant rank .+ · run .+ · \d+ queries$"
+    """A histogram bar opens Queries filtered to that bin (Ranks reached untimed each time)."""
 
     def once(i: int) -> float:
+        nav(page, "Ranks", bench.timeout)
         click = chart_point(page, 0, i % 2)
-        return timed(page, click, listed, bench.timeout, heading(page, listed))[0]
+        opened = r"^Opened from Ranks: first relevant rank = "
+        return timed(page, click, opened, bench.timeout)[0]
 
-    bench.measure("Ranks bin click", once, lambda: nav(page, "Ranks", bench.timeout))
+    bench.measure("Ranks bin click -> Queries", once)
 
 
 def compare_interactions(bench: Bench, page: Page) -> None:
@@ -534,11 +551,11 @@ def compare_interactions(bench: Bench, page: Page) -> None:
     detail = r"^Query .+: .+ → .+$"
 
     def open_regression(i: int) -> float:
-        table = page.evaluate(REGRESSIONS_TABLE)
-        if table < 0:
-            raise NotMeasurable("no regressions table (fewer than one regression)")
-        click = click_row(page, table, i % 2)
-        return timed(page, click, detail, bench.timeout, heading(page, detail))[0]
+        """Row 1 / row 2 opens the st.dialog with both lists; closed again untimed."""
+        click = click_row(page, REGRESSIONS_TABLE, i % 2)
+        seconds = timed(page, click, detail, bench.timeout)[0]
+        close_dialog(page, bench.timeout)
+        return seconds
 
     def enough_regressions() -> None:
         label = next(
@@ -550,6 +567,13 @@ def compare_interactions(bench: Bench, page: Page) -> None:
 
     bench.measure("Compare baseline change", change_baseline, pick_baselines)
     bench.measure("open a regression (Compare row)", open_regression, enough_regressions)
+
+
+def close_dialog(page: Page, timeout: float) -> None:
+    """Close Compare's query dialog with its Close button and wait until it is gone."""
+    close = page.locator(".st-key-compare_close button")
+    untimed(page, close.click, None, timeout)
+    page.get_by_role("dialog").wait_for(state="detached", timeout=timeout * 1000)
 
 
 def judge_keys(bench: Bench, page: Page) -> None:
