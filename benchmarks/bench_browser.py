@@ -848,6 +848,7 @@ def main(argv: list[str] | None = None) -> None:
             )
             report["workspaces"][label] = bench_workspace(args, label, workspace, browser)
             print_table(label, report["workspaces"][label])
+            report["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
             if args.out:
                 args.out.write_text(json.dumps(report, indent=2))
         browser.close()
