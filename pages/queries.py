@@ -81,7 +81,7 @@ def open_query() -> None:
     head, prev_col, next_col, close_col = st.columns(
         [6, 1.5, 1.5, 0.8], vertical_alignment="center"
     )
-    head.subheader(f"Query {query_id} · run {run}")
+    head.subheader(f"Query {escape_markdown(query_id)} · run {escape_markdown(run)}")
     prev_col.button(
         "◀ Previous failing",
         on_click=step,
@@ -188,7 +188,8 @@ event = st.dataframe(
     selection_mode="single-row",
     hide_index=True,
     width="stretch",
-    height=420 if query_id else 600,  # the table is the page until a query is opened
+    # one height whatever is open: a new height makes streamlit send the whole table again
+    height=480,
     # pixel widths: the review columns (and a verdict) fit the ~1,100 px of a 1600 px screen
     column_config={
         "status": st.column_config.TextColumn("status", width=70),
