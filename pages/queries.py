@@ -144,8 +144,9 @@ def group_banner() -> None:
     )
 
 
-if query_id:
-    open_query()
+# the reading view sits above the table but is drawn after it: a row picked in the table
+# opens in this same run (no second run of the page, no second send of the table)
+reading = st.container()
 
 failing_n = int(rows["failing"].sum())
 answerable_n = int((rows["relevant"] > 0).sum())
@@ -214,7 +215,10 @@ event = st.dataframe(
 # previous / next buttons are not overridden by a stale table selection).
 picked = selected_rows(event)
 if new_selection("queries_table", picked) and picked[0] < len(shown):
-    set_page_state(query_id=str(shown.at[picked[0], "query_id"]))
-    st.rerun()
-if not query_id:
+    query_id = str(shown.at[picked[0], "query_id"])
+    set_page_state(query_id=query_id)
+if query_id:
+    with reading:
+        open_query()
+else:
     st.info("Select a row to read the query's gold chunks beside what the run retrieved.")
