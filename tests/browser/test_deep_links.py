@@ -1,22 +1,18 @@
 """Deep links on a fresh server (issue #12): no "Page not found" dialog over the right page.
 
-The dashboard is served the way ``ragrecall ui`` should serve it (``python -m
-ragrecall_app.serve``, see its docstring for the cause). The first test is the first
-session of its server, which is when the dialog used to appear; each page's link then
-opens in a new browser context.
+The dashboard is served the way ``ragrecall ui`` serves it (``python -m
+ragrecall_app.serve``, see its docstring for the cause; conftest's server does that).
+The first test is the first session of its server, which is when the dialog used to
+appear; each page's link then opens in a new browser context.
 """
 
 from __future__ import annotations
-
-import subprocess
-import sys
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import Server
 from tests.browser.test_dashboard_browser import TIMEOUT
-from tests.dashboard_support import ROOT
 
 # url path (query) -> the page's title
 PAGES = {
@@ -31,34 +27,9 @@ PAGES = {
 }
 
 
-class LauncherServer(Server):
-    """conftest's server, started through ``python -m ragrecall_app.serve``."""
-
-    def __init__(self):
-        super().__init__(None)
-        self.proc.terminate()  # the plain ``streamlit run`` conftest started
-        self.proc.wait(timeout=10)
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "ragrecall_app.serve",
-                "--server.headless",
-                "true",
-                "--server.port",
-                str(self.port),
-                "--server.fileWatcherType",
-                "none",
-            ],
-            cwd=ROOT,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-
-
 @pytest.fixture(scope="module")
 def fresh_url():
-    server = LauncherServer().wait()
+    server = Server(None).wait()
     try:
         yield server.url
     finally:
