@@ -14,6 +14,7 @@ from ragrecall_app.context import (
     put_state,
     set_page_state,
     state_value,
+    sync_url,
 )
 from ragrecall_app.reading import query_html, reading_view
 from ragrecall_app.render import escape_markdown, notes, policy_note
@@ -75,9 +76,15 @@ def meta_line(query: dict) -> str:
     return f'<div style="font-size:1rem;opacity:.85">{html.escape(" · ".join(parts))}</div>'
 
 
+@st.fragment
 def open_query() -> None:
     """The reading view of the open query: its line, previous / next failing, gold beside
-    retrieved."""
+    retrieved. A fragment: J / K and the buttons here rerun only this view, not the table
+    below (the view's state and the URL follow, read and written here)."""
+    query_id = state_value("query_id")
+    if not query_id:  # closed: the whole page shows its table alone again
+        st.rerun()
+    sync_url()
     head, prev_col, next_col, close_col = st.columns(
         [6, 1.5, 1.5, 0.8], vertical_alignment="center"
     )

@@ -46,7 +46,8 @@ def test_deep_link_reproduces_filtered_view(page: Page, app_url, shots):
     )
     expect(page.get_by_text(re.compile(rf"{len(rows)} queries shown"))).to_be_visible()
     sidebar = page.locator("[data-testid=stSidebar]")
-    assert 'combobox "Corpus section": finance' in sidebar.aria_snapshot()
+    # the sidebar may still be drawing (a fresh server's first session): ask until it shows
+    expect(sidebar).to_match_aria_snapshot('- combobox "Corpus section": finance', timeout=TIMEOUT)
     assert "section=finance" in page.url and "failing=1" in page.url
     # the state survives a real page switch (which drops the URL's parameters)
     page.get_by_role("link", name="Overview").click()

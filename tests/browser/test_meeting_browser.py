@@ -72,9 +72,12 @@ def test_the_meeting(page: Page, meeting, shots):
     expect(page.locator("h1").filter(has_text="Overview")).to_be_visible(timeout=TIMEOUT)
 
     # 1. filter a section in the sidebar, then go to Failures
+    settled(page)  # a first page may still be rerunning: its widgets are redrawn
     sidebar = page.locator("[data-testid=stSidebar]")
-    sidebar.get_by_role("combobox", name="Corpus section").click()
-    page.get_by_role("option", name=SECTION, exact=True).click()
+    section = sidebar.get_by_role("combobox", name="Corpus section")
+    expect(section).to_be_visible(timeout=TIMEOUT)
+    section.click()
+    page.get_by_role("option", name=SECTION, exact=True).click(timeout=TIMEOUT)
     settled(page)
     page.get_by_role("link", name="Failures").click()
     expect(page.locator("h1").filter(has_text="Failures")).to_be_visible(timeout=TIMEOUT)
@@ -121,6 +124,7 @@ def test_the_meeting(page: Page, meeting, shots):
     page.keyboard.press("j")
     expect(page.get_by_text(f"Query {failing[1]} · run {RUN}")).to_be_visible(timeout=TIMEOUT)
     settled(page)
+    expect(page).to_have_url(re.compile(rf"q={failing[1]}"))  # a copied link opens it
 
     # 7. the verdicts grouped on Failures
     page.get_by_role("link", name="Failures").click()
