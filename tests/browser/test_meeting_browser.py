@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
 
 from ragrecall_core import Workspace
@@ -45,6 +46,22 @@ def settled(page: Page) -> None:
     page.wait_for_timeout(400)
 
 
+def choose(page: Page, box, value: str) -> None:
+    """Pick ``value`` in a selectbox. A click that lands while the page redraws can toggle
+    the list shut again, so the list is opened again until its option shows (3 tries)."""
+    expect(box).to_be_visible(timeout=TIMEOUT)
+    option = page.get_by_role("option", name=value, exact=True)
+    for _attempt in range(3):
+        box.click()
+        try:
+            option.wait_for(timeout=5_000)
+            break
+        except PlaywrightError:
+            page.keyboard.press("Escape")
+            settled(page)
+    option.click(timeout=TIMEOUT)
+
+
 def failing_in_section(workspace) -> list[str]:
     ws = Workspace.open(workspace)
     rows = filter_table(query_table(ws, 5), {"section": SECTION}, [RUN], True)
@@ -74,10 +91,7 @@ def test_the_meeting(page: Page, meeting, shots):
     # 1. filter a section in the sidebar, then go to Failures
     settled(page)  # a first page may still be rerunning: its widgets are redrawn
     sidebar = page.locator("[data-testid=stSidebar]")
-    section = sidebar.get_by_role("combobox", name="Corpus section")
-    expect(section).to_be_visible(timeout=TIMEOUT)
-    section.click()
-    page.get_by_role("option", name=SECTION, exact=True).click(timeout=TIMEOUT)
+    choose(page, sidebar.get_by_role("combobox", name="Corpus section"), SECTION)
     settled(page)
     page.get_by_role("link", name="Failures").click()
     expect(page.locator("h1").filter(has_text="Failures")).to_be_visible(timeout=TIMEOUT)
@@ -110,8 +124,7 @@ def test_the_meeting(page: Page, meeting, shots):
 
     # 5. record the meeting's verdict
     form = page.locator("[data-testid=stForm]").first
-    form.get_by_role("combobox", name="Failure reason").click()
-    page.get_by_role("option", name="chunk boundary", exact=True).click()
+    choose(page, form.get_by_role("combobox", name="Failure reason"), "chunk boundary")
     form.get_by_label("Note").fill("the answer continues in the next chunk")
     form.get_by_label("Owner (optional)").fill("dora")
     form.get_by_label("Recorded by").fill("team")
