@@ -20,7 +20,6 @@ import duckdb
 from ragrecall_core.errors import Problem, raise_if_any
 from ragrecall_core.inputs import gold, readers
 from ragrecall_core.inputs.checks import duplicate_key, repeated_keys, run_checks, string_field
-from ragrecall_core.inputs.memory import GOLD_LONG_INSERT
 
 QRELS_HEADER = ("query-id", "corpus-id", "score")
 
@@ -115,7 +114,7 @@ def load_beir(con: duckdb.DuckDBPyConnection, root: Path) -> None:
     raise_if_any(problems)
     con.execute("ALTER TABLE beir_gold_all DROP COLUMN file")
     con.execute("CREATE OR REPLACE TEMP TABLE gold_stage AS SELECT * FROM beir_gold_all")
-    con.execute(GOLD_LONG_INSERT)
+    con.execute(gold.GOLD_LONG_INSERT)
     con.execute(QUERY_TEXT)
     con.execute(CORPUS_INSERT)
 

@@ -239,21 +239,23 @@ def _load_trec(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     )
 
 
+# long-form gold staged as gold_stage (a file, a DataFrame, a BEIR qrels file) into the tables
+GOLD_LONG_INSERT = """
+INSERT INTO queries
+SELECT query_id, any_value(query), any_value(query_type), any_value(section),
+       any_value(split), false, '{}'::JSON, min(line)
+FROM gold_stage GROUP BY query_id;
+INSERT INTO qrels
+SELECT query_id, chunk_id, coalesce(CAST(CAST(grade AS DOUBLE) AS INTEGER), 1), rationale
+FROM gold_stage WHERE nullif(trim(chunk_id), '') IS NOT NULL;
+"""
+
+
 def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> None:
     columns = readers.stage_table_rows(con, path, fmt, "gold_stage")
     roles = readers.column_roles(path, fmt, columns, LONG_ROLES)
     readers.require_roles(path, columns, roles, LONG_ROLES)
     readers.keep_as_text(con, "gold_stage", columns, LONG_COLUMNS, roles)
     raise_if_any(run_checks(con, "gold_stage", LONG_CHECKS, path))
-    con.execute(
-        """
-        INSERT INTO queries
-        SELECT query_id, any_value(query), any_value(query_type), any_value(section),
-               any_value(split), false, '{}'::JSON, min(line)
-        FROM gold_stage GROUP BY query_id;
-        INSERT INTO qrels
-        SELECT query_id, chunk_id, coalesce(CAST(CAST(grade AS DOUBLE) AS INTEGER), 1), rationale
-        FROM gold_stage WHERE nullif(trim(chunk_id), '') IS NOT NULL;
-        """
-    )
+    con.execute(GOLD_LONG_INSERT)
     readers.record_mapping(con, path, roles)

@@ -43,17 +43,6 @@ DICT_GOLD_CHECKS = [
     check for check in gold_files.JSONL_CHECKS if check not in string_field("query")
 ] + string_field("query", required=False)
 
-# the same inserts as gold.py's JSON-lines and long-form loaders
-GOLD_LONG_INSERT = """
-INSERT INTO queries
-SELECT query_id, any_value(query), any_value(query_type), any_value(section),
-       any_value(split), false, '{}'::JSON, min(line)
-FROM gold_stage GROUP BY query_id;
-INSERT INTO qrels
-SELECT query_id, chunk_id, coalesce(CAST(CAST(grade AS DOUBLE) AS INTEGER), 1), rationale
-FROM gold_stage WHERE nullif(trim(chunk_id), '') IS NOT NULL;
-"""
-
 # the items of staged run records, as runs.py's validating JSON-lines loader stages them
 RUN_ITEMS_SQL = """
 CREATE OR REPLACE TEMP TABLE run_items AS
@@ -91,15 +80,6 @@ CREATE OR REPLACE TABLE {table} AS
 SELECT * REPLACE (CASE WHEN docno IS NOT NULL THEN row_number() OVER (
                       PARTITION BY qid ORDER BY score DESC, docno DESC) END AS position)
 FROM {table}
-"""
-
-RUN_LONG_TABLE = """
-CREATE TABLE {table} AS
-SELECT query_id AS qid, chunk_id AS docno, CAST(CAST(rank AS DOUBLE) AS BIGINT) AS rank,
-       CAST(score AS DOUBLE) AS score, true AS typed,
-       row_number() OVER (PARTITION BY query_id
-                          ORDER BY CAST(CAST(rank AS DOUBLE) AS BIGINT)) AS position
-FROM run_stage
 """
 
 
@@ -186,7 +166,7 @@ def _load_gold_frame(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame) -> Non
     readers.keep_as_text(con, "gold_stage", columns, gold_files.LONG_COLUMNS)
     problems = run_checks(con, "gold_stage", gold_files.LONG_CHECKS, GOLD_LABEL)
     raise_if_any(_naming_queries(con, "gold_stage", "query_id", problems))
-    con.execute(GOLD_LONG_INSERT)
+    con.execute(gold_files.GOLD_LONG_INSERT)
     con.execute("DROP TABLE gold_stage")
 
 
@@ -302,7 +282,7 @@ def _load_run_frame(
     problems = run_checks(con, "run_stage", run_files.LONG_CHECKS, label)
     try:
         raise_if_any(_naming_queries(con, "run_stage", "query_id", problems))
-        con.execute(RUN_LONG_TABLE.format(table=table))
+        con.execute(run_files.RUN_LONG_TABLE.format(table=table))
     finally:
         con.execute("DROP TABLE run_stage")
 

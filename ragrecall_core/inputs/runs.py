@@ -434,21 +434,23 @@ def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str)
     _load_long_validating(con, path, fmt, table)
 
 
+# a checked long-form run staged as run_stage (a file or a DataFrame) as run table {table}
+RUN_LONG_TABLE = """
+CREATE TABLE {table} AS
+SELECT query_id AS qid, chunk_id AS docno, CAST(CAST(rank AS DOUBLE) AS BIGINT) AS rank,
+       CAST(score AS DOUBLE) AS score, true AS typed,
+       row_number() OVER (PARTITION BY query_id
+                          ORDER BY CAST(CAST(rank AS DOUBLE) AS BIGINT)) AS position
+FROM run_stage
+"""
+
+
 def _load_long_validating(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str) -> None:
     columns = readers.stage_table_rows(con, path, fmt, "run_stage")
     roles = readers.column_roles(path, fmt, columns, LONG_ROLES)
     readers.require_roles(path, columns, roles, LONG_REQUIRED)
     readers.keep_as_text(con, "run_stage", columns, LONG_ROLES, roles)
     raise_if_any(run_checks(con, "run_stage", LONG_CHECKS, path))
-    con.execute(
-        f"""
-        CREATE TABLE {table} AS
-        SELECT query_id AS qid, chunk_id AS docno, CAST(CAST(rank AS DOUBLE) AS BIGINT) AS rank,
-               CAST(score AS DOUBLE) AS score, true AS typed,
-               row_number() OVER (PARTITION BY query_id
-                                  ORDER BY CAST(CAST(rank AS DOUBLE) AS BIGINT)) AS position
-        FROM run_stage
-        """
-    )
+    con.execute(RUN_LONG_TABLE.format(table=table))
     con.execute("DROP TABLE run_stage")
     readers.record_mapping(con, path, roles)
