@@ -24,8 +24,9 @@ from pathlib import Path
 import duckdb
 
 from ragrecall_core.errors import InputError, Problem, gather, raise_if_any
+from ragrecall_core.inputs import load_cache
 from ragrecall_core.inputs.beir import beir_files, is_beir_folder, load_beir
-from ragrecall_core.inputs.configs import run_stem
+from ragrecall_core.inputs.configs import config_path_for, run_stem
 from ragrecall_core.inputs.corpus import load_corpus
 from ragrecall_core.inputs.db import connect, lock_down, store_files
 from ragrecall_core.inputs.gold import load_gold
@@ -80,29 +81,38 @@ class Workspace:
         corpus: str | Path | None = None,
         folder: str | Path | None = None,
         memory_limit: str | None = None,
+        cache: str | Path | None = None,
     ) -> Workspace:
         """Load loose files; every file's problems are reported together. ``gold`` may be a
         BEIR-layout folder (:mod:`.beir`). ``memory_limit`` (e.g. ``"4GB"``; default
         ``$RAGRECALL_MEMORY_LIMIT``, else DuckDB's 80% of memory) bounds DuckDB, which
-        spills to a temporary folder beyond it."""
+        spills to a temporary folder beyond it. ``cache``: a folder where the loaded tables
+        are kept by content (:mod:`.load_cache`); None reads every input in full."""
         if Path(gold).is_dir() and is_beir_folder(Path(gold)):
             if corpus is not None:
                 expected = f"no other corpus beside the BEIR folder {gold} (it has its own)"
                 raise InputError([Problem(str(corpus), None, str(corpus), expected)])
-            return cls.from_beir(gold, runs, grades, memory_limit=memory_limit)
-        con = connect(memory_limit=memory_limit)
-        ws = cls(
-            con,
-            Path(gold),
-            grades=list(map(Path, grades)),
-            corpus=Path(corpus) if corpus is not None else None,
-            folder=Path(folder) if folder else None,
-        )
+            return cls.from_beir(gold, runs, grades, memory_limit=memory_limit, cache=cache)
+        fields = {
+            "gold": Path(gold),
+            "grades": list(map(Path, grades)),
+            "corpus": Path(corpus) if corpus is not None else None,
+            "folder": Path(folder) if folder else None,
+        }
         run_paths = list(map(Path, runs))
-        ws._lock_down(run_paths)
-        problems = gather([ws.gold], lambda path: load_gold(con, path))[1]
-        problems += ws._load_run_files(run_paths)
-        return ws._finish_loading(problems)
+
+        def fresh(con: duckdb.DuckDBPyConnection) -> Workspace:
+            ws = cls(con, **fields)
+            ws._lock_down(run_paths)
+            problems = gather([ws.gold], lambda path: load_gold(con, path))[1]
+            problems += ws._load_run_files(run_paths)
+            return ws._finish_loading(problems)
+
+        def restored(con: duckdb.DuckDBPyConnection, names: dict[str, Path]) -> Workspace:
+            return cls(con, runs=names, **fields)._locked(run_paths)
+
+        plan = load_plan("files", [("gold", fields["gold"])], run_paths, fields["grades"], corpus)
+        return load_cache.load(cache, plan, memory_limit, fresh, restored)
 
     @classmethod
     def from_memory(
@@ -148,26 +158,36 @@ class Workspace:
         grades: Sequence[str | Path] = (),
         in_place: bool = False,
         memory_limit: str | None = None,
+        cache: str | Path | None = None,
     ) -> Workspace:
         """A BEIR-layout folder (:mod:`.beir`) with runs and grades from files. The judgment
         store lives in the folder when it is opened as a workspace (``in_place``), else
-        beside its ``queries.jsonl``."""
+        beside its ``queries.jsonl``. ``cache`` as for :meth:`from_files`."""
         root = Path(folder)
         raise_if_any(links_leaving(root))
         queries, corpus, *qrels = beir_files(root)
-        con = connect(memory_limit=memory_limit)
-        ws = cls(
-            con,
-            queries,
-            grades=list(map(Path, grades)),
-            corpus=corpus,
-            folder=root if in_place else None,
-            qrels=qrels,
-        )
+        fields = {
+            "gold": queries,
+            "grades": list(map(Path, grades)),
+            "corpus": corpus,
+            "folder": root if in_place else None,
+            "qrels": qrels,
+        }
         run_paths = list(map(Path, runs))
-        ws._lock_down(run_paths)
-        problems = gather([root], lambda path: load_beir(con, path))[1]
-        return ws._finish_loading(problems + ws._load_run_files(run_paths), corpus_loaded=True)
+
+        def fresh(con: duckdb.DuckDBPyConnection) -> Workspace:
+            ws = cls(con, **fields)
+            ws._lock_down(run_paths)
+            problems = gather([root], lambda path: load_beir(con, path))[1]
+            problems += ws._load_run_files(run_paths)
+            return ws._finish_loading(problems, corpus_loaded=True)
+
+        def restored(con: duckdb.DuckDBPyConnection, names: dict[str, Path]) -> Workspace:
+            return cls(con, runs=names, **fields)._locked(run_paths)
+
+        beir = [("beir", path) for path in beir_files(root)]
+        plan = load_plan("beir", beir, run_paths, fields["grades"], None)
+        return load_cache.load(cache, plan, memory_limit, fresh, restored)
 
     def _load_run_files(self, paths: list[Path]) -> list[Problem]:
         """Load every run file, keeping the loaded ones by name; the others' problems."""
@@ -187,9 +207,11 @@ class Workspace:
         return self
 
     @classmethod
-    def open(cls, folder: str | Path, memory_limit: str | None = None) -> Workspace:
+    def open(
+        cls, folder: str | Path, memory_limit: str | None = None, cache: str | Path | None = None
+    ) -> Workspace:
         """Open a workspace folder (see the module docstring for its layout); the memory
-        limit as for :meth:`from_files`."""
+        limit and the cache folder as for :meth:`from_files`."""
         root = Path(folder)
         if not root.is_dir():
             raise InputError([Problem(str(root), None, str(root), "a workspace folder")])
@@ -197,7 +219,7 @@ class Workspace:
         gold = next((root / n for n in GOLD_NAMES if (root / n).is_file()), None)
         if gold is None and is_beir_folder(root):
             return cls.from_beir(
-                root, workspace_runs(root), workspace_grades(root), True, memory_limit
+                root, workspace_runs(root), workspace_grades(root), True, memory_limit, cache
             )
         if gold is None:
             raise InputError(
@@ -210,7 +232,9 @@ class Workspace:
             )
         grades = workspace_grades(root)
         corpus = next((root / n for n in CORPUS_NAMES if (root / n).is_file()), None)
-        return cls.from_files(gold, runs, grades, corpus, folder=root, memory_limit=memory_limit)
+        return cls.from_files(
+            gold, runs, grades, corpus, folder=root, memory_limit=memory_limit, cache=cache
+        )
 
     def _lock_down(self, runs: list[Path]) -> None:
         """From before the first read, the connection may open only the input files it is
@@ -220,6 +244,11 @@ class Workspace:
         inputs = [self.gold, *self.qrels, *runs, *self.grades]
         inputs += [self.corpus] if self.corpus else []
         lock_down(self.con, inputs + store_files(store_path(self)))
+
+    def _locked(self, runs: list[Path]) -> Workspace:
+        """This workspace, its connection locked down as a fresh load's (a cache restored it)."""
+        self._lock_down(runs)
+        return self
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         return self.con.cursor()
@@ -237,8 +266,6 @@ class Workspace:
             for name, path in self.runs.items()
             if path not in self.memory_inputs
         ]
-        from ragrecall_core.inputs.configs import config_path_for
-
         files += [
             (f"config {name}", config_path_for(path))
             for name, path in self.runs.items()
@@ -288,6 +315,23 @@ class Workspace:
                     for run, path in rows
                 ]
             )
+
+
+def load_plan(
+    kind: str,
+    first: list[tuple[str, Path]],
+    runs: list[Path],
+    grades: list[Path],
+    corpus: str | Path | None,
+) -> load_cache.LoadPlan:
+    """Every file a load reads, in its order: ``first`` (the gold, or a BEIR folder's
+    files), each run with its config sidecar (present or not), the grades, the corpus."""
+    files = list(first)
+    for run in runs:
+        files += [("run", run), ("config", config_path_for(run))]
+    files += [("grades", path) for path in grades]
+    files += [("corpus", Path(corpus))] if corpus is not None else []
+    return load_cache.LoadPlan(kind, tuple(files))
 
 
 def workspace_runs(root: Path) -> list[Path]:

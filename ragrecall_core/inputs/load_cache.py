@@ -1,0 +1,482 @@
+"""Loaded, validated workspaces kept on disk by content, so a second open reads one file.
+
+Reading and checking every input again costs seconds at 10,000 queries (four 66 MB JSONL
+runs: ~5 s); copying the tables a clean load made back from a DuckDB file costs well under
+one. A cache file is ``<cache dir>/<key>.duckdb``; the default folder is
+``$RAGRECALL_HOME/cache`` (made 0700, files 0600). ``$RAGRECALL_CACHE=off`` turns every
+cache off, whatever a caller passes.
+
+**Key**: a sha256 over :data:`SCHEMA_VERSION`, ragrecall's version, the bytes of the
+loader's own source (``ragrecall_core/inputs/*.py``: a changed loader never reads an old
+cache), how the workspace is loaded (loose files or a BEIR folder) and, for every file the
+load reads, in order: its role, its path as given (paths are stored in the tables) and its
+bytes (a run's absent config sidecar counts as absent). Never mtimes: a file's digest is
+only remembered in this process under its (path, size, mtime, inode), so a changed file is
+read again. A path that is no regular file (a FIFO, a folder) means no cache at all.
+
+**Miss**: the load runs as without a cache, with a temporary file in the cache folder
+attached before the connection is locked down. Only a load without any problem is kept:
+a background thread (a cursor: a connection is not thread-safe) copies every table of the
+in-memory database's ``main`` schema into it (the judgment store is a separate database
+and never copied), checkpoints, detaches, and renames it into place atomically. Writing
+takes ~1.4 s at 10,000 queries, so the workspace is returned without waiting for it;
+:func:`wait_for_writes` waits (tests, benchmarks); Python waits for it before exiting.
+A file changed while it was loaded (its size, mtime or inode moved) is not kept.
+
+**Hit**: a fresh connection (:func:`.db.connect`) attaches the file read-only, checks that
+it holds exactly the tables a load makes with the columns they have (and its own key),
+copies them in, detaches, and recreates the ``runs`` view; the caller then locks it down
+with the same files as a fresh load. Anything wrong with the file (garbage, truncated,
+other tables) is a miss and the file is written again; a cache folder that cannot be used
+(a symlink, a file, not writable) is named in one line on stderr and the load goes on
+without a cache.
+
+**Eviction**: after each write, at most :data:`MAX_FILES` (8) cache files and
+:data:`MAX_BYTES` (2 GB) together stay, the most recently used first (a hit touches its
+file); a temporary file older than an hour (a writer that died) goes too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import stat
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+import duckdb
+
+from ragrecall_core import __version__
+from ragrecall_core.inputs.db import STORE_FILE_SUFFIXES, connect
+from ragrecall_core.inputs.runs import refresh_runs_view
+
+# bump whenever the tables a load creates change (names, columns, meaning)
+SCHEMA_VERSION = 1
+CACHE_ENV = "RAGRECALL_CACHE"
+MAX_FILES = 8
+MAX_BYTES = 2 * 10**9
+STALE_TEMP_SECONDS = 3600
+ALIAS = "ragrecall_load_cache"
+KEY_TABLE = "ragrecall_load_cache_key"
+CACHE_NAME = re.compile(r"[0-9a-f]{64}\.duckdb")
+TEMP_PREFIX = ".tmp-"
+RUN_TABLE = re.compile(r"run_table_[0-9]{1,6}")
+# every run loader makes these columns (runs.py); the ``runs`` view reads them
+RUN_TABLE_COLUMNS = (
+    ("qid", "VARCHAR"),
+    ("docno", "VARCHAR"),
+    ("rank", "BIGINT"),
+    ("score", "DOUBLE"),
+    ("typed", "BOOLEAN"),
+    ("position", "BIGINT"),
+)
+LOADER_SOURCES = Path(__file__).parent
+
+Loaded = TypeVar("Loaded")
+
+
+@dataclass(frozen=True)
+class LoadPlan:
+    """What one load reads: its kind (``files`` / ``beir``) and every file with its role."""
+
+    kind: str
+    files: tuple[tuple[str, Path], ...]
+
+
+def load(
+    cache: str | Path | None,
+    plan: LoadPlan,
+    memory_limit: str | None,
+    fresh: Callable[[duckdb.DuckDBPyConnection], Loaded],
+    restored: Callable[[duckdb.DuckDBPyConnection, dict[str, Path]], Loaded],
+) -> Loaded:
+    """``fresh(con)`` loads the inputs into a new connection (locking it down first, raising
+    on problems); ``restored(con, runs)`` makes the same result from a connection the cache
+    filled (``runs``: run name -> path, in load order). With no cache folder, or caching off,
+    ``fresh`` alone."""
+    folder = usable_folder(Path(cache)) if cache is not None and enabled() else None
+    key = cache_key(plan) if folder is not None else None
+    if folder is None or key is None:
+        return fresh(connect(memory_limit=memory_limit))
+    path = folder / f"{key}.duckdb"
+    con = restore(path, key, memory_limit)
+    if con is not None:
+        _touch(path)
+        return restored(con, run_paths(con))
+    return _load_and_keep(folder, key, plan, memory_limit, fresh)
+
+
+def enabled() -> bool:
+    """False when ``$RAGRECALL_CACHE`` is ``off`` (any case); another value than ``on`` or
+    empty is named on stderr once and leaves the cache on."""
+    value = os.environ.get(CACHE_ENV, "").strip().lower()
+    if value not in ("", "on", "off"):
+        _warn_once(f"{CACHE_ENV}={value[:40]!r} ignored: expected off or on")
+    return value != "off"
+
+
+def default_folder() -> Path:
+    """``$RAGRECALL_HOME/cache``."""
+    from ragrecall_core.inputs.store import ragrecall_home  # store imports the workspace
+
+    return ragrecall_home() / "cache"
+
+
+# ---------------------------------------------------------------- the key
+_DIGESTS: dict[tuple, bytes] = {}
+_LOADER_DIGEST: list[bytes] = []
+
+
+def cache_key(plan: LoadPlan) -> str | None:
+    """The content key of ``plan``, or None when one of its files cannot be read as a
+    regular file (the load then reports it)."""
+    digest = hashlib.sha256()
+    for part in (f"schema {SCHEMA_VERSION}", f"ragrecall {__version__}", plan.kind):
+        _frame(digest, part.encode())
+    digest.update(_loader_digest())
+    for role, path in plan.files:
+        file_digest = _file_digest(path)
+        if file_digest is None:
+            return None
+        _frame(digest, role.encode())
+        _frame(digest, os.fsencode(str(path)))
+        digest.update(file_digest)
+    return digest.hexdigest()
+
+
+def _frame(digest, data: bytes) -> None:
+    """Length-prefixed, so no two different sequences of parts hash alike."""
+    digest.update(len(data).to_bytes(8, "big"))
+    digest.update(data)
+
+
+def _loader_digest() -> bytes:
+    if not _LOADER_DIGEST:
+        digest = hashlib.sha256()
+        for source in sorted(LOADER_SOURCES.glob("*.py")):
+            _frame(digest, source.name.encode())
+            _frame(digest, source.read_bytes())
+        _LOADER_DIGEST.append(digest.digest())
+    return _LOADER_DIGEST[0]
+
+
+def _file_digest(path: Path) -> bytes | None:
+    """sha256 of the file's bytes (``absent`` for a file that does not exist), remembered
+    under its identity; None for anything but a regular file or a missing one."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return b"absent"
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    identity = (str(path.resolve()), info.st_size, info.st_mtime_ns, info.st_ino, info.st_dev)
+    if identity not in _DIGESTS:
+        try:
+            with open(path, "rb") as handle:
+                found = b"file" + hashlib.file_digest(handle, "sha256").digest()
+        except OSError:
+            return None
+        if len(_DIGESTS) >= 1024:
+            _DIGESTS.clear()
+        _DIGESTS[identity] = found
+    return _DIGESTS[identity]
+
+
+def fingerprints(plan: LoadPlan) -> tuple:
+    """(size, mtime, inode) of every file of ``plan``: whether one changed during a load."""
+    found = []
+    for _role, path in plan.files:
+        try:
+            info = os.stat(path)
+            found.append((info.st_size, info.st_mtime_ns, info.st_ino))
+        except OSError:
+            found.append(None)
+    return tuple(found)
+
+
+# ---------------------------------------------------------------- the folder
+_WARNED: set[str] = set()
+
+
+def usable_folder(folder: Path) -> Path | None:
+    """``folder``, made 0700 when missing, or None (named on stderr once) when it is a
+    symlink, no folder, someone else's, or cannot be written."""
+    try:
+        if not os.path.lexists(folder):
+            folder.parent.mkdir(parents=True, exist_ok=True)
+            folder.mkdir(mode=0o700, exist_ok=True)
+        info = os.lstat(folder)
+    except OSError as error:
+        return _refused(folder, error.strerror or "cannot be made")
+    if stat.S_ISLNK(info.st_mode):
+        return _refused(folder, "a symlink (a cache folder must be a real folder)")
+    if not stat.S_ISDIR(info.st_mode):
+        return _refused(folder, "not a folder")
+    if info.st_uid != os.getuid():
+        return _refused(folder, "owned by another user")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return _refused(folder, "not writable")
+    if stat.S_IMODE(info.st_mode) & 0o077:
+        try:
+            os.chmod(folder, 0o700)
+        except OSError as error:
+            return _refused(folder, error.strerror or "cannot be made private")
+    return folder
+
+
+def _refused(folder: Path, why: str) -> None:
+    _warn_once(f"load cache {folder} not used: {why}; inputs are read in full")
+    return None
+
+
+def _warn_once(line: str) -> None:
+    if line not in _WARNED:
+        _WARNED.add(line)
+        print(f"ragrecall: {line}", file=sys.stderr)
+
+
+# ---------------------------------------------------------------- hit
+def restore(path: Path, key: str, memory_limit: str | None) -> duckdb.DuckDBPyConnection | None:
+    """A new in-memory connection holding the tables of the cache file ``path``, the
+    ``runs`` view recreated; None when the file is missing or not what this module wrote."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return None
+    except OSError:
+        return None
+    con = connect(memory_limit=memory_limit)
+    try:
+        con.execute(f"ATTACH $path AS {ALIAS} (READ_ONLY)", {"path": str(path)})
+        try:
+            tables = _valid_tables(con, key)
+            if tables is None:
+                con.close()
+                return None
+            _copy_in(con, tables)
+        finally:
+            con.execute(f"DETACH DATABASE IF EXISTS {ALIAS}")
+        refresh_runs_view(con)  # all_grades / all_resolutions: connect() made them
+    except (duckdb.Error, OSError):
+        con.close()
+        return None
+    return con
+
+
+# the tables of one database's main schema (views aside) with their columns, in order
+_COLUMNS_SQL = """
+SELECT table_name, list(column_name || ' ' || data_type ORDER BY column_index)
+FROM duckdb_columns() WHERE database_name = $db AND schema_name = 'main'
+AND table_name IN (SELECT table_name FROM duckdb_tables()
+                   WHERE database_name = $db AND schema_name = 'main')
+GROUP BY ALL
+"""
+
+
+def _columns(con: duckdb.DuckDBPyConnection, database: str) -> dict[str, tuple[str, ...]]:
+    return {
+        name: tuple(columns)
+        for name, columns in con.execute(_COLUMNS_SQL, {"db": database}).fetchall()
+    }
+
+
+def _valid_tables(con: duckdb.DuckDBPyConnection, key: str) -> list[str] | None:
+    """The tables to copy (the load's fixed tables, then its run tables), or None unless the
+    cache holds exactly those, with the columns a load makes, and names ``key``."""
+    expected = _columns(con, "memory")  # the schema connect() made
+    cached = _columns(con, ALIAS)
+    if cached.get(KEY_TABLE) != ("key VARCHAR",) or cached.get("run_files") is None:
+        return None
+    stored_key = con.execute(f"SELECT list(key) FROM {ALIAS}.{KEY_TABLE}").fetchone()[0]
+    run_tables = [
+        row[0] for row in con.execute(f"SELECT tbl FROM {ALIAS}.run_files ORDER BY tbl").fetchall()
+    ]
+    run_columns = tuple(f"{name} {kind}" for name, kind in RUN_TABLE_COLUMNS)
+    wanted = expected | {KEY_TABLE: ("key VARCHAR",)}
+    wanted |= {table: run_columns for table in run_tables}
+    named_well = all(isinstance(t, str) and RUN_TABLE.fullmatch(t) for t in run_tables)
+    if stored_key != [key] or not named_well or cached != wanted:
+        return None
+    return [*sorted(expected), *run_tables]
+
+
+def _copy_in(con: duckdb.DuckDBPyConnection, tables: Sequence[str]) -> None:
+    """Cached rows into the schema's own tables (keys and constraints as a load has them);
+    run tables made as a load makes them. Names were checked against the schema and
+    :data:`RUN_TABLE` before any reaches SQL."""
+    fixed = set(_columns(con, "memory"))
+    con.execute("BEGIN")
+    for table in tables:
+        if table in fixed:
+            con.execute(f"INSERT INTO main.{table} SELECT * FROM {ALIAS}.{table}")
+        else:
+            con.execute(f"CREATE TABLE main.{table} AS SELECT * FROM {ALIAS}.{table}")
+    con.execute("COMMIT")
+
+
+def run_paths(con: duckdb.DuckDBPyConnection) -> dict[str, Path]:
+    """Run name -> its file, in load order (run tables are numbered as they are loaded)."""
+    rows = con.execute(
+        "SELECT run, path FROM run_files ORDER BY CAST(substr(tbl, 11) AS INTEGER)"
+    ).fetchall()
+    return {run: Path(path) for run, path in rows}
+
+
+def _touch(path: Path) -> None:
+    """Mark ``path`` as used now (eviction keeps the most recently used)."""
+    try:
+        os.utime(path)
+    except OSError:
+        pass
+
+
+# ---------------------------------------------------------------- miss
+def _load_and_keep(
+    folder: Path,
+    key: str,
+    plan: LoadPlan,
+    memory_limit: str | None,
+    fresh: Callable[[duckdb.DuckDBPyConnection], Loaded],
+) -> Loaded:
+    """Load with a temporary cache file attached (before ``fresh`` locks the connection
+    down); keep it only when the load raised nothing and no input changed meanwhile."""
+    before = fingerprints(plan)
+    con = connect(memory_limit=memory_limit)
+    temp = folder / f"{TEMP_PREFIX}{key}-{uuid.uuid4().hex}.duckdb"
+    try:
+        con.execute(f"ATTACH $path AS {ALIAS}", {"path": str(temp)})
+    except duckdb.Error:
+        _refused(folder, "a cache file cannot be made in it")
+        _remove(temp)
+        return fresh(con)
+    try:
+        loaded = fresh(con)
+    except BaseException:
+        _discard(con.cursor(), temp)
+        raise
+    if fingerprints(plan) != before:
+        _discard(con.cursor(), temp)
+        return loaded
+    tables = _tables_to_keep(con)
+    writer = threading.Thread(
+        target=_write,
+        args=(con.cursor(), tables, temp, folder / f"{key}.duckdb", key),
+        name=f"ragrecall-load-cache-{key[:8]}",
+    )
+    with _PENDING_LOCK:
+        _PENDING.add(writer)
+    writer.start()
+    return loaded
+
+
+def _tables_to_keep(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Every table of the in-memory database's main schema (the load's tables)."""
+    rows = con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE database_name = 'memory' "
+        "AND schema_name = 'main' ORDER BY table_name"
+    ).fetchall()
+    return [row[0] for row in rows]
+
+
+_PENDING: set[threading.Thread] = set()
+_PENDING_LOCK = threading.Lock()
+
+
+def wait_for_writes() -> None:
+    """Wait until every cache file this process is writing is in place (or given up)."""
+    with _PENDING_LOCK:
+        pending = list(_PENDING)
+    for writer in pending:
+        writer.join()
+
+
+def _write(
+    cur: duckdb.DuckDBPyConnection, tables: Sequence[str], temp: Path, final: Path, key: str
+) -> None:
+    """Copy ``tables`` into the attached temporary file, then move it into place. Table
+    names come from the catalog of the load's own database, never from a file."""
+    try:
+        cur.execute("BEGIN")
+        for table in tables:
+            cur.execute(f"CREATE TABLE {ALIAS}.{table} AS SELECT * FROM main.{table}")
+        cur.execute(f"CREATE TABLE {ALIAS}.{KEY_TABLE} (key VARCHAR)")
+        cur.execute(f"INSERT INTO {ALIAS}.{KEY_TABLE} VALUES ($key)", {"key": key})
+        cur.execute("COMMIT")
+        cur.execute(f"CHECKPOINT {ALIAS}")
+        cur.execute(f"DETACH {ALIAS}")
+        if any(p.exists() for p in _beside(temp)):  # a log not folded in: not one file
+            raise OSError("a write-ahead log remained")
+        os.chmod(temp, 0o600)
+        os.replace(temp, final)
+        evict(final.parent)
+    except (duckdb.Error, OSError):
+        _discard(cur, temp)
+    finally:
+        cur.close()
+        with _PENDING_LOCK:
+            _PENDING.discard(threading.current_thread())
+
+
+def _discard(cur: duckdb.DuckDBPyConnection, temp: Path) -> None:
+    """Detach the temporary cache file (if still attached) and delete it."""
+    try:
+        cur.execute("ROLLBACK")
+    except duckdb.Error:
+        pass
+    try:
+        cur.execute(f"DETACH DATABASE IF EXISTS {ALIAS}")
+    except duckdb.Error:
+        pass
+    _remove(temp)
+
+
+def _beside(path: Path) -> list[Path]:
+    """The files DuckDB may keep beside a database file (not the file itself)."""
+    return [path.with_name(path.name + suffix) for suffix in STORE_FILE_SUFFIXES if suffix]
+
+
+def _remove(path: Path) -> None:
+    for file in (path, *_beside(path)):
+        try:
+            file.unlink(missing_ok=True)
+        except OSError:
+            pass
+
+
+def evict(folder: Path) -> None:
+    """Keep the :data:`MAX_FILES` most recently used cache files within :data:`MAX_BYTES`;
+    delete temporary files older than :data:`STALE_TEMP_SECONDS`. Only files named as this
+    module names them are touched."""
+    kept, used, now = 0, 0, time.time()
+    for mtime, size, path in sorted(_cache_files(folder), reverse=True):
+        if path.name.startswith(TEMP_PREFIX):
+            if now - mtime > STALE_TEMP_SECONDS:
+                _remove(path)
+        elif kept < MAX_FILES and used + size <= MAX_BYTES:
+            kept, used = kept + 1, used + size
+        else:
+            _remove(path)
+
+
+def _cache_files(folder: Path) -> list[tuple[float, int, Path]]:
+    """(mtime, size, path) of the regular files in ``folder`` this module writes."""
+    found = []
+    for path in folder.iterdir():
+        name = path.name
+        if not (CACHE_NAME.fullmatch(name) or name.startswith(TEMP_PREFIX)):
+            continue
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode):
+            found.append((info.st_mtime, info.st_size, path))
+    return found
