@@ -11,8 +11,8 @@ loader's own source (``ragrecall_core/inputs/*.py``: a changed loader never read
 cache), how the workspace is loaded (loose files or a BEIR folder) and, for every file the
 load reads, in order: its role, its path as given (paths are stored in the tables) and its
 bytes (a run's absent config sidecar counts as absent). Never mtimes: a file's digest is
-only remembered in this process under its (path, size, mtime, inode), so a changed file is
-read again. A path that is no regular file (a FIFO, a folder) means no cache at all.
+only remembered in this process under its (path, size, mtime, ctime, inode), so a changed
+file is read again. A path that is no regular file (a FIFO, a folder) means no cache at all.
 
 **Miss**: the load runs as without a cache, with a temporary file in the cache folder
 attached before the connection is locked down. Only a load without any problem is kept:
@@ -178,7 +178,14 @@ def _file_digest(path: Path) -> bytes | None:
         return None
     if not stat.S_ISREG(info.st_mode):
         return None
-    identity = (str(path.resolve()), info.st_size, info.st_mtime_ns, info.st_ino, info.st_dev)
+    identity = (
+        str(path.resolve()),
+        info.st_size,
+        info.st_mtime_ns,
+        info.st_ctime_ns,  # any write moves it; no one can set it back (utime sets mtime)
+        info.st_ino,
+        info.st_dev,
+    )
     if identity not in _DIGESTS:
         try:
             with open(path, "rb") as handle:
@@ -197,7 +204,7 @@ def fingerprints(plan: LoadPlan) -> tuple:
     for _role, path in plan.files:
         try:
             info = os.stat(path)
-            found.append((info.st_size, info.st_mtime_ns, info.st_ino))
+            found.append((info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino))
         except OSError:
             found.append(None)
     return tuple(found)
@@ -452,17 +459,19 @@ def _remove(path: Path) -> None:
 
 
 def evict(folder: Path) -> None:
-    """Keep the :data:`MAX_FILES` most recently used cache files within :data:`MAX_BYTES`;
+    """Keep the most recently used cache files, at most :data:`MAX_FILES` of them and
+    :data:`MAX_BYTES` together (the first that does not fit goes, and every older one);
     delete temporary files older than :data:`STALE_TEMP_SECONDS`. Only files named as this
     module names them are touched."""
-    kept, used, now = 0, 0, time.time()
+    kept, used, full, now = 0, 0, False, time.time()
     for mtime, size, path in sorted(_cache_files(folder), reverse=True):
         if path.name.startswith(TEMP_PREFIX):
             if now - mtime > STALE_TEMP_SECONDS:
                 _remove(path)
-        elif kept < MAX_FILES and used + size <= MAX_BYTES:
-            kept, used = kept + 1, used + size
-        else:
+            continue
+        kept, used = kept + 1, used + size
+        full = full or kept > MAX_FILES or used > MAX_BYTES
+        if full:  # this one and every older one go
             _remove(path)
 
 

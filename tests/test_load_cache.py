@@ -1,0 +1,244 @@
+"""A workspace restored from the load cache is the workspace a fresh load makes: the same
+tables row for row, the same Python fields, the same evaluation, warnings, configs, column
+mappings and corpus; and a cache folder stays bounded."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ragrecall_core import Workspace, evaluate
+from ragrecall_core.inputs import load_cache
+from ragrecall_core.inputs.workspace import workspace_facts
+from tests.fixtures_regressions import write_workspace
+from tests.helpers import write_text
+from tests.test_beir import beir_folder
+
+DATA_SAMPLES = Path(__file__).resolve().parent.parent / "data_samples"
+MEASURES = ["Recall@5", "Hit@3", "MRR@10", "P@5", "nDCG@5", "Judged@5"]
+
+
+HITS: list[bool] = []
+
+
+@pytest.fixture(autouse=True)
+def cache_on(monkeypatch):
+    """Caching on whatever the environment says; every restore's outcome in HITS."""
+    monkeypatch.delenv(load_cache.CACHE_ENV, raising=False)
+    restore = load_cache.restore
+
+    def counted(*args):
+        con = restore(*args)
+        HITS.append(con is not None)
+        return con
+
+    monkeypatch.setattr(load_cache, "restore", counted)
+    HITS.clear()
+
+
+def open_twice(cache: Path, opener) -> tuple[Workspace, Workspace]:
+    """A fresh load that writes the cache, then a load that must come from it."""
+    first = opener(cache)
+    load_cache.wait_for_writes()
+    assert len(cache_files(cache)) == 1
+    load_cache._DIGESTS.clear()  # a new process: digests from the bytes again
+    second = opener(cache)
+    assert HITS == [False, True]
+    return first, second
+
+
+def cache_files(cache: Path) -> list[Path]:
+    return sorted(cache.glob("*.duckdb"))
+
+
+def tables(ws: Workspace) -> dict[str, list[tuple]]:
+    """Every table of the workspace's database, rows in their stored order."""
+    names = ws.cursor().execute(
+        "SELECT table_name FROM duckdb_tables() WHERE database_name = 'memory' "
+        "AND schema_name = 'main' ORDER BY 1"
+    )
+    return {
+        name: ws.cursor().execute(f"SELECT * FROM {name} ORDER BY rowid").fetchall()  # noqa: S608
+        for (name,) in names.fetchall()
+    }
+
+
+def everything(ws: Workspace) -> dict:
+    """All a caller can see of a workspace."""
+    ev = evaluate(ws, MEASURES)
+    return {
+        "tables": tables(ws),
+        "runs view": ws.cursor().execute("SELECT * FROM runs ORDER BY ALL").fetchall(),
+        "all_grades": ws.cursor().execute("SELECT * FROM all_grades ORDER BY ALL").fetchall(),
+        "fields": (ws.gold, ws.runs, ws.grades, ws.corpus, ws.folder, ws.qrels),
+        "run order": ws.run_names,
+        "input files": ws.input_files(),
+        "column mappings": ws.column_mappings(),
+        "configs": ws.configs(),
+        "facts": workspace_facts(ws),
+        "evaluation": ev.to_dict(per_query=True),
+        "warnings": ev.warnings,
+    }
+
+
+def assert_same(first: Workspace, second: Workspace) -> None:
+    """Equal in every part; a run's means to the last bits aside: DuckDB sums in parallel, so
+    two fresh loads' means may differ in the 16th digit too (per-query values are exact)."""
+    fresh, restored = everything(first), everything(second)
+    assert fresh["tables"]["queries"], "the comparison must hold data"
+    for run in fresh["evaluation"]["runs"]:
+        run["aggregate"] = pytest.approx(run["aggregate"], rel=1e-12)
+    for part in fresh:
+        assert restored[part] == fresh[part], part
+
+
+def test_data_samples_restored_equals_a_fresh_load(tmp_path):
+    cache = tmp_path / "cache"
+    first, second = open_twice(cache, lambda c: Workspace.open(DATA_SAMPLES, cache=c))
+    assert first.configs() and first.grades and first.corpus
+    assert_same(first, second)
+
+
+def test_loose_files_with_aliases_configs_grades_and_corpus(tmp_path):
+    root = write_workspace(tmp_path / "ws")
+    aliased = write_text(
+        root / "runs" / "aliased.csv",
+        "qid,docid,sim,position\nt01,noise-a,0.9,1\nt01,doc-1#1,0.5,2\nt02,doc-2#1,0.7,1\n",
+    )
+    corpus = write_text(
+        root / "corpus.jsonl",
+        '{"chunk_id": "doc-1#1", "doc_id": "doc-1", "text": "Reset it.", "section": "s"}\n',
+    )
+    runs = [root / "runs" / "baseline.jsonl", root / "runs" / "candidate.jsonl", aliased]
+    grades = sorted((root / "grades").glob("*.jsonl"))
+
+    def opener(cache: Path) -> Workspace:
+        return Workspace.from_files(root / "gold.jsonl", runs, grades, corpus, cache=cache)
+
+    first, second = open_twice(tmp_path / "cache", opener)
+    assert first.column_mappings() and len(first.configs()) == 3
+    assert_same(first, second)
+
+
+def test_a_beir_folder_restored_equals_a_fresh_load(tmp_path):
+    root = beir_folder(tmp_path / "beir")
+    run = write_text(tmp_path / "run.trec", "q1 Q0 d1 1 2.0 t\nq2 Q0 d2 1 1.5 t\nq3 Q0 d4 1 1 t\n")
+
+    def opener(cache: Path) -> Workspace:
+        return Workspace.from_files(root, [run], cache=cache)
+
+    first, second = open_twice(tmp_path / "cache", opener)
+    assert first.qrels
+    assert_same(first, second)
+
+
+def test_a_restored_workspace_is_locked_down_as_a_fresh_one(tmp_path):
+    cache = tmp_path / "cache"
+    _, restored = open_twice(cache, lambda c: Workspace.open(DATA_SAMPLES, cache=c))
+    for attack in (
+        "SELECT * FROM read_text('/etc/passwd')",
+        f"ATTACH '{cache_files(cache)[0]}' AS again",
+        "SET enable_external_access = true",
+    ):
+        with pytest.raises(Exception) as refused:
+            restored.cursor().execute(attack)
+        assert "permission" in type(refused.value).__name__.lower() or "lock" in str(refused.value)
+    attached = restored.cursor().execute("SELECT database_name FROM duckdb_databases()")
+    assert load_cache.ALIAS not in {row[0] for row in attached.fetchall()}
+
+
+def test_one_changed_byte_misses(tmp_path):
+    root = tmp_path / "ws"
+    shutil.copytree(DATA_SAMPLES, root)
+    cache = tmp_path / "cache"
+    Workspace.open(root, cache=cache)
+    load_cache.wait_for_writes()
+    gold = root / "gold.jsonl"
+    data = gold.read_bytes()
+    stat = gold.stat()
+    gold.write_bytes(data.replace(b"VPN", b"VPX", 1))
+    os.utime(gold, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # same size and mtime
+    changed = Workspace.open(root, cache=cache)
+    load_cache.wait_for_writes()
+    assert HITS == [False, False]
+    texts = changed.cursor().execute("SELECT string_agg(query, ' ') FROM queries").fetchone()[0]
+    assert "VPX" in texts
+    assert len(cache_files(cache)) == 2
+
+
+def test_the_same_files_at_another_path_do_not_share_a_cache(tmp_path):
+    cache = tmp_path / "cache"
+    for name in ("one", "two"):
+        shutil.copytree(DATA_SAMPLES, tmp_path / name)
+        ws = Workspace.open(tmp_path / name, cache=cache)
+        load_cache.wait_for_writes()
+        paths = {path.parent.parent for path in ws.runs.values()}
+        assert paths == {tmp_path / name}
+    assert len(cache_files(cache)) == 2
+
+
+def test_a_config_appearing_beside_a_run_misses(tmp_path):
+    root = tmp_path / "ws"
+    shutil.copytree(DATA_SAMPLES, root)
+    (root / "runs" / "bm25.config.json").unlink()
+    cache = tmp_path / "cache"
+    Workspace.open(root, cache=cache)
+    load_cache.wait_for_writes()
+    write_text(root / "runs" / "bm25.config.json", '{"retrieval": "sparse"}')
+    assert Workspace.open(root, cache=cache).configs()["bm25"] == {"retrieval": "sparse"}
+
+
+def test_no_cache_folder_means_no_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGRECALL_HOME", str(tmp_path / "home"))
+    Workspace.open(DATA_SAMPLES)
+    load_cache.wait_for_writes()
+    assert not (tmp_path / "home").exists()
+
+
+def test_caching_off_in_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv(load_cache.CACHE_ENV, "off")
+    Workspace.open(DATA_SAMPLES, cache=tmp_path / "cache")
+    load_cache.wait_for_writes()
+    assert not (tmp_path / "cache").exists()
+
+
+def test_the_cache_folder_and_files_are_private(tmp_path):
+    cache = tmp_path / "home" / "cache"
+    Workspace.open(DATA_SAMPLES, cache=cache)
+    load_cache.wait_for_writes()
+    assert cache.stat().st_mode & 0o777 == 0o700
+    assert [f.stat().st_mode & 0o777 for f in cache.iterdir()] == [0o600]
+
+
+def test_eviction_keeps_the_most_recently_used_within_bounds(tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    for n in range(load_cache.MAX_FILES + 3):
+        old = write_text(cache / f"{n:064x}.duckdb", "x" * 10)
+        os.utime(old, (1_000_000 + n, 1_000_000 + n))
+    stale = write_text(cache / f"{load_cache.TEMP_PREFIX}abc.duckdb", "x")
+    os.utime(stale, (1_000_000, 1_000_000))
+    other = write_text(cache / "notes.txt", "mine")
+    Workspace.open(DATA_SAMPLES, cache=cache)
+    load_cache.wait_for_writes()
+    kept = {p.name for p in cache_files(cache)}
+    newest = {f"{n:064x}.duckdb" for n in range(4, load_cache.MAX_FILES + 3)}
+    assert len(kept) == load_cache.MAX_FILES and newest < kept
+    assert not stale.exists() and other.exists()
+    monkeypatch.setattr(load_cache, "MAX_BYTES", 25)
+    load_cache.evict(cache)
+    assert cache_files(cache) == []  # the newest alone is over 25 bytes: none is kept
+
+
+def test_a_hit_counts_as_use(tmp_path):
+    cache = tmp_path / "cache"
+    Workspace.open(DATA_SAMPLES, cache=cache)
+    load_cache.wait_for_writes()
+    (path,) = cache_files(cache)
+    os.utime(path, (1_000_000, 1_000_000))
+    Workspace.open(DATA_SAMPLES, cache=cache)
+    assert HITS == [False, True]
+    assert path.stat().st_mtime > 1_000_000
