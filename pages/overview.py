@@ -4,11 +4,13 @@ import streamlit as st
 
 from ragrecall_app import analyses
 from ragrecall_app.context import current, missing_notes
-from ragrecall_app.render import escape_markdown, notes
+from ragrecall_app.render import escape_markdown, literal_table, notes
 from ragrecall_core.output.literal import as_words, md_labels
 from ragrecall_core.views import charts, overview
 from ragrecall_core.views.compare_view import view_query_ids
 from ragrecall_core.views.harm_view import add_harm_cell, harm_label, with_harm
+
+CHART_ON = "overview_chart_on"  # outlives the toggle while another page is shown
 
 ctx = current()
 s = ctx.state
@@ -45,20 +47,16 @@ st.caption(
     "outside these means. Harm@k ↓ is the share of queries with a reviewer-flagged harmful "
     "chunk in the top k: lower is better, and no-answer queries count too."
 )
-st.dataframe(
-    add_harm_cell(overview.headline_table(summary, s.k), summary, s.k),
-    hide_index=True,
-    key="overview_headline",
-    width="stretch",
-    column_config={
-        overview.band_label(s.k): st.column_config.TextColumn(help=overview.band_help(s.k))
-    },
-)
-st.plotly_chart(
-    charts.headline_bars(overview.chart_frame(summary), ctx.colors, s.k),
-    key="overview_chart",
-    width="stretch",
-)
+literal_table(add_harm_cell(overview.headline_table(summary, s.k), summary, s.k))
+st.caption(f"{overview.band_label(s.k)}: {overview.band_help(s.k)}")
+# plotly's code is the slowest part of a first page: the chart is drawn when asked for
+if st.toggle("Show as a chart", key="overview_chart", value=st.session_state.get(CHART_ON, False)):
+    st.plotly_chart(
+        charts.headline_bars(overview.chart_frame(summary), ctx.colors, s.k),
+        key="overview_chart_figure",
+        width="stretch",
+    )
+st.session_state[CHART_ON] = st.session_state["overview_chart"]
 
 st.subheader("Policy")
 st.text(qt.policy.describe())
@@ -76,17 +74,7 @@ for col, (column, label) in zip(
             st.caption(f"No {label} in this data: add `{column}` to the gold to count by it.")
             continue
         counts = overview.query_counts(rows, column)
-        st.dataframe(
-            counts.rename(columns={"value": label}),
-            hide_index=True,
-            key=f"overview_counts_{column}",
-            width="stretch",
-            column_config={
-                "queries": st.column_config.ProgressColumn(
-                    format="%d", min_value=0, max_value=max([1, *counts["queries"]])
-                )
-            },
-        )
+        literal_table(counts.rename(columns={"value": label}))
 
 st.subheader("No-answer queries")
 st.caption(
@@ -97,14 +85,11 @@ view_ids = view_query_ids(ctx.ws, s.split, s.query_type, s.section)
 no_answer = analyses.no_answer(
     ctx.key, s.k, ctx.policy, tuple(s.runs), None if view_ids is None else tuple(view_ids), ctx.ws
 )
-st.dataframe(
+literal_table(
     as_words(
         overview.no_answer_table(no_answer.top_scores, s.runs),
         {"mean top score": ("{:.4f}", "no scores")},
-    ),
-    hide_index=True,
-    key="overview_no_answer",
-    width="stretch",
+    )
 )
 
 st.subheader("Validation warnings")

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
+import pandas as pd
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,6 +79,17 @@ def app(workspace: Path | None = None, monkeypatch=None, params: dict | None = N
 def no_exception(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
+
+
+def unescaped(frame: pd.DataFrame) -> pd.DataFrame:
+    """An ``st.table``'s frame as the reader sees it: its Markdown escapes (``\\.``) undone."""
+    undo = lambda v: re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", v) if isinstance(v, str) else v  # noqa: E731
+    return frame.rename(columns=undo).map(undo)
+
+
+def table(at: AppTest, index: int = 0) -> pd.DataFrame:
+    """The ``index``-th ``st.table`` of the page, as the reader sees it."""
+    return unescaped(at.table[index].value)
 
 
 def titles(at: AppTest) -> list[str]:

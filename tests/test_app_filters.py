@@ -4,7 +4,7 @@ of its parts do not (issue #12). Expected numbers are read off the sample files 
 import json
 
 from ragrecall_app.render import PRESENTATION_CSS, escape_markdown
-from tests.dashboard_support import ROOT, app, no_exception
+from tests.dashboard_support import ROOT, app, no_exception, unescaped
 
 SAMPLES = ROOT / "data_samples"
 SECTION = "hr"
@@ -36,7 +36,8 @@ def _no_answer_in(section: str) -> int:
 
 def _frame(at, column: str):
     """The first table with ``column`` (a dataframe's key is not in AppTest's tree)."""
-    return next(f.value for f in at.dataframe if column in f.value.columns)
+    frames = [unescaped(t.value) for t in at.table] + [f.value for f in at.dataframe]
+    return next(f for f in frames if column in f.columns)
 
 
 def _captions(at) -> str:

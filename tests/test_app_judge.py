@@ -17,7 +17,7 @@ import pytest
 from ragrecall_core import Workspace, evaluate
 from ragrecall_core.analysis import judge_session as js
 from ragrecall_core.inputs.store import export_grades, store_path, stored_judgments, submit
-from tests.dashboard_support import app, no_exception
+from tests.dashboard_support import app, no_exception, table
 
 JUDGE = "pages/judge.py"
 AGREEMENT = "pages/agreement.py"
@@ -71,8 +71,7 @@ def frame(at, *columns: str):
 
 
 def headline(at) -> dict[str, dict]:
-    table = at.dataframe[0].value
-    return {row["run"]: row for row in table.to_dict("records")}
+    return {row["run"]: row for row in table(at).to_dict("records")}
 
 
 def shown_chunk(at) -> str | None:

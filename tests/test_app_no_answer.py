@@ -9,6 +9,7 @@ from ragrecall_core import Workspace
 from ragrecall_core.analysis.no_answer import no_answer_report
 from tests import fixtures_regressions as fx
 from tests.dashboard_support import ROOT, app, no_exception, titles, trec_workspace
+from tests.dashboard_support import table as shown_table
 
 PAGE = "pages/no_answer.py"
 RUNS = ["bm25", "dense-minilm", "hybrid-rrf-k10-titleboost", "hybrid-rrf"]
@@ -117,7 +118,7 @@ def test_harm_on_overview_and_queries(tmp_path, monkeypatch):
     ws = fx.write_workspace(tmp_path / "ws")
     at = app(ws, monkeypatch)
     no_exception(at)
-    headline = at.dataframe[0].value.set_index("run")
+    headline = shown_table(at).set_index("run")
     # anna flagged noise-cand-t01#n1 harmful; it is the candidate's rank 1 for t01: 1 of 13
     assert headline.at["candidate", "Harm@5 ↓"].startswith(f"{1 / 13:.3f}")
     assert headline.at["baseline", "Harm@5 ↓"].startswith("0.000")

@@ -6,7 +6,7 @@ import pytest
 
 from ragrecall_core import Workspace, evaluate
 from ragrecall_core.scoring.policy import Policy
-from tests.dashboard_support import ROOT, app, no_exception, titles, trec_workspace
+from tests.dashboard_support import ROOT, app, no_exception, table, titles, trec_workspace
 
 
 @pytest.fixture
@@ -17,7 +17,7 @@ def at(monkeypatch):
 def test_overview_renders_on_data_samples(at):
     no_exception(at)
     assert titles(at) == ["Overview"]
-    headline = at.dataframe[0].value
+    headline = table(at)
     assert list(headline["run"]) == [
         "bm25",
         "dense-minilm",
@@ -41,19 +41,19 @@ def test_overview_shows_redacted_config_and_warnings(at):
 
 
 def test_k_and_filter_change_numbers_and_url(at):
-    before = at.dataframe[0].value
+    before = table(at)
     at.selectbox(key="side_k").select(10).run()
     no_exception(at)
-    assert "Recall@10" in at.dataframe[0].value.columns
+    assert "Recall@10" in table(at).columns
     assert at.query_params["k"] in ("10", ["10"])
     at.selectbox(key="side_type").select("paraphrase").run()
-    after = at.dataframe[0].value
+    after = table(at)
     assert at.query_params["type"] in ("paraphrase", ["paraphrase"])
     assert not after.equals(before)
 
 
 def _recall5(at, run: str) -> str:
-    headline = at.dataframe[0].value  # the headline table
+    headline = table(at)  # the headline table
     return headline.loc[headline.run == run, "Recall@5"].iloc[0].split(" ")[0]
 
 
@@ -92,7 +92,7 @@ def test_deep_link_params_set_the_view(monkeypatch):
     no_exception(at)
     assert at.session_state["side_k"] == 3
     assert at.session_state["side_split"] == "test"
-    assert list(at.dataframe[0].value["run"]) == ["bm25"]
+    assert list(table(at)["run"]) == ["bm25"]
 
 
 def test_bad_params_are_dropped_not_raised(monkeypatch):

@@ -95,6 +95,10 @@ def rendered_markdown(at) -> list[str]:
         texts += [e.label for e in at.get(kind)]
     texts += [str(o) for e in at.get("radio") for o in e.options]
     texts += [str(o) for e in at.get("button_group") for o in getattr(e, "options", [])]
+    for table in at.get("table"):  # st.table renders Markdown in every cell and header
+        frame = table.value
+        texts += [str(c) for c in frame.columns]
+        texts += [str(v) for column in frame.columns for v in frame[column]]
     return texts
 
 
@@ -126,6 +130,7 @@ def test_run_names_in_tabs_read_as_written(workspace, monkeypatch):
 
 def test_chart_text_carries_no_html(workspace, monkeypatch):
     at = app(workspace, monkeypatch).run()
+    at.toggle(key="overview_chart").set_value(True).run()  # the chart is shown on demand
     strings = [s for e in at.get("plotly_chart") for s in json_strings(json.loads(e.proto.spec))]
     assert any("evil" in s for s in strings)
     tags = [s for s in strings if re.search(r"<b>x|<a href|<i>sec", s)]

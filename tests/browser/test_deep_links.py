@@ -55,10 +55,13 @@ def test_every_page_link_opens_without_a_page_not_found_dialog(page: Page, fresh
 
 
 LAYOUT = """() => {
-  const scroller = document.querySelector('[data-testid=stDataFrame] .dvn-scroller');
-  const zoom = parseFloat(getComputedStyle(document.querySelector('[data-testid=stMain]')).zoom);
+  const table = document.querySelector('[data-testid=stTable]');
+  const main = document.querySelector('[data-testid=stMain]');
+  const zoom = parseFloat(getComputedStyle(main).zoom);
   return {
-    hidden_px: scroller.scrollWidth - scroller.clientWidth,
+    hidden_px: Math.max(table.scrollWidth - table.clientWidth,
+                        table.getBoundingClientRect().right - main.getBoundingClientRect().right),
+    cell_px: parseFloat(getComputedStyle(table.querySelector('td')).fontSize) * zoom,
     body_px: parseFloat(getComputedStyle(document.body).fontSize) * zoom,
     zoom: zoom,
     deploy: !!document.querySelector('[data-testid=stAppDeployButton]'),
@@ -71,10 +74,9 @@ def test_overview_table_fits_at_1600_px_in_both_modes(page: Page, fresh_url, que
     """The headline table shows every column without a sideways scroll; presentation mode
     zooms the page (tables: the theme's 14 px times the zoom, at least 16 px)."""
     open_and_check(page, f"{fresh_url}/{query}", "Overview")
-    page.wait_for_selector("[data-testid=stDataFrame] .dvn-scroller", timeout=TIMEOUT)
-    page.wait_for_timeout(600)  # the canvas lays its columns out
+    page.wait_for_selector("[data-testid=stTable] td", timeout=TIMEOUT)
     layout = page.evaluate(LAYOUT)
     assert layout["hidden_px"] <= 0, layout
     assert layout["body_px"] == pytest.approx(body_px) and layout["zoom"] == zoom, layout
-    assert 14 * layout["zoom"] >= (16 if zoom > 1 else 14)
+    assert layout["cell_px"] >= (16 if zoom > 1 else 14), layout
     assert not layout["deploy"]
