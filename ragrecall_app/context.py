@@ -134,11 +134,15 @@ def _content_key(prints: tuple) -> str:
 
 @st.cache_resource(show_spinner=False, max_entries=4)
 def _load_workspace(spec: tuple, key: str) -> Workspace:
-    """Open a workspace; cached by the content hash of its files (``key``)."""
+    """Open a workspace; cached by the content hash of its files (``key``) in this server,
+    and across servers in the load cache (``$RAGRECALL_HOME/cache``; off with
+    ``RAGRECALL_CACHE=off``), so a fresh server does not read every input again."""
+    from ragrecall_core.inputs.load_cache import default_folder
+
     folder, gold, runs, grades, corpus = spec
     if folder is not None:
-        return Workspace.open(folder)
-    return Workspace.from_files(gold, list(runs), list(grades), corpus)
+        return Workspace.open(folder, cache=default_folder())
+    return Workspace.from_files(gold, list(runs), list(grades), corpus, cache=default_folder())
 
 
 def _spec(source: Source) -> tuple:

@@ -242,3 +242,17 @@ def test_a_hit_counts_as_use(tmp_path):
     Workspace.open(DATA_SAMPLES, cache=cache)
     assert HITS == [False, True]
     assert path.stat().st_mtime > 1_000_000
+
+
+def test_the_dashboard_keeps_its_workspace_in_the_home_cache(tmp_path, monkeypatch):
+    from ragrecall_app import context
+    from tests.dashboard_support import app, no_exception
+
+    monkeypatch.setenv("RAGRECALL_HOME", str(tmp_path / "home"))
+    context._load_workspace.clear()
+    no_exception(app(DATA_SAMPLES, monkeypatch))
+    load_cache.wait_for_writes()
+    assert len(cache_files(tmp_path / "home" / "cache")) == 1
+    context._load_workspace.clear()  # a fresh server
+    no_exception(app(DATA_SAMPLES, monkeypatch))
+    assert HITS == [False, True]
