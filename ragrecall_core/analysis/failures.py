@@ -20,6 +20,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from ragrecall_core.analysis.pass_rule import DEFAULT_RULE, needed_sql, require_rule
+from ragrecall_core.scoring.policy import Policy
 from ragrecall_core.scoring.prepared import SCOPE_CTES, PreparedEvaluation, scope_params
 
 CLASSES = (
@@ -35,31 +36,35 @@ FAILURES_SQL = """
 WITH {scope},
 rel AS (
     SELECT query_id, item_id FROM {s}.judgments WHERE grade >= $level),
-nrel AS (SELECT query_id, relevant, {needed} AS needed
-         FROM (SELECT query_id, count(*) AS relevant FROM rel GROUP BY query_id)),
+nrel AS (SELECT query_id, count(*) AS relevant FROM rel GROUP BY query_id),
 found AS (
-    SELECT r.run, r.query_id, count(*) FILTER (WHERE r.rank <= $k) AS found,
-           min(r.rank) AS first_rank, list(r.rank ORDER BY r.rank) AS positions
+    SELECT r.run, r.query_id, min(r.rank) AS first_rank, list(r.rank ORDER BY r.rank) AS positions
     FROM {s}.judged_rows r JOIN rel USING (query_id, item_id) GROUP BY r.run, r.query_id),
 outside AS (
     SELECT query_id, count(*) AS not_in_corpus FROM qrels
     WHERE grade >= $level AND (SELECT count(*) FROM corpus) > 0
       AND chunk_id NOT IN (SELECT chunk_id FROM corpus)
-    GROUP BY query_id)
-SELECT rn.run, q.query_id, n.relevant, coalesce(f.found, 0) AS found, f.first_rank,
-       coalesce(f.positions, []) AS positions, coalesce(l.listed, 0) AS listed,
-       CASE WHEN coalesce(l.listed, 0) = 0 THEN 'missing from run'
-            WHEN coalesce(f.found, 0) >= n.needed THEN 'ok'
-            WHEN o.not_in_corpus > 0 THEN 'gold not in corpus'
-            WHEN coalesce(f.found, 0) > 0 THEN 'partial'
-            WHEN f.first_rank IS NOT NULL THEN 'ranked below k'
+    GROUP BY query_id),
+pairs AS (
+    SELECT rn.run, q.query_id, n.relevant, f.first_rank, coalesce(f.positions, []) AS positions,
+           coalesce(l.listed, 0) AS listed, o.not_in_corpus
+    FROM scope_runs rn CROSS JOIN scope_queries q
+    JOIN nrel n ON n.query_id = q.query_id
+    LEFT JOIN found f ON f.run = rn.run AND f.query_id = q.query_id
+    LEFT JOIN {s}.lists l ON l.run = rn.run AND l.query_id = q.query_id
+    LEFT JOIN outside o ON o.query_id = q.query_id),
+at_k AS (
+    SELECT c.k, p.*, len(list_filter(p.positions, lambda x: x <= c.k)) AS found
+    FROM (SELECT unnest($ks) AS k) c CROSS JOIN pairs p)
+SELECT k, run, query_id, relevant, found, first_rank, positions, listed,
+       CASE WHEN listed = 0 THEN 'missing from run'
+            WHEN found >= {needed} THEN 'ok'
+            WHEN not_in_corpus > 0 THEN 'gold not in corpus'
+            WHEN found > 0 THEN 'partial'
+            WHEN first_rank IS NOT NULL THEN 'ranked below k'
             ELSE 'never retrieved' END AS failure_class
-FROM scope_runs rn CROSS JOIN scope_queries q
-JOIN nrel n ON n.query_id = q.query_id
-LEFT JOIN found f ON f.run = rn.run AND f.query_id = q.query_id
-LEFT JOIN {s}.lists l ON l.run = rn.run AND l.query_id = q.query_id
-LEFT JOIN outside o ON o.query_id = q.query_id
-ORDER BY rn.run, q.query_id
+FROM at_k
+ORDER BY k, run, query_id
 """
 
 
@@ -72,11 +77,32 @@ def failure_classes(
 ) -> pd.DataFrame:
     """``(run, query_id, relevant, found, first_rank, positions, listed, failure_class)``,
     ``ok`` meaning a pass under ``rule``."""
+    sql, params = failures_sql([k], prepared.policy, runs, query_ids, rule)
+    return prepared.query(sql, params).drop(columns="k")
+
+
+def failures_sql(
+    ks: Sequence[int],
+    policy: Policy,
+    runs: Sequence[str] | None = None,
+    query_ids: Sequence[str] | None = None,
+    rule: str = DEFAULT_RULE,
+) -> tuple[str, dict]:
+    """SQL and parameters giving :func:`failure_classes`'s rows at every cutoff of ``ks``,
+    with a leading column ``k``: one pass for all the cutoffs a dashboard offers."""
     params = {
         **scope_params(runs, query_ids),
-        "k": k,
-        "level": prepared.policy.rel_level,
+        "ks": [int(k) for k in ks],
+        "level": policy.rel_level,
         "rule": require_rule(rule),
     }
-    sql = FAILURES_SQL.replace("{scope}", SCOPE_CTES).replace("{needed}", needed_sql())
-    return prepared.query(sql, params)
+    return FAILURES_SQL.replace("{scope}", SCOPE_CTES).replace("{needed}", _needed_at_k()), params
+
+
+def _needed_at_k() -> str:
+    """:func:`needed_sql` with the row's cutoff ``k`` in place of the bound ``$k`` (the rule
+    is defined once, in :mod:`.pass_rule`, for one cutoff)."""
+    sql = needed_sql()
+    if "$k" not in sql:
+        raise RuntimeError("pass_rule.needed_sql no longer reads the cutoff from $k")
+    return sql.replace("$k", "k")

@@ -18,18 +18,22 @@ the relevant document).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from ragrecall_core.analysis.failures import failure_classes
+from ragrecall_core.analysis.failures import failures_sql
 from ragrecall_core.analysis.pass_rule import DEFAULT_RULE, pass_measure
 from ragrecall_core.inputs.workspace import Workspace
-from ragrecall_core.scoring.evaluate import evaluate
+from ragrecall_core.measures import parse_requests
+from ragrecall_core.measures.base import parse_cutoff
+from ragrecall_core.scoring import families as scoring
+from ragrecall_core.scoring.evaluate import collect_warnings, no_answer_summary
 from ragrecall_core.scoring.policy import Policy
-from ragrecall_core.scoring.prepared import prepare, run_scope
+from ragrecall_core.scoring.prepared import PreparedEvaluation, prepare, run_scope, scope_params
 
 NO_ANSWER = "no answer"
 NO_REASON = "no reviewer reason"
@@ -66,6 +70,7 @@ SELECT q.query_id, q.query, q.query_type, q.section, q.split, coalesce(q.require
        AS no_answer_source
 FROM queries q LEFT JOIN rel r USING (query_id) LEFT JOIN qdoc qd USING (query_id)
 LEFT JOIN judged jd USING (query_id)
+ORDER BY q.query_id
 """
 
 CUTS_SQL = """
@@ -74,35 +79,99 @@ FROM (SELECT doc_id, sum(len(string_split(trim(coalesce(text, '')), ' '))) AS wo
       FROM corpus GROUP BY doc_id)
 """
 
+# Row i of the table is (the i // $queries-th run of $run_names, the (i % $queries)-th query by
+# id): the order of the table itself, so every part below lands by index, without a merge.
+ROW_INDEX_SQL = """
+row_index AS (
+    SELECT r.run, q.query_id, (list_position($run_names, r.run) - 1) * $queries + q.pos AS i
+    FROM (SELECT unnest($run_names) AS run) r,
+         (SELECT query_id, row_number() OVER (ORDER BY query_id) - 1 AS pos FROM queries) q)
+"""
+
+# every measure of every cutoff, long (measure index m), as (row, m, value): numbers only
+MEASURES_SQL = """
+WITH {row_index}
+SELECT x.i, CAST(substr(l.m, 2) AS INTEGER) AS m, l.value
+FROM ({per_query}) l JOIN row_index x USING (run, query_id)
+"""
+
+CLASSES_SQL = """
+WITH {row_index}
+SELECT c.k, x.i, c.found, c.failure_class FROM ({failures}) c JOIN row_index x USING (run, query_id)
+"""
+
+# what the failure classes say independently of k, taken at the first cutoff asked for
+RELEVANT_SQL = """
+WITH {row_index}
+SELECT x.i, c.relevant, c.positions, c.listed
+FROM ({failures}) c JOIN row_index x USING (run, query_id) WHERE c.k = $ks[1]
+"""
+
 GRADES_SQL = """
-WITH top AS (SELECT run, query_id, chunk_id, rank FROM runs
-             WHERE rank <= $k AND ($all_runs OR list_contains($runs, run))),
+WITH {row_index},
+cutoffs AS (SELECT unnest($ks) AS k),
+graded_chunks AS (SELECT DISTINCT query_id, chunk_id FROM all_grades),
+top AS (SELECT c.k, t.run, t.query_id, t.chunk_id, t.rank
+        FROM runs t JOIN graded_chunks USING (query_id, chunk_id) JOIN cutoffs c ON t.rank <= c.k
+        WHERE $all_runs OR list_contains($runs, t.run)),
 per_chunk AS (
     SELECT query_id, chunk_id, bool_or(coalesce(harmful, false)) AS harmful,
            string_agg(annotator || ' ' || grade, ', ' ORDER BY annotator) AS by_annotator
     FROM all_grades GROUP BY query_id, chunk_id),
 reasons AS (
-    SELECT t.run, t.query_id, g.reason, count(*) AS n
+    SELECT t.k, t.run, t.query_id, g.reason, count(*) AS n
     FROM top t JOIN all_grades g ON g.query_id = t.query_id AND g.chunk_id = t.chunk_id
     WHERE coalesce(g.reason, '') <> '' AND g.grade < 2
     GROUP BY ALL),
 reason_lists AS (
-    SELECT run, query_id, string_agg(reason, '; ' ORDER BY n DESC, reason) AS reasons,
+    SELECT k, run, query_id, string_agg(reason, '; ' ORDER BY n DESC, reason) AS reasons,
            arg_max(reason, n * 1000000 - rank_in) AS reason
-    FROM (SELECT *, row_number() OVER (PARTITION BY run, query_id ORDER BY reason) AS rank_in
+    FROM (SELECT *, row_number() OVER (PARTITION BY k, run, query_id ORDER BY reason) AS rank_in
           FROM reasons)
     GROUP BY ALL),
 graded AS (
-    SELECT t.run, t.query_id,
+    SELECT t.k, t.run, t.query_id,
            string_agg('#' || t.rank || ' ' || m.by_annotator
                       || CASE WHEN m.harmful THEN ' (harmful)' ELSE '' END, '; ' ORDER BY t.rank)
            AS manual_grades
     FROM top t JOIN per_chunk m ON m.query_id = t.query_id AND m.chunk_id = t.chunk_id
     GROUP BY ALL)
-SELECT coalesce(g.run, r.run) AS run, coalesce(g.query_id, r.query_id) AS query_id,
-       g.manual_grades, r.reasons, r.reason
-FROM graded g FULL JOIN reason_lists r ON r.run = g.run AND r.query_id = g.query_id
+SELECT coalesce(g.k, r.k) AS k, x.i, g.manual_grades, r.reasons, r.reason
+FROM graded g FULL JOIN reason_lists r ON r.k = g.k AND r.run = g.run AND r.query_id = g.query_id
+JOIN row_index x ON x.run = coalesce(g.run, r.run) AND x.query_id = coalesce(g.query_id, r.query_id)
 """
+
+# a tie warning of collect_warnings names its cutoff: "... at ranks 5 and 6: @5 depends on ..."
+TIE_WARNING = re.compile(r"tied scores at ranks (\d+) and \d+: @\d+ depends on tie order$")
+# the columns that do not depend on k, in the table's order (the rest: k_columns)
+FIRST = ["run", "query_id", "query", "query_type", "section", "split", "require_all"]
+
+
+def table_columns(k: int) -> list[str]:
+    """Every column of the table at cutoff ``k``, in order."""
+    return [
+        *FIRST,
+        "expected",
+        "no_answer_source",
+        *headline(k),
+        "FirstRank",
+        f"RecallCap@{k}",
+        "relevant",
+        "found",
+        "positions",
+        "listed",
+        "failure_class",
+        "manual_grades",
+        "reasons",
+        "reason",
+        "failing",
+        "doc_length",
+    ]
+
+
+def measures_at(k: int) -> list[str]:
+    """The measures the table holds at cutoff ``k`` besides FirstRank."""
+    return [*headline(k), f"RecallCap@{k}"]
 
 
 @dataclass
@@ -115,6 +184,40 @@ class QueryTable:
     warnings: dict[str, list[str]] = field(default_factory=dict)
     no_answer: dict[str, dict] = field(default_factory=dict)
     rule: str = DEFAULT_RULE
+
+
+@dataclass(frozen=True)
+class QueryTables:
+    """The per-query table at every cutoff of ``ks``, built once; :meth:`at` slices one.
+
+    ``base`` holds what no cutoff changes (queries, expected, relevant, positions, listed,
+    FirstRank, doc_length, no_answer_source), in the table's row order; ``by_k`` each
+    cutoff's columns over the same rows. Shared read-only (the dashboard caches one per
+    workspace, policy and rule): :meth:`at` returns a new frame, never a view to write to.
+    """
+
+    ks: tuple[int, ...]
+    policy: Policy
+    rule: str
+    base: pd.DataFrame
+    by_k: dict[int, dict[str, pd.Series]]
+    warnings: dict[str, list[str]]
+    no_answer: dict[str, dict]
+
+    def at(self, k: int) -> QueryTable:
+        """The table :func:`build_query_table` gives at ``k``; ``k`` must be one of
+        :attr:`ks` (ValueError otherwise: build another with :func:`build_query_table`)."""
+        if k not in self.by_k:
+            built = ", ".join(map(str, self.ks))
+            raise ValueError(f"k = {k} was not built (built for k = {built})")
+        columns = {**{c: self.base[c] for c in self.base.columns}, **self.by_k[k]}
+        table = pd.DataFrame({c: columns[c] for c in table_columns(k)})
+        warnings = {
+            run: [line for line in lines if _tie_cutoff(line) in (None, k)]
+            for run, lines in self.warnings.items()
+        }
+        warnings = {run: lines for run, lines in warnings.items() if lines}
+        return QueryTable(table, k, self.policy, warnings, self.no_answer, self.rule)
 
 
 def query_table(
@@ -137,14 +240,25 @@ def build_query_table(
 ) -> QueryTable:
     """:func:`query_table` with the evaluation's warnings and no-answer summary; ``failing``
     and the failure classes follow the pass ``rule`` (:mod:`.pass_rule`)."""
+    return build_query_tables(workspace, [k], policy, runs, rule).at(k)
+
+
+def build_query_tables(
+    workspace: Workspace,
+    ks: Sequence[int],
+    policy: Policy | None = None,
+    runs: Sequence[str] | None = None,
+    rule: str = DEFAULT_RULE,
+) -> QueryTables:
+    """The per-query table at every cutoff of ``ks`` in one pass per part: the measures of
+    every cutoff in one SQL query, fetched as numbers; the failure classes, top-k grades and
+    reasons of every cutoff in one query each (a join with the list of cutoffs)."""
     policy = policy or Policy()
-    measures = [*headline(k), "FirstRank", f"RecallCap@{k}"]
-    evaluation = evaluate(workspace, measures, policy, runs)
-    wide = evaluation.wide()
+    ks = tuple(dict.fromkeys(parse_cutoff(k) for k in ks))
+    if not ks:
+        raise ValueError("no cutoff k to build the query table at")
     prepared = prepare(workspace, policy)
-    classes = failure_classes(prepared, k, runs, rule=rule)[
-        ["run", "query_id", "relevant", "found", "positions", "listed", "failure_class"]
-    ]
+    run_names = [r for r in workspace.run_names if runs is None or r in runs]
     queries = prepared.query(
         QUERY_SQL,
         {
@@ -153,41 +267,118 @@ def build_query_table(
             "lists_none": GOLD_LISTS_NONE,
         },
     )
-    grades = prepared.query(GRADES_SQL, {"k": k, **run_scope(runs)})
-    lo, hi, docs = prepared.fetch(CUTS_SQL)[0]
-
-    run_names = [r for r in workspace.run_names if runs is None or r in runs]
+    rows = {"run_names": run_names, "queries": len(queries)}
     base = pd.DataFrame({"run": run_names}).merge(queries, how="cross")
-    # wide() leaves out (run, query) pairs without any value, e.g. no-answer queries
-    table = base.merge(wide, on=["run", "query_id"], how="left")
-    for column in measures:
-        if column not in table:
-            table[column] = np.nan
-    table = table.merge(classes, on=["run", "query_id"], how="left")
-    table = table.merge(grades, on=["run", "query_id"], how="left")
-    answerable = table["relevant"].notna()
-    table["relevant"] = table["relevant"].fillna(0).astype(int)
-    table["found"] = table["found"].fillna(0).astype(int)
-    table["listed"] = table["listed"].fillna(0).astype(int)
-    table["positions"] = [p if isinstance(p, list | np.ndarray) else [] for p in table["positions"]]
-    table["positions"] = [list(map(int, p)) for p in table["positions"]]
-    table["expected"] = [
-        list(e) if isinstance(e, list | np.ndarray) else [] for e in table["expected"]
-    ]
-    table["failure_class"] = table["failure_class"].where(answerable, NO_ANSWER)
-    passing = table[pass_measure(rule, k)]
-    table["failing"] = answerable & (passing.isna() | (passing < 1))
-    table["reason"] = table["reason"].where(table["reason"].notna(), NO_REASON)
-    table["doc_length"] = _doc_length(table, lo, hi, docs)
-    table = table.drop(columns=["doc_words"])
-    first = ["run", "query_id", "query", "query_type", "section", "split", "require_all"]
-    rest = [c for c in table.columns if c not in first]
-    order = {run: i for i, run in enumerate(workspace.run_names)}
-    table = table.assign(_order=table["run"].map(order)).sort_values(
-        ["_order", "query_id"], kind="stable"
+    failures, params = failures_sql(ks, policy, runs, rule=rule)
+    failures_params = {**params, **rows}
+    labels = ["FirstRank", *(m for k in ks for m in measures_at(k))]
+    values = _measure_values(prepared, labels, runs, rows, len(base))
+    relevance = prepared.query(_with_rows(RELEVANT_SQL, failures), failures_params)
+    base = _k_independent(base, prepared, relevance, values[:, 0])
+    classes = prepared.query(_with_rows(CLASSES_SQL, failures), failures_params)
+    grades = prepared.query(_with_rows(GRADES_SQL), {"ks": list(ks), **run_scope(runs), **rows})
+    by_k = {}
+    for k in ks:
+        measured = {m: values[:, labels.index(m)] for m in measures_at(k)}
+        by_k[k] = _at_cutoff(
+            k, rule, base, measured, classes[classes["k"] == k], grades[grades["k"] == k]
+        )
+    return QueryTables(
+        ks=ks,
+        policy=policy,
+        rule=rule,
+        base=base,
+        by_k=by_k,
+        warnings=collect_warnings(prepared, list(ks), runs),
+        no_answer=no_answer_summary(prepared, runs),
     )
-    table = table[first + rest].reset_index(drop=True)
-    return QueryTable(table, k, policy, evaluation.warnings, evaluation.no_answer, rule)
+
+
+def _with_rows(template: str, failures: str = "") -> str:
+    """``template`` with the row index CTE (and the failure classes' SQL) in place."""
+    return template.replace("{row_index}", ROW_INDEX_SQL.strip()).replace("{failures}", failures)
+
+
+def _measure_values(
+    prepared: PreparedEvaluation, labels: list[str], runs, rows: dict, n: int
+) -> np.ndarray:
+    """A (row, measure) matrix of every measure in ``labels`` from the measures' own SQL
+    (:func:`~ragrecall_core.scoring.families.per_query_sql`, what ``evaluate`` runs),
+    fetched as numbers: NaN where a row has no value (e.g. a no-answer query's)."""
+    requests = parse_requests(labels)
+    sql, params = scoring.per_query_sql([r.measure for r in requests], prepared.policy)
+    fetched = (
+        prepared.workspace.cursor()
+        .execute(
+            prepared.sql(_with_rows(MEASURES_SQL).replace("{per_query}", sql)),
+            {**params, **scope_params(runs, None), **rows},
+        )
+        .fetchnumpy()
+    )
+    values = np.full((n, len(labels)), np.nan)
+    values[fetched["i"], fetched["m"]] = fetched["value"]
+    return values
+
+
+def _k_independent(
+    base: pd.DataFrame, prepared: PreparedEvaluation, relevance: pd.DataFrame, first_rank
+) -> pd.DataFrame:
+    """``base`` (queries x runs) with FirstRank, relevant, positions, listed and doc_length."""
+    at, n = relevance["i"].to_numpy(), len(base)
+    base["FirstRank"] = first_rank
+    base["relevant"] = _spread(relevance["relevant"], at, n).fillna(0).astype(int)
+    base["positions"] = _spread_lists(relevance["positions"], at, n)
+    base["listed"] = _spread(relevance["listed"], at, n).fillna(0).astype(int)
+    base["expected"] = [list(e) if isinstance(e, list | np.ndarray) else [] for e in base.expected]
+    lo, hi, docs = prepared.fetch(CUTS_SQL)[0]
+    base["doc_length"] = _doc_length(base, lo, hi, docs)
+    return base.drop(columns=["doc_words"])
+
+
+def _at_cutoff(
+    k: int,
+    rule: str,
+    base: pd.DataFrame,
+    measured: dict[str, np.ndarray],
+    classes: pd.DataFrame,
+    grades: pd.DataFrame,
+) -> dict[str, pd.Series]:
+    """The columns of the table that change with ``k``, over ``base``'s rows."""
+    n = len(base)
+    columns = {m: pd.Series(v) for m, v in measured.items()}
+    at = classes["i"].to_numpy()
+    answerable = pd.Series(np.zeros(n, dtype=bool))
+    answerable[at] = True
+    columns["found"] = _spread(classes["found"], at, n).fillna(0).astype(int)
+    found_class = _spread(classes["failure_class"], at, n)
+    columns["failure_class"] = found_class.where(answerable, NO_ANSWER)
+    at = grades["i"].to_numpy()
+    columns["manual_grades"] = _spread(grades["manual_grades"], at, n)
+    columns["reasons"] = _spread(grades["reasons"], at, n)
+    reason = _spread(grades["reason"], at, n)
+    columns["reason"] = reason.where(reason.notna(), NO_REASON)
+    passing = columns[pass_measure(rule, k)]
+    columns["failing"] = answerable & (passing.isna() | (passing < 1))
+    return columns
+
+
+def _spread(values: pd.Series, at: np.ndarray, n: int) -> pd.Series:
+    """``values`` placed at rows ``at`` of a column of ``n`` rows, missing elsewhere."""
+    return values.set_axis(at).reindex(pd.RangeIndex(n))
+
+
+def _spread_lists(values: pd.Series, at: np.ndarray, n: int) -> list[list[int]]:
+    """Lists of ranks at rows ``at`` (plain ints), empty lists elsewhere."""
+    lists: list[list[int]] = [[] for _ in range(n)]
+    for row, ranks in zip(at, values, strict=True):
+        lists[row] = list(map(int, ranks))
+    return lists
+
+
+def _tie_cutoff(line: str) -> int | None:
+    """The cutoff a tie warning names (None for any other warning)."""
+    match = TIE_WARNING.search(line)
+    return int(match.group(1)) if match else None
 
 
 def _doc_length(table: pd.DataFrame, lo, hi, docs: int) -> pd.Series:
