@@ -6,13 +6,13 @@ from pathlib import Path
 
 import streamlit as st
 
+from ragrecall_app import analyses
 from ragrecall_app.context import current, state_key
 from ragrecall_app.render import escape_markdown, problems
 from ragrecall_core.analysis import judge_session as js
-from ragrecall_core.analysis.agreement import agreement
 from ragrecall_core.analysis.gold_gaps import gold_gaps
 from ragrecall_core.errors import InputError
-from ragrecall_core.inputs.store import export_grades, resolve
+from ragrecall_core.inputs.store import resolve
 from ragrecall_core.views.compare_view import view_query_ids
 
 ctx = current()
@@ -36,7 +36,7 @@ if view_ids is not None:
         "All grades (export / import) and gold gap candidates do not follow the sidebar's "
         "filters: they cover every query."
     )
-result = agreement(ws, view_ids)
+result, items = analyses.agreement_view(ctx.key, None if view_ids is None else tuple(view_ids), ws)
 st.subheader("Annotator pairs")
 st.caption(
     "On the chunks both annotators graded: the share of identical grades, Cohen's kappa "
@@ -68,7 +68,6 @@ else:
 
 # ---------------------------------------------------------------- disagreements
 st.subheader("Disagreements")
-items = js.disagreement_items(result.disagreements)
 if items.empty:
     st.success("No disagreement between annotators.")
 else:
@@ -139,16 +138,16 @@ else:
 
 # ---------------------------------------------------------------- export / import
 st.subheader("All grades")
-grades = export_grades(ws)
+graded, grades_jsonl, grades_csv = analyses.grade_exports(ctx.key, ws)
 st.caption(
-    f"{len(grades)} current grades (grades files and the Judge page; the latest per "
+    f"{graded} current grades (grades files and the Judge page; the latest per "
     "annotator and chunk). CSV cells that a spreadsheet would run as a formula are prefixed "
     "with '."
 )
 c1, c2, _ = st.columns([1, 1, 3])
 c1.download_button(
     "Download JSONL",
-    js.grades_jsonl(grades),
+    grades_jsonl,
     file_name="grades.jsonl",
     mime="application/jsonl",
     key="agreement_jsonl",
@@ -156,7 +155,7 @@ c1.download_button(
 )
 c2.download_button(
     "Download CSV",
-    js.grades_csv(grades),
+    grades_csv,
     file_name="grades.csv",
     mime="text/csv",
     key="agreement_csv",

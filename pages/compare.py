@@ -14,6 +14,7 @@ from ragrecall_app.context import (
     state_key,
     state_value,
 )
+from ragrecall_app.figures import figure
 from ragrecall_app.reading import query_html, two_runs_view
 from ragrecall_app.render import escape_markdown, notes, policy_note
 from ragrecall_app.ruled import rule_note
@@ -151,7 +152,7 @@ def open_query(query_id: str) -> None:
 st.subheader(f"Per query: {measure} before and after")
 points = cv.scatter_points(comparison.outcomes)
 event = st.plotly_chart(
-    cv.scatter_figure(points, base, cand, measure),
+    figure(cv.scatter_figure, points, base, cand, measure),
     key="compare_scatter",
     on_select="rerun",
     selection_mode="points",

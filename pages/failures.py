@@ -5,6 +5,7 @@ names the filter in a banner with a way back (one behaviour for every grouping).
 import streamlit as st
 
 from ragrecall_app.context import current, go, missing_notes, new_selection, state_key
+from ragrecall_app.figures import figure
 from ragrecall_app.render import escape_markdown, notes, policy_note
 from ragrecall_app.ruled import rule_note
 from ragrecall_core.analysis.pass_rule import pass_measure
@@ -82,8 +83,8 @@ if groups.empty:
     st.stop()
 
 trace_runs = list(dict.fromkeys(groups["run"]))
-fig = charts.failure_bars(groups, ctx.colors, labels[dimension], s.k)
-fig.update_layout(title_text=f"Failing queries ({measure} < 1) by {labels[dimension]}")
+title = f"Failing queries ({measure} < 1) by {labels[dimension]}"
+fig = figure(charts.failure_bars, groups, ctx.colors, labels[dimension], s.k, title)
 event = st.plotly_chart(
     fig, key="failures_chart", on_select="rerun", selection_mode="points", width="stretch"
 )

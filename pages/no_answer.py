@@ -4,6 +4,7 @@ import streamlit as st
 
 from ragrecall_app import analyses
 from ragrecall_app.context import current, missing_notes, state_key
+from ragrecall_app.figures import figure
 from ragrecall_app.render import escape_markdown, notes, policy_note
 from ragrecall_core.output.literal import as_words, md_labels
 from ragrecall_core.views import no_answer_view as nav
@@ -99,7 +100,9 @@ st.dataframe(
 picked = nav.thresholds(report, max_fc)
 
 st.plotly_chart(
-    nav.sweep_figure(report, ctx.colors, s.runs, max_fc), key="noans_sweep", width="stretch"
+    figure(nav.sweep_figure, report, ctx.colors, s.runs, max_fc),
+    key="noans_sweep",
+    width="stretch",
 )
 
 # ---------------------------------------------------------------- distributions
@@ -114,7 +117,7 @@ cols = st.columns(2)
 for i, run in enumerate(s.runs):
     with cols[i % 2]:
         st.plotly_chart(
-            nav.score_figure(report, run, ctx.colors.get(run), picked.get(run)),
+            figure(nav.score_figure, report, run, ctx.colors.get(run), picked.get(run)),
             key=f"noans_scores_{i}",
             width="stretch",
         )

@@ -4,6 +4,7 @@ import streamlit as st
 
 from ragrecall_app import analyses
 from ragrecall_app.context import current, missing_notes
+from ragrecall_app.figures import figure
 from ragrecall_app.render import escape_markdown, literal_table, notes
 from ragrecall_core.output.literal import as_words, md_labels
 from ragrecall_core.views import charts, overview
@@ -52,7 +53,7 @@ st.caption(f"{overview.band_label(s.k)}: {overview.band_help(s.k)}")
 # plotly's code is the slowest part of a first page: the chart is drawn when asked for
 if st.toggle("Show as a chart", key="overview_chart", value=st.session_state.get(CHART_ON, False)):
     st.plotly_chart(
-        charts.headline_bars(overview.chart_frame(summary), ctx.colors, s.k),
+        figure(charts.headline_bars, overview.chart_frame(summary), ctx.colors, s.k),
         key="overview_chart_figure",
         width="stretch",
     )

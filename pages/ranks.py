@@ -3,6 +3,7 @@
 import streamlit as st
 
 from ragrecall_app.context import current, go, missing_notes, new_selection
+from ragrecall_app.figures import figure
 from ragrecall_app.render import escape_markdown, notes, policy_note
 from ragrecall_app.ruled import rule_note
 from ragrecall_core.views import charts, ranks
@@ -28,7 +29,7 @@ st.caption(
 hist = ranks.first_rank_counts(rows, depth)
 trace_runs = list(dict.fromkeys(hist["run"]))
 event = st.plotly_chart(
-    charts.first_rank_histogram(hist, ctx.colors),
+    figure(charts.first_rank_histogram, hist, ctx.colors),
     key="ranks_hist",
     on_select="rerun",
     selection_mode="points",
@@ -46,4 +47,6 @@ if new_selection("ranks_hist", points):
     )
 
 curve = ranks.hit_rate_by_depth(rows, {r: ctx.depths.get(r, 1) for r in s.runs})
-st.plotly_chart(charts.hit_curve(curve, ctx.colors, s.k), key="ranks_curve", width="stretch")
+st.plotly_chart(
+    figure(charts.hit_curve, curve, ctx.colors, s.k), key="ranks_curve", width="stretch"
+)

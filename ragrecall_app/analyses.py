@@ -9,9 +9,11 @@ import pandas as pd
 import streamlit as st
 
 from ragrecall_core.analysis import judge_session, pooling, verdicts
+from ragrecall_core.analysis.agreement import Agreement, agreement
 from ragrecall_core.analysis.compare import Comparison, compare
 from ragrecall_core.analysis.no_answer import NoAnswerReport, no_answer_report
 from ragrecall_core.analysis.ranked_lists import new_unjudged, side_by_side
+from ragrecall_core.inputs.store import export_grades
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.output.report import build_report
 from ragrecall_core.output.text import json_text
@@ -91,6 +93,22 @@ def _report_text(
 ) -> str:
     report = build_report(_ws, k, split or None, policy)
     return {"html": report.to_html, "md": report.to_markdown, "csv": report.to_csv}[fmt]()
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def agreement_view(key: str, ids: tuple | None, _ws: Workspace) -> tuple[Agreement, pd.DataFrame]:
+    """Annotator pairs and one row per disagreeing chunk; a stored grade or resolution
+    changes ``key`` (:func:`judge_session.store_version`)."""
+    result = agreement(_ws, None if ids is None else list(ids))
+    return result, judge_session.disagreement_items(result.disagreements)
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def grade_exports(key: str, _ws: Workspace) -> tuple[int, str, str]:
+    """How many grades there are (files and store, the latest per annotator and chunk), and
+    all of them as JSON lines and as CSV, for the download buttons."""
+    grades = export_grades(_ws)
+    return len(grades), judge_session.grades_jsonl(grades), judge_session.grades_csv(grades)
 
 
 def comparison_json(c: Comparison) -> str:

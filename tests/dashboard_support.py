@@ -81,10 +81,14 @@ def no_exception(at: AppTest) -> None:
     assert not at.error, [e.value for e in at.error]
 
 
+def unescaped_text(value):
+    """Text as Markdown shows it: its backslash escapes of ASCII punctuation undone."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", value) if isinstance(value, str) else value
+
+
 def unescaped(frame: pd.DataFrame) -> pd.DataFrame:
-    """An ``st.table``'s frame as the reader sees it: its Markdown escapes (``\\.``) undone."""
-    undo = lambda v: re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", v) if isinstance(v, str) else v  # noqa: E731
-    return frame.rename(columns=undo).map(undo)
+    """An ``st.table``'s frame as the reader sees it: its Markdown escapes undone."""
+    return frame.rename(columns=unescaped_text).map(unescaped_text)
 
 
 def table(at: AppTest, index: int = 0) -> pd.DataFrame:

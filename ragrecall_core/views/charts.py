@@ -91,9 +91,14 @@ def headline_bars(summary: pd.DataFrame, colors: dict[str, str], k: int) -> go.F
 
 
 def failure_bars(
-    groups: pd.DataFrame, colors: dict[str, str], dimension_label: str, k: int
+    groups: pd.DataFrame,
+    colors: dict[str, str],
+    dimension_label: str,
+    k: int,
+    title: str | None = None,
 ) -> go.Figure:
-    """Failing queries per group and run; the bar label gives count and rate."""
+    """Failing queries per group and run; the bar label gives count and rate. ``title``
+    names the pass rule's measure (default: Recall@k)."""
     fig = go.Figure()
     for run, rows in groups.groupby("run", sort=False):
         labels = [
@@ -125,7 +130,7 @@ def failure_bars(
     fig.update_xaxes(range=[0, max_x * 1.35 + 1])
     return _layout(
         fig,
-        f"Failing queries (Recall@{k} < 1) by {dimension_label}",
+        title or f"Failing queries (Recall@{k} < 1) by {dimension_label}",
         "failing queries (label: failing / queries in group, rate)",
         dimension_label,
         height=height,

@@ -27,7 +27,7 @@ from markdown_it import MarkdownIt
 from ragrecall_core import InputError, Workspace, evaluate
 from ragrecall_core.analysis import judge_session as js
 from ragrecall_core.inputs.store import export_grades, store_path, stored_judgments, submit
-from tests.dashboard_support import APP, ROOT, app, no_exception
+from tests.dashboard_support import APP, ROOT, app, no_exception, table, unescaped_text
 from tests.helpers import write_jsonl
 
 JUDGE = "pages/judge.py"
@@ -128,7 +128,7 @@ for page in ("pages/overview.py", "pages/judge.py", "pages/agreement.py"):
             b.disabled for b in at.button if (b.key or "").startswith("judge_grade_")
         ],
         "record_disabled": [b.disabled for b in at.button if b.key == "agreement_record"],
-        "headline": at.dataframe[0].value.to_dict("records") if page.endswith("overview.py")
+        "headline": at.table[0].value.to_dict("records") if page.endswith("overview.py")
         else None,
     }
 out["pages"] = pages
@@ -194,7 +194,7 @@ def test_a_read_only_workspace_opens_for_viewing_with_judging_off(tmp_path):
     for page, seen in out["pages"].items():
         assert seen["exceptions"] == [] and seen["errors"] == [], (page, seen)
     overview = {row["run"]: row for row in out["pages"][OVERVIEW]["headline"]}
-    assert overview["new"]["P@3"].startswith("0.333")
+    assert unescaped_text(overview["new"]["P@3"]).startswith("0.333")
     for seen in out["pages"].values():  # Markdown-escaped text, read as plain text
         seen["warnings"] = [w.replace("\\", "") for w in seen["warnings"]]
     judge = out["pages"][JUDGE]
@@ -358,7 +358,7 @@ def test_grades_on_uploaded_files_survive_an_edited_gold(tmp_path, monkeypatch):
     assert sorted(exported.loc[exported.annotator == "anna", "chunk_id"]) == ["D", "E"]
     again.switch_page(OVERVIEW).run()
     no_exception(again)
-    headline = {r["run"]: r for r in again.dataframe[0].value.to_dict("records")}
+    headline = {r["run"]: r for r in table(again).to_dict("records")}
     assert headline["new"]["P@3"].startswith("0.667")  # D and E still count for q1
     # the uploads live under RAGRECALL_HOME, both versions kept
     golds = sorted(p.read_bytes() for p in (home / "uploads").rglob("gold.jsonl"))
