@@ -23,7 +23,12 @@ import streamlit as st
 from ragrecall_core.analysis import judge_session, verdicts
 from ragrecall_core.analysis.bootstrap import summary_with_ci
 from ragrecall_core.analysis.query_detail import QueryDetail, query_detail
-from ragrecall_core.analysis.query_table import QueryTable, build_query_table, filter_table
+from ragrecall_core.analysis.query_table import (
+    QueryTable,
+    build_query_table,
+    build_query_tables,
+    filter_table,
+)
 from ragrecall_core.errors import InputError, Problem
 from ragrecall_core.inputs.store import StoreStatus, store_path, uploads_folder
 from ragrecall_core.inputs.workspace import Workspace, WorkspaceFacts, workspace_facts
@@ -36,6 +41,7 @@ from ragrecall_core.views.dashboard_state import (
     ViewState,
     content_hash,
     fingerprint,
+    k_choices,
     read_params,
     session_key,
     to_params,
@@ -286,14 +292,27 @@ def _require_distinct_names(uploads: Sequence) -> None:
         raise InputError(problems)
 
 
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _query_tables(key: str, ks: tuple[int, ...], policy: Policy, rule: str, _ws: Workspace):
+    """The query table at every k the sidebar offers, built in one pass (issue 13: a new k
+    is a slice, not a rescoring); shared by every session, read-only."""
+    return build_query_tables(_ws, ks, policy, rule=rule)
+
+
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _query_table(key: str, k: int, policy: Policy, rule: str, _ws: Workspace) -> QueryTable:
     """Shared, not copied (cache_data would unpickle 40k rows on every rerun): read-only.
 
-    With ``rank_bin``, the Ranks histogram's bin of each answerable query's first relevant
-    rank (bins up to the workspace's longest list), so a bar click filters like any group."""
-    built = build_query_table(_ws, k, policy, rule=rule)
+    A k the sidebar offers is sliced from :func:`_query_tables`; any other (a link's
+    ``?k=7``) is built on its own. With ``rank_bin``, the Ranks histogram's bin of each
+    answerable query's first relevant rank (bins up to the workspace's longest list), so a
+    bar click filters like any group."""
     depth = max(facts_of(key, _ws).depths.values() or [1])
+    offered = k_choices(depth)
+    if k in offered:
+        built = _query_tables(key, offered, policy, rule, _ws).at(k)
+    else:
+        built = build_query_table(_ws, k, policy, rule=rule)
     answerable = built.table["relevant"] > 0  # the histogram's rows; no bin otherwise
     built.table["rank_bin"] = bin_labels(built.table["FirstRank"], depth).where(answerable)
     return built

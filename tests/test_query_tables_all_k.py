@@ -336,3 +336,33 @@ def test_a_slice_written_to_leaves_the_shared_object_unchanged(graded):
     assert again.loc[0, "Recall@5"] != -1.0
     assert again.loc[0, "failure_class"] != "changed"
     assert list(tables.base.columns).count("rank_bin") == 0
+
+
+# ---------------------------------------------------------------- the dashboard's cache
+def test_the_dashboard_slices_offered_ks_from_one_build_and_builds_others_alone(
+    samples, monkeypatch
+):
+    import streamlit as st
+
+    from ragrecall_app import context
+    from ragrecall_core.views.ranks import bin_labels
+
+    built: list[tuple[int, ...]] = []
+
+    def counted(ws, ks, *args, **kwargs):
+        built.append(tuple(ks))
+        return build_query_tables(ws, ks, *args, **kwargs)
+
+    monkeypatch.setattr(context, "build_query_tables", counted)
+    st.cache_resource.clear()
+    try:
+        offered = choices(samples)
+        for k in (5, 10, 7):
+            got = context._query_table("samples-key", k, Policy(), "hit", samples)
+            table, _warnings, _no_answer = old_build_query_table(samples, k, Policy(), None, "hit")
+            bins = bin_labels(table["FirstRank"], max(offered)).where(table["relevant"] > 0)
+            pd.testing.assert_frame_equal(got.table, table.assign(rank_bin=bins))
+        assert 7 not in offered
+        assert built == [offered]  # 5 and 10 from one build; 7 on its own
+    finally:
+        st.cache_resource.clear()

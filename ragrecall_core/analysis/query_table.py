@@ -211,7 +211,7 @@ class QueryTables:
             built = ", ".join(map(str, self.ks))
             raise ValueError(f"k = {k} was not built (built for k = {built})")
         columns = {**{c: self.base[c] for c in self.base.columns}, **self.by_k[k]}
-        table = pd.DataFrame({c: columns[c] for c in table_columns(k)})
+        table = pd.DataFrame({c: columns[c] for c in table_columns(k)}, copy=False)
         warnings = {
             run: [line for line in lines if _tie_cutoff(line) in (None, k)]
             for run, lines in self.warnings.items()
