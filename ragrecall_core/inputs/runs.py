@@ -254,24 +254,24 @@ SELECT NOT EXISTS (SELECT 1 FROM (SELECT text, json_keys(CASE WHEN starts_with(l
                       OR len(keys) <> len(list_distinct(keys)))
 """
 
+# Each item's values are checked on their JSON text, which DuckDB writes in one canonical
+# form: a string starts with '"'; an integer rank is exactly the text of its BIGINT (1.0,
+# 1e2 and "3" are not); a score is any text that casts to DOUBLE (a quoted one does not).
 TYPED_JSONL_SQL = """
 CREATE TABLE {table} AS
-SELECT id AS qid, r.chunk_id->>'$' AS docno, TRY_CAST(r.rank AS BIGINT) AS rank,
-       TRY_CAST(r.score AS DOUBLE) AS score,
-       coalesce(json_type(r.chunk_id) = 'VARCHAR', false)
-       AND (coalesce(json_type(r.rank), 'NULL') = 'NULL'
-            OR json_type(r.rank) IN ('BIGINT', 'UBIGINT')
-               AND TRY_CAST(r.rank AS BIGINT) IS NOT NULL)
-       AND (coalesce(json_type(r.score), 'NULL') = 'NULL'
-            OR json_type(r.score) IN ('BIGINT', 'UBIGINT', 'DOUBLE')
-               AND TRY_CAST(r.score AS DOUBLE) IS NOT NULL)
-       AND NOT coalesce(TRY_CAST(r.rank AS BIGINT) = lag(TRY_CAST(r.rank AS BIGINT) IGNORE NULLS)
-                        OVER ranked, false) AS typed,
+SELECT id AS qid, chunk_json->>'$' AS docno, rank, score,
+       coalesce(starts_with(chunk_json::VARCHAR, '"'), false)
+       AND (rank_text IS NULL OR rank::VARCHAR IS NOT DISTINCT FROM rank_text)
+       AND (score_text IS NULL OR score IS NOT NULL)
+       AND NOT coalesce(rank = lag(rank IGNORE NULLS) OVER ranked, false) AS typed,
        row_number() OVER ranked AS position
-FROM (SELECT id, unnest(retrieved) AS r, generate_subscripts(retrieved, 1) AS pos
-      FROM run_lines)
+FROM (SELECT id, pos, r.chunk_id AS chunk_json, r.rank::VARCHAR AS rank_text,
+             TRY_CAST(r.rank::VARCHAR AS BIGINT) AS rank, r.score::VARCHAR AS score_text,
+             TRY_CAST(r.score::VARCHAR AS DOUBLE) AS score
+      FROM (SELECT id, unnest(retrieved) AS r, generate_subscripts(retrieved, 1) AS pos
+            FROM run_lines))
 -- sorted by rank (else list position), a repeated rank follows the rank given before it
-WINDOW ranked AS (PARTITION BY id ORDER BY coalesce(TRY_CAST(r.rank AS BIGINT), pos), pos)
+WINDOW ranked AS (PARTITION BY id ORDER BY coalesce(rank, pos), pos)
 UNION ALL
 -- a query whose list is empty keeps a row without a chunk, so the run still lists it
 SELECT id, NULL, NULL, NULL, true, NULL FROM run_lines WHERE len(retrieved) = 0

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from ragrecall_core.errors import InputError
-from tests.dashboard_support import app, no_exception
+from tests.dashboard_support import app, no_exception, table
 
 GOLD = [
     {"id": "q1", "query": "upload only question", "relevant_ids": ["c1"], "section": "s"},
@@ -120,7 +120,7 @@ def test_the_link_opens_the_uploaded_data_in_a_new_session(home, monkeypatch):
     at = app(monkeypatch=monkeypatch, params={"data": key})
     no_exception(at)
     assert at.query_params["data"] in (key, [key])
-    headline = at.dataframe[0].value
+    headline = table(at)
     assert list(headline["run"]) == ["mine"]  # the upload's run, not the sample's
 
 
@@ -142,4 +142,4 @@ def test_the_way_back_from_linked_data_is_the_workspace_folder(home, monkeypatch
     at.button(key="side_data_close").click().run()
     no_exception(at)
     assert "data" not in at.query_params
-    assert "mine" not in set(at.dataframe[0].value["run"])
+    assert "mine" not in set(table(at)["run"])
