@@ -255,7 +255,7 @@ def _read_typed_records(con: duckdb.DuckDBPyConnection, table: str) -> bool:
         run_files.TYPED_JSONL_SQL.format(table=table),
     ]
     # a repeated rank is caught by TYPED_JSONL_SQL itself (in the sort that numbers positions)
-    return run_files.read_typed(con, steps, {}) and run_files.typed_ok(con, table, False)
+    return run_files.read_typed(con, steps, {}) and run_files.typed_ok(con, table)
 
 
 def _load_checked_records(
