@@ -125,6 +125,25 @@ def add_memory_limit(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_cache(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--cache",
+        action="store_true",
+        help="keep the loaded, checked inputs in $RAGRECALL_HOME/cache, keyed by their "
+        "content, so the next run on the same files reads one file instead "
+        "($RAGRECALL_CACHE=off turns it off)",
+    )
+
+
+def cache_folder(args: argparse.Namespace) -> Path | None:
+    """The load cache's folder when ``--cache`` is given, else None (no cache)."""
+    if not args.cache:
+        return None
+    from ragrecall_core.inputs.load_cache import default_folder
+
+    return default_folder()
+
+
 def memory_limit_from(args: argparse.Namespace, problems: list[Problem]) -> None:
     """Check ``--memory-limit`` (else ``$RAGRECALL_MEMORY_LIMIT``) with the other options,
     and keep it on ``args`` as DuckDB spells it."""
@@ -185,6 +204,7 @@ def build_parser() -> ArgumentParser:
     )
     add_policy_options(ev)
     add_memory_limit(ev)
+    add_cache(ev)
     ev.add_argument("--per-query", action="store_true", help="also print every query's values")
     add_format(ev, FORMATS)
     ev.set_defaults(handler=cmd_evaluate)
@@ -206,6 +226,7 @@ def build_parser() -> ArgumentParser:
     add_pass_rule(cmp)
     add_policy_options(cmp)
     add_memory_limit(cmp)
+    add_cache(cmp)
     add_format(cmp)
     cmp.set_defaults(handler=cmd_compare)
 
@@ -431,13 +452,14 @@ def said_mappings(workspace: Workspace, fmt: str, as_dict: Callable[[], dict]):
     return as_dict
 
 
-def load(args: argparse.Namespace, runs: list[Path]) -> Workspace:
-    """The command's files as a workspace, with its ``--split`` checked against the gold."""
+def load(args: argparse.Namespace, runs: list[Path], cache: Path | None = None) -> Workspace:
+    """The command's files as a workspace, with its ``--split`` checked against the gold;
+    ``cache``: the load cache's folder, if any."""
     from ragrecall_core.analysis.selection import require_split
     from ragrecall_core.inputs.workspace import Workspace
 
     workspace = Workspace.from_files(
-        args.gold, runs, args.grades, args.corpus, memory_limit=args.memory_limit
+        args.gold, runs, args.grades, args.corpus, memory_limit=args.memory_limit, cache=cache
     )
     require_split(workspace, args.split)
     return workspace
@@ -460,7 +482,12 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     memory_limit_from(args, problems)
     raise_if_any(problems)
     workspace = Workspace.from_files(
-        args.gold, args.runs, args.grades, args.corpus, memory_limit=args.memory_limit
+        args.gold,
+        args.runs,
+        args.grades,
+        args.corpus,
+        memory_limit=args.memory_limit,
+        cache=cache_folder(args),
     )
     evaluation = evaluate(workspace, measures, policy=policy)
     text = render(evaluation, args.format, per_query=args.per_query)
@@ -499,7 +526,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     policy = policy_from(args, problems)
     memory_limit_from(args, problems)
     raise_if_any(problems)
-    workspace = load(args, [args.baseline, args.candidate])
+    workspace = load(args, [args.baseline, args.candidate], cache_folder(args))
     baseline, candidate = workspace.run_names
     comparison = compare(
         workspace,

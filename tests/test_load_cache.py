@@ -4,6 +4,7 @@ mappings and corpus; and a cache folder stays bounded."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -84,13 +85,28 @@ def everything(ws: Workspace) -> dict:
     }
 
 
+def assert_same_evaluation(fresh: dict, restored: dict) -> None:
+    """Equal to 12 significant digits: DuckDB sums in parallel, so two fresh loads' means
+    may differ in the 16th digit too."""
+    assert rounded(restored) == rounded(fresh)
+
+
+def rounded(value):
+    """``value`` with every float at 12 significant digits, however deeply nested."""
+    if isinstance(value, float):
+        return float(f"{value:.12g}")
+    if isinstance(value, dict):
+        return {key: rounded(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [rounded(item) for item in value]
+    return value
+
+
 def assert_same(first: Workspace, second: Workspace) -> None:
-    """Equal in every part; a run's means to the last bits aside: DuckDB sums in parallel, so
-    two fresh loads' means may differ in the 16th digit too (per-query values are exact)."""
+    """Equal in every part (the evaluation as :func:`assert_same_evaluation` says)."""
     fresh, restored = everything(first), everything(second)
     assert fresh["tables"]["queries"], "the comparison must hold data"
-    for run in fresh["evaluation"]["runs"]:
-        run["aggregate"] = pytest.approx(run["aggregate"], rel=1e-12)
+    assert_same_evaluation(fresh.pop("evaluation"), restored.pop("evaluation"))
     for part in fresh:
         assert restored[part] == fresh[part], part
 
@@ -256,3 +272,24 @@ def test_the_dashboard_keeps_its_workspace_in_the_home_cache(tmp_path, monkeypat
     context._load_workspace.clear()  # a fresh server
     no_exception(app(DATA_SAMPLES, monkeypatch))
     assert HITS == [False, True]
+
+
+def test_the_command_line_caches_only_when_asked(tmp_path, monkeypatch, capsys):
+    from tests.helpers import run_cli
+
+    monkeypatch.setenv("RAGRECALL_HOME", str(tmp_path / "home"))
+    gold, runs = DATA_SAMPLES / "gold.jsonl", sorted((DATA_SAMPLES / "runs").glob("*.jsonl"))
+    argv = ["evaluate", gold, *runs, "--format", "json"]
+    plain = run_cli(capsys, argv)
+    assert not (tmp_path / "home").exists() and HITS == []
+    outputs = []
+    for _ in range(2):
+        outputs.append(run_cli(capsys, [*argv, "--cache"]))
+        load_cache.wait_for_writes()
+    assert HITS == [False, True]
+    for code, out, err in outputs:
+        assert (code, err) == (plain[0], plain[2])
+        assert_same_evaluation(json.loads(plain[1]), json.loads(out))
+    assert len(cache_files(tmp_path / "home" / "cache")) == 1
+    compared = run_cli(capsys, ["compare", gold, runs[0], runs[1], "--cache"])
+    assert compared[0] == 0 and HITS[-1] is False  # another set of files: its own entry
