@@ -156,8 +156,18 @@ def test_bootstrap_block_size_does_not_change_the_interval(monkeypatch):
     values = small_deltas(8, 120)
     whole = mean_ci(values, n_resamples=300, seed=2)
     monkeypatch.setattr(bootstrap, "BLOCK_CELLS", 120 * 7)  # 7 resamples per block
+    bootstrap.resample_counts.cache_clear()  # drawn again, in blocks of 7
     # the same resamples; only the order of the additions inside a block may differ
     assert mean_ci(values, n_resamples=300, seed=2) == pytest.approx(whole, rel=1e-12)
+
+
+def test_kept_resamples_serve_other_values_of_the_same_size():
+    """The draws are kept per (size, resamples, seed): other measures of the same queries
+    (another k) reuse them and still get exactly their own interval."""
+    first, second = small_deltas(5, 90), small_deltas(6, 90)
+    mean_ci(first, n_resamples=300, seed=4)
+    low, high = mean_ci(second, n_resamples=300, seed=4)
+    assert (low, high) == pytest.approx(reference_bootstrap(second, 300, 4), rel=1e-12, abs=1e-12)
 
 
 def test_bootstrap_of_identical_values_is_that_value():
