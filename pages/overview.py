@@ -35,7 +35,8 @@ if rows.empty:
     st.info("No query matches the sidebar's filters.")
     st.stop()
 
-rows = with_harm(rows, analyses.harm(ctx.key, s.k, ctx.policy, ctx.ws), s.k)
+harm = analyses.harm(ctx.key, s.k, ctx.policy, tuple(ctx.options.k_choices), ctx.ws)
+rows = with_harm(rows, harm, s.k)
 measures = [*overview.summary_measures(s.k), harm_label(s.k)]
 with st.spinner("Bootstrapping confidence intervals …"):
     summary = ctx.summary(rows, measures)

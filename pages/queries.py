@@ -37,7 +37,8 @@ s = ctx.state
 run = s.focus
 rows = ctx.rows(runs=[run])
 display = display_frame(rows, s.k).drop(columns=unfilled_display_columns(ctx.query_table().table))
-display = add_harm_column(display, rows, analyses.harm(ctx.key, s.k, ctx.policy, ctx.ws), s.k)
+harm = analyses.harm(ctx.key, s.k, ctx.policy, tuple(ctx.options.k_choices), ctx.ws)
+display = add_harm_column(display, rows, harm, s.k)
 display = failing_first(display)
 
 st.title("Queries")

@@ -19,6 +19,7 @@ from fixtures_regressions import write_jsonl
 
 from ragrecall_core import Policy, Workspace, evaluate
 from ragrecall_core.measures import parse_measure
+from ragrecall_core.views.harm_view import harm_for_cutoffs, harm_per_query
 
 GOLD = [
     {"id": "h1", "query": "h1", "relevant_ids": ["G1"]},
@@ -116,3 +117,14 @@ def test_a_harmful_relevant_grade_counts_as_not_relevant_unless_asked(tmp_path):
     as_graded = evaluate(ws, ["P@3", "Harm@3"], Policy(harmful="as_graded"))
     assert values(as_graded, "P@3") == {"h4": pytest.approx(2 / 3)}
     assert values(as_graded, "Harm@3") == {"h4": 1.0}
+
+
+def test_harm_for_every_cutoff_is_each_cutoff_alone(workspace):
+    """The dashboard's one evaluation of every offered k equals each k evaluated alone."""
+    wide = harm_for_cutoffs(workspace, (1, 3, 5))
+    for k in (1, 3, 5):
+        alone = harm_per_query(workspace, k)
+        merged = alone.merge(wide, on=["run", "query_id"], suffixes=("", " (all k)"))
+        assert len(merged) == len(alone) == len(wide)
+        label = f"Harm@{k}"
+        assert merged[label].equals(merged[f"{label} (all k)"]), k

@@ -35,6 +35,17 @@ def harm_per_query(
     return out.reset_index(drop=True)
 
 
+def harm_for_cutoffs(
+    workspace: Workspace, ks: Sequence[int], policy: Policy | None = None
+) -> pd.DataFrame:
+    """``(run, query_id, Harm@k for each k in ks)``: every cutoff in one evaluation, so the
+    dashboard slices another k instead of evaluating again."""
+    labels = [harm_label(k) for k in ks]
+    per_query = evaluate(workspace, labels, policy or Policy()).per_query
+    wide = per_query.pivot(index=["run", "query_id"], columns="measure", values="value")
+    return wide.reindex(columns=labels).reset_index().rename_axis(columns=None)
+
+
 def with_harm(rows: pd.DataFrame, harm: pd.DataFrame, k: int) -> pd.DataFrame:
     """``rows`` (query-table rows) with a ``Harm@k`` column, order and index kept."""
     label = harm_label(k)
