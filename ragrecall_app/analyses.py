@@ -11,7 +11,7 @@ import streamlit as st
 from ragrecall_core.analysis import judge_session, pooling, verdicts
 from ragrecall_core.analysis.agreement import Agreement, agreement
 from ragrecall_core.analysis.compare import Comparison, compare
-from ragrecall_core.analysis.no_answer import NoAnswerReport, no_answer_report
+from ragrecall_core.analysis.no_answer import NoAnswerReport, report_at, top_scores
 from ragrecall_core.analysis.ranked_lists import new_unjudged, side_by_side
 from ragrecall_core.inputs.store import export_grades
 from ragrecall_core.inputs.workspace import Workspace
@@ -56,8 +56,16 @@ def lists(
 def no_answer(
     key: str, k: int, policy: Policy, runs: tuple, ids: tuple | None, _ws: Workspace
 ) -> NoAnswerReport:
-    ids = None if ids is None else list(ids)
-    return no_answer_report(_ws, k, policy, runs=list(runs), query_ids=ids)
+    """Shared, read-only; another k only cuts the cached top scores anew."""
+    return report_at(_no_answer_scores(key, policy, runs, ids, _ws), k, _ws)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _no_answer_scores(
+    key: str, policy: Policy, runs: tuple, ids: tuple | None, _ws: Workspace
+) -> pd.DataFrame:
+    """Shared, read-only (:func:`report_at` leaves it as it is)."""
+    return top_scores(_ws, policy, list(runs), None if ids is None else list(ids))
 
 
 def harm(key: str, k: int, policy: Policy, ks: tuple, _ws: Workspace) -> pd.DataFrame:

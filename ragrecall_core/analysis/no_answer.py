@@ -24,10 +24,11 @@ WITH {scope},
 answerable AS (
     SELECT DISTINCT query_id FROM {s}.judgments WHERE grade >= $level),
 hit AS (
-    SELECT DISTINCT run, query_id FROM {s}.judged_rows WHERE rank <= $k AND grade >= $level)
+    SELECT run, query_id, min(rank) AS first_relevant_rank FROM {s}.judged_rows
+    WHERE grade >= $level GROUP BY run, query_id)
 SELECT rn.run, q.query_id,
        CASE WHEN a.query_id IS NULL THEN 'no answer' ELSE 'answerable' END AS kind,
-       t.score AS top_score, t.item_id AS top_chunk, h.query_id IS NOT NULL AS relevant_in_top_k
+       t.score AS top_score, t.item_id AS top_chunk, h.first_relevant_rank
 FROM scope_runs rn CROSS JOIN scope_queries q
 LEFT JOIN answerable a ON a.query_id = q.query_id
 LEFT JOIN (SELECT run, query_id, item_id, score FROM {s}.ranked WHERE rank = 1) t
@@ -161,11 +162,28 @@ def no_answer_report(
     threshold; the shares are running counts down the scores (one sort per run, not a
     join of every threshold with every query).
     """
+    return report_at(top_scores(workspace, policy, runs, query_ids), k, workspace)
+
+
+def top_scores(
+    workspace: Workspace,
+    policy: Policy | None = None,
+    runs: Sequence[str] | None = None,
+    query_ids: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """Per run and query: answerable or not, the top-1 score and chunk, and the rank of the
+    first relevant item (none: NaN). It holds for every k: :func:`report_at` cuts it."""
     prepared = prepare(workspace, policy)
-    top = prepared.query(
+    return prepared.query(
         TOP_SCORES_SQL.replace("{scope}", SCOPE_CTES),
-        {**scope_params(runs, query_ids), "k": k, "level": prepared.policy.rel_level},
+        {**scope_params(runs, query_ids), "level": prepared.policy.rel_level},
     )
+
+
+def report_at(scores: pd.DataFrame, k: int, workspace: Workspace) -> NoAnswerReport:
+    """The report at cutoff ``k`` from :func:`top_scores` (which is not changed)."""
+    within_k = scores["first_relevant_rank"].le(k).fillna(False).astype(bool)
+    top = scores.drop(columns="first_relevant_rank").assign(relevant_in_top_k=within_k)
     con = workspace.cursor()
     con.register("top_scores", top)
     sweep = con.execute(SWEEP_SQL).df()
