@@ -291,6 +291,19 @@ def test_the_graded_workspace_exercises_what_it_claims(graded):
     assert not tables.at(1).table["reasons"].equals(tables.at(12).table["reasons"])
 
 
+@pytest.mark.parametrize(
+    "policy",
+    [Policy(), Policy(compat="trec_eval"), Policy(compat="trec_eval", complete=True)],
+    ids=["default", "trec_eval", "trec_eval-complete"],
+)
+def test_every_k_of_trec_files_matches_the_per_k_build(policy):
+    """TREC qrels and run: no query text, corpus or reviewer grades, dozens of relevant
+    items per topic; under trec_eval's averaging too (fewer (run, query) pairs scored)."""
+    trec = ROOT / "tests" / "data" / "trec_eval"
+    ws = Workspace.from_files(trec / "qrels.comment.test", [trec / "results.comment.test"])
+    assert_same(ws, choices(ws), policy, "recall")
+
+
 def test_a_subset_of_runs_matches_the_per_k_build(samples, graded):
     assert_same(samples, (1, 5, 20), Policy(), "recall", runs=["bm25", "hybrid-rrf"])
     assert_same(graded, (3, 10), Policy(rel_level=2), "hit", runs=["second"])
