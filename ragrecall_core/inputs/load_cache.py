@@ -56,6 +56,7 @@ import duckdb
 from ragrecall_core import __version__
 from ragrecall_core.inputs.db import STORE_FILE_SUFFIXES, connect
 from ragrecall_core.inputs.runs import refresh_runs_view
+from ragrecall_core.inputs.sql import quote_identifier
 
 # bump whenever the tables a load creates change (names, columns, meaning)
 SCHEMA_VERSION = 1
@@ -322,10 +323,11 @@ def _copy_in(con: duckdb.DuckDBPyConnection, tables: Sequence[str]) -> None:
     fixed = set(_columns(con, "memory"))
     con.execute("BEGIN")
     for table in tables:
+        name = quote_identifier(table)
         if table in fixed:
-            con.execute(f"INSERT INTO main.{table} SELECT * FROM {ALIAS}.{table}")
+            con.execute(f"INSERT INTO main.{name} SELECT * FROM {ALIAS}.{name}")
         else:
-            con.execute(f"CREATE TABLE main.{table} AS SELECT * FROM {ALIAS}.{table}")
+            con.execute(f"CREATE TABLE main.{name} AS SELECT * FROM {ALIAS}.{name}")
     con.execute("COMMIT")
 
 
@@ -409,11 +411,11 @@ def _write(
     cur: duckdb.DuckDBPyConnection, tables: Sequence[str], temp: Path, final: Path, key: str
 ) -> None:
     """Copy ``tables`` into the attached temporary file, then move it into place. Table
-    names come from the catalog of the load's own database, never from a file."""
+    names come from the catalog of the load's own database (quoted all the same)."""
     try:
         cur.execute("BEGIN")
-        for table in tables:
-            cur.execute(f"CREATE TABLE {ALIAS}.{table} AS SELECT * FROM main.{table}")
+        for name in map(quote_identifier, tables):
+            cur.execute(f"CREATE TABLE {ALIAS}.{name} AS SELECT * FROM main.{name}")
         cur.execute(f"CREATE TABLE {ALIAS}.{KEY_TABLE} (key VARCHAR)")
         cur.execute(f"INSERT INTO {ALIAS}.{KEY_TABLE} VALUES ($key)", {"key": key})
         cur.execute("COMMIT")
