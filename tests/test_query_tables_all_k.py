@@ -28,6 +28,7 @@ from ragrecall_core.analysis.query_table import (
     build_query_tables,
     headline,
     query_table,
+    table_columns,
 )
 from ragrecall_core.inputs.store import attach_store, submit
 from ragrecall_core.inputs.workspace import workspace_facts
@@ -313,6 +314,22 @@ def test_build_query_table_and_query_table_stay_the_per_k_functions(graded):
     table, _warnings, _no_answer = old_build_query_table(graded, 3, Policy(), None, "hit")
     pd.testing.assert_frame_equal(build_query_table(graded, 3, rule="hit").table, table)
     pd.testing.assert_frame_equal(query_table(graded, 3, rule="hit"), table)
+
+
+def test_columns_keep_their_place_when_no_run_retrieves_anything_relevant(tmp_path):
+    """The one difference from the per-k build, on purpose: there, ``Evaluation.wide()``
+    (pandas' pivot_table) dropped the all-NaN FirstRank column and the table re-added it
+    after RecallCap@k; now every column keeps its place whatever the data, values equal."""
+    gold = [gold_row("a", ["z"]), gold_row("b", ["w"]), gold_row("c", [])]
+    ws = make_workspace(tmp_path, gold, {"r": [run_row("a", ["x", "y"]), run_row("c", ["x"])]})
+    tables = build_query_tables(ws, [1, 2])
+    for k in (1, 2):
+        sliced = tables.at(k).table
+        table, _warnings, _no_answer = old_build_query_table(ws, k)
+        assert sliced["FirstRank"].isna().all()
+        assert list(sliced.columns) == table_columns(k)
+        assert list(table.columns) != table_columns(k)  # the per-k build's moved column
+        pd.testing.assert_frame_equal(sliced, table[table_columns(k)])
 
 
 # ---------------------------------------------------------------- a k that was not built

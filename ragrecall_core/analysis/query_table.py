@@ -12,6 +12,10 @@ top-k), ``reasons`` / ``reason`` (all / the most frequent reviewer reason
 given for a non-relevant top-k chunk) and ``doc_length`` (a length bucket of
 the relevant document).
 
+The dashboard offers several k: :func:`build_query_tables` builds the table at all of them
+at once (one SQL pass per part, every k in it) and :meth:`QueryTables.at` slices one in
+about a millisecond; :func:`build_query_table` is that with a single k.
+
 >>> table = query_table(Workspace.open("data_samples"), k=5)        # doctest: +SKIP
 >>> table.loc[table.failing, ["run", "query_id", "failure_class"]].head(1)  # doctest: +SKIP
 """
@@ -143,7 +147,7 @@ JOIN row_index x ON x.run = coalesce(g.run, r.run) AND x.query_id = coalesce(g.q
 
 # a tie warning of collect_warnings names its cutoff: "... at ranks 5 and 6: @5 depends on ..."
 TIE_WARNING = re.compile(r"tied scores at ranks (\d+) and \d+: @\d+ depends on tie order$")
-# the columns that do not depend on k, in the table's order (the rest: k_columns)
+# the leading columns of the table (the query's own fields), in order
 FIRST = ["run", "query_id", "query", "query_type", "section", "split", "require_all"]
 
 
@@ -193,7 +197,9 @@ class QueryTables:
     ``base`` holds what no cutoff changes (queries, expected, relevant, positions, listed,
     FirstRank, doc_length, no_answer_source), in the table's row order; ``by_k`` each
     cutoff's columns over the same rows. Shared read-only (the dashboard caches one per
-    workspace, policy and rule): :meth:`at` returns a new frame, never a view to write to.
+    workspace, policy and rule): :meth:`at` returns a new frame without copying the columns;
+    pandas' copy-on-write keeps whatever is written to it (a column added, a cell changed)
+    in that frame alone.
     """
 
     ks: tuple[int, ...]
@@ -205,8 +211,9 @@ class QueryTables:
     no_answer: dict[str, dict]
 
     def at(self, k: int) -> QueryTable:
-        """The table :func:`build_query_table` gives at ``k``; ``k`` must be one of
-        :attr:`ks` (ValueError otherwise: build another with :func:`build_query_table`)."""
+        """The table :func:`build_query_table` gives at ``k``, columns in the order of
+        :func:`table_columns`; ``k`` must be one of :attr:`ks` (ValueError otherwise: build
+        another with :func:`build_query_table`)."""
         if k not in self.by_k:
             built = ", ".join(map(str, self.ks))
             raise ValueError(f"k = {k} was not built (built for k = {built})")
