@@ -44,6 +44,8 @@ NOT_VIEW_STATE = {
     "agreement_harmful": "part of the resolution being entered",
     "agreement_reason": "part of the resolution being entered",
     "agreement_resolver": "who resolves, not what is shown",
+    "overview_chart": "the headline drawn again as a chart: the same numbers; a link opens the "
+    "quicker table",
 }
 VALUE_WIDGETS = (
     "selectbox",

@@ -140,19 +140,19 @@ def cache_key(plan: LoadPlan) -> str | None:
     regular file (the load then reports it)."""
     digest = hashlib.sha256()
     for part in (f"schema {SCHEMA_VERSION}", f"ragrecall {__version__}", plan.kind):
-        _frame(digest, part.encode())
+        frame_part(digest, part.encode())
     digest.update(_loader_digest())
     for role, path in plan.files:
-        file_digest = _file_digest(path)
-        if file_digest is None:
+        found = file_digest(path)
+        if found is None:
             return None
-        _frame(digest, role.encode())
-        _frame(digest, os.fsencode(str(path)))
-        digest.update(file_digest)
+        frame_part(digest, role.encode())
+        frame_part(digest, os.fsencode(str(path)))
+        digest.update(found)
     return digest.hexdigest()
 
 
-def _frame(digest, data: bytes) -> None:
+def frame_part(digest, data: bytes) -> None:
     """Length-prefixed, so no two different sequences of parts hash alike."""
     digest.update(len(data).to_bytes(8, "big"))
     digest.update(data)
@@ -162,13 +162,13 @@ def _loader_digest() -> bytes:
     if not _LOADER_DIGEST:
         digest = hashlib.sha256()
         for source in sorted(LOADER_SOURCES.glob("*.py")):
-            _frame(digest, source.name.encode())
-            _frame(digest, source.read_bytes())
+            frame_part(digest, source.name.encode())
+            frame_part(digest, source.read_bytes())
         _LOADER_DIGEST.append(digest.digest())
     return _LOADER_DIGEST[0]
 
 
-def _file_digest(path: Path) -> bytes | None:
+def file_digest(path: Path) -> bytes | None:
     """sha256 of the file's bytes (``absent`` for a file that does not exist), remembered
     under its identity; None for anything but a regular file or a missing one."""
     try:

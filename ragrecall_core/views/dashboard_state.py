@@ -458,11 +458,13 @@ def fingerprint(paths: Sequence[Path]) -> tuple[tuple[str, int, int], ...]:
 
 
 def content_hash(paths: Sequence[Path]) -> str:
-    """One sha256 over the names and contents of ``paths``."""
+    """One sha256 over the names and contents of ``paths``, each part length-prefixed. A
+    file's digest is the load cache's (:func:`~ragrecall_core.inputs.load_cache.file_digest`),
+    so a fresh server reads each input once to key both its caches."""
+    from ragrecall_core.inputs.load_cache import file_digest, frame_part
+
     digest = hashlib.sha256()
-    for p in paths:
-        digest.update(p.name.encode())
-        with p.open("rb") as handle:
-            for block in iter(lambda h=handle: h.read(1 << 20), b""):
-                digest.update(block)
+    for path in paths:
+        frame_part(digest, path.name.encode())
+        frame_part(digest, file_digest(path) or b"not a regular file")
     return digest.hexdigest()

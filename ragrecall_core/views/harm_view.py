@@ -17,8 +17,11 @@ from collections.abc import Sequence
 import pandas as pd
 
 from ragrecall_core.inputs.workspace import Workspace
+from ragrecall_core.measures.base import parse_requests
 from ragrecall_core.scoring.evaluate import evaluate
+from ragrecall_core.scoring.families import per_query_sql
 from ragrecall_core.scoring.policy import Policy
+from ragrecall_core.scoring.prepared import prepare, scope_params
 
 
 def harm_label(k: int) -> str:
@@ -38,12 +41,16 @@ def harm_per_query(
 def harm_for_cutoffs(
     workspace: Workspace, ks: Sequence[int], policy: Policy | None = None
 ) -> pd.DataFrame:
-    """``(run, query_id, Harm@k for each k in ks)``: every cutoff in one evaluation, so the
-    dashboard slices another k instead of evaluating again."""
+    """``(run, query_id, Harm@k for each k in ks)``: every cutoff from one run of the
+    measures' SQL (what :func:`evaluate` runs) fetched as a frame, so the dashboard slices
+    another k instead of evaluating again."""
     labels = [harm_label(k) for k in ks]
-    per_query = evaluate(workspace, labels, policy or Policy()).per_query
-    wide = per_query.pivot(index=["run", "query_id"], columns="measure", values="value")
-    return wide.reindex(columns=labels).reset_index().rename_axis(columns=None)
+    prepared = prepare(workspace, policy)
+    sql, params = per_query_sql([r.measure for r in parse_requests(labels)], prepared.policy)
+    long = prepared.query(sql, {**params, **scope_params(None, None)})
+    wide = long.pivot(index=["run", "query_id"], columns="m", values="value")
+    wide = wide.reindex(columns=[f"v{i}" for i in range(len(labels))]).set_axis(labels, axis=1)
+    return wide.reset_index().rename_axis(columns=None)
 
 
 def with_harm(rows: pd.DataFrame, harm: pd.DataFrame, k: int) -> pd.DataFrame:
