@@ -96,13 +96,4 @@ def failures_sql(
         "level": policy.rel_level,
         "rule": require_rule(rule),
     }
-    return FAILURES_SQL.replace("{scope}", SCOPE_CTES).replace("{needed}", _needed_at_k()), params
-
-
-def _needed_at_k() -> str:
-    """:func:`needed_sql` with the row's cutoff ``k`` in place of the bound ``$k`` (the rule
-    is defined once, in :mod:`.pass_rule`, for one cutoff)."""
-    sql = needed_sql()
-    if "$k" not in sql:
-        raise RuntimeError("pass_rule.needed_sql no longer reads the cutoff from $k")
-    return sql.replace("$k", "k")
+    return FAILURES_SQL.replace("{scope}", SCOPE_CTES).replace("{needed}", needed_sql("k")), params

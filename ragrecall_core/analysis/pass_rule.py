@@ -40,12 +40,13 @@ def pass_measure(rule: str, k: int) -> str:
     return f"{RULES[require_rule(rule)][0]}@{k}"
 
 
-def needed_sql() -> str:
+def needed_sql(cutoff: str = "$k") -> str:
     """SQL for how many relevant items the top k must hold to pass, from the bound
-    parameters ``$rule`` and ``$k`` and a ``relevant`` column (used by the failure classes)."""
+    parameter ``$rule``, a ``relevant`` column and ``cutoff``: the bound ``$k`` or a column
+    of cutoffs (a constant of the caller's SQL, never input). Used by the failure classes."""
     return (
         "CASE $rule WHEN 'recall' THEN relevant WHEN 'hit' THEN 1 "
-        "ELSE least(CAST($k AS BIGINT), relevant) END"
+        f"ELSE least(CAST({cutoff} AS BIGINT), relevant) END"
     )
 
 

@@ -259,15 +259,16 @@ SELECT NOT EXISTS (SELECT 1 FROM (SELECT text, json_keys(CASE WHEN starts_with(l
 # 1e2 and "3" are not); a score is any text that casts to DOUBLE (a quoted one does not).
 TYPED_JSONL_SQL = """
 CREATE TABLE {table} AS
-SELECT id AS qid, chunk_json->>'$' AS docno, rank, score,
-       coalesce(starts_with(chunk_json::VARCHAR, '"'), false)
-       AND (rank_text IS NULL OR rank::VARCHAR IS NOT DISTINCT FROM rank_text)
-       AND (score_text IS NULL OR score IS NOT NULL)
-       AND NOT coalesce(rank = lag(rank IGNORE NULLS) OVER ranked, false) AS typed,
+SELECT id AS qid, docno, rank, score,
+       item_typed AND NOT coalesce(rank = lag(rank IGNORE NULLS) OVER ranked, false) AS typed,
        row_number() OVER ranked AS position
-FROM (SELECT id, pos, r.chunk_id AS chunk_json, r.rank::VARCHAR AS rank_text,
-             TRY_CAST(r.rank::VARCHAR AS BIGINT) AS rank, r.score::VARCHAR AS score_text,
-             TRY_CAST(r.score::VARCHAR AS DOUBLE) AS score
+-- each item checked before the sort that numbers the positions, which then holds no JSON
+FROM (SELECT id, pos, r.chunk_id->>'$' AS docno, TRY_CAST(r.rank::VARCHAR AS BIGINT) AS rank,
+             TRY_CAST(r.score::VARCHAR AS DOUBLE) AS score,
+             coalesce(starts_with(r.chunk_id::VARCHAR, '"'), false)
+             AND (r.rank IS NULL OR TRY_CAST(r.rank::VARCHAR AS BIGINT)::VARCHAR
+                                    IS NOT DISTINCT FROM r.rank::VARCHAR)
+             AND (r.score IS NULL OR TRY_CAST(r.score::VARCHAR AS DOUBLE) IS NOT NULL) AS item_typed
       FROM (SELECT id, unnest(retrieved) AS r, generate_subscripts(retrieved, 1) AS pos
             FROM run_lines))
 -- sorted by rank (else list position), a repeated rank follows the rank given before it
