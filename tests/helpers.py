@@ -104,3 +104,20 @@ def run_cli(capsys, argv: Sequence[str]) -> tuple[int, str, str]:
     code = main([str(a) for a in argv])
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def count_cache_restores(monkeypatch, hits: list[bool]) -> None:
+    """The load cache on whatever the environment says (``RAGRECALL_CACHE`` unset), each
+    restore's outcome (a hit or not) appended to ``hits``, which starts empty."""
+    from ragrecall_core.inputs import load_cache
+
+    monkeypatch.delenv(load_cache.CACHE_ENV, raising=False)
+    restore = load_cache.restore
+
+    def counted(*args):
+        con = restore(*args)
+        hits.append(con is not None)
+        return con
+
+    monkeypatch.setattr(load_cache, "restore", counted)
+    hits.clear()

@@ -15,7 +15,7 @@ from ragrecall_core import Workspace, evaluate
 from ragrecall_core.inputs import load_cache
 from ragrecall_core.inputs.workspace import workspace_facts
 from tests.fixtures_regressions import write_workspace
-from tests.helpers import write_text
+from tests.helpers import count_cache_restores, write_text
 from tests.test_beir import beir_folder
 
 DATA_SAMPLES = Path(__file__).resolve().parent.parent / "data_samples"
@@ -28,16 +28,7 @@ HITS: list[bool] = []
 @pytest.fixture(autouse=True)
 def cache_on(monkeypatch):
     """Caching on whatever the environment says; every restore's outcome in HITS."""
-    monkeypatch.delenv(load_cache.CACHE_ENV, raising=False)
-    restore = load_cache.restore
-
-    def counted(*args):
-        con = restore(*args)
-        HITS.append(con is not None)
-        return con
-
-    monkeypatch.setattr(load_cache, "restore", counted)
-    HITS.clear()
+    count_cache_restores(monkeypatch, HITS)
 
 
 def open_twice(cache: Path, opener) -> tuple[Workspace, Workspace]:

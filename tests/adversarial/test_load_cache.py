@@ -15,6 +15,7 @@ import pytest
 
 from ragrecall_core import InputError, Workspace
 from ragrecall_core.inputs import load_cache
+from tests.helpers import count_cache_restores
 
 DATA_SAMPLES = Path(__file__).resolve().parents[2] / "data_samples"
 HITS: list[bool] = []
@@ -22,19 +23,10 @@ HITS: list[bool] = []
 
 @pytest.fixture(autouse=True)
 def cache_on(monkeypatch):
-    """Caching on whatever the environment says; every restore's outcome in HITS; warnings
-    shown again in each test (they are printed once per process)."""
-    monkeypatch.delenv(load_cache.CACHE_ENV, raising=False)
+    """Caching on whatever the environment says; every restore's outcome in HITS;
+    warnings shown again in each test (they are printed once per process)."""
     monkeypatch.setattr(load_cache, "_WARNED", set())
-    restore = load_cache.restore
-
-    def counted(*args):
-        con = restore(*args)
-        HITS.append(con is not None)
-        return con
-
-    monkeypatch.setattr(load_cache, "restore", counted)
-    HITS.clear()
+    count_cache_restores(monkeypatch, HITS)
 
 
 def fingerprint_of_data(ws: Workspace) -> list:
