@@ -151,8 +151,16 @@ with sweep_box:
 st.subheader("What each run returned on top for a no-answer query")
 if not ctx.facts.corpus_chunks:
     st.caption("No corpus is loaded: chunk text is empty.")
+tops = nav.no_answer_tops(ws, report, picked)
+shown = nav.first_queries(tops, nav.MAX_TOP_QUERIES)
+if len(shown) < len(tops):
+    queries = tops["query_id"].nunique()
+    st.caption(
+        f"The first {nav.MAX_TOP_QUERIES} of {queries} no-answer queries: those some run "
+        "answers above its threshold come first. `ragrecall no-answer` lists every one."
+    )
 st.dataframe(
-    as_words(nav.no_answer_tops(ws, report, picked), {"top score": ("{:.4f}", "no score")}),
+    as_words(shown, {"top score": ("{:.4f}", "no score")}),
     hide_index=True,
     key="noans_tops",
     width="stretch",

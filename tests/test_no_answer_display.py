@@ -109,3 +109,42 @@ def test_the_sweep_tables_are_built_only_while_their_box_is_open(monkeypatch):
     no_exception(at)
     # one tab per run; each table has every distinct threshold of its run
     assert len(sweep_tables()) == 4 and all(len(d.value) > 10 for d in sweep_tables())
+
+
+@pytest.fixture(scope="module")
+def samples_tops():
+    from ragrecall_core import Workspace
+    from ragrecall_core.analysis.no_answer import no_answer_report
+    from tests.dashboard_support import ROOT
+
+    ws = Workspace.open(ROOT / "data_samples")
+    report = no_answer_report(ws, 5)
+    picked = dict(zip(report.pick(0.1)["run"], report.pick(0.1)["threshold"], strict=True))
+    return nav.no_answer_tops(ws, report, picked), picked
+
+
+def test_queries_a_run_answers_above_its_threshold_come_first(samples_tops):
+    tops, picked = samples_tops
+    above = tops["top score"] >= tops["run"].map(picked)
+    flagged = above.groupby(tops["query_id"]).transform("any").to_numpy()
+    assert flagged.any() and not flagged.all()  # the sample has both kinds
+    # every flagged row before every other, and each query's rows next to each other
+    assert list(flagged) == sorted(flagged, reverse=True)
+    firsts = tops["query_id"].ne(tops["query_id"].shift()).cumsum()
+    assert firsts.groupby(tops["query_id"]).nunique().eq(1).all()
+
+
+def test_the_page_lists_the_first_queries_with_every_run_of_each(samples_tops):
+    tops, _ = samples_tops
+    shown = nav.first_queries(tops, 3)
+    assert list(shown["query_id"].drop_duplicates()) == list(tops["query_id"].unique()[:3])
+    assert shown.groupby("query_id").size().eq(tops["run"].nunique()).all()
+
+
+def test_a_long_list_says_how_many_are_not_shown(monkeypatch):
+    monkeypatch.setattr(nav, "MAX_TOP_QUERIES", 3)
+    at = app(monkeypatch=monkeypatch).switch_page("pages/no_answer.py").run()
+    no_exception(at)
+    table = next(d.value for d in at.dataframe if "top chunk" in d.value.columns)
+    assert table["query_id"].nunique() == 3
+    assert any("The first 3 of" in c.value for c in at.caption)

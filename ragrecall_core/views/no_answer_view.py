@@ -27,6 +27,7 @@ GOLD_ERROR_KIND = "relevant grade on a no-answer query"
 # what a chart draws (an SVG element per point; 10k points per chart took seconds to draw):
 # points per group of a score chart, vertices (and markers) of a sweep curve
 MAX_POINTS = 400
+MAX_TOP_QUERIES = 250  # no-answer queries listed on the page (each with every run's top)
 MAX_CURVE_POINTS = 300
 KIND_ORDER = ("answerable", "no answer")
 
@@ -277,8 +278,13 @@ def no_answer_tops(
     out = tops.merge(queries, on="query_id", how="left").merge(
         chunks, left_on="top_chunk", right_on="chunk_id", how="left"
     )
-    # each query's runs next to each other, so a meeting reads one query at a time
-    out = out.assign(_order=out["run"].map(order)).sort_values(["query_id", "_order"])
+    # each query's runs next to each other, so a meeting reads one query at a time; the
+    # queries some run answers above its threshold first: those are the failures
+    above = out["top_score"] >= out["run"].map(thresholds_by_run)  # no threshold: False
+    flagged = above.groupby(out["query_id"]).transform("any")
+    out = out.assign(_order=out["run"].map(order), _flagged=~flagged).sort_values(
+        ["_flagged", "query_id", "_order"]
+    )
 
     def confident(run: str, score) -> str:
         if pd.isna(score):
@@ -301,6 +307,13 @@ def no_answer_tops(
             "text": out["text"].fillna(""),
         }
     ).reset_index(drop=True)
+
+
+def first_queries(tops: pd.DataFrame, limit: int) -> pd.DataFrame:
+    """The rows of the first ``limit`` queries of :func:`no_answer_tops` (all runs of each):
+    a page sends what a meeting reads, not every query of a 10,000-query set."""
+    keep = tops["query_id"].drop_duplicates().head(limit)
+    return tops[tops["query_id"].isin(keep)]
 
 
 def gold_errors(workspace: Workspace, ids: Sequence[str] | None = None) -> pd.DataFrame:
