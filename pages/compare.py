@@ -184,6 +184,13 @@ for key, title, frame in LISTS:
         st.text("No query.")
         continue
     table = cv.outcome_table(frame, measure)
+    if key != "compare_regressions" and len(table) > cv.MAX_LISTED:
+        # every regression is listed; the other lists show what a meeting reads
+        st.caption(
+            f"The first {cv.MAX_LISTED} by query id; `ragrecall compare --format json` "
+            "lists every one."
+        )
+        table = table.head(cv.MAX_LISTED)
     picked = selected_rows(
         st.dataframe(
             table,

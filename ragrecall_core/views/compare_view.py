@@ -29,6 +29,7 @@ ALPHA = 0.05
 JITTER = 0.045
 # points drawn per outcome: each is an SVG node in the browser (8,000 took ~2 s to draw)
 MAX_POINTS = 400
+MAX_LISTED = 200  # rows of the improvements and still-failing lists on the page
 # outcome -> (legend label, colour, marker symbol): shape and colour both tell them apart
 OUTCOMES = {
     "regression": ("regression (passed, now fails)", "#D55E00", "x"),
