@@ -254,7 +254,7 @@ na AS (SELECT q.query_id FROM scope_queries q
        WHERE NOT EXISTS (SELECT 1 FROM {s}.judgments j
                          WHERE j.query_id = q.query_id AND j.grade >= $level))
 SELECT rn.run, count(na.query_id) AS queries,
-       count(t.query_id) AS with_results, avg(t.score) AS mean_top_score
+       count(t.query_id) AS with_results, avg(t.score ORDER BY t.query_id) AS mean_top_score
 FROM scope_runs rn CROSS JOIN na
 LEFT JOIN (SELECT run, query_id, score FROM {s}.ranked WHERE rank = 1) t
   ON t.run = rn.run AND t.query_id = na.query_id

@@ -257,7 +257,8 @@ WITH long AS MATERIALIZED (
     SELECT run, query_id, CAST(substr(m, 2) AS INTEGER) AS m, value FROM ({per_query}))
 SELECT run, m, query_id, value, NULL::BIGINT AS queries FROM long
 UNION ALL
-SELECT run, m, NULL, avg(value), count(value) FROM long GROUP BY run, m
+-- summed in query order: a parallel sum's last bits would depend on thread timing
+SELECT run, m, NULL, avg(value ORDER BY query_id), count(value) FROM long GROUP BY run, m
 ORDER BY run, m, query_id NULLS FIRST
 """
 
