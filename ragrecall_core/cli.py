@@ -253,6 +253,7 @@ def build_parser() -> ArgumentParser:
     add_pass_rule(chk)
     add_policy_options(chk)
     add_memory_limit(chk)
+    add_cache(chk)
     add_format(chk)
     chk.add_argument(
         "--summary",
@@ -317,6 +318,7 @@ def build_parser() -> ArgumentParser:
     add_split(na)
     add_policy_options(na)
     add_memory_limit(na)
+    add_cache(na)
     add_format(na)
     na.set_defaults(handler=cmd_no_answer)
 
@@ -346,6 +348,7 @@ def build_parser() -> ArgumentParser:
         help="the pool file: .jsonl (JSON lines) or .csv",
     )
     add_memory_limit(pool)
+    add_cache(pool)
     pool.set_defaults(handler=cmd_pool)
 
     agr = sub.add_parser("agreement", help="agreement between annotators and disagreements")
@@ -367,6 +370,7 @@ def build_parser() -> ArgumentParser:
     add_split(rep, "'test' when the gold set has it")
     add_pass_rule(rep)
     add_memory_limit(rep)
+    add_cache(rep)
     rep.set_defaults(handler=cmd_report)
 
     ver = sub.add_parser("verdicts", help="the review meeting's verdicts: list, export, import")
@@ -568,7 +572,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     memory_limit_from(args, problems)
     raise_if_any(problems)
     runs = [args.run] + ([args.baseline] if args.baseline else [])
-    workspace = load(args, runs)
+    workspace = load(args, runs, cache_folder(args))
     names = workspace.run_names
     result = check_gate(
         workspace,
@@ -672,7 +676,7 @@ def cmd_no_answer(args: argparse.Namespace) -> int:
     policy = policy_from(args, problems)
     memory_limit_from(args, problems)
     raise_if_any(problems)
-    workspace = load(args, args.runs)
+    workspace = load(args, args.runs, cache_folder(args))
     report = no_answer_report(
         workspace, k=k, policy=policy, query_ids=query_ids(workspace, split=args.split)
     )
@@ -692,7 +696,7 @@ def cmd_pool(args: argparse.Namespace) -> int:
     problems += output_problems(args.output)
     memory_limit_from(args, problems)
     raise_if_any(problems)
-    workspace = load(args, args.runs)
+    workspace = load(args, args.runs, cache_folder(args))
     said_mappings(workspace, "table", dict)
     ids = query_ids(workspace, split=args.split)
     pool = build_pool(workspace, depth=depth, query_ids=ids, k=k)
@@ -724,7 +728,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     problems += output_problems(args.output)
     memory_limit_from(args, problems)
     raise_if_any(problems)
-    workspace = Workspace.open(args.workspace, memory_limit=args.memory_limit)
+    workspace = Workspace.open(
+        args.workspace, memory_limit=args.memory_limit, cache=cache_folder(args)
+    )
     said_mappings(workspace, "table", dict)
     require_split(workspace, args.split)
     report = build_report(workspace, k=k, split=args.split, rule=args.pass_rule)

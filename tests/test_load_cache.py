@@ -284,3 +284,33 @@ def test_the_command_line_caches_only_when_asked(tmp_path, monkeypatch, capsys):
     assert len(cache_files(tmp_path / "home" / "cache")) == 1
     compared = run_cli(capsys, ["compare", gold, runs[0], runs[1], "--cache"])
     assert compared[0] == 0 and HITS[-1] is False  # another set of files: its own entry
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["check", "{gold}", "{run0}", "--baseline", "{run1}", "--format", "json"],
+        ["no-answer", "{gold}", "{run0}", "{run1}", "--format", "json"],
+        ["report", "{workspace}", "-o", "{out}/report.md"],
+    ],
+    ids=["check", "no-answer", "report"],
+)
+def test_every_command_that_loads_runs_takes_the_cache(tmp_path, monkeypatch, capsys, command):
+    """The second run restores the inputs and says what the first said."""
+    from tests.helpers import run_cli
+
+    monkeypatch.setenv("RAGRECALL_HOME", str(tmp_path / "home"))
+    workspace = tmp_path / "ws"
+    shutil.copytree(DATA_SAMPLES, workspace)
+    runs = sorted((workspace / "runs").glob("*.jsonl"))
+    values = {"gold": workspace / "gold.jsonl", "run0": runs[0], "run1": runs[1]}
+    values |= {"workspace": workspace, "out": tmp_path}
+    argv = [part.format(**values) for part in command] + ["--cache"]
+    said = []
+    for _ in range(2):
+        said.append(run_cli(capsys, argv))
+        load_cache.wait_for_writes()
+    assert HITS == [False, True]
+    assert said[0][0] in (0, 1) and said[0][0] == said[1][0]
+    if "json" in argv:
+        assert said[0][1] == said[1][1]
