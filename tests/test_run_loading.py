@@ -104,3 +104,43 @@ def test_two_configs_naming_the_same_run_are_an_input_error(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2 and "Traceback" not in err
     assert "two.jsonl" in err and "same" in err and "one.jsonl" in err
+
+
+def test_runs_read_together_name_and_report_as_one_after_another(tmp_path):
+    """``load_runs`` reads files two at a time; names (a repeated stem, a config's name) and
+    problems come out in the files' order, as loading them one by one gives."""
+    good = (SAMPLES / "bm25.jsonl").read_text()
+    files = {
+        "results.jsonl": good,
+        "bad.jsonl": '{"id": "q1", "retrieved": [{"chunk_id": 5, "rank": 1}]}\n',
+        "results.trec": "q1 Q0 c1 1 0.5 x\n",
+        "worse.csv": "query_id,chunk_id,rank\nq1,c1,first\n",
+        "other.jsonl": good,
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    (tmp_path / "other.config.json").write_text('{"name": "results"}')  # taken by the first
+    paths = [tmp_path / name for name in files]
+
+    together = connect()
+    loaded, problems = runs.load_runs(together, paths)
+    one_by_one = connect()
+    expected_loaded, expected_problems = [], []
+    for path in paths:
+        try:
+            expected_loaded.append((runs.load_run(one_by_one, path), path))
+        except runs.InputError as error:
+            expected_problems += error.problems
+
+    assert (
+        loaded
+        == expected_loaded
+        == [
+            ("results", tmp_path / "results.jsonl"),
+            ("results.trec", tmp_path / "results.trec"),
+        ]
+    )
+    assert [str(p) for p in problems] == [str(p) for p in expected_problems]
+    assert [Path(p.file).name for p in problems] == ["bad.jsonl", "worse.csv", "other.jsonl"]
+    rows = "SELECT run, query_id, chunk_id, rank, score FROM runs ORDER BY ALL"
+    assert together.execute(rows).fetchall() == one_by_one.execute(rows).fetchall()

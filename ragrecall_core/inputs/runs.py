@@ -17,11 +17,14 @@ held once; the ``runs`` view unites them as ``(run, query_id, chunk_id, rank, sc
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
 
-from ragrecall_core.errors import InputError, Problem, raise_if_any
+from ragrecall_core.errors import InputError, Problem, gather, raise_if_any
 from ragrecall_core.inputs import progress, readers
 from ragrecall_core.inputs.checks import (
     Check,
@@ -133,6 +136,23 @@ LONG_CHECKS = [
 ]
 
 
+READERS = 2  # run files read at once: DuckDB keeps both cores busy for only part of a read
+
+
+@dataclass
+class ReadRun:
+    """A run file read into its table, with what naming and adding it needs: its format,
+    its redacted config, and the problems of its config and of the file."""
+
+    path: Path
+    table: str
+    fmt: str = ""
+    config: dict = field(default_factory=dict)
+    config_problems: list[Problem] = field(default_factory=list)
+    file_problems: list[Problem] = field(default_factory=list)
+    readable: bool = True
+
+
 def load_run(con: duckdb.DuckDBPyConnection, path: Path, name: str | None = None) -> str:
     """Load one run file into ``runs``; return the run's name.
 
@@ -140,32 +160,75 @@ def load_run(con: duckdb.DuckDBPyConnection, path: Path, name: str | None = None
     config's problems and the run file's are reported together (a bad config must not hide
     what else needs fixing); nothing is loaded unless both are clean.
     """
-    readers.require_file(path)
-    config, problems = _config_of(path)
-    run = name or str(config.get("name") or _free_stem(con, path))
-    taken = con.execute("SELECT path FROM run_files WHERE run = $run", {"run": run}).fetchone()
-    if taken:
-        expected = f'a run name not already used by {taken[0]} (set "name" in its .config.json)'
-        problems.append(Problem(str(path), None, run, expected))
-    fmt = readers.detect_format(path)
     table = f"run_table_{con.execute('SELECT count(*) FROM run_files').fetchone()[0]}"
+    return register_run(con, read_run(con, path, table), name)
+
+
+def load_runs(
+    con: duckdb.DuckDBPyConnection, paths: Sequence[Path]
+) -> tuple[list[tuple[str, Path]], list[Problem]]:
+    """Load every run file as :func:`load_run` does: the ``(name, path)`` of those loaded
+    and the problems of all the others.
+
+    Each file is read and checked on a cursor of its own, :data:`READERS` at once (one at a
+    time while a progress bar is drawn), then named and added in the given order, so names
+    and problems are those of loading the files one after another.
+    """
+    first = con.execute("SELECT count(*) FROM run_files").fetchone()[0]
+    jobs = [(path, f"run_table_{first + i}") for i, path in enumerate(paths)]
+    if progress.wanted():  # one at a time on ``con``, whose queries the bar follows
+        reads = [read_run(con, *job) for job in jobs]
+    else:
+        with ThreadPoolExecutor(READERS) as pool:
+            reads = list(pool.map(lambda job: read_run(con.cursor(), *job), jobs))
+    return gather(reads, lambda read: (register_run(con, read), read.path))
+
+
+def read_run(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> ReadRun:
+    """Read and check one run file into ``table``, keeping its problems (none raised)."""
+    try:
+        readers.require_file(path)
+    except InputError as error:
+        return ReadRun(path, table, file_problems=list(error.problems), readable=False)
+    config, config_problems = _config_of(path)
+    read = ReadRun(path, table, readers.detect_format(path), config, config_problems)
     con.execute(f"DROP TABLE IF EXISTS {table}")
     try:
         with progress.shown(con, path), readers.within_memory(path):
-            fmt = _load_table(con, path, fmt, table)
+            read.fmt = _load_table(con, path, read.fmt, table)
     except InputError as error:
-        problems += error.problems
+        read.file_problems = list(error.problems)
+    return read
+
+
+def register_run(con: duckdb.DuckDBPyConnection, read: ReadRun, name: str | None = None) -> str:
+    """Name a read run and add it to ``runs``; with any problem, its table is dropped and
+    every problem raised (the config's, a name already used, the file's)."""
+    if not read.readable:
+        raise InputError(read.file_problems)
+    run = name or str(read.config.get("name") or _free_stem(con, read.path))
+    problems = list(read.config_problems)
+    taken = con.execute("SELECT path FROM run_files WHERE run = $run", {"run": run}).fetchone()
+    if taken:
+        expected = f'a run name not already used by {taken[0]} (set "name" in its .config.json)'
+        problems.append(Problem(str(read.path), None, run, expected))
+    problems += read.file_problems
     if problems:
-        con.execute(f"DROP TABLE IF EXISTS {table}")
+        con.execute(f"DROP TABLE IF EXISTS {read.table}")
         raise InputError(problems)
     con.execute(
         "INSERT INTO run_files VALUES ($run, $path, $fmt, $config, $table)",
-        {"run": run, "path": str(path), "fmt": fmt, "config": _json(config), "table": table},
+        {
+            "run": run,
+            "path": str(read.path),
+            "fmt": read.fmt,
+            "config": _json(read.config),
+            "table": read.table,
+        },
     )
-    con.execute(
-        f"INSERT INTO run_queries SELECT DISTINCT $run, qid FROM {table}",
-        {"run": run},
-    )
+    # table names are generated (run_table_N), never user text
+    queries = f"INSERT INTO run_queries SELECT DISTINCT $run, qid FROM {read.table}"
+    con.execute(queries, {"run": run})
     refresh_runs_view(con)
     return run
 

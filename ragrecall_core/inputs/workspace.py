@@ -38,7 +38,7 @@ from ragrecall_core.inputs.memory import (
     load_memory_run,
     run_label,
 )
-from ragrecall_core.inputs.runs import load_run
+from ragrecall_core.inputs.runs import load_run, load_runs
 
 GOLD_NAMES = (
     "gold.jsonl",
@@ -191,7 +191,7 @@ class Workspace:
 
     def _load_run_files(self, paths: list[Path]) -> list[Problem]:
         """Load every run file, keeping the loaded ones by name; the others' problems."""
-        loaded, problems = gather(paths, lambda path: (load_run(self.con, path), path))
+        loaded, problems = load_runs(self.con, paths)
         self.runs = dict(loaded)
         return problems
 
