@@ -113,14 +113,11 @@ st.caption(
     f"whiskers summarise every query and {nav.MAX_POINTS} evenly spread ones are drawn (the "
     "label says so). The dashed line is the picked threshold."
 )
-cols = st.columns(2)
-for i, run in enumerate(s.runs):
-    with cols[i % 2]:
-        st.plotly_chart(
-            figure(nav.score_figure, report, run, ctx.colors.get(run), picked.get(run)),
-            key=f"noans_scores_{i}",
-            width="stretch",
-        )
+st.plotly_chart(
+    figure(nav.score_figure, report, tuple(s.runs), ctx.colors, picked),
+    key="noans_scores",
+    width="stretch",
+)
 
 
 def show_sweep_tables() -> None:

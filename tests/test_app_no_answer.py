@@ -48,10 +48,13 @@ def test_renders_per_run_on_data_samples(monkeypatch):
     for _, row in expected.iterrows():
         cell = shown.at[row["run"], "threshold (top-1 score ≥)"]  # shown to 4 decimals
         assert float(cell) == pytest.approx(row["threshold"], abs=5e-5)
-    # one score chart per run (never pooled) plus the sweep curve
-    titles_ = [f["layout"]["title"]["text"] for f in figures(at)]
-    assert sum(t.endswith("top-1 score per query") for t in titles_) == len(RUNS)
+    # a score subplot per run (never pooled), on its own axis, plus the sweep curve
+    titles_ = [f["layout"].get("title", {}).get("text", "") for f in figures(at)]
     assert any(t.startswith("Threshold sweep") for t in titles_)
+    (scores,) = [f for f in figures(at) if f["layout"].get("xaxis4")]
+    subplots = [a["text"] for a in scores["layout"]["annotations"]]
+    assert [t.split(" · ")[0] for t in subplots if " · " in t] == RUNS
+    assert len({trace["xaxis"] for trace in scores["data"]}) == len(RUNS)
     listed = tops(at)
     assert len(listed) == 15 * len(RUNS) and set(listed["run"]) == set(RUNS)
     assert listed["text"].str.len().gt(0).any()

@@ -61,7 +61,7 @@ def test_display_rows_keep_everything_that_fits_and_the_extremes_otherwise():
 
 
 def test_a_small_run_draws_every_query_as_before():
-    fig = nav.score_figure(report(120, 30), "r", "#0072B2", 0.5)
+    fig = nav.score_figure(report(120, 30), ["r"], {"r": "#0072B2"}, {"r": 0.5})
     boxes = traces(fig)
     assert [len(t["x"]) for t in boxes] == [120, 30]
     assert [t["y"][0] for t in boxes] == ["answerable (120)", "no answer (30)"]
@@ -69,7 +69,7 @@ def test_a_small_run_draws_every_query_as_before():
 
 def test_a_10k_run_draws_a_bounded_sample_and_an_exact_box_of_all():
     r = report(8334, 1666)
-    fig = nav.score_figure(r, "r", "#0072B2", 0.5)
+    fig = nav.score_figure(r, ["r"], {"r": "#0072B2"}, {"r": 0.5})
     data = traces(fig)
     drawn = sum(len(t.get("x", [])) for t in data)
     assert drawn <= 2 * nav.MAX_POINTS
@@ -84,6 +84,30 @@ def test_a_10k_run_draws_a_bounded_sample_and_an_exact_box_of_all():
         assert (box["lowerfence"][0], box["upperfence"][0]) == (scores.min(), scores.max())
         (points,) = [t for t in data if t.get("y", [None])[0] == label and "x" in t]
         assert min(points["x"]) == scores.min() and max(points["x"]) == scores.max()
+
+
+def test_every_run_gets_its_own_subplot_scale_and_threshold_in_one_figure():
+    parts = []
+    for i, run in enumerate(("a", "b", "c")):
+        one = report(40 + i, 10, seed=i).top_scores.assign(run=run)
+        parts.append(one.assign(top_score=one["top_score"] * (i + 1)))  # other scales
+    tops = pd.concat(parts, ignore_index=True)
+    r = NoAnswerReport(top_scores=tops, sweep=report(1, 1).sweep, k=5)
+    thresholds = {"a": 0.5, "c": 1.2}  # b has none
+    fig = nav.score_figure(r, ["a", "b", "c"], {"a": "#111111", "b": "#222222"}, thresholds)
+    by_axis = {}
+    for trace in fig.data:
+        by_axis.setdefault(trace.xaxis, []).append(len(trace.x))
+    assert by_axis == {"x": [40, 10], "x2": [41, 10], "x3": [42, 10]}
+    titles = [a.text for a in fig.layout.annotations]
+    assert titles == [
+        "a · threshold 0.500 (dashed)",
+        "b · no threshold",
+        "c · threshold 1.200 (dashed)",
+    ]
+    dashed = sorted((shape.xref, shape.x0) for shape in fig.layout.shapes)
+    assert dashed == [("x", 0.5), ("x3", 1.2)]
+    assert not any(axis.matches for axis in (fig.layout.xaxis2, fig.layout.xaxis3))
 
 
 def test_the_sweep_curve_is_thinned_but_the_picked_threshold_is_exact():

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from ragrecall_core.analysis.gold_gaps import gold_gaps
 from ragrecall_core.analysis.no_answer import NoAnswerReport, texts_of
@@ -104,13 +105,49 @@ def _box_of_all(values: pd.Series, label: str, color: str) -> go.Box:
 
 
 def score_figure(
-    report: NoAnswerReport, run: str, color: str | None, threshold: float | None
+    report: NoAnswerReport,
+    runs: Sequence[str],
+    colors: dict[str, str],
+    thresholds: dict[str, float],
 ) -> go.Figure:
-    """Top-1 scores of one run: answerable vs no-answer queries, one point per query up to
-    :data:`MAX_POINTS` per group; above that the box still summarises every query and
-    :func:`display_rows` chooses the points drawn (the label says how many)."""
-    rows = report.top_scores[report.top_scores["run"] == run]
-    fig = go.Figure()
+    """Top-1 scores per run, answerable vs no-answer queries: one chart of a subplot per run
+    (two per row), each on its own score scale, the run's picked threshold dashed. One point
+    per query up to :data:`MAX_POINTS` per group; above that the box still summarises every
+    query and :func:`display_rows` chooses the points drawn (the label says how many).
+
+    One figure, not one per run: the browser draws each plotly figure apart, and four took
+    0.4 s of a page switch at 10k."""
+    cols = min(2, max(len(runs), 1))
+    rows = max(1, -(-len(runs) // cols))
+    fig = make_subplots(
+        rows=rows,
+        cols=cols,
+        subplot_titles=[_score_title(run, thresholds.get(run)) for run in runs],
+        horizontal_spacing=0.3,  # room for the right column's group labels
+        vertical_spacing=0.5 / rows,
+    )
+    for i, run in enumerate(runs):
+        at = {"row": i // cols + 1, "col": i % cols + 1}
+        for trace in _score_traces(report.top_scores, run, colors.get(run)):
+            fig.add_trace(trace, **at)
+        if thresholds.get(run) is not None:  # its value is in the subplot's title
+            fig.add_vline(x=thresholds[run], line_dash="dash", line_color="#222222", **at)
+    fig.update_yaxes(type="category", categoryorder="array", automargin=True)
+    fig.update_annotations(font_size=FONT)  # the subplot titles
+    fig = _layout(fig, "", "top-1 score (this run's own scale)", "", height=60 + 300 * rows)
+    fig.update_layout(margin={"t": 60, "b": 60}, boxmode="overlay")
+    return fig
+
+
+def _score_title(run: str, threshold: float | None) -> str:
+    picked = "no threshold" if threshold is None else f"threshold {threshold:.3f} (dashed)"
+    return f"{plot_literal(run)} · {picked}"
+
+
+def _score_traces(top_scores: pd.DataFrame, run: str, color: str | None) -> list[go.Box]:
+    """One run's boxes and points, answerable and no-answer."""
+    rows = top_scores[top_scores["run"] == run]
+    traces = []
     for kind in KIND_ORDER:
         part = rows[(rows["kind"] == kind) & rows["top_score"].notna()]
         drawn = display_rows(part, "top_score", MAX_POINTS)
@@ -118,48 +155,32 @@ def score_figure(
         label = f"{kind} ({len(part)}; {len(drawn)} drawn)" if sampled else f"{kind} ({len(part)})"
         line_color = color if kind == "answerable" else "#D55E00"
         if sampled:
-            fig.add_trace(_box_of_all(part["top_score"], label, line_color))
-        fig.add_box(
-            x=drawn["top_score"],
-            y=[label] * len(drawn),
-            name=kind,
-            orientation="h",
-            boxpoints="all",
-            jitter=0.6,
-            pointpos=0,
-            marker={
-                "color": line_color,
-                "size": 9 if kind == "no answer" else 6,
-                "symbol": "diamond" if kind == "no answer" else "circle",
-                "opacity": 0.8,
-            },
-            # with a sample, its own box would summarise the sample: only its points show
-            line={"color": line_color, "width": 0 if sampled else 2},
-            fillcolor="rgba(0,0,0,0)",
-            hoveron="points" if sampled else "boxes+points",
-            customdata=[[q, plot_literal(q)] for q in drawn["query_id"]],
-            hovertemplate="%{customdata[1]}: top score %{x:.4f}<extra></extra>",
-            showlegend=False,
+            traces.append(_box_of_all(part["top_score"], label, line_color))
+        traces.append(
+            go.Box(
+                x=drawn["top_score"],
+                y=[label] * len(drawn),
+                name=kind,
+                orientation="h",
+                boxpoints="all",
+                jitter=0.6,
+                pointpos=0,
+                marker={
+                    "color": line_color,
+                    "size": 9 if kind == "no answer" else 6,
+                    "symbol": "diamond" if kind == "no answer" else "circle",
+                    "opacity": 0.8,
+                },
+                # with a sample, its own box would summarise the sample: only its points show
+                line={"color": line_color, "width": 0 if sampled else 2},
+                fillcolor="rgba(0,0,0,0)",
+                hoveron="points" if sampled else "boxes+points",
+                customdata=[[q, plot_literal(q)] for q in drawn["query_id"]],
+                hovertemplate="%{customdata[1]}: top score %{x:.4f}<extra></extra>",
+                showlegend=False,
+            )
         )
-    if threshold is not None:
-        fig.add_vline(
-            x=threshold,
-            line_dash="dash",
-            line_color="#222222",
-            annotation_text=f"threshold {threshold:.3f}",
-            annotation_font_size=FONT - 1,
-            annotation_position="top",
-        )
-    fig.update_yaxes(type="category", categoryorder="array", automargin=True)
-    fig = _layout(
-        fig,
-        f"{plot_literal(run)}: top-1 score per query",
-        "top-1 score (this run's own scale)",
-        "",
-        height=330,
-    )
-    fig.update_layout(margin={"t": 80, "b": 60}, boxmode="overlay")
-    return fig
+    return traces
 
 
 STAR_SIZE = 18
