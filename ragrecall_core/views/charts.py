@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
@@ -18,6 +19,17 @@ OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "
 FONT = 16
 TITLE_FONT = 20
 PATTERNS = ("", "/", "x", ".", "\\", "+", "-", "|")
+
+
+def display_rows(rows: pd.DataFrame, column: str, limit: int) -> pd.DataFrame:
+    """At most ``limit`` of ``rows``, ordered by ``column``: all of them when they fit, else
+    evenly spread order statistics (the lowest and the highest always among them), so a
+    chart draws what a screen can show and keeps the distribution's shape."""
+    ordered = rows.sort_values(column, kind="stable")
+    if len(ordered) <= limit:
+        return ordered
+    picks = np.unique(np.linspace(0, len(ordered) - 1, limit).round().astype(int))
+    return ordered.iloc[picks]
 
 
 def run_colors(runs: Sequence[str]) -> dict[str, str]:

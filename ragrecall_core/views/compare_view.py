@@ -22,7 +22,7 @@ from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.measures import parse_measure
 from ragrecall_core.output.literal import plot_literal
 from ragrecall_core.scoring.prepared import HARMFUL
-from ragrecall_core.views.charts import FONT, _layout
+from ragrecall_core.views.charts import FONT, _layout, display_rows
 from ragrecall_core.views.marks import MARK_TEXT
 
 ALPHA = 0.05
@@ -154,14 +154,6 @@ def scatter_points(outcomes: pd.DataFrame) -> pd.DataFrame:
     return pts.reset_index(drop=True)
 
 
-def drawn_sample(rows: pd.DataFrame) -> pd.DataFrame:
-    """At most :data:`MAX_POINTS` rows, the same ones on every rerun (spread over the
-    jittered cloud); every query still counts in the legend and in the cell numbers."""
-    if len(rows) <= MAX_POINTS:
-        return rows
-    return rows.sort_values("x").iloc[np.linspace(0, len(rows) - 1, MAX_POINTS).astype(int)]
-
-
 def scatter_figure(points: pd.DataFrame, baseline: str, candidate: str, measure: str) -> go.Figure:
     """Baseline vs candidate per query; jittered, with the count of each cell written on it."""
     fig = go.Figure()
@@ -169,7 +161,8 @@ def scatter_figure(points: pd.DataFrame, baseline: str, candidate: str, measure:
         every = points[points["outcome"] == outcome]
         if every.empty:
             continue
-        rows = drawn_sample(every)
+        # every query counts in the legend and the cell numbers; a stable sample is drawn
+        rows = display_rows(every, "x", MAX_POINTS)
         shown = "" if len(rows) == len(every) else f" ({len(rows)} drawn)"
         fig.add_scatter(
             name=f"{label}: {len(every):,}{shown}",

@@ -22,7 +22,7 @@ from ragrecall_core.analysis.gold_gaps import gold_gaps
 from ragrecall_core.analysis.no_answer import NoAnswerReport, texts_of
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.output.literal import plot_literal
-from ragrecall_core.views.charts import FONT, _layout, run_line
+from ragrecall_core.views.charts import FONT, _layout, display_rows, run_line
 
 GOLD_ERROR_KIND = "relevant grade on a no-answer query"
 # what a chart draws (an SVG element per point; 10k points per chart took seconds to draw):
@@ -71,17 +71,6 @@ def thresholds(report: NoAnswerReport, max_fc: float) -> dict[str, float]:
     """Run -> the picked threshold (runs without one are left out)."""
     picked = report.pick(max_fc)
     return dict(zip(picked["run"], picked["threshold"].astype(float), strict=True))
-
-
-def display_rows(rows: pd.DataFrame, column: str, limit: int) -> pd.DataFrame:
-    """At most ``limit`` of ``rows``, ordered by ``column``: all of them when they fit, else
-    evenly spread order statistics (the lowest and the highest always among them), so a
-    chart draws what a screen can show and keeps the distribution's shape."""
-    ordered = rows.sort_values(column, kind="stable")
-    if len(ordered) <= limit:
-        return ordered
-    picks = np.unique(np.linspace(0, len(ordered) - 1, limit).round().astype(int))
-    return ordered.iloc[picks]
 
 
 def _box_of_all(values: pd.Series, label: str, color: str) -> go.Box:
