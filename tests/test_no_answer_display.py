@@ -172,3 +172,18 @@ def test_a_long_list_says_how_many_are_not_shown(monkeypatch):
     table = next(d.value for d in at.dataframe if "top chunk" in d.value.columns)
     assert table["query_id"].nunique() == 3
     assert any("The first 3 of" in c.value for c in at.caption)
+
+
+def test_each_row_says_whether_its_run_answers_above_its_threshold(samples_tops):
+    tops, picked = samples_tops
+
+    def expected(run: str, score) -> str:
+        if pd.isna(score):
+            return "returned nothing"
+        if run not in picked:
+            return "no threshold"
+        return "⚠ above threshold" if score >= picked[run] else "below threshold"
+
+    said = list(tops["confident"])
+    assert said == [expected(r, s) for r, s in zip(tops["run"], tops["top score"], strict=True)]
+    assert {"no threshold", "⚠ above threshold", "below threshold"} <= set(said)

@@ -290,20 +290,17 @@ def no_answer_tops(
     )
     # each query's runs next to each other, so a meeting reads one query at a time; the
     # queries some run answers above its threshold first: those are the failures
-    above = out["top_score"] >= out["run"].map(thresholds_by_run)  # no threshold: False
-    flagged = above.groupby(out["query_id"]).transform("any")
-    out = out.assign(_order=out["run"].map(order), _flagged=~flagged).sort_values(
-        ["_flagged", "query_id", "_order"]
-    )
-
-    def confident(run: str, score) -> str:
-        if pd.isna(score):
-            return "returned nothing"
-        t = thresholds_by_run.get(run)
-        if t is None:
-            return "no threshold"
-        return "⚠ above threshold" if score >= t else "below threshold"
-
+    threshold = out["run"].map(thresholds_by_run)  # NaN: the run has no threshold
+    above = out["top_score"] >= threshold  # NaN on either side: not above
+    out = out.assign(
+        _confident=np.select(
+            [out["top_score"].isna(), threshold.isna(), above],
+            ["returned nothing", "no threshold", "⚠ above threshold"],
+            default="below threshold",
+        ),
+        _order=out["run"].map(order),
+        _flagged=~above.groupby(out["query_id"]).transform("any"),
+    ).sort_values(["_flagged", "query_id", "_order"])
     return pd.DataFrame(
         {
             "query_id": out["query_id"],
@@ -311,9 +308,7 @@ def no_answer_tops(
             "run": out["run"],
             "top chunk": out["top_chunk"].fillna("(nothing returned)"),
             "top score": out["top_score"],
-            "confident": [
-                confident(r, s) for r, s in zip(out["run"], out["top_score"], strict=True)
-            ],
+            "confident": out["_confident"],
             "text": out["text"].fillna(""),
         }
     ).reset_index(drop=True)
