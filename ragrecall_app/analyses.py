@@ -18,7 +18,7 @@ from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.output.report import build_report
 from ragrecall_core.output.text import json_text
 from ragrecall_core.scoring.policy import Policy
-from ragrecall_core.views.harm_view import harm_for_cutoffs, harm_label, harm_per_query
+from ragrecall_core.views.harm_view import harm_for_cutoffs, harm_label
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
@@ -69,22 +69,16 @@ def _no_answer_scores(
 
 
 def harm(key: str, k: int, policy: Policy, ks: tuple, _ws: Workspace) -> pd.DataFrame:
-    """``(run, query_id, Harm@k)``: a slice of every offered cutoff's (``ks``) values, or
-    ``k`` alone when it is not offered (a link's ``?k=7``)."""
-    if k in ks:
-        return _harm_for_cutoffs(key, policy, ks, _ws)[["run", "query_id", harm_label(k)]]
-    return _harm_at(key, k, policy, _ws)
+    """``(run, query_id, Harm@k)``: a slice of every offered cutoff's (``ks``) values (the
+    session's k is one of them; were it not, it would join them)."""
+    cutoffs = ks if k in ks else (*ks, k)
+    return _harm_for_cutoffs(key, policy, cutoffs, _ws)[["run", "query_id", harm_label(k)]]
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _harm_for_cutoffs(key: str, policy: Policy, ks: tuple, _ws: Workspace) -> pd.DataFrame:
     """Shared, read-only: ``harm`` selects columns (a new frame) and never writes."""
     return harm_for_cutoffs(_ws, ks, policy)
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def _harm_at(key: str, k: int, policy: Policy, _ws: Workspace) -> pd.DataFrame:
-    return harm_per_query(_ws, k, policy=policy)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
