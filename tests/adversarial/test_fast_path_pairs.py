@@ -1,0 +1,85 @@
+"""A chunk listed twice for one query, in every run format, through both ways the typed
+(fast) read tests the (query, chunk) pairs (issue 14).
+
+Below ``runs.SORT_PAIRS_FROM`` rows DuckDB counts the distinct pairs; from it the pairs'
+hashes are fetched and sorted. Each test runs both (the threshold set to 0 forces the
+sorted one on these small files): a repeated pair, next to its twin or far from it, must
+reach the validating read and be refused with its line; a clean file loads the same either
+way, and a bad row (here an empty chunk id) is caught by the sorted path's row tests too.
+"""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from ragrecall_core import Workspace
+from ragrecall_core.inputs import runs
+from tests.helpers import gold_row, load_problems, run_row, write_jsonl, write_text
+
+GOLD = [gold_row("q1", ["a"]), gold_row("q2", ["b"])]
+PATHS = ["counted", "sorted"]
+
+# (query, chunk, rank, score); the repeated pair is the last row, on the file's last line
+CLEAN = [("q1", "a", 1, 0.9), ("q2", "b", 1, 0.8), ("q1", "b", 2, 0.7), ("q1", "c", 3, 0.1)]
+REPEATED = [*CLEAN, ("q1", "a", 4, 0.05)]
+
+
+@pytest.fixture(params=PATHS)
+def pair_test(request, monkeypatch):
+    if request.param == "sorted":
+        monkeypatch.setattr(runs, "SORT_PAIRS_FROM", 0)
+    return request.param
+
+
+def write_run(folder, fmt: str, rows) -> tuple:
+    """The run in ``fmt`` and the line its last row is on."""
+    if fmt == "trec":
+        text = "".join(f"{q} Q0 {c} {r} {s} tag\n" for q, c, r, s in rows)
+        return write_text(folder / "run.trec", text), len(rows)
+    if fmt == "csv":
+        text = "query_id,chunk_id,rank,score\n" + "".join(f"{q},{c},{r},{s}\n" for q, c, r, s in rows)
+        return write_text(folder / "run.csv", text), len(rows) + 1
+    if fmt == "parquet":
+        path = folder / "run.parquet"
+        values = ", ".join(f"('{q}', '{c}', {r}, {s})" for q, c, r, s in rows)
+        duckdb.execute(
+            f"COPY (SELECT * FROM (VALUES {values}) v(query_id, chunk_id, rank, score)) "
+            f"TO '{path}' (FORMAT parquet)"
+        )
+        return path, len(rows)  # a Parquet row's line is its row number
+    by_query: dict[str, list] = {}
+    for q, c, r, s in rows:
+        by_query.setdefault(q, []).append({"chunk_id": c, "rank": r, "score": s})
+    lines = [{"id": q, "retrieved": items} for q, items in by_query.items()]
+    return write_jsonl(folder / "run.jsonl", lines), 1  # q1's list is line 1
+
+
+@pytest.mark.parametrize("fmt", ["trec", "csv", "parquet", "jsonl"])
+def test_a_repeated_pair_is_refused_with_its_line(tmp_path, pair_test, fmt):
+    gold = write_jsonl(tmp_path / "gold.jsonl", GOLD)
+    run, line = write_run(tmp_path, fmt, REPEATED)
+    problems = load_problems(gold, [run])
+    assert [p.line for p in problems] == [line], problems
+    assert "chunk id" in problems[0].expected
+    assert "a" in problems[0].value
+
+
+@pytest.mark.parametrize("fmt", ["trec", "csv", "parquet", "jsonl"])
+def test_a_clean_run_loads_the_same_either_way(tmp_path, monkeypatch, fmt):
+    gold = write_jsonl(tmp_path / "gold.jsonl", GOLD)
+    run, _ = write_run(tmp_path, fmt, CLEAN)
+    rows = "SELECT query_id, chunk_id, rank, score FROM runs ORDER BY ALL"
+    counted = Workspace.from_files(gold, [run]).con.execute(rows).fetchall()
+    monkeypatch.setattr(runs, "SORT_PAIRS_FROM", 0)
+    assert Workspace.from_files(gold, [run]).con.execute(rows).fetchall() == counted
+    assert len(counted) == len(CLEAN)
+
+
+def test_the_sorted_path_still_tests_each_row(tmp_path, monkeypatch):
+    monkeypatch.setattr(runs, "SORT_PAIRS_FROM", 0)
+    gold = write_jsonl(tmp_path / "gold.jsonl", GOLD)
+    run = write_jsonl(tmp_path / "run.jsonl", [run_row("q1", ["a"]), run_row("q2", [" "])])
+    problems = load_problems(gold, [run])
+    assert [p.line for p in problems] == [2]
+    assert "chunk_id" in problems[0].expected
