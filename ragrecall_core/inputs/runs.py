@@ -469,19 +469,21 @@ def _load_trec_validating(con: duckdb.DuckDBPyConnection, path: Path, table: str
     con.execute("DROP TABLE run_stage")
 
 
+# The values are cast before the window, which then sorts the cast columns themselves
+# (casting in the window's keys held a second copy of each: +40 MB on a 7M-line Parquet run).
 TYPED_LONG_SQL = """
 CREATE TABLE {table} AS
-SELECT CAST({query_id} AS VARCHAR) AS qid, CAST({chunk_id} AS VARCHAR) AS docno,
-       TRY_CAST({rank} AS BIGINT) AS rank, TRY_CAST({score} AS DOUBLE) AS score,
-       TRY_CAST({rank} AS BIGINT) IS NOT NULL
-       AND TRY_CAST({rank} AS DOUBLE) = TRY_CAST({rank} AS BIGINT)
-       AND ({score} IS NULL OR TRY_CAST({score} AS DOUBLE) IS NOT NULL)
-       AND TRY_CAST({rank} AS BIGINT) IS DISTINCT FROM lag(TRY_CAST({rank} AS BIGINT)) OVER ranked
-           AS typed,
+SELECT qid, docno, rank, score,
+       typed AND rank IS DISTINCT FROM lag(rank) OVER ranked AS typed,
        row_number() OVER ranked AS position
-FROM {source}
+FROM (SELECT CAST({query_id} AS VARCHAR) AS qid, CAST({chunk_id} AS VARCHAR) AS docno,
+             TRY_CAST({rank} AS BIGINT) AS rank, TRY_CAST({score} AS DOUBLE) AS score,
+             TRY_CAST({rank} AS BIGINT) IS NOT NULL
+             AND TRY_CAST({rank} AS DOUBLE) = TRY_CAST({rank} AS BIGINT)
+             AND ({score} IS NULL OR TRY_CAST({score} AS DOUBLE) IS NOT NULL) AS typed
+      FROM {source})
 -- a repeated rank sorts next to its twin: found in the sort that numbers the positions
-WINDOW ranked AS (PARTITION BY CAST({query_id} AS VARCHAR) ORDER BY TRY_CAST({rank} AS BIGINT))
+WINDOW ranked AS (PARTITION BY qid ORDER BY rank)
 """
 
 LONG_ROLES = ("query_id", "chunk_id", "rank", "score")
