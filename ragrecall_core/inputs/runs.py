@@ -343,7 +343,14 @@ SELECT id, NULL, NULL, NULL, true, NULL FROM run_lines WHERE len(retrieved) = 0
 
 # a row without a chunk is allowed only as the one row of a query whose list is empty
 # (JSON lines: it has no position)
-BAD_TYPED_ROW = """qid IS NULL OR trim(qid) = '' OR trim(docno) = ''
+def blank(column: str) -> str:
+    """SQL: ``column`` is empty or whitespace only (what ``trim`` removes), with ``trim`` run
+    only where the first character could be whitespace: no character from '0' to U+007F is,
+    and ids mostly start with one (a 7M-line run's test 0.28 -> 0.08 s)."""
+    return f"CASE WHEN {column} < '0' OR {column} >= chr(128) THEN trim({column}) = '' END"
+
+
+BAD_TYPED_ROW = f"""qid IS NULL OR {blank('qid')} OR {blank('docno')}
     OR (docno IS NULL AND position IS NOT NULL) OR coalesce(rank, 1) < 1
     OR NOT isfinite(score) OR NOT typed"""
 

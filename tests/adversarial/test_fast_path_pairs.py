@@ -5,7 +5,7 @@ Below ``runs.SORT_PAIRS_FROM`` rows DuckDB counts the distinct pairs; from it th
 hashes are fetched and sorted. Each test runs both (the threshold set to 0 forces the
 sorted one on these small files): a repeated pair, next to its twin or far from it, must
 reach the validating read and be refused with its line; a clean file loads the same either
-way, and a bad row (here an empty chunk id) is caught by the sorted path's row tests too.
+way, and a bad row (here a blank chunk id) is caught on both.
 """
 
 from __future__ import annotations
@@ -76,10 +76,21 @@ def test_a_clean_run_loads_the_same_either_way(tmp_path, monkeypatch, fmt):
     assert len(counted) == len(CLEAN)
 
 
-def test_the_sorted_path_still_tests_each_row(tmp_path, monkeypatch):
-    monkeypatch.setattr(runs, "SORT_PAIRS_FROM", 0)
+@pytest.mark.parametrize("chunk", ["", " ", "\u00a0", "\u3000 \u00a0"])
+def test_a_blank_chunk_id_is_refused_on_both_paths(tmp_path, pair_test, chunk):
+    """Blank is what ``trim`` removes (spaces, no-break and ideographic spaces too); the
+    fast read tests it only on ids whose first character could be one."""
     gold = write_jsonl(tmp_path / "gold.jsonl", GOLD)
-    run = write_jsonl(tmp_path / "run.jsonl", [run_row("q1", ["a"]), run_row("q2", [" "])])
+    run = write_jsonl(tmp_path / "run.jsonl", [run_row("q1", ["a"]), run_row("q2", [chunk])])
     problems = load_problems(gold, [run])
     assert [p.line for p in problems] == [2]
     assert "chunk_id" in problems[0].expected
+
+
+@pytest.mark.parametrize(
+    "text", ["", " ", "\t", "\u00a0", "\u3000", " a", "a ", "0", "/", "~", "\x7f", "é", "\u00a0x"]
+)
+def test_blank_is_trim_empty(text):
+    sql = f"SELECT {runs.blank('$t')} IS TRUE, trim($t) = ''"
+    fast, trimmed = duckdb.execute(sql, {"t": text}).fetchone()
+    assert fast == trimmed
