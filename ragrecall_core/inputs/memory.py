@@ -65,10 +65,9 @@ WHERE json_array_length(j, '$.retrieved') = 0
 LIST_ORDER = "coalesce((item->>'$.rank')::BIGINT, pos), pos"
 SCORE_ORDER = "(item->>'$.score')::DOUBLE DESC, item->>'$.chunk_id' DESC"
 
-# the typed read of staged records, as runs.py reads the lines of a file (its fast path)
-TYPED_LINES_SQL = """
-CREATE OR REPLACE TEMP TABLE run_lines AS
-SELECT json_type(j, '$.id') AS id_type, j->>'$.id' AS id,
+# the lines of staged records for the typed read of runs.py (its fast path for files)
+RECORD_LINES = """
+SELECT j->'$.id' AS id,
        json_transform(j->'$.retrieved', '[{"chunk_id": "JSON", "rank": "JSON", "score": "JSON"}]')
            AS retrieved
 FROM run_stage
@@ -245,15 +244,11 @@ def _load_run_records(
         elif order == SCORE_ORDER:
             con.execute(SCORE_POSITIONS.format(table=table))
     finally:
-        con.execute("DROP TABLE IF EXISTS run_lines; DROP TABLE run_stage")
+        con.execute("DROP TABLE run_stage")
 
 
 def _read_typed_records(con: duckdb.DuckDBPyConnection, table: str) -> bool:
-    steps = [
-        TYPED_LINES_SQL,
-        run_files.JSONL_LINES_OK_SQL,
-        run_files.TYPED_JSONL_SQL.format(table=table),
-    ]
+    steps = [run_files.TYPED_JSONL_SQL.format(table=table, lines=RECORD_LINES)]
     # a repeated rank is caught by TYPED_JSONL_SQL itself (in the sort that numbers positions)
     return run_files.read_typed(con, steps, {}) and run_files.typed_ok(con, table)
 
