@@ -106,9 +106,9 @@ def test_two_configs_naming_the_same_run_are_an_input_error(tmp_path, capsys):
     assert "two.jsonl" in err and "same" in err and "one.jsonl" in err
 
 
-def test_runs_read_together_name_and_report_as_one_after_another(tmp_path):
-    """``load_runs`` reads files two at a time; names (a repeated stem, a config's name) and
-    problems come out in the files' order, as loading them one by one gives."""
+def test_load_runs_names_and_reports_as_one_after_another(tmp_path):
+    """``load_runs``: names (a repeated stem, a config's name) and problems come out in the
+    files' order, as loading them one by one gives."""
     good = (SAMPLES / "bm25.jsonl").read_text()
     files = {
         "results.jsonl": good,
