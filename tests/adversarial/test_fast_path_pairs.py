@@ -1,11 +1,11 @@
-"""A chunk listed twice for one query, in every run format, through both ways the typed
+"""A chunk listed twice for one query, in every run format, through every way the typed
 (fast) read tests the (query, chunk) pairs (issue 14).
 
 Below ``runs.SORT_PAIRS_FROM`` rows DuckDB counts the distinct pairs; from it the pairs'
-hashes are fetched and sorted. Each test runs both (the threshold set to 0 forces the
-sorted one on these small files): a repeated pair, next to its twin or far from it, must
-reach the validating read and be refused with its line; a clean file loads the same either
-way, and a bad row (here a blank chunk id) is caught on both.
+hashes are fetched and sorted, in parts split by hash when there are many. Each test runs
+all three (lowered thresholds force the sorted ways on these small files): a repeated pair
+must reach the validating read and be refused with its line; a clean file loads the same
+either way, and a bad row (here a blank chunk id) is caught on every way.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from ragrecall_core.inputs import runs
 from tests.helpers import gold_row, load_problems, run_row, write_jsonl, write_text
 
 GOLD = [gold_row("q1", ["a"]), gold_row("q2", ["b"])]
-PATHS = ["counted", "sorted"]
+PATHS = ["counted", "sorted", "sorted in parts"]
 
 # (query, chunk, rank, score); the repeated pair is the last row, on the file's last line
 CLEAN = [("q1", "a", 1, 0.9), ("q2", "b", 1, 0.8), ("q1", "b", 2, 0.7), ("q1", "c", 3, 0.1)]
@@ -27,8 +27,10 @@ REPEATED = [*CLEAN, ("q1", "a", 4, 0.05)]
 
 @pytest.fixture(params=PATHS)
 def pair_test(request, monkeypatch):
-    if request.param == "sorted":
+    if request.param != "counted":
         monkeypatch.setattr(runs, "SORT_PAIRS_FROM", 0)
+    if request.param == "sorted in parts":  # these files' rows in parts of 2
+        monkeypatch.setattr(runs, "SORTED_PART_ROWS", 2)
     return request.param
 
 
