@@ -31,9 +31,7 @@ from ragrecall_core.views.dashboard_state import (
     REL_LEVELS,
     UNITS,
     Source,
-    ViewOptions,
     ViewState,
-    k_choices,
     parse_source,
 )
 
@@ -155,14 +153,7 @@ except InputError as error:
     st.stop()
 
 facts = context.facts_of(key, ws)
-depth = max(facts.depths.values() or [0])
-options = ViewOptions(
-    runs=ws.run_names,
-    k_choices=k_choices(depth),
-    splits=facts.splits,
-    query_types=facts.query_types,
-    sections=facts.sections,
-)
+options = context.view_options(ws, facts)
 default_state = ViewState().fit(options)
 context.fit_session(options)
 

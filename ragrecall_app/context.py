@@ -464,6 +464,26 @@ def facts_of(key: str, _ws: Workspace) -> WorkspaceFacts:
     return workspace_facts(_ws)
 
 
+def view_options(ws: Workspace, facts: WorkspaceFacts) -> ViewOptions:
+    """What the sidebar offers for ``ws``: its runs, the cutoffs its lists allow, its filters."""
+    return ViewOptions(
+        runs=ws.run_names,
+        k_choices=k_choices(max(facts.depths.values() or [0])),
+        splits=facts.splits,
+        query_types=facts.query_types,
+        sections=facts.sections,
+    )
+
+
+def warm_up(source: Source) -> None:
+    """A first page's loading and scoring of ``source`` under the default view, into the
+    caches every session shares: what the launcher (serve.py) runs while the server starts
+    and the browser loads the page, so the first session finds it done."""
+    ws, key, _store = open_source(source)
+    state = ViewState().fit(view_options(ws, facts_of(key, ws)))
+    _query_table(key, state.k, state.policy(), state.pass_rule, ws)
+
+
 def missing_notes(facts: WorkspaceFacts) -> list[str]:
     """Plain sentences about what the workspace lacks, for the pages to show."""
     notes = []
