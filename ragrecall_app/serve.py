@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 
 from streamlit.runtime import Runtime
-from streamlit.runtime.runtime import RuntimeState
 from streamlit.runtime.pages_manager import PagesManager
+from streamlit.runtime.runtime import RuntimeState
 from streamlit.web import cli
 
 APP = Path(__file__).resolve().parent.parent / "app.py"

@@ -332,6 +332,7 @@ FROM (SELECT id, pos, empty, r.chunk_id->>'$' AS docno,
 WINDOW ranked AS (PARTITION BY id ORDER BY coalesce(rank, pos), pos), query AS (PARTITION BY id)
 """
 
+
 def blank(column: str) -> str:
     """SQL: ``column`` is empty or whitespace only (what ``trim`` removes), with ``trim`` run
     only where the first character could be whitespace: no character from '0' to U+007F is,
@@ -341,7 +342,7 @@ def blank(column: str) -> str:
 
 # a row without a chunk is allowed only as the one row of a query whose list is empty
 # (JSON lines: it has no position)
-BAD_TYPED_ROW = f"""qid IS NULL OR {blank('qid')} OR {blank('docno')}
+BAD_TYPED_ROW = f"""qid IS NULL OR {blank("qid")} OR {blank("docno")}
     OR (docno IS NULL AND position IS NOT NULL) OR coalesce(rank, 1) < 1
     OR NOT isfinite(score) OR NOT typed"""
 

@@ -18,7 +18,9 @@ GOLD = [gold_row("q1", ["a"]), gold_row("q2", ["b"])]
 
 def line(qid, chunks, ranks=None):
     ranks = ranks or [None] * len(chunks)
-    items = [{"chunk_id": c} | ({"rank": r} if r else {}) for c, r in zip(chunks, ranks, strict=True)]
+    items = [
+        {"chunk_id": c} | ({"rank": r} if r else {}) for c, r in zip(chunks, ranks, strict=True)
+    ]
     return {"id": qid, "retrieved": items}
 
 

@@ -40,7 +40,9 @@ def write_run(folder, fmt: str, rows) -> tuple:
         text = "".join(f"{q} Q0 {c} {r} {s} tag\n" for q, c, r, s in rows)
         return write_text(folder / "run.trec", text), len(rows)
     if fmt == "csv":
-        text = "query_id,chunk_id,rank,score\n" + "".join(f"{q},{c},{r},{s}\n" for q, c, r, s in rows)
+        text = "query_id,chunk_id,rank,score\n" + "".join(
+            f"{q},{c},{r},{s}\n" for q, c, r, s in rows
+        )
         return write_text(folder / "run.csv", text), len(rows) + 1
     if fmt == "parquet":
         path = folder / "run.parquet"
