@@ -35,7 +35,7 @@ def show_gold_errors() -> None:
         "either the gold is wrong or the grade is (a relevant grade also makes the query "
         "answerable in every measure). Decide before trusting the numbers on this page."
     )
-    errors = nav.gold_errors(ws, ids)
+    errors = analyses.gold_errors(ctx.key, None if ids is None else tuple(ids), ws)
     if errors.empty:
         st.text("No reviewer graded a chunk relevant for a no-answer query.")
     else:
@@ -148,13 +148,11 @@ with sweep_box:
 st.subheader("What each run returned on top for a no-answer query")
 if not ctx.facts.corpus_chunks:
     st.caption("No corpus is loaded: chunk text is empty.")
-tops = nav.no_answer_tops(ws, report, picked)
-shown = nav.first_queries(tops, nav.MAX_TOP_QUERIES)
-if len(shown) < len(tops):
-    queries = tops["query_id"].nunique()
+shown = nav.no_answer_tops(ws, report, picked, limit=nav.MAX_TOP_QUERIES)
+if len(no_answer_ids) > nav.MAX_TOP_QUERIES:
     st.caption(
-        f"The first {nav.MAX_TOP_QUERIES} of {queries} no-answer queries: those some run "
-        "answers above its threshold come first. `ragrecall no-answer` lists every one."
+        f"The first {nav.MAX_TOP_QUERIES} of {len(no_answer_ids)} no-answer queries: those "
+        "some run answers above its threshold come first. `ragrecall no-answer` lists every one."
     )
 st.dataframe(
     as_words(shown, {"top score": ("{:.4f}", "no score")}),

@@ -18,6 +18,7 @@ from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.output.report import build_report
 from ragrecall_core.output.text import json_text
 from ragrecall_core.scoring.policy import Policy
+from ragrecall_core.views import no_answer_view
 from ragrecall_core.views.harm_view import harm_for_cutoffs, harm_label
 
 
@@ -58,6 +59,12 @@ def no_answer(
 ) -> NoAnswerReport:
     """Shared, read-only; another k only cuts the cached top scores anew."""
     return report_at(_no_answer_scores(key, policy, runs, ids, _ws), k, _ws)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def gold_errors(key: str, ids: tuple | None, _ws: Workspace) -> pd.DataFrame:
+    """Relevant grades on no-answer queries; ``key`` changes with every stored grade."""
+    return no_answer_view.gold_errors(_ws, None if ids is None else list(ids))
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)

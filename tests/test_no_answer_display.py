@@ -159,10 +159,17 @@ def test_queries_a_run_answers_above_its_threshold_come_first(samples_tops):
 
 
 def test_the_page_lists_the_first_queries_with_every_run_of_each(samples_tops):
-    tops, _ = samples_tops
-    shown = nav.first_queries(tops, 3)
+    from ragrecall_core import Workspace
+    from ragrecall_core.analysis.no_answer import no_answer_report
+    from tests.dashboard_support import ROOT
+
+    tops, picked = samples_tops
+    report = no_answer_report(Workspace.open(ROOT / "data_samples"), 5)
+    shown = nav.no_answer_tops(Workspace.open(ROOT / "data_samples"), report, picked, limit=3)
     assert list(shown["query_id"].drop_duplicates()) == list(tops["query_id"].unique()[:3])
     assert shown.groupby("query_id").size().eq(tops["run"].nunique()).all()
+    # the same rows, texts included, as the whole list's first ones
+    pd.testing.assert_frame_equal(shown, tops.head(len(shown)))
 
 
 def test_a_long_list_says_how_many_are_not_shown(monkeypatch):

@@ -197,11 +197,13 @@ def texts_of(
     """``(query_id, query)`` of the given queries and ``(chunk_id, text)`` of the chunks."""
     con = workspace.cursor()
     queries = con.execute(
-        "SELECT query_id, query FROM queries WHERE list_contains($q, query_id)",
+        "SELECT query_id, query FROM queries SEMI JOIN (SELECT unnest($q) AS query_id) "
+        "USING (query_id) ORDER BY query_id",
         {"q": sorted(set(query_ids))},
     ).df()
     chunks = con.execute(
-        "SELECT chunk_id, text FROM corpus WHERE list_contains($c, chunk_id)",
+        "SELECT chunk_id, text FROM corpus SEMI JOIN (SELECT unnest($c) AS chunk_id) "
+        "USING (chunk_id) ORDER BY chunk_id",
         {"c": sorted(set(chunk_ids))},
     ).df()
     return queries, chunks

@@ -275,32 +275,27 @@ def sweep_table(report: NoAnswerReport, run: str) -> pd.DataFrame:
 
 
 def no_answer_tops(
-    workspace: Workspace, report: NoAnswerReport, thresholds_by_run: dict[str, float]
+    workspace: Workspace,
+    report: NoAnswerReport,
+    thresholds_by_run: dict[str, float],
+    limit: int | None = None,
 ) -> pd.DataFrame:
-    """Each no-answer query with what each run returned on top (chunk, score, text)."""
+    """Each no-answer query with what each run returned on top (chunk, score, text): the
+    queries some run answers above its threshold first, each query's runs together. With
+    ``limit``, the first ``limit`` queries only (all runs of each), and only their texts are
+    read: a page sends what a meeting reads, not every query of a 10,000-query set."""
     tops = report.top_scores[report.top_scores["kind"] == "no answer"]
     if tops.empty:
         return pd.DataFrame(
             columns=["query_id", "query", "run", "top chunk", "top score", "confident", "text"]
         )
-    queries, chunks = texts_of(workspace, tops["query_id"], tops["top_chunk"].dropna())
-    order = {run: i for i, run in enumerate(dict.fromkeys(tops["run"]))}
-    out = tops.merge(queries, on="query_id", how="left").merge(
+    out = _failures_first(tops, thresholds_by_run)
+    if limit is not None:
+        out = out[out["query_id"].isin(out["query_id"].drop_duplicates().head(limit))]
+    queries, chunks = texts_of(workspace, out["query_id"], out["top_chunk"].dropna())
+    out = out.merge(queries, on="query_id", how="left").merge(
         chunks, left_on="top_chunk", right_on="chunk_id", how="left"
     )
-    # each query's runs next to each other, so a meeting reads one query at a time; the
-    # queries some run answers above its threshold first: those are the failures
-    threshold = out["run"].map(thresholds_by_run)  # NaN: the run has no threshold
-    above = out["top_score"] >= threshold  # NaN on either side: not above
-    out = out.assign(
-        _confident=np.select(
-            [out["top_score"].isna(), threshold.isna(), above],
-            ["returned nothing", "no threshold", "⚠ above threshold"],
-            default="below threshold",
-        ),
-        _order=out["run"].map(order),
-        _flagged=~above.groupby(out["query_id"]).transform("any"),
-    ).sort_values(["_flagged", "query_id", "_order"])
     return pd.DataFrame(
         {
             "query_id": out["query_id"],
@@ -314,11 +309,22 @@ def no_answer_tops(
     ).reset_index(drop=True)
 
 
-def first_queries(tops: pd.DataFrame, limit: int) -> pd.DataFrame:
-    """The rows of the first ``limit`` queries of :func:`no_answer_tops` (all runs of each):
-    a page sends what a meeting reads, not every query of a 10,000-query set."""
-    keep = tops["query_id"].drop_duplicates().head(limit)
-    return tops[tops["query_id"].isin(keep)]
+def _failures_first(tops: pd.DataFrame, thresholds_by_run: dict[str, float]) -> pd.DataFrame:
+    """``tops`` with each row's ``_confident`` label, each query's runs next to each other
+    (so a meeting reads one query at a time) and the queries some run answers above its
+    threshold first: those are the failures."""
+    order = {run: i for i, run in enumerate(dict.fromkeys(tops["run"]))}
+    threshold = tops["run"].map(thresholds_by_run)  # NaN: the run has no threshold
+    above = tops["top_score"] >= threshold  # NaN on either side: not above
+    return tops.assign(
+        _confident=np.select(
+            [tops["top_score"].isna(), threshold.isna(), above],
+            ["returned nothing", "no threshold", "⚠ above threshold"],
+            default="below threshold",
+        ),
+        _order=tops["run"].map(order),
+        _flagged=~above.groupby(tops["query_id"]).transform("any"),
+    ).sort_values(["_flagged", "query_id", "_order"])
 
 
 def gold_errors(workspace: Workspace, ids: Sequence[str] | None = None) -> pd.DataFrame:
