@@ -328,7 +328,7 @@ for col, (fmt, label, mime) in zip(
     )
 cols[3].download_button(
     "This comparison (JSON)",
-    data=analyses.comparison_json(comparison),
+    data=lambda: analyses.comparison_json(comparison),  # built when clicked, not every rerun
     file_name=f"ragrecall-compare-{file_name_part(base)}-vs-{file_name_part(cand)}-k{s.k}.json",
     mime="application/json",
     on_click="ignore",

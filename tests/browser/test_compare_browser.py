@@ -51,3 +51,16 @@ def test_compare_page_on_samples(page: Page, app_url, shots):
     page.wait_for_selector(".js-plotly-plot", timeout=TIMEOUT)
     page.wait_for_timeout(800)
     page.screenshot(path=str(shots / "compare_samples.png"), full_page=True)
+
+
+def test_the_comparison_downloads_as_json(page: Page, app_url):
+    """The JSON download is built when clicked (not on every rerun): it holds the comparison."""
+    import json
+
+    open_page(page, f"{app_url}/runs-diff", "Measures: candidate minus baseline")
+    button = page.get_by_role("button", name="This comparison (JSON)")
+    button.scroll_into_view_if_needed()
+    with page.expect_download(timeout=TIMEOUT) as download:
+        button.click()
+    saved = json.loads(open(download.value.path(), encoding="utf-8").read())
+    assert saved["baseline"] and saved["candidate"] and saved["deltas"], sorted(saved)
