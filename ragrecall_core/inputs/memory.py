@@ -248,9 +248,7 @@ def _load_run_records(
 
 
 def _read_typed_records(con: duckdb.DuckDBPyConnection, table: str) -> bool:
-    steps = [run_files.TYPED_JSONL_SQL.format(table=table, lines=RECORD_LINES)]
-    # a repeated rank is caught by TYPED_JSONL_SQL itself (in the sort that numbers positions)
-    return run_files.read_typed(con, steps, {}) and run_files.typed_ok(con, table)
+    return run_files.read_jsonl_typed(con, table, RECORD_LINES)
 
 
 def _load_checked_records(

@@ -297,40 +297,81 @@ SELECT NOT EXISTS (SELECT 1 FROM (SELECT text, json_keys(CASE WHEN starts_with(l
                       OR len(keys) <> len(list_distinct(keys)))
 """
 
-# One statement from the lines ({lines}: ``id`` JSON, ``retrieved`` a list of ITEMS_TYPE)
-# to the run table, with no table of lines between (7M items: 5.1 -> 3.0 s, peak -200 MB).
-# What is wrong with a line or an item makes its rows untyped, so typed_ok sends the file to
-# the validating read: an id that is no string, a "retrieved" that is missing or null (the
-# line keeps a row for that), an item whose chunk id / rank / score is wrongly typed, a rank
-# repeated, and an id on two lines (its query then has more rows than its longest list).
-# Each item's values are checked on their JSON text, which DuckDB writes in one canonical
-# form: a string starts with '"'; an integer rank is exactly the text of its BIGINT (1.0,
-# 1e2 and "3" are not); a score is any text that casts to DOUBLE (a quoted one does not).
-# A line with an empty list keeps one row without a chunk or position, so the run lists it.
-TYPED_JSONL_SQL = """
+# The items of the lines ({lines}: ``id`` JSON, ``retrieved`` a list of ITEMS_TYPE), one row
+# each, read in the same statement that makes the run table: no table of lines between (7M
+# items: 5.1 -> 3.0 s, peak -200 MB). What is wrong with a line or an item makes its row
+# untyped (``item_typed``), so typed_ok sends the file to the validating read: an id that is
+# no string, a "retrieved" that is missing or null (the line keeps a row for that), an item
+# whose chunk id / rank / score is wrongly typed. Each item's values are checked on their
+# JSON text, which DuckDB writes in one canonical form: a string starts with '"'; an integer
+# rank is exactly the text of its BIGINT (1.0, 1e2 and "3" are not); a score is any text that
+# casts to DOUBLE (a quoted one does not). A line with an empty list keeps one row without a
+# chunk (``empty``), so the run lists it.
+JSONL_ITEMS_SQL = """
+SELECT id, pos, empty, r.chunk_id->>'$' AS docno,
+       TRY_CAST(r.rank::VARCHAR AS BIGINT) AS rank, TRY_CAST(r.score::VARCHAR AS DOUBLE) AS score,
+       line_typed AND (empty OR coalesce(starts_with(r.chunk_id::VARCHAR, '"'), false)
+       AND (r.rank IS NULL OR TRY_CAST(r.rank::VARCHAR AS BIGINT)::VARCHAR
+                              IS NOT DISTINCT FROM r.rank::VARCHAR)
+       AND (r.score IS NULL OR TRY_CAST(r.score::VARCHAR AS DOUBLE) IS NOT NULL)) AS item_typed
+FROM (SELECT id, line_typed, empty, unnest(items) AS r, generate_subscripts(items, 1) AS pos
+      FROM (SELECT id->>'$' AS id,
+                   json_type(id) = 'VARCHAR' AND retrieved IS NOT NULL AS line_typed,
+                   coalesce(len(retrieved) = 0, true) AS empty,
+                   CASE WHEN len(retrieved) > 0 THEN retrieved ELSE [NULL] END AS items
+            FROM ({lines})))
+"""
+
+# Most lists are in rank order (each item's rank, where given, is its place in the list):
+# then a row's position is its place, and nothing is sorted. in_list_order decides.
+LISTED_JSONL_SQL = """
+CREATE TABLE {table} AS
+SELECT id AS qid, docno, rank, score, item_typed AS typed,
+       CASE WHEN NOT empty THEN pos END AS position
+FROM ({items})
+"""
+# every rank given is its item's place, and every query on one line (a query on two lines
+# has more rows than its longest list; an empty list is one row)
+LISTED_OK_SQL = """
+SELECT count(*) = 0 FROM (SELECT qid FROM {table} GROUP BY qid
+                          HAVING count(*) <> max(coalesce(position, 1))
+                             OR NOT bool_and(rank IS NULL OR rank = position))
+"""
+
+# Lists in any other order are sorted by rank (else list position); in the same sort, a
+# repeated rank follows the rank given before it, and an id on two lines has more rows
+# than its longest list.
+RANKED_JSONL_SQL = """
 CREATE TABLE {table} AS
 SELECT id AS qid, docno, rank, score,
        item_typed AND NOT coalesce(rank = lag(rank IGNORE NULLS) OVER ranked, false)
        AND count(*) OVER query = max(pos) OVER query AS typed,
        CASE WHEN NOT empty THEN row_number() OVER ranked END AS position
--- each item checked before the sort that numbers the positions, which then holds no JSON
-FROM (SELECT id, pos, empty, r.chunk_id->>'$' AS docno,
-             TRY_CAST(r.rank::VARCHAR AS BIGINT) AS rank,
-             TRY_CAST(r.score::VARCHAR AS DOUBLE) AS score,
-             line_typed AND (empty OR coalesce(starts_with(r.chunk_id::VARCHAR, '"'), false)
-             AND (r.rank IS NULL OR TRY_CAST(r.rank::VARCHAR AS BIGINT)::VARCHAR
-                                    IS NOT DISTINCT FROM r.rank::VARCHAR)
-             AND (r.score IS NULL OR TRY_CAST(r.score::VARCHAR AS DOUBLE) IS NOT NULL))
-                 AS item_typed
-      FROM (SELECT id, line_typed, empty, unnest(items) AS r, generate_subscripts(items, 1) AS pos
-            FROM (SELECT id->>'$' AS id,
-                         json_type(id) = 'VARCHAR' AND retrieved IS NOT NULL AS line_typed,
-                         coalesce(len(retrieved) = 0, true) AS empty,
-                         CASE WHEN len(retrieved) > 0 THEN retrieved ELSE [NULL] END AS items
-                  FROM ({lines}))))
--- sorted by rank (else list position), a repeated rank follows the rank given before it
+FROM ({items})
 WINDOW ranked AS (PARTITION BY id ORDER BY coalesce(rank, pos), pos), query AS (PARTITION BY id)
 """
+
+
+def in_list_order(con: duckdb.DuckDBPyConnection, table: str) -> bool:
+    """Whether, in a run ``table`` read as listed, every rank given is its item's place and
+    every query is on one line."""
+    return bool(con.execute(LISTED_OK_SQL.format(table=table)).fetchone()[0])
+
+
+def read_jsonl_typed(
+    con: duckdb.DuckDBPyConnection, table: str, lines: str, params: dict | None = None
+) -> bool:
+    """The typed read of JSON lines (``lines``: SQL giving ``id`` and ``retrieved``), with
+    its whole-table tests: positions are list places when the lists are in rank order, else
+    numbered by a second read that sorts them."""
+    items = JSONL_ITEMS_SQL.format(lines=lines)
+    if not read_typed(con, [LISTED_JSONL_SQL.format(table=table, items=items)], params):
+        return False  # the second read would cast the same values
+    if in_list_order(con, table):
+        return typed_ok(con, table)
+    con.execute(f"DROP TABLE {table}")
+    ranked = RANKED_JSONL_SQL.format(table=table, items=items)
+    return read_typed(con, [ranked], params) and typed_ok(con, table)
 
 
 def blank(column: str) -> str:
@@ -401,7 +442,7 @@ def _sorted_pairs_ok(con: duckdb.DuckDBPyConnection, table: str, rows: int) -> b
     return True
 
 
-def read_typed(con: duckdb.DuckDBPyConnection, steps: list[str], params: dict) -> bool:
+def read_typed(con: duckdb.DuckDBPyConnection, steps: list[str], params: dict | None) -> bool:
     """Run a typed read's steps in turn: a ``SELECT`` step is a test that must hold.
     False as soon as the file does not fit (a parse or cast error, or a failed test)."""
     try:
@@ -415,8 +456,10 @@ def read_typed(con: duckdb.DuckDBPyConnection, steps: list[str], params: dict) -
 
 
 def _load_jsonl(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> None:
-    steps = [STRICT_JSON_SQL, TYPED_JSONL_SQL.format(table=table, lines=JSONL_FILE_LINES)]
-    typed = read_typed(con, steps, {"path": str(path)}) and typed_ok(con, table)
+    params = {"path": str(path)}
+    typed = read_typed(con, [STRICT_JSON_SQL], params) and read_jsonl_typed(
+        con, table, JSONL_FILE_LINES, params
+    )
     if not typed:
         con.execute(f"DROP TABLE IF EXISTS {table}")
         _load_jsonl_validating(con, path, table)
@@ -477,34 +520,89 @@ def _load_trec_validating(con: duckdb.DuckDBPyConnection, path: Path, table: str
     con.execute("DROP TABLE run_stage")
 
 
-# The values are cast before the window, which then sorts the cast columns themselves
-# (casting in the window's keys held a second copy of each: +40 MB on a 7M-line Parquet run).
-TYPED_LONG_SQL = """
+# A long-form run's values, cast, each row marked whether its values are typed.
+LONG_ROWS_SQL = """
+SELECT CAST({query_id} AS VARCHAR) AS qid, CAST({chunk_id} AS VARCHAR) AS docno,
+       TRY_CAST({rank} AS BIGINT) AS rank, TRY_CAST({score} AS DOUBLE) AS score,
+       TRY_CAST({rank} AS BIGINT) IS NOT NULL
+       AND TRY_CAST({rank} AS DOUBLE) = TRY_CAST({rank} AS BIGINT)
+       AND ({score} IS NULL OR TRY_CAST({score} AS DOUBLE) IS NOT NULL) AS typed
+FROM {source}
+"""
+
+# Most writers number each query's list 1..n: then a row's position is its rank, a virtual
+# column (no sort, nothing stored). DENSE_RANKS_SQL decides whether the run is so numbered.
+DENSE_LONG_STEPS = (
+    """CREATE TABLE {table} (qid VARCHAR, docno VARCHAR, rank BIGINT, score DOUBLE,
+                             typed BOOLEAN, position BIGINT AS (rank))""",
+    "INSERT INTO {table} {rows}",
+)
+
+# Any other numbering is sorted by rank. The values are cast before the window, which then
+# sorts the cast columns themselves (casting in the window's keys held a second copy of each:
+# +40 MB on a 7M-line Parquet run).
+RANKED_LONG_SQL = """
 CREATE TABLE {table} AS
 SELECT qid, docno, rank, score,
        typed AND rank IS DISTINCT FROM lag(rank) OVER ranked AS typed,
        row_number() OVER ranked AS position
-FROM (SELECT CAST({query_id} AS VARCHAR) AS qid, CAST({chunk_id} AS VARCHAR) AS docno,
-             TRY_CAST({rank} AS BIGINT) AS rank, TRY_CAST({score} AS DOUBLE) AS score,
-             TRY_CAST({rank} AS BIGINT) IS NOT NULL
-             AND TRY_CAST({rank} AS DOUBLE) = TRY_CAST({rank} AS BIGINT)
-             AND ({score} IS NULL OR TRY_CAST({score} AS DOUBLE) IS NOT NULL) AS typed
-      FROM {source})
+FROM ({rows})
 -- a repeated rank sorts next to its twin: found in the sort that numbers the positions
 WINDOW ranked AS (PARTITION BY qid ORDER BY rank)
 """
+
+# Every query's ranks run from 1 to its row count (``first``, ``last``, ``rows``), ...
+RANK_SPANS_SQL = """
+SELECT count(*) AS queries,
+       count(*) FILTER (WHERE first IS DISTINCT FROM 1 OR last IS DISTINCT FROM rows) AS others,
+       max(last) AS longest
+FROM (SELECT min(rank) AS first, max(rank) AS last, count(*) AS rows FROM {table} GROUP BY qid)
+"""
+# ... with no rank repeated: as many distinct ranks as rows, counted as bits set in a bit
+# string of the longest list's length per query (a ``count(DISTINCT rank)`` per query took 9x
+# longer). Only asked when the rank spans hold, and their bit strings fit DENSE_BITS_LIMIT.
+RANKS_DISTINCT_SQL = """
+SELECT bool_and(bit_count(bits) = rows)
+FROM (SELECT bitstring_agg(rank, 1, $longest::BIGINT) AS bits, count(*) AS rows
+      FROM {table} GROUP BY qid)
+"""
+DENSE_BITS_LIMIT = 2**31  # 256 MB of bit strings
+
+
+def dense_ranks(con: duckdb.DuckDBPyConnection, table: str) -> bool:
+    """Whether every query's ranks in ``table`` are exactly 1, 2, ..., its row count."""
+    queries, others, longest = con.execute(RANK_SPANS_SQL.format(table=table)).fetchone()
+    if others or not queries or queries * longest > DENSE_BITS_LIMIT:
+        return False
+    distinct = RANKS_DISTINCT_SQL.format(table=table)
+    return bool(con.execute(distinct, {"longest": longest}).fetchone()[0])
+
 
 LONG_ROLES = ("query_id", "chunk_id", "rank", "score")
 LONG_REQUIRED = ("query_id", "chunk_id", "rank")
 
 
-def typed_long_sql(table: str, source: str, roles: dict[str, tuple[str, str]]) -> str:
-    """The typed read of a long-form run whose columns play ``roles``; each named by its
-    alias constant, quoted (``position`` is also an SQL keyword)."""
+def long_rows_sql(source: str, roles: dict[str, tuple[str, str]]) -> str:
+    """:data:`LONG_ROWS_SQL` of a long-form run whose columns play ``roles``; each named by
+    its alias constant, quoted (``position`` is also an SQL keyword)."""
     names = {"score": "NULL"} | {
         role: quote_identifier(alias) for role, (alias, _) in roles.items()
     }
-    return TYPED_LONG_SQL.format(table=table, source=source, **names)
+    return LONG_ROWS_SQL.format(source=source, **names)
+
+
+def read_long_typed(con: duckdb.DuckDBPyConnection, table: str, rows: str, params: dict) -> bool:
+    """The typed read of a long-form run (``rows``: its :func:`long_rows_sql`): positions
+    are ranks when the ranks allow (:func:`dense_ranks`), else numbered by a second read
+    that sorts them."""
+    dense = [step.format(table=table, rows=rows) for step in DENSE_LONG_STEPS]
+    if not read_typed(con, dense, params):
+        return False  # the second read would cast the same values
+    if dense_ranks(con, table):
+        return typed_ok(con, table)
+    con.execute(f"DROP TABLE {table}")
+    ranked = RANKED_LONG_SQL.format(table=table, rows=rows)
+    return read_typed(con, [ranked], params) and typed_ok(con, table)
 
 
 def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str) -> None:
@@ -519,8 +617,7 @@ def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str)
         columns = []
     roles = readers.column_roles(path, fmt, columns, LONG_ROLES)
     if set(LONG_REQUIRED) <= roles.keys():
-        sql = typed_long_sql(table, source, roles)
-        if read_typed(con, [sql], params) and typed_ok(con, table):
+        if read_long_typed(con, table, long_rows_sql(source, roles), params):
             readers.record_mapping(con, path, roles)
             return
         con.execute(f"DROP TABLE IF EXISTS {table}")

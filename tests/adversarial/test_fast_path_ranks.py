@@ -4,12 +4,21 @@ The fast read finds a repeated rank in the sort that numbers the positions (each
 against the previous one given), not with a hash table of the whole run; a list with an
 unranked item sorted between two equal ranks, or equal ranks far apart in the file, must
 still be refused, with the line, by the validating read.
+
+A long-form run (CSV, Parquet) whose every query is ranked exactly 1..n is not sorted at
+all: its positions are its ranks. Which runs are so ranked is decided per query (first
+rank, last rank, row count, distinct ranks); a repeated rank inside such a span, or any
+other numbering, goes to the sorting read, and both reads load the same table. JSON lines
+likewise: lists in rank order (each rank given is its item's place) are not sorted.
 """
 
 from __future__ import annotations
 
+import duckdb
 import pytest
 
+from ragrecall_core import Workspace
+from ragrecall_core.inputs import runs
 from tests.helpers import gold_row, load_problems, write_jsonl, write_text
 
 GOLD = [gold_row("q1", ["a"]), gold_row("q2", ["b"])]
@@ -60,10 +69,114 @@ def test_unranked_items_do_not_clash_with_ranks(tmp_path):
         tmp_path / "run.jsonl",
         [{"id": "q1", "retrieved": [item("a", 2), item("b"), item("c", 1)]}],
     )
-    from ragrecall_core import Workspace
-
     workspace = Workspace.from_files(gold, [run])
     order = workspace.con.execute(
         "SELECT chunk_id FROM runs WHERE query_id = 'q1' ORDER BY rank"
     ).fetchall()
     assert [c for (c,) in order] == ["c", "a", "b"]  # by rank, else position; ties by position
+
+
+def write_long(folder, fmt: str, rows) -> object:
+    """(query, chunk, rank, score) rows as a long-form CSV or Parquet run."""
+    if fmt == "csv":
+        lines = "".join(f"{q},{c},{r},{s}\n" for q, c, r, s in rows)
+        return write_text(folder / "run.csv", "query_id,chunk_id,rank,score\n" + lines)
+    path = folder / "run.parquet"
+    duckdb.execute(
+        "COPY (SELECT unnest($q) AS query_id, unnest($c) AS chunk_id, unnest($r) AS rank, "
+        "unnest($s) AS score) TO '" + str(path) + "' (FORMAT parquet)",
+        {k: [row[i] for row in rows] for i, k in enumerate("qcrs")},
+    )
+    return path
+
+
+RANKINGS = {
+    # every query ranked 1..n, in no particular file order: positions are the ranks
+    "dense, shuffled": [
+        ("q1", "c", 3, 0.1),
+        ("q2", "b", 1, 0.8),
+        ("q1", "a", 1, 0.9),
+        ("q1", "b", 2, 0.5),
+    ],
+    # gaps: positions are numbered by the sort
+    "sparse": [("q1", "a", 1, 0.9), ("q1", "b", 3, 0.5), ("q1", "c", 7, 0.1), ("q2", "b", 2, 0.8)],
+    # one query dense, the other starting at 2
+    "mixed": [("q1", "a", 1, 0.9), ("q1", "b", 2, 0.5), ("q2", "b", 2, 0.8), ("q2", "c", 3, 0.1)],
+}
+
+
+def loaded(gold, run) -> list[tuple]:
+    workspace = Workspace.from_files(gold, [run])
+    sql = "SELECT query_id, chunk_id, rank, score FROM runs ORDER BY query_id, rank"
+    return workspace.con.execute(sql).fetchall()
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+@pytest.mark.parametrize("ranking", list(RANKINGS))
+def test_both_long_form_reads_load_the_same(tmp_path, monkeypatch, fmt, ranking):
+    gold = write_jsonl(tmp_path / "gold.jsonl", GOLD)
+    run = write_long(tmp_path, fmt, RANKINGS[ranking])
+    decided = []
+    real = runs.dense_ranks
+    monkeypatch.setattr(runs, "dense_ranks", lambda *a: decided.append(real(*a)) or decided[-1])
+    fast = loaded(gold, run)
+    assert decided == [ranking.startswith("dense")]
+    monkeypatch.setattr(runs, "DENSE_BITS_LIMIT", 0)  # no run counts as ranked 1..n
+    assert loaded(gold, run) == fast
+    positions = {q: [c for qq, c, _, _ in fast if qq == q] for q in ("q1", "q2")}
+    by_rank = {
+        q: [c for qq, c, _, _ in sorted(RANKINGS[ranking], key=lambda r: r[2]) if qq == q]
+        for q in ("q1", "q2")
+    }
+    assert positions == by_rank
+    for query, chunks in positions.items():  # the view's rank is the position
+        assert [r for q, _, r, _ in fast if q == query] == list(range(1, len(chunks) + 1))
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_a_repeated_rank_inside_a_1_to_n_span_is_refused(tmp_path, fmt):
+    """Ranks 1, 2, 2, 4 start at 1 and end at the row count: only distinctness tells."""
+    gold = write_jsonl(tmp_path / "gold.jsonl", GOLD)
+    rows = [("q1", "a", 1, 0.9), ("q1", "b", 2, 0.8), ("q1", "c", 2, 0.7), ("q1", "d", 4, 0.1)]
+    run = write_long(tmp_path, fmt, rows)
+    problems = load_problems(gold, [run])
+    assert [p.line for p in problems] == [4 if fmt == "csv" else 3]
+    assert "rank in this query's list" in problems[0].expected
+
+
+LISTS = {
+    # ranks where given are the items' places: positions are the places, nothing sorted
+    "in list order": [[item("a", 1), item("b", 2), item("c", 3)], [item("b", 1)]],
+    "unranked and ranked in place": [[item("a"), item("b", 2), item("c")], []],
+    # any other order is sorted by rank, else place
+    "out of order": [[item("c", 3), item("a", 1), item("b", 2)], [item("b", 1)]],
+    "gaps": [[item("a", 1), item("b", 5), item("c")], [item("b", 2)]],
+}
+
+
+@pytest.mark.parametrize("lists", list(LISTS))
+def test_both_jsonl_reads_load_the_same(tmp_path, monkeypatch, lists):
+    gold = write_jsonl(tmp_path / "gold.jsonl", GOLD)
+    q1, q2 = LISTS[lists]
+    run = write_jsonl(
+        tmp_path / "run.jsonl",
+        [{"id": "q1", "retrieved": q1}, {"id": "q2", "retrieved": q2}],
+    )
+    decided = []
+    real = runs.in_list_order
+    monkeypatch.setattr(runs, "in_list_order", lambda *a: decided.append(real(*a)) or decided[-1])
+    fast = loaded(gold, run)
+    assert decided == [lists in ("in list order", "unranked and ranked in place")]
+    monkeypatch.setattr(runs, "in_list_order", lambda *a: False)  # sorted, whatever the order
+    assert loaded(gold, run) == fast
+    order = [c for q, c, _, _ in fast if q == "q1"]
+    assert order == (["a", "b", "c"] if lists != "gaps" else ["a", "c", "b"])
+
+
+def test_a_query_without_any_valid_rank_is_refused(tmp_path):
+    """No rank casts: the query's first and last rank are missing, not 'other than 1..n'
+    by a comparison that is NULL; the validating read names the lines."""
+    gold = write_jsonl(tmp_path / "gold.jsonl", GOLD)
+    text = "query_id,chunk_id,rank,score\nq1,a,first,0.9\nq1,b,second,0.8\nq2,b,1,0.5\n"
+    problems = load_problems(gold, [write_text(tmp_path / "run.csv", text)])
+    assert [p.line for p in problems] == [2, 3]

@@ -78,13 +78,14 @@ def test_connect_refuses_it_too(value):
 
 def test_running_out_under_the_limit_says_so(tmp_path, capsys):
     """A limit too small for the file: exit 2 naming the limit as the thing to change, not
-    the file as unreadable, and no traceback."""
+    the file as unreadable, and no traceback. (Ranks with gaps: a run ranked 1..n is read
+    without a sort, and fits 16MB.)"""
     import duckdb
 
     run = tmp_path / "run.parquet"
     duckdb.connect().execute(
-        "COPY (SELECT 'q' || (i // 1000) AS query_id, 'c' || i AS chunk_id, i % 1000 + 1 AS rank"
-        " FROM range(2000000) t(i)) TO $path (FORMAT parquet)",
+        "COPY (SELECT 'q' || (i // 1000) AS query_id, 'c' || i AS chunk_id,"
+        " 2 * (i % 1000) + 1 AS rank FROM range(2000000) t(i)) TO $path (FORMAT parquet)",
         {"path": str(run)},
     )
     gold = write_jsonl(tmp_path / "gold.jsonl", [gold_row("q1", ["c1001"])])
