@@ -13,6 +13,7 @@ from ragrecall_app.context import (
     set_page_state,
     state_key,
     state_value,
+    sync_url,
 )
 from ragrecall_app.figures import figure
 from ragrecall_app.reading import query_html, two_runs_view
@@ -164,52 +165,6 @@ if new_selection("compare_scatter", clicked):
     if chosen:
         open_query(chosen)
 
-LISTS = (
-    (
-        "compare_regressions",
-        "Regressions: passed in the baseline, fail in the candidate",
-        comparison.regressions,
-    ),
-    (
-        "compare_improvements",
-        "Improvements: failed in the baseline, pass in the candidate",
-        comparison.improvements,
-    ),
-    ("compare_still_failing", "Still failing in both runs", comparison.unchanged_failures),
-)
-st.caption("Select a row (or click a point above) to read the two ranked lists side by side.")
-for key, title, frame in LISTS:
-    st.markdown(f"**{title}: {len(frame)}**")
-    if frame.empty:
-        st.text("No query.")
-        continue
-    table = cv.outcome_table(frame, measure)
-    if key != "compare_regressions" and len(table) > cv.MAX_LISTED:
-        # every regression is listed; the other lists show what a meeting reads
-        st.caption(
-            f"The first {cv.MAX_LISTED} by query id; `ragrecall compare --format json` "
-            "lists every one."
-        )
-        table = table.head(cv.MAX_LISTED)
-    picked = selected_rows(
-        st.dataframe(
-            table,
-            key=key,
-            on_select="rerun",
-            selection_mode="single-row",
-            hide_index=True,
-            width="stretch",
-            height=min(38 + 35 * len(table), 320),
-            column_config={
-                "query": st.column_config.TextColumn(width="large"),
-                f"baseline {measure}": st.column_config.NumberColumn(format="%.2f"),
-                f"candidate {measure}": st.column_config.NumberColumn(format="%.2f"),
-            },
-        )
-    )
-    if new_selection(key, picked) and picked[0] < len(table):
-        open_query(str(table.at[picked[0], "query_id"]))
-
 
 # ---------------------------------------------------------------- one query, two lists
 def close_query() -> None:
@@ -271,11 +226,65 @@ def query_dialog(query_id: str) -> None:
         st.rerun()
 
 
-query_id = state_value("compare_query")
-if query_id:
-    st.dialog("One query, both runs", width=DIALOG_WIDTH, on_dismiss=close_query)(query_dialog)(
-        query_id
+@st.fragment
+def outcome_lists() -> None:
+    """Regressions, improvements and what still fails, and the query opened from them (or
+    from the scatter) in a dialog. A fragment: picking a row reruns these lists and opens
+    the dialog without sending the rest of the page again."""
+    lists = (
+        (
+            "compare_regressions",
+            "Regressions: passed in the baseline, fail in the candidate",
+            comparison.regressions,
+        ),
+        (
+            "compare_improvements",
+            "Improvements: failed in the baseline, pass in the candidate",
+            comparison.improvements,
+        ),
+        ("compare_still_failing", "Still failing in both runs", comparison.unchanged_failures),
     )
+    st.caption("Select a row (or click a point above) to read the two ranked lists side by side.")
+    for key, title, frame in lists:
+        st.markdown(f"**{title}: {len(frame)}**")
+        if frame.empty:
+            st.text("No query.")
+            continue
+        table = cv.outcome_table(frame, measure)
+        if key != "compare_regressions" and len(table) > cv.MAX_LISTED:
+            # every regression is listed; the other lists show what a meeting reads
+            st.caption(
+                f"The first {cv.MAX_LISTED} by query id; `ragrecall compare --format json` "
+                "lists every one."
+            )
+            table = table.head(cv.MAX_LISTED)
+        picked = selected_rows(
+            st.dataframe(
+                table,
+                key=key,
+                on_select="rerun",
+                selection_mode="single-row",
+                hide_index=True,
+                width="stretch",
+                height=min(38 + 35 * len(table), 320),
+                column_config={
+                    "query": st.column_config.TextColumn(width="large"),
+                    f"baseline {measure}": st.column_config.NumberColumn(format="%.2f"),
+                    f"candidate {measure}": st.column_config.NumberColumn(format="%.2f"),
+                },
+            )
+        )
+        if new_selection(key, picked) and picked[0] < len(table):
+            open_query(str(table.at[picked[0], "query_id"]))
+    sync_url()  # the open query is in the URL; a fragment's rerun skips app.py's sync
+    query_id = state_value("compare_query")
+    if query_id:
+        st.dialog("One query, both runs", width=DIALOG_WIDTH, on_dismiss=close_query)(query_dialog)(
+            query_id
+        )
+
+
+outcome_lists()
 
 # ---------------------------------------------------------------- by group
 st.subheader("Deltas by query type and by corpus section")

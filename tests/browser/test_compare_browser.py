@@ -35,6 +35,16 @@ def test_click_a_regression_shows_both_lists(page: Page, regressions_url, shots)
     page.wait_for_timeout(800)
     page.get_by_text("Query t01: baseline → candidate").scroll_into_view_if_needed()
     page.screenshot(path=str(shots / "compare_detail.png"), full_page=True)
+    # the lists and the dialog rerun alone (a fragment): closing it and picking the row
+    # again must work as on a whole-page rerun
+    page.keyboard.press("Escape")
+    expect(page.get_by_role("dialog")).to_have_count(0, timeout=TIMEOUT)
+    expect(page).not_to_have_url(re.compile("cq=t01"), timeout=TIMEOUT)
+    frame = page.locator("[data-testid=stDataFrame]").nth(2)
+    box = frame.bounding_box()
+    page.mouse.click(box["x"] + 16, box["y"] + 35 + 35 + 17)  # the second regression
+    expect(page.get_by_text("Query t02: baseline → candidate")).to_be_visible(timeout=TIMEOUT)
+    assert "cq=t02" in page.url
 
 
 def test_no_answer_page_on_samples(page: Page, app_url, shots):
