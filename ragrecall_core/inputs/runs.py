@@ -17,7 +17,7 @@ held once; the ``runs`` view unites them as ``(run, query_id, chunk_id, rank, sc
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -365,13 +365,28 @@ def read_jsonl_typed(
     its whole-table tests: positions are list places when the lists are in rank order, else
     numbered by a second read that sorts them."""
     items = JSONL_ITEMS_SQL.format(lines=lines)
-    if not read_typed(con, [LISTED_JSONL_SQL.format(table=table, items=items)], params):
-        return False  # the second read would cast the same values
-    if in_list_order(con, table):
+    listed = [LISTED_JSONL_SQL.format(table=table, items=items)]
+    ranked = RANKED_JSONL_SQL.format(table=table, items=items)
+    return read_unsorted_first(con, table, listed, in_list_order, ranked, params)
+
+
+def read_unsorted_first(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    unsorted: list[str],
+    in_order: Callable[[duckdb.DuckDBPyConnection, str], bool],
+    sorted_read: str,
+    params: dict | None,
+) -> bool:
+    """A typed read that numbers positions without a sort when it can: the ``unsorted``
+    steps make ``table``; when ``in_order`` says its positions hold, the whole-table tests
+    decide; otherwise it is dropped and ``sorted_read`` makes it again, sorting."""
+    if not read_typed(con, unsorted, params):
+        return False  # the sorted read would cast the same values
+    if in_order(con, table):
         return typed_ok(con, table)
     con.execute(f"DROP TABLE {table}")
-    ranked = RANKED_JSONL_SQL.format(table=table, items=items)
-    return read_typed(con, [ranked], params) and typed_ok(con, table)
+    return read_typed(con, [sorted_read], params) and typed_ok(con, table)
 
 
 def blank(column: str) -> str:
@@ -541,7 +556,7 @@ FROM {source}
 """
 
 # Most writers number each query's list 1..n: then a row's position is its rank, a virtual
-# column (no sort, nothing stored). DENSE_RANKS_SQL decides whether the run is so numbered.
+# column (no sort, nothing stored). dense_ranks decides whether the run is so numbered.
 DENSE_LONG_STEPS = (
     """CREATE TABLE {table} (qid VARCHAR, docno VARCHAR, rank BIGINT, score DOUBLE,
                              typed BOOLEAN, position BIGINT AS (rank))""",
@@ -606,13 +621,8 @@ def read_long_typed(con: duckdb.DuckDBPyConnection, table: str, rows: str, param
     are ranks when the ranks allow (:func:`dense_ranks`), else numbered by a second read
     that sorts them."""
     dense = [step.format(table=table, rows=rows) for step in DENSE_LONG_STEPS]
-    if not read_typed(con, dense, params):
-        return False  # the second read would cast the same values
-    if dense_ranks(con, table):
-        return typed_ok(con, table)
-    con.execute(f"DROP TABLE {table}")
     ranked = RANKED_LONG_SQL.format(table=table, rows=rows)
-    return read_typed(con, [ranked], params) and typed_ok(con, table)
+    return read_unsorted_first(con, table, dense, dense_ranks, ranked, params)
 
 
 def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str) -> None:
