@@ -364,20 +364,23 @@ def child_profile(gold: str, run: str) -> None:
 
         setattr(module, name, wrapper)
 
-    timed(readers, "stage_lines", "stage_lines (read_csv -> line table)")
     timed(readers, "stage_whitespace_fields", "stage_whitespace_fields (split fields)")
     timed(readers, "stage_json_lines", "stage_json_lines (json_valid, ::JSON)")
-    timed(readers, "stage_table_file", "stage_table_file (read_parquet/csv)")
-    timed(runs_mod, "run_checks", "run checks (validation query)")
     timed(gold_mod, "run_checks", "gold checks (validation query)")
+    timed(runs_mod, "run_checks", "run checks (validation query)")
+    timed(runs_mod, "read_run", "read_run (read, check, rank one run file)")
+    timed(runs_mod, "read_typed", "read_typed (a typed read's SQL steps)")
+    timed(runs_mod, "in_list_order", "in_list_order (JSON lists in rank order?)")
+    timed(runs_mod, "dense_ranks", "dense_ranks (long-form ranks 1..n?)")
+    timed(runs_mod, "in_trec_order", "in_trec_order (TREC file in trec_eval order?)")
+    timed(runs_mod, "typed_tests", "typed_tests (whole-table tests; their sort goes on)")
+    timed(runs_mod, "register_run", "register_run (name, run_queries, runs view)")
     import ragrecall_core.inputs.workspace as ws_mod
 
-    timed(ws_mod, "load_run", "load_run (total; rest = INSERT INTO runs with row_number)")
     timed(ws_mod.Workspace, "_require_shared_queries", "_require_shared_queries")
-
     timed(ws_mod, "load_gold", "load_gold (total)")
     timed(ev_mod, "select", "select (eval_queries, eval_runs)")
-    timed(scoring, "prepare", "scoring.prepare (judgments)")
+    timed(ev_mod, "prepare", "prepare (judgments, judged rows, lists)")
     timed(scoring, "per_query", "scoring.per_query (measure SQL -> pandas)")
     timed(ev_mod, "collect_warnings", "collect_warnings (incl. tie self-join)")
     timed(ev_mod, "no_answer_summary", "no_answer_summary")
@@ -528,34 +531,43 @@ def before_cases(out: Path, source: Path) -> list[dict]:
 
 
 def run_benchmark(out: Path, repeat: int, only: list[str] | None, source: Path | None) -> dict:
-    results = {}
-    for case in cases(out) + (before_cases(out, source) if source else []):
-        if only and case["key"] not in only:
-            continue
+    """Every case ``repeat`` times, round by round (each round runs every case once), so a
+    change in the machine's speed during the run weighs on every tool alike."""
+    chosen = [
+        case
+        for case in cases(out) + (before_cases(out, source) if source else [])
+        if not only or case["key"] in only
+    ]
+    for case in chosen:
         if case.get("warmup"):
             print(f"[{case['key']}] warm-up (JIT compile into numba cache)", file=sys.stderr)
             cold = measure(case["cmd"], case.get("env"))
             print(f"  cold: {cold['wall']:.1f} s, {cold['rss_mb']:.0f} MB", file=sys.stderr)
-        samples = []
-        for i in range(repeat):
+    samples: dict[str, list[dict]] = {case["key"]: [] for case in chosen}
+    for i in range(repeat):
+        for case in chosen:
             sample = measure(case["cmd"], case.get("env"), case.get("cwd", REPO))
-            samples.append(sample)
+            samples[case["key"]].append(sample)
             print(
                 f"[{case['key']}] {i + 1}/{repeat}: {sample['wall']:.2f} s wall, "
                 f"{sample['cpu']:.2f} s CPU, {sample['rss_mb']:.0f} MB",
                 file=sys.stderr,
             )
-        results[case["key"]] = {
-            "tool": case["tool"],
-            "input": case["input"],
-            "tiny": case.get("tiny", False),
-            "wall": statistics.median(s["wall"] for s in samples),
-            "cpu": statistics.median(s["cpu"] for s in samples),
-            "rss_mb": statistics.median(s["rss_mb"] for s in samples),
-            "walls": [round(s["wall"], 2) for s in samples],
-            "values": case["parse"](samples[-1]["stdout"]),
-        }
-    return results
+    return {case["key"]: summary(case, samples[case["key"]]) for case in chosen}
+
+
+def summary(case: dict, samples: list[dict]) -> dict:
+    """A case's medians over its samples, and the values its last run printed."""
+    return {
+        "tool": case["tool"],
+        "input": case["input"],
+        "tiny": case.get("tiny", False),
+        "wall": statistics.median(s["wall"] for s in samples),
+        "cpu": statistics.median(s["cpu"] for s in samples),
+        "rss_mb": statistics.median(s["rss_mb"] for s in samples),
+        "walls": [round(s["wall"], 2) for s in samples],
+        "values": case["parse"](samples[-1]["stdout"]),
+    }
 
 
 def table(results: dict) -> str:

@@ -9,7 +9,9 @@ A long-form run (CSV, Parquet) whose every query is ranked exactly 1..n is not s
 all: its positions are its ranks. Which runs are so ranked is decided per query (first
 rank, last rank, row count, distinct ranks); a repeated rank inside such a span, or any
 other numbering, goes to the sorting read, and both reads load the same table. JSON lines
-likewise: lists in rank order (each rank given is its item's place) are not sorted.
+likewise: lists in rank order (each rank given is its item's place) are not sorted. TREC
+runs follow trec_eval (score descending, ties by docno descending; the rank column is
+ignored): a file already in that order, ranked 1..n, is not sorted; any other is.
 """
 
 from __future__ import annotations
@@ -180,3 +182,47 @@ def test_a_query_without_any_valid_rank_is_refused(tmp_path):
     text = "query_id,chunk_id,rank,score\nq1,a,first,0.9\nq1,b,second,0.8\nq2,b,1,0.5\n"
     problems = load_problems(gold, [write_text(tmp_path / "run.csv", text)])
     assert [p.line for p in problems] == [2, 3]
+
+
+TREC_RUNS = {
+    # trec_eval's order, ranks 1..n: positions are the ranks, nothing sorted
+    "in order": ["q1 Q0 a 1 0.9 t", "q1 Q0 b 2 0.5 t", "q2 Q0 b 1 0.8 t"],
+    "tie, docno falling": ["q1 Q0 b 1 0.5 t", "q1 Q0 a 2 0.5 t", "q2 Q0 b 1 0.8 t"],
+    # any other order is sorted, whatever the ranks say
+    "tie, docno rising": ["q1 Q0 a 1 0.5 t", "q1 Q0 b 2 0.5 t", "q2 Q0 b 1 0.8 t"],
+    "ranks against scores": ["q1 Q0 a 1 0.1 t", "q1 Q0 b 2 0.5 t", "q2 Q0 b 1 0.8 t"],
+    "a query in two blocks": ["q1 Q0 a 1 0.9 t", "q2 Q0 b 1 0.8 t", "q1 Q0 b 2 0.5 t"],
+    "two blocks, each from 1": ["q1 Q0 a 1 0.9 t", "q2 Q0 b 1 0.8 t", "q1 Q0 b 1 0.5 t"],
+    "a rank missed": ["q1 Q0 a 1 0.9 t", "q1 Q0 b 3 0.5 t", "q2 Q0 b 1 0.8 t"],
+    "every rank 1": ["q1 Q0 a 1 0.9 t", "q1 Q0 b 1 0.5 t", "q2 Q0 b 1 0.8 t"],
+    "rank order, file shuffled": ["q1 Q0 b 2 0.5 t", "q2 Q0 b 1 0.8 t", "q1 Q0 a 1 0.9 t"],
+}
+IN_TREC_ORDER = ("in order", "tie, docno falling")
+
+
+@pytest.mark.parametrize("ranking", list(TREC_RUNS))
+@pytest.mark.parametrize("delim", [" ", "\t"])
+def test_both_trec_reads_load_the_same(tmp_path, monkeypatch, ranking, delim):
+    gold = write_jsonl(tmp_path / "gold.jsonl", GOLD)
+    lines = [line.replace(" ", delim) for line in TREC_RUNS[ranking]]
+    run = write_text(tmp_path / "run.trec", "\n".join(lines) + "\n")
+    decided = []
+    real = runs.in_trec_order
+    monkeypatch.setattr(runs, "in_trec_order", lambda *a: decided.append(real(*a)) or decided[-1])
+    fast = loaded(gold, run)
+    assert decided[-1] == (ranking in IN_TREC_ORDER)
+    monkeypatch.setattr(runs, "in_trec_order", lambda *a: False)  # sorted, whatever the order
+    assert loaded(gold, run) == fast
+    # trec_eval's order: score descending, ties by docno descending
+    parsed = [line.split() for line in TREC_RUNS[ranking]]
+    expected = sorted(parsed, key=lambda f: (f[0], -float(f[4]), [-ord(c) for c in f[2]]))
+    assert [(q, c) for q, c, _, _ in fast] == [(f[0], f[2]) for f in expected]
+
+
+def test_trec_duplicate_in_order_is_refused(tmp_path):
+    """A docno twice in one query, each copy in its place in trec_eval's order."""
+    gold = write_jsonl(tmp_path / "gold.jsonl", GOLD)
+    lines = ["q1 Q0 b 1 0.9 t", "q1 Q0 a 2 0.5 t", "q1 Q0 b 3 0.1 t"]
+    problems = load_problems(gold, [write_text(tmp_path / "run.trec", "\n".join(lines))])
+    assert [p.line for p in problems] == [3]
+    assert "chunk id in this query's ranked list" in problems[0].expected
