@@ -478,8 +478,8 @@ SELECT count(*) FILTER (WHERE {BAD_TYPED_ROW}) = 0
 FROM {{table}}
 """
 
-# A run held in one part: the pairs' hashes, each with whether its row is bad, in one scan
-# (a query's row without a chunk hashes as (query, NULL): one per query, like its id).
+# The pairs' hashes, each with whether its row is bad, in one scan (a query's row without a
+# chunk hashes as (query, NULL): one per query, like its id).
 PAIRS_AND_ROWS_SQL = f"""
 SELECT hash(qid, docno) AS pair, coalesce({BAD_TYPED_ROW}, false) AS bad FROM {{table}}
 """
@@ -495,18 +495,21 @@ WHERE hash(qid, docno) % $parts::UBIGINT = $part::UBIGINT
 
 # From this many rows the pairs' hashes are sorted rather than counted: DuckDB's
 # count(DISTINCT ...) holds a hash table of every pair (~230 MB more peak and 0.6 s for a
-# 7M-line run, against 0.2 s and nothing above the read's peak for fetching and sorting the
-# 8-byte hashes). Below it the count is as quick and numpy is not imported.
+# 7M-line run, against 0.2 s and nothing above the read's peak for fetching the 8-byte
+# hashes, whose sort then runs beside the caller's next queries; at 70M lines under a 3GB
+# limit its peak moved between 3.2 and 4.0 GB from run to run). Below it the count is as
+# quick and numpy is not imported.
 SORT_PAIRS_FROM = 1_000_000
-# At most this many hashes are held at once (144 MB with their flags; held by numpy, outside
-# DuckDB's memory limit): a larger run's are sorted in parts, split by hash, each a scan.
+# At most this many hashes are fetched at once (128 MB; held by numpy, outside DuckDB's
+# memory limit): a larger run's are sorted in parts, split by hash, each a scan, each
+# sorted while the next is fetched.
 SORTED_PART_ROWS = 16_000_000
 
 
 def typed_tests(con: duckdb.DuckDBPyConnection, table: str) -> Callable[[], bool]:
     """Start the whole-table tests of a run read by a typed path; return the function that
-    waits for their verdict. A run of one part fetches its pairs' hashes and sorts them in
-    a thread of its own, so the caller's next queries run on the other core meanwhile (a
+    waits for their verdict. From SORT_PAIRS_FROM rows the pairs' hashes are sorted in a
+    thread of their own, so the caller's next queries run on the other core meanwhile (a
     7M-line TREC run: its order test, 0.37 s, beside the 0.6 s sort)."""
     rows = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
     if rows < SORT_PAIRS_FROM:
@@ -514,12 +517,27 @@ def typed_tests(con: duckdb.DuckDBPyConnection, table: str) -> Callable[[], bool
         return lambda: ok
     parts = -(-rows // SORTED_PART_ROWS)
     if parts > 1:
-        ok = _pairs_in_parts_ok(con, table, parts)
-        return lambda: ok
+        return _pairs_in_parts(con, table, parts)
     fetched = con.execute(PAIRS_AND_ROWS_SQL.format(table=table)).fetchnumpy()
     if fetched["bad"].any():
         return lambda: False
     return in_background(_all_different, fetched["pair"])
+
+
+def _pairs_in_parts(con: duckdb.DuckDBPyConnection, table: str, parts: int) -> Callable[[], bool]:
+    """:data:`TYPED_OK_SQL`'s tests for a run in several parts: rows tested once, then each
+    part's pair hashes fetched while the previous part's sort runs (two parts held at most);
+    the last part's sort is left running."""
+    if not con.execute(ROWS_OK_SQL.format(table=table)).fetchone()[0]:
+        return lambda: False
+    in_part = PAIRS_IN_PART_SQL.format(table=table)
+    previous = None
+    for part in range(parts):
+        hashes = con.execute(in_part, {"parts": parts, "part": part}).fetchnumpy()["pair"]
+        if previous is not None and not previous():
+            return lambda: False
+        previous = in_background(_all_different, hashes)
+    return previous
 
 
 def in_background(function: Callable[..., T], *args) -> Callable[[], T]:
@@ -529,18 +547,6 @@ def in_background(function: Callable[..., T], *args) -> Callable[[], T]:
     future = pool.submit(function, *args)
     pool.shutdown(wait=False)  # the thread ends with the function
     return future.result
-
-
-def _pairs_in_parts_ok(con: duckdb.DuckDBPyConnection, table: str, parts: int) -> bool:
-    """:data:`TYPED_OK_SQL`'s tests for a run held in several parts: rows tested once, each
-    part's pair hashes sorted in turn."""
-    if not con.execute(ROWS_OK_SQL.format(table=table)).fetchone()[0]:
-        return False
-    in_part = PAIRS_IN_PART_SQL.format(table=table)
-    return all(
-        _all_different(con.execute(in_part, {"parts": parts, "part": part}).fetchnumpy()["pair"])
-        for part in range(parts)
-    )
 
 
 def _all_different(hashes) -> bool:

@@ -2,8 +2,9 @@
 (fast) read tests the (query, chunk) pairs (issue 14).
 
 Below ``runs.SORT_PAIRS_FROM`` rows DuckDB counts the distinct pairs; from it the pairs'
-hashes are fetched and sorted, in parts split by hash when there are many. Each test runs
-all three (lowered thresholds force the sorted ways on these small files): a repeated pair
+hashes are fetched and sorted (in a thread), in parts split by hash when there are many,
+each sorted while the next is fetched. Each test runs all three (lowered thresholds force
+the sorted ways on these small files): a repeated pair
 must reach the validating read and be refused with its line; a clean file loads the same
 either way, and a bad row (here a blank chunk id) is caught on every way.
 """
