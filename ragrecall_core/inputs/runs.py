@@ -338,7 +338,7 @@ SELECT id, retrieved FROM read_json($path, format='newline_delimited',
 STRICT_JSON_SQL = f"""
 SELECT NOT EXISTS (SELECT 1 FROM (SELECT text, json_keys(CASE WHEN starts_with(ltrim(text), '{{')
                                                             THEN text END) AS keys
-                                   FROM ({readers.LINES_SQL}))
+                                   FROM ({readers.FAST_LINES_SQL}))
                    WHERE regexp_matches(text, '{readers.TRAILING_COMMA}')
                       OR len(keys) <> len(list_distinct(keys)))
 """

@@ -1,7 +1,7 @@
 """Attack: a file DuckDB cannot read is a clean exit 2, never a traceback.
 
 Issue 10, section 4 (the loaders): bytes that are not UTF-8 (in gold, run, grades and corpus;
-JSON lines, TREC and CSV), a line over DuckDB's 2 MB line limit, garbage or truncated
+JSON lines, TREC and CSV), a line over the 16 MB line limit, garbage or truncated
 Parquet. Each is checked through the Python API (an ``InputError`` naming file, line and what
 was expected) and through ``ragrecall evaluate`` (exit 2, the same lines on stderr).
 """
@@ -113,7 +113,7 @@ def test_bytes_that_are_not_utf8_are_refused_naming_each_line(tmp_path, capsys, 
 @pytest.mark.parametrize("role", ["gold", "run"])
 def test_a_line_over_the_line_limit_is_refused_quoting_80_characters(tmp_path, capsys, role, fmt):
     name, head, template = LINES[role][fmt]
-    huge = b"x" * (3 * 1024 * 1024)
+    huge = b"x" * (17 * 1000 * 1000)
     content = head + template.replace(b"{bad}", huge)
     paths = write_case(tmp_path, role, content, name)
     line = head.count(b"\n") + 1
@@ -121,7 +121,7 @@ def test_a_line_over_the_line_limit_is_refused_quoting_80_characters(tmp_path, c
     problems = problems_of(paths)
     assert [(p.file, p.line) for p in problems] == [(str(paths[role]), line)], problems
     (problem,) = problems
-    assert "2 MB" in problem.expected, problem
+    assert "16 MB" in problem.expected, problem
     assert len(str(problem)) < 300, str(problem)
     err = cli_rejects(capsys, paths, problems)
     assert len(err) < 1000, err[:2000]
