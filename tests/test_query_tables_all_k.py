@@ -8,6 +8,7 @@ here verbatim so the comparison cannot drift with the code it checks.
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -287,6 +288,10 @@ def test_the_graded_workspace_exercises_what_it_claims(graded):
     )
     assert any("tied scores at ranks 5 and 6" in w for w in tables.at(5).warnings["first"])
     assert not any("ranks 5 and 6" in w for w in tables.at(1).warnings.get("first", []))
+    # a tie warning carries its cutoff as data, through a cache's pickling too
+    kept = pickle.loads(pickle.dumps(tables))
+    assert [w.cutoff for w in kept.at(5).warnings["first"] if "tied" in w] == [5]
+    assert not any("ranks 5 and 6" in w for w in kept.at(1).warnings.get("first", []))
     # k changes the k-dependent columns
     assert not tables.at(1).table["found"].equals(tables.at(12).table["found"])
     assert not tables.at(1).table["reasons"].equals(tables.at(12).table["reasons"])

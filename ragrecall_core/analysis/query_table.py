@@ -22,7 +22,6 @@ about a millisecond; :func:`build_query_table` is that with a single k.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -145,8 +144,6 @@ FROM graded g FULL JOIN reason_lists r ON r.k = g.k AND r.run = g.run AND r.quer
 JOIN row_index x ON x.run = coalesce(g.run, r.run) AND x.query_id = coalesce(g.query_id, r.query_id)
 """
 
-# a tie warning of collect_warnings names its cutoff: "... at ranks 5 and 6: @5 depends on ..."
-TIE_WARNING = re.compile(r"tied scores at ranks (\d+) and \d+: @\d+ depends on tie order$")
 # the leading columns of the table (the query's own fields), in order
 FIRST = ["run", "query_id", "query", "query_type", "section", "split", "require_all"]
 
@@ -220,7 +217,7 @@ class QueryTables:
         columns = {**{c: self.base[c] for c in self.base.columns}, **self.by_k[k]}
         table = pd.DataFrame({c: columns[c] for c in table_columns(k)}, copy=False)
         warnings = {
-            run: [line for line in lines if _tie_cutoff(line) in (None, k)]
+            run: [line for line in lines if getattr(line, "cutoff", None) in (None, k)]
             for run, lines in self.warnings.items()
         }
         warnings = {run: lines for run, lines in warnings.items() if lines}
@@ -380,12 +377,6 @@ def _spread_lists(values: pd.Series, at: np.ndarray, n: int) -> list[list[int]]:
     for row, ranks in zip(at, values, strict=True):
         lists[row] = list(map(int, ranks))
     return lists
-
-
-def _tie_cutoff(line: str) -> int | None:
-    """The cutoff a tie warning names (None for any other warning)."""
-    match = TIE_WARNING.search(line)
-    return int(match.group(1)) if match else None
 
 
 def _doc_length(table: pd.DataFrame, lo, hi, docs: int) -> pd.Series:

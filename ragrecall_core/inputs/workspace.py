@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -108,10 +108,8 @@ class Workspace:
             problems += ws._load_run_files(run_paths)
             return ws._finish_loading(problems)
 
-        def restored(con: duckdb.DuckDBPyConnection, names: dict[str, Path]) -> Workspace:
-            return cls(con, runs=names, **fields)._locked(run_paths)
-
         plan = load_plan("files", [("gold", fields["gold"])], run_paths, fields["grades"], corpus)
+        restored = cls._restorer(fields, run_paths)
         return load_cache.load(cache, plan, memory_limit, fresh, restored)
 
     @classmethod
@@ -182,12 +180,18 @@ class Workspace:
             problems += ws._load_run_files(run_paths)
             return ws._finish_loading(problems, corpus_loaded=True)
 
-        def restored(con: duckdb.DuckDBPyConnection, names: dict[str, Path]) -> Workspace:
-            return cls(con, runs=names, **fields)._locked(run_paths)
-
         beir = [("beir", path) for path in beir_files(root)]
         plan = load_plan("beir", beir, run_paths, fields["grades"], None)
+        restored = cls._restorer(fields, run_paths)
         return load_cache.load(cache, plan, memory_limit, fresh, restored)
+
+    @classmethod
+    def _restorer(
+        cls, fields: dict, run_paths: list[Path]
+    ) -> Callable[[duckdb.DuckDBPyConnection, dict[str, Path]], Workspace]:
+        """How a load cache's hit makes the workspace: its connection, filled by the cache,
+        with the runs it names, locked down as a fresh load's."""
+        return lambda con, names: cls(con, runs=names, **fields)._locked(run_paths)
 
     def _load_run_files(self, paths: list[Path]) -> list[Problem]:
         """Load every run file, keeping the loaded ones by name; the others' problems."""

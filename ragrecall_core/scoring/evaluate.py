@@ -212,6 +212,24 @@ WHERE (SELECT count(*) FROM corpus) > 0 AND grade > 0
 """
 
 
+class RunWarning(str):
+    """A warning about a run: its text, and the cutoff it concerns when it concerns one (a
+    tie across rank k and k + 1 matters at @k alone), so a view at another k can leave it
+    out without reading the text.
+
+    >>> RunWarning.at_cutoff("2 queries have tied scores at ranks 5 and 6: ...", 5).cutoff
+    5
+    """
+
+    cutoff: int | None = None
+
+    @classmethod
+    def at_cutoff(cls, text: str, cutoff: int) -> RunWarning:
+        warning = cls(text)
+        warning.cutoff = cutoff
+        return warning
+
+
 def collect_warnings(
     prepared: PreparedEvaluation,
     cutoffs: Sequence[int],
@@ -233,10 +251,11 @@ def collect_warnings(
         )
     if cutoffs:
         for run, k, n in prepared.fetch(TIES_SQL, {**runs_only, "cutoffs": list(cutoffs)}):
-            warnings.setdefault(run, []).append(
+            text = (
                 f"{plural(n, 'query', 'queries')} {'has' if n == 1 else 'have'} tied scores at "
                 f"ranks {k} and {k + 1}: @{k} depends on tie order"
             )
+            warnings.setdefault(run, []).append(RunWarning.at_cutoff(text, k))
     outside, sample = prepared.fetch(NOT_IN_CORPUS_SQL)[0]
     if outside:
         for run in prepared.workspace.run_names:
