@@ -188,6 +188,7 @@ TREC_RUNS = {
     # trec_eval's order, ranks 1..n: positions are the ranks, nothing sorted
     "in order": ["q1 Q0 a 1 0.9 t", "q1 Q0 b 2 0.5 t", "q2 Q0 b 1 0.8 t"],
     "tie, docno falling": ["q1 Q0 b 1 0.5 t", "q1 Q0 a 2 0.5 t", "q2 Q0 b 1 0.8 t"],
+    "-0 ties 0, docno falling": ["q1 Q0 b 1 -0.0 t", "q1 Q0 a 2 0.0 t", "q2 Q0 b 1 0.8 t"],
     # any other order is sorted, whatever the ranks say
     "tie, docno rising": ["q1 Q0 a 1 0.5 t", "q1 Q0 b 2 0.5 t", "q2 Q0 b 1 0.8 t"],
     "ranks against scores": ["q1 Q0 a 1 0.1 t", "q1 Q0 b 2 0.5 t", "q2 Q0 b 1 0.8 t"],
@@ -197,7 +198,7 @@ TREC_RUNS = {
     "every rank 1": ["q1 Q0 a 1 0.9 t", "q1 Q0 b 1 0.5 t", "q2 Q0 b 1 0.8 t"],
     "rank order, file shuffled": ["q1 Q0 b 2 0.5 t", "q2 Q0 b 1 0.8 t", "q1 Q0 a 1 0.9 t"],
 }
-IN_TREC_ORDER = ("in order", "tie, docno falling")
+IN_TREC_ORDER = ("in order", "tie, docno falling", "-0 ties 0, docno falling")
 
 
 @pytest.mark.parametrize("ranking", list(TREC_RUNS))
