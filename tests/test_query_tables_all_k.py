@@ -401,3 +401,14 @@ def test_the_dashboard_slices_offered_ks_from_one_build_and_builds_others_alone(
         assert built == [offered]  # 5 and 10 from one build; 7 on its own
     finally:
         st.cache_resource.clear()
+
+
+@pytest.mark.parametrize("unit", ["chunk", "doc"])
+def test_list_lengths_count_the_ranked_rows(graded, unit):
+    """At chunk level ``lists`` reads the lengths counted when each run was loaded; they
+    must be what counting the ranked rows gives (as the document level still does)."""
+    prepared = prepare(graded, Policy(unit=unit))
+    counted = prepared.fetch(
+        "SELECT run, query_id, count(*) FROM {s}.ranked GROUP BY ALL ORDER BY ALL"
+    )
+    assert counted and prepared.fetch("SELECT * FROM {s}.lists ORDER BY ALL") == counted

@@ -35,7 +35,8 @@ CREATE TABLE IF NOT EXISTS qrels (
 CREATE OR REPLACE VIEW runs AS
     SELECT NULL::VARCHAR AS run, NULL::VARCHAR AS query_id, NULL::VARCHAR AS chunk_id,
            NULL::BIGINT AS rank, NULL::DOUBLE AS score WHERE false;
-CREATE TABLE IF NOT EXISTS run_queries (run VARCHAR, query_id VARCHAR);
+-- every query a run lists, with how many chunks it lists (0: an empty list)
+CREATE TABLE IF NOT EXISTS run_queries (run VARCHAR, query_id VARCHAR, listed BIGINT);
 CREATE TABLE IF NOT EXISTS run_files (
     run VARCHAR PRIMARY KEY, path VARCHAR, format VARCHAR, config JSON, tbl VARCHAR);
 CREATE TABLE IF NOT EXISTS grades (

@@ -59,7 +59,7 @@ from ragrecall_core.inputs.runs import refresh_runs_view
 from ragrecall_core.inputs.sql import quote_identifier
 
 # bump whenever the tables a load creates change (names, columns, meaning)
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 CACHE_ENV = "RAGRECALL_CACHE"
 MAX_FILES = 8
 MAX_BYTES = 2 * 10**9

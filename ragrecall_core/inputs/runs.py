@@ -218,11 +218,18 @@ def register_run(con: duckdb.DuckDBPyConnection, read: ReadRun, name: str | None
             "table": read.table,
         },
     )
-    # table names are generated (run_table_N), never user text
-    queries = f"INSERT INTO run_queries SELECT DISTINCT $run, qid FROM {read.table}"
-    con.execute(queries, {"run": run})
+    record_run_queries(con, run, read.table)
     refresh_runs_view(con)
     return run
+
+
+def record_run_queries(con: duckdb.DuckDBPyConnection, run: str, table: str) -> None:
+    """Add each query of run ``run`` (held in ``table``, a generated name) to
+    ``run_queries``, with the number of chunks its list holds."""
+    con.execute(
+        f"INSERT INTO run_queries SELECT $run, qid, count(docno) FROM {table} GROUP BY qid",
+        {"run": run},
+    )
 
 
 def _config_of(path: Path) -> tuple[dict, list[Problem]]:

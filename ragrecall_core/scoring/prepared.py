@@ -70,11 +70,14 @@ SELECT x.query_id, x.chunk_id, x.grade, coalesce(m.harmful, false) AS harmful
 FROM merged x LEFT JOIN manual m USING (query_id, chunk_id)
 """
 
+# (at chunk level a list's length is counted once, when the run is loaded)
 CHUNK_UNIT_SQL = """
 CREATE VIEW {s}.judgments AS
     SELECT query_id, chunk_id AS item_id, grade, harmful FROM {s}.chunk_judgments;
 CREATE VIEW {s}.ranked AS
     SELECT run, query_id, chunk_id AS item_id, rank, score FROM runs;
+CREATE VIEW {s}.lists AS
+    SELECT run, query_id, listed FROM run_queries WHERE listed > 0;
 """
 
 DOC_OF = f"coalesce(c.doc_id, {doc_of_sql('x.chunk_id')})"
@@ -87,14 +90,14 @@ CREATE TABLE {{s}}.ranked AS
     SELECT x.run, x.query_id, {DOC_OF} AS item_id, min(x.rank) AS rank,
            arg_min(x.score, x.rank) AS score
     FROM runs x LEFT JOIN corpus c ON c.chunk_id = x.chunk_id GROUP BY ALL;
+CREATE TABLE {{s}}.lists AS
+    SELECT run, query_id, count(*) AS listed FROM {{s}}.ranked GROUP BY run, query_id;
 """
 
 ROWS_SQL = """
 CREATE TABLE {s}.judged_rows AS
     SELECT r.run, r.query_id, r.item_id, r.rank, j.grade, j.harmful
     FROM {s}.ranked r JOIN {s}.judgments j ON j.query_id = r.query_id AND j.item_id = r.item_id;
-CREATE TABLE {s}.lists AS
-    SELECT run, query_id, count(*) AS listed FROM {s}.ranked GROUP BY run, query_id;
 """
 
 # The marks a chunk can carry, as every page and report names them.

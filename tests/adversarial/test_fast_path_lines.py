@@ -57,5 +57,5 @@ def test_one_line_per_id_loads_every_list(tmp_path):
     ws = Workspace.from_files(gold, [run])
     listed = ws.con.execute("SELECT query_id, chunk_id, rank FROM runs ORDER BY ALL").fetchall()
     assert listed == [("q1", "a", 1), ("q1", "c", 2), ("q3", "b", 1)]
-    queries = ws.con.execute("SELECT query_id FROM run_queries ORDER BY ALL").fetchall()
-    assert queries == [("q1",), ("q2",), ("q3",)]
+    queries = ws.con.execute("SELECT query_id, listed FROM run_queries ORDER BY ALL").fetchall()
+    assert queries == [("q1", 2), ("q2", 0), ("q3", 1)]  # an empty list lists no chunk
