@@ -31,14 +31,20 @@ FORMAT_NAMES = {JSONL: "JSON lines", CSV: "CSV", PARQUET: "Parquet", TREC: "TREC
 MAX_LINE_BYTES = 16_000_000
 LINE_LIMITS = f"max_line_size={MAX_LINE_BYTES}, buffer_size={2 * MAX_LINE_BYTES}"
 
-# One VARCHAR column per physical line; blank lines stay (as NULL) so that
-# row_number() is the line number. chr(1) never occurs in text files we accept.
-FAST_LINES_SQL = """
+
+def lines_sql(options: str = "") -> str:
+    """One VARCHAR column per physical line of ``$path``, read with the CSV reader's extra
+    ``options``; blank lines stay (as NULL) so that row_number() is the line number.
+    chr(1) never occurs in text files we accept."""
+    return f"""
 SELECT row_number() OVER () AS line, text
 FROM read_csv($path, delim=chr(1), quote='', escape='', header=false,
-              columns={'text': 'VARCHAR'}, auto_detect=false)
+              columns={{'text': 'VARCHAR'}}, auto_detect=false{options})
 """
-LINES_SQL = FAST_LINES_SQL.replace("auto_detect=false)", f"auto_detect=false, {LINE_LIMITS})")
+
+
+FAST_LINES_SQL = lines_sql()
+LINES_SQL = lines_sql(f", {LINE_LIMITS}")
 MAX_PROBLEMS = 1000
 CSV_ERROR_LINE = re.compile(r"CSV Error on Line: (\d+)\s*\nOriginal Line: ([^\n]*)")
 

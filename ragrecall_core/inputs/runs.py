@@ -279,6 +279,15 @@ def _json(value: dict) -> str:
 
 # Fast paths: a typed read plus cheap whole-table tests. A file that fails any of them is
 # read again by the validating path, which names every problem with its line.
+# Most writers number each query's list 1..n (TREC runs in trec_eval's order, long-form
+# runs): then a row's position is its rank, a virtual column (no sort, nothing stored).
+# in_trec_order and dense_ranks decide whether a run is so numbered.
+RANKS_AS_POSITIONS_STEPS = (
+    """CREATE TABLE {table} (qid VARCHAR, docno VARCHAR, rank BIGINT, score DOUBLE,
+                             typed BOOLEAN, position BIGINT AS (rank))""",
+    "INSERT INTO {table} {rows}",
+)
+
 # A TREC run's rows, each marked whether it is typed: all six fields present (an empty
 # field between two separators reads as NULL; trec_eval and the validating read split on
 # runs of whitespace and see five fields) and a whole-number rank.
@@ -292,9 +301,9 @@ FROM read_csv($path, delim=$delim, header=false, auto_detect=false, comment='#',
 """
 
 # Most TREC runs are written in trec_eval's order with ranks 1..n: then a row's position is
-# its rank (the long-form steps: a virtual column, no sort). in_trec_order decides, in one
-# pass of the rows in some order (any order that passes proves it): each query's rows are
-# one block whose ranks count 1, 2, ... while the score falls, or holds as the docno falls.
+# its rank (RANKS_AS_POSITIONS_STEPS). in_trec_order decides, in one pass of the rows in
+# some order (any order that passes proves it): each query's rows are one block whose
+# ranks count 1, 2, ... while the score falls, or holds as the docno falls.
 TREC_ORDER_SQL = """
 SELECT count(*) FILTER (WHERE NOT coalesce(CASE WHEN qid IS DISTINCT FROM prev_qid
                                                 THEN rank = 1
@@ -326,7 +335,7 @@ def read_trec_typed(con: duckdb.DuckDBPyConnection, table: str, params: dict) ->
     """The typed read of a TREC run split on ``$delim``: positions are ranks when the file
     is in trec_eval's order (:func:`in_trec_order`), else numbered by a second read that
     sorts them."""
-    unsorted = [step.format(table=table, rows=TREC_ROWS_SQL) for step in DENSE_LONG_STEPS]
+    unsorted = [step.format(table=table, rows=TREC_ROWS_SQL) for step in RANKS_AS_POSITIONS_STEPS]
     ranked = RANKED_TREC_SQL.format(table=table, rows=TREC_ROWS_SQL)
     return read_unsorted_first(con, table, unsorted, in_trec_order, ranked, params)
 
@@ -490,9 +499,10 @@ FROM {{table}}
 PAIRS_AND_ROWS_SQL = f"""
 SELECT hash(qid, docno) AS pair, coalesce({BAD_TYPED_ROW}, false) AS bad FROM {{table}}
 """
-# A run in several parts: its rows tested in one scan, then each part's hashes in a scan of
-# the two id columns only (testing every row in each part's scan read every column once per
-# part: a 70M-line TREC run 37 -> 42 s under a 3GB limit, its table spilled).
+# Every row's values alone: for a sorted read after the unsorted one (the pairs are the same
+# rows) and for a run in several parts, whose rows are tested in one scan and then each
+# part's hashes in a scan of the two id columns only (testing every row in each part's scan
+# read every column once per part: a 70M-line TREC run 37 -> 42 s under a 3GB limit).
 ROWS_OK_SQL = f"SELECT count(*) FILTER (WHERE {BAD_TYPED_ROW}) = 0 FROM {{table}}"
 # (the parameters typed as the hash is: untyped, they made the fetch 5x slower)
 PAIRS_IN_PART_SQL = """
@@ -644,14 +654,6 @@ SELECT CAST({query_id} AS VARCHAR) AS qid, CAST({chunk_id} AS VARCHAR) AS docno,
 FROM {source}
 """
 
-# Most writers number each query's list 1..n: then a row's position is its rank, a virtual
-# column (no sort, nothing stored). dense_ranks decides whether the run is so numbered.
-DENSE_LONG_STEPS = (
-    """CREATE TABLE {table} (qid VARCHAR, docno VARCHAR, rank BIGINT, score DOUBLE,
-                             typed BOOLEAN, position BIGINT AS (rank))""",
-    "INSERT INTO {table} {rows}",
-)
-
 # Any other numbering is sorted by rank. The values are cast before the window, which then
 # sorts the cast columns themselves (casting in the window's keys held a second copy of each:
 # +40 MB on a 7M-line Parquet run).
@@ -709,7 +711,7 @@ def read_long_typed(con: duckdb.DuckDBPyConnection, table: str, rows: str, param
     """The typed read of a long-form run (``rows``: its :func:`long_rows_sql`): positions
     are ranks when the ranks allow (:func:`dense_ranks`), else numbered by a second read
     that sorts them."""
-    dense = [step.format(table=table, rows=rows) for step in DENSE_LONG_STEPS]
+    dense = [step.format(table=table, rows=rows) for step in RANKS_AS_POSITIONS_STEPS]
     ranked = RANKED_LONG_SQL.format(table=table, rows=rows)
     return read_unsorted_first(con, table, dense, dense_ranks, ranked, params)
 

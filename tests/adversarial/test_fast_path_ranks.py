@@ -107,6 +107,14 @@ RANKINGS = {
 }
 
 
+def decisions_of(monkeypatch, test: str) -> list[bool]:
+    """Every answer the order test ``runs.<test>`` gives from now on, in a list that fills
+    as the test is asked (the test itself still decides)."""
+    real, decided = getattr(runs, test), []
+    monkeypatch.setattr(runs, test, lambda *a: decided.append(real(*a)) or decided[-1])
+    return decided
+
+
 def loaded(gold, run) -> list[tuple]:
     workspace = Workspace.from_files(gold, [run])
     sql = "SELECT query_id, chunk_id, rank, score FROM runs ORDER BY query_id, rank"
@@ -118,9 +126,7 @@ def loaded(gold, run) -> list[tuple]:
 def test_both_long_form_reads_load_the_same(tmp_path, monkeypatch, fmt, ranking):
     gold = write_jsonl(tmp_path / "gold.jsonl", GOLD)
     run = write_long(tmp_path, fmt, RANKINGS[ranking])
-    decided = []
-    real = runs.dense_ranks
-    monkeypatch.setattr(runs, "dense_ranks", lambda *a: decided.append(real(*a)) or decided[-1])
+    decided = decisions_of(monkeypatch, "dense_ranks")
     fast = loaded(gold, run)
     assert decided == [ranking.startswith("dense")]
     monkeypatch.setattr(runs, "DENSE_BITS_LIMIT", 0)  # no run counts as ranked 1..n
@@ -164,9 +170,7 @@ def test_both_jsonl_reads_load_the_same(tmp_path, monkeypatch, lists):
         tmp_path / "run.jsonl",
         [{"id": "q1", "retrieved": q1}, {"id": "q2", "retrieved": q2}],
     )
-    decided = []
-    real = runs.in_list_order
-    monkeypatch.setattr(runs, "in_list_order", lambda *a: decided.append(real(*a)) or decided[-1])
+    decided = decisions_of(monkeypatch, "in_list_order")
     fast = loaded(gold, run)
     assert decided == [lists in ("in list order", "unranked and ranked in place")]
     monkeypatch.setattr(runs, "in_list_order", lambda *a: False)  # sorted, whatever the order
@@ -207,9 +211,7 @@ def test_both_trec_reads_load_the_same(tmp_path, monkeypatch, ranking, delim):
     gold = write_jsonl(tmp_path / "gold.jsonl", GOLD)
     lines = [line.replace(" ", delim) for line in TREC_RUNS[ranking]]
     run = write_text(tmp_path / "run.trec", "\n".join(lines) + "\n")
-    decided = []
-    real = runs.in_trec_order
-    monkeypatch.setattr(runs, "in_trec_order", lambda *a: decided.append(real(*a)) or decided[-1])
+    decided = decisions_of(monkeypatch, "in_trec_order")
     fast = loaded(gold, run)
     assert decided[-1] == (ranking in IN_TREC_ORDER)
     monkeypatch.setattr(runs, "in_trec_order", lambda *a: False)  # sorted, whatever the order
