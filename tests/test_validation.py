@@ -197,7 +197,9 @@ def test_same_chunk_in_two_lists_is_fine(tmp_path):
     run = write_jsonl(
         tmp_path / "run.jsonl", [run_row("q1", ["a", "b"]), run_row("q2", ["a", "b"])]
     )
-    Workspace.from_files(gold, [run])
+    ws = Workspace.from_files(gold, [run])
+    rows = ws.con.execute("SELECT query_id, chunk_id, rank FROM runs ORDER BY 1, 3").fetchall()
+    assert rows == [("q1", "a", 1), ("q1", "b", 2), ("q2", "a", 1), ("q2", "b", 2)]
 
 
 @pytest.mark.parametrize("rank", [0, -1, 1.5, "x", "1", None])

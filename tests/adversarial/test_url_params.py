@@ -90,10 +90,10 @@ def test_free_text_parameters_are_kept_as_data():
     assert refused == []
 
 
-@pytest.mark.parametrize("page", PAGES)
-def test_no_page_shows_a_traceback_for_crafted_parameters(page, monkeypatch):
+@pytest.mark.parametrize("page_script", PAGES)
+def test_no_page_shows_a_traceback_for_crafted_parameters(page_script, monkeypatch):
     params = {key: values[0] for key, values in BAD.items()}
-    at = app(monkeypatch=monkeypatch, params=params).switch_page(page).run()
+    at = app(monkeypatch=monkeypatch, params=params).switch_page(page_script).run()
     no_exception(at)
     assert at.session_state["side_k"] == DEFAULTS.k
     assert at.session_state["side_rel"] == DEFAULTS.rel_level
