@@ -18,18 +18,29 @@ file is read again. A path that is no regular file (a FIFO, a folder) means no c
 attached before the connection is locked down. Only a load without any problem is kept:
 a background thread (a cursor: a connection is not thread-safe) copies every table of the
 in-memory database's ``main`` schema into it (the judgment store is a separate database
-and never copied), checkpoints, detaches, and renames it into place atomically. Writing
+and never copied), checkpoints, detaches, makes it 0600, signs it (appends the signature,
+fsync) and renames it into place atomically. Writing
 takes ~1.4 s at 10,000 queries, so the workspace is returned without waiting for it;
 :func:`wait_for_writes` waits (tests, benchmarks); Python waits for it before exiting.
 A file changed while it was loaded (its size, mtime or inode moved) is not kept.
 
+**Trust**: a cache file is read only if this module wrote it. It must be owned by the
+current user, mode 0600, and end in :data:`SIGNATURE_MAGIC` plus an HMAC-SHA256 over its
+key and every byte before the signature, keyed by the user's secret (:data:`SECRET_NAME`
+in ``$RAGRECALL_HOME``: 32 random bytes, made 0600 with O_EXCL and linked into place). All
+of it is checked through one descriptor opened without following a symlink, before DuckDB
+opens the file (~0.05 s at 47 MB); the folder is the user's and 0700, so no one else can
+swap the file between the check and the attach. A secret file that is not the user's
+alone (someone else's, not 0600, a symlink, not 32 bytes) is named on stderr once and no
+cache is used: it is never replaced silently.
+
 **Hit**: a fresh connection (:func:`.db.connect`) attaches the file read-only, checks that
 it holds exactly the tables a load makes with the columns they have (and its own key),
 copies them in, detaches, and recreates the ``runs`` view; the caller then locks it down
-with the same files as a fresh load. Anything wrong with the file (garbage, truncated,
-other tables) is a miss and the file is written again; a cache folder that cannot be used
-(a symlink, a file, not writable) is named in one line on stderr and the load goes on
-without a cache.
+with the same files as a fresh load. Any file that fails a check (foreign, open to others,
+unsigned, edited, garbage, other tables) is named in one line on stderr (once per process),
+is a miss, and is written again; a cache folder that cannot be used (a symlink, a file,
+not writable) is named in one line on stderr and the load goes on without a cache.
 
 **Eviction**: after each write, at most :data:`MAX_FILES` (8) cache files and
 :data:`MAX_BYTES` (2 GB) together stay, the most recently used first (a hit touches its
@@ -38,9 +49,12 @@ file); a temporary file older than an hour (a writer that died) goes too.
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import hmac
 import os
 import re
+import secrets
 import stat
 import sys
 import threading
@@ -79,6 +93,15 @@ RUN_TABLE_COLUMNS = (
     ("position", "BIGINT"),
 )
 LOADER_SOURCES = Path(__file__).parent
+# the user's signing key, in $RAGRECALL_HOME; a cache file ends in MAGIC + its HMAC-SHA256
+SECRET_NAME = "load_cache.secret"
+SECRET_SIZE = 32
+SIGNATURE_MAGIC = b"\nragrecall load cache hmac-sha256 v1\n"
+MAC_SIZE = hashlib.sha256().digest_size
+SIGNATURE_SIZE = len(SIGNATURE_MAGIC) + MAC_SIZE
+READ_CHUNK = 1 << 20
+# opening never follows a symlink and never waits on a FIFO
+OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
 
 Loaded = TypeVar("Loaded")
 
@@ -104,14 +127,15 @@ def load(
     ``fresh`` alone."""
     folder = usable_folder(Path(cache)) if cache is not None and enabled() else None
     key = cache_key(plan) if folder is not None else None
-    if folder is None or key is None:
+    secret = user_secret() if key is not None else None
+    if folder is None or key is None or secret is None:
         return fresh(connect(memory_limit=memory_limit))
     path = folder / f"{key}.duckdb"
-    con = restore(path, key, memory_limit)
+    con = restore(path, key, memory_limit, secret)
     if con is not None:
         _touch(path)
         return restored(con, run_paths(con))
-    return _load_and_keep(folder, key, plan, memory_limit, fresh)
+    return _load_and_keep(folder, key, plan, memory_limit, fresh, secret)
 
 
 def enabled() -> bool:
@@ -252,31 +276,173 @@ def _warn_once(line: str) -> None:
         print(f"ragrecall: {line}", file=sys.stderr)
 
 
-# ---------------------------------------------------------------- hit
-def restore(path: Path, key: str, memory_limit: str | None) -> duckdb.DuckDBPyConnection | None:
-    """A new in-memory connection holding the tables of the cache file ``path``, the
-    ``runs`` view recreated; None when the file is missing or not what this module wrote."""
+# ---------------------------------------------------------------- trust
+def user_secret() -> bytes | None:
+    """The user's signing key, ``$RAGRECALL_HOME/load_cache.secret`` (32 random bytes, the
+    user's, 0600), made when missing; None (named on stderr once) when the file there is
+    anything else: a key others could read or write signs nothing, and it is not replaced."""
+    from ragrecall_core.inputs.store import ragrecall_home  # store imports the workspace
+
+    path = ragrecall_home() / SECRET_NAME
     try:
-        if not stat.S_ISREG(os.lstat(path).st_mode):
+        found = _read_secret(path)
+    except FileNotFoundError:
+        found = _make_secret(path)
+    if isinstance(found, bytes):
+        return found
+    _warn_once(f"load cache not used: its key {path} is {found}; inputs are read in full")
+    return None
+
+
+def _read_secret(path: Path) -> bytes | str:
+    """The key in ``path``, or why it is not one; FileNotFoundError when there is none."""
+    try:
+        descriptor = os.open(path, OPEN_FLAGS)
+    except FileNotFoundError:
+        raise
+    except OSError as error:
+        return _open_failure(error)
+    with os.fdopen(descriptor, "rb") as handle:
+        why = not_private(os.fstat(descriptor))
+        data = b"" if why else handle.read(SECRET_SIZE + 1)
+    if why or len(data) == SECRET_SIZE:
+        return why or data
+    return f"{len(data)} bytes long, not {SECRET_SIZE}"
+
+
+def _make_secret(path: Path) -> bytes | str:
+    """Write a new key beside ``path`` (O_EXCL, 0600 whatever the umask) and link it into
+    place: a process reading it meanwhile finds no file or the whole key, and of two
+    processes making one at once the first link wins and both use it."""
+    temp = path.with_name(f"{TEMP_PREFIX}{path.name}-{uuid.uuid4().hex}")
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+        with os.fdopen(os.open(temp, flags, 0o600), "wb") as handle:
+            os.fchmod(handle.fileno(), 0o600)
+            handle.write(secrets.token_bytes(SECRET_SIZE))
+            handle.flush()
+            os.fsync(handle.fileno())
+        try:
+            os.link(temp, path)
+        except FileExistsError:
+            pass
+        return _read_secret(path)
+    except OSError as error:
+        return f"not to be made ({error.strerror or type(error).__name__})"
+    finally:
+        temp.unlink(missing_ok=True)
+
+
+def not_private(info: os.stat_result) -> str:
+    """Why a file with this stat is not one this user alone wrote ('' when it is)."""
+    if not stat.S_ISREG(info.st_mode):
+        return "not a regular file"
+    if info.st_uid != os.getuid():
+        return f"owned by another user (uid {info.st_uid})"
+    mode = stat.S_IMODE(info.st_mode)
+    return f"mode {mode:04o}, not 0600" if mode != 0o600 else ""
+
+
+def _open_failure(error: OSError) -> str:
+    if error.errno == errno.ELOOP:
+        return "a symlink"
+    return error.strerror or type(error).__name__
+
+
+def signer(secret: bytes, key: str):
+    """An HMAC-SHA256 keyed by ``secret`` that has read the ``key`` a file is stored under."""
+    mac = hmac.new(secret, digestmod=hashlib.sha256)
+    frame_part(mac, key.encode())
+    return mac
+
+
+def _mac_of(handle, length: int, mac) -> bytes | None:
+    """``mac`` over the first ``length`` bytes of ``handle``; None if the file is shorter."""
+    handle.seek(0)
+    while length:
+        chunk = handle.read(min(READ_CHUNK, length))
+        if not chunk:
             return None
-    except OSError:
+        mac.update(chunk)
+        length -= len(chunk)
+    return mac.digest()
+
+
+def distrust(path: Path, key: str, secret: bytes) -> str:
+    """Why the cache file ``path`` is not one this module wrote for ``key`` ('' when it
+    is): read through one descriptor, never following a symlink, before DuckDB opens it.
+    FileNotFoundError when there is none."""
+    try:
+        descriptor = os.open(path, OPEN_FLAGS)
+    except FileNotFoundError:
+        raise
+    except OSError as error:
+        return _open_failure(error)
+    with os.fdopen(descriptor, "rb") as handle:
+        info = os.fstat(descriptor)
+        why = not_private(info)
+        if why:
+            return why
+        length = info.st_size - SIGNATURE_SIZE
+        if length < 0:
+            return "not signed"
+        handle.seek(length)
+        tail = handle.read(SIGNATURE_SIZE)
+        if not tail.startswith(SIGNATURE_MAGIC):
+            return "not signed"
+        found = _mac_of(handle, length, signer(secret, key))
+    if found is None or not hmac.compare_digest(found, tail[len(SIGNATURE_MAGIC) :]):
+        return "its signature does not match its content"
+    return ""
+
+
+def sign(path: Path, key: str, secret: bytes) -> None:
+    """Append the signature of ``path``'s bytes (stored under ``key``) and sync the file."""
+    with open(path, "r+b") as handle:
+        length = handle.seek(0, os.SEEK_END)
+        found = _mac_of(handle, length, signer(secret, key))
+        handle.seek(length)
+        handle.write(SIGNATURE_MAGIC + found)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+# ---------------------------------------------------------------- hit
+def restore(
+    path: Path, key: str, memory_limit: str | None, secret: bytes
+) -> duckdb.DuckDBPyConnection | None:
+    """A new in-memory connection holding the tables of the cache file ``path``, the
+    ``runs`` view recreated; None when the file is missing or not what this module wrote
+    (named on stderr once: it is written again)."""
+    try:
+        why = distrust(path, key, secret)
+    except FileNotFoundError:
         return None
+    if why:
+        return _ignored(path, why)
     con = connect(memory_limit=memory_limit)
     try:
         con.execute(f"ATTACH $path AS {ALIAS} (READ_ONLY)", {"path": str(path)})
         try:
             tables = _valid_tables(con, key)
-            if tables is None:
-                con.close()
-                return None
-            _copy_in(con, tables)
+            if tables is not None:
+                _copy_in(con, tables)
         finally:
             con.execute(f"DETACH DATABASE IF EXISTS {ALIAS}")
+        if tables is None:
+            con.close()
+            return _ignored(path, "it holds other tables than a load makes")
         refresh_runs_view(con)  # all_grades / all_resolutions: connect() made them
     except (duckdb.Error, OSError):
         con.close()
-        return None
+        return _ignored(path, "DuckDB cannot read it")
     return con
+
+
+def _ignored(path: Path, why: str) -> None:
+    _warn_once(f"load cache file {path} ignored: {why}; it is written again from the inputs")
+    return None
 
 
 # the tables of one database's main schema (views aside) with their columns, in order
@@ -354,6 +520,7 @@ def _load_and_keep(
     plan: LoadPlan,
     memory_limit: str | None,
     fresh: Callable[[duckdb.DuckDBPyConnection], Loaded],
+    secret: bytes,
 ) -> Loaded:
     """Load with a temporary cache file attached (before ``fresh`` locks the connection
     down); keep it only when the load raised nothing and no input changed meanwhile."""
@@ -377,7 +544,7 @@ def _load_and_keep(
     tables = _tables_to_keep(con)
     writer = threading.Thread(
         target=_write,
-        args=(con.cursor(), tables, temp, folder / f"{key}.duckdb", key),
+        args=(con.cursor(), tables, temp, folder / f"{key}.duckdb", key, secret),
         name=f"ragrecall-load-cache-{key[:8]}",
     )
     with _PENDING_LOCK:
@@ -408,10 +575,15 @@ def wait_for_writes() -> None:
 
 
 def _write(
-    cur: duckdb.DuckDBPyConnection, tables: Sequence[str], temp: Path, final: Path, key: str
+    cur: duckdb.DuckDBPyConnection,
+    tables: Sequence[str],
+    temp: Path,
+    final: Path,
+    key: str,
+    secret: bytes,
 ) -> None:
-    """Copy ``tables`` into the attached temporary file, then move it into place. Table
-    names come from the catalog of the load's own database (quoted all the same)."""
+    """Copy ``tables`` into the attached temporary file, sign it, then move it into place.
+    Table names come from the catalog of the load's own database (quoted all the same)."""
     try:
         cur.execute("BEGIN")
         for name in map(quote_identifier, tables):
@@ -424,6 +596,7 @@ def _write(
         if any(p.exists() for p in _beside(temp)):  # a log not folded in: not one file
             raise OSError("a write-ahead log remained")
         os.chmod(temp, 0o600)
+        sign(temp, key, secret)
         os.replace(temp, final)
         evict(final.parent)
     except (duckdb.Error, OSError):
