@@ -1,0 +1,518 @@
+"""Secrets: what is redacted from a run's config and from a retriever's error message.
+
+Redaction is one pass over a value (:func:`redact`) or a text (:func:`redact_text`), done
+where the value enters (a config on load, a capture's error), so that every page, report and
+log reads the redacted copy. A text is cut to ``MAX_INSPECTED`` characters first, so a huge
+value costs no more than a small one. What goes:
+
+* **by key**: a value whose key names a credential, at any depth, with its parent's key
+  (``{"api": {"key": …}}``); everything under it, numbers and booleans too. Keys are
+  normalised first (Unicode NFKC, casefold, split at ``_ - .``, spaces and camelCase).
+* **by structure**: the value of a name/value pair whose name is a secret key (header lists
+  ``[["Authorization", …]]``, ``{"name": "password", "value": …}``) and the argument after a
+  secret flag in an argv list (``["--password", …]``).
+* **by a named rule** (``VALUE_RULES``): private key blocks, provider token families,
+  credentials in URLs, header lines, ``.netrc`` lines, command-line flags, ``key=value`` pairs.
+* **by shape**, for the families that have no rule: a token that looks like a credential (long,
+  high entropy, base64 / hex / token alphabet, mixed character classes and not made of words),
+  unless its key (or the label before it in a text: ``sha256:``, ``commit``) says it is a
+  known non-secret (``NOT_SECRET_KEY_WORDS``: a hash, commit, version, id, path). A token
+  that is base64 of JSON or of text is decoded and inspected once.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import math
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+REDACTED = "[redacted]"
+# Characters of one text that are inspected; the rest is cut and counted in a marker.
+MAX_INSPECTED = 2048
+
+# --- secret by key ------------------------------------------------------------------------
+
+# Substrings of the glued key (NFKC, casefolded, letters and digits only) that always name a
+# secret. Each one is needed: a key that holds it is caught by no other entry (the tests
+# check this, entry by entry).
+SECRET_FRAGMENTS = (
+    "password",
+    "passwd",
+    "passphrase",
+    "passcode",
+    "secret",
+    "credential",
+    "apikey",
+    "accesskey",
+    "privatekey",
+    "sessionid",
+    "authorization",
+    "cookie",
+    "connectionstring",
+    "connstr",
+    "webhook",
+    "sharedaccess",
+)
+# Words that are a secret alone ("dsn") or glued to a prefix ("DBPASS", "hfToken", "OAUTH").
+SECRET_WORDS = {"pw", "pwd", "dsn", "otp", "jwt", "bearer", "pass", "token", "auth", "key"}
+SECRET_ENDINGS = ("pwd", "pass", "token", "auth", "key")
+# Words beside a secret word that make the key an ordinary setting (``pad_token``,
+# ``first_pass``, ``sort_key``, ``token_limit``, ``pass_rate``). ``key`` names a key only as
+# the last word (``key_path`` is a path).
+NOT_SECRET_BEFORE = {
+    "token": {"eos", "bos", "pad", "sep", "unk", "cls", "mask", "stop", "start", "end"}
+    | {"special", "max", "min", "num", "sentinel"},
+    "pass": {"first", "second", "third", "final", "last", "single", "multi", "one", "two"}
+    | {"by", "com", "sur", "over", "band", "retrieval", "rerank"},
+    "key": {"sort", "partition", "primary", "foreign", "cache", "group", "join", "lookup"}
+    | {"hash", "row", "doc", "chunk", "id", "unique", "shard", "field", "order", "routing"}
+    | {"metadata", "dedup", "index", "section", "query", "split", "merge", "rank", "public"}
+    | {"hot", "label", "text", "title", "content", "source", "target", "score", "filter"},
+}
+NOT_SECRET_AFTER = {
+    "token": {"limit", "limits", "budget", "count", "length", "len", "size", "window"}
+    | {"overlap", "type", "ids"},
+    "pass": {"rate", "count", "at", "k", "threshold", "fail"},
+}
+LAST_WORD_ONLY = {"key"}
+
+
+def key_words(key: str) -> list[str]:
+    """``"openaiKey"`` -> ``["openai", "key"]``; ``"x-api-key"`` -> ``["x", "api", "key"]``;
+    ``"ＰＡＳＳＷＯＲＤ"`` (fullwidth) -> ``["password"]``."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", unicodedata.normalize("NFKC", key))
+    return re.findall(r"[a-z0-9]+", spaced.casefold())
+
+
+def is_secret_key(key: str, parent: str = "") -> bool:
+    """``api_key``, ``authToken``, ``PGPASSWORD``, ``DBPASS``, ``x-api-key`` and ``key`` under
+    ``api`` are secret; ``max_tokens``, ``tokenizer``, ``author``, ``keyword`` are not."""
+    return _names_a_secret(key_words(key)) or bool(
+        parent and _names_a_secret(key_words(parent) + key_words(key))
+    )
+
+
+def _names_a_secret(words: list[str]) -> bool:
+    if any(fragment in "".join(words) for fragment in SECRET_FRAGMENTS):
+        return True
+    for i, word in enumerate(words):
+        before = words[i - 1] if i else ""
+        after = words[i + 1] if i + 1 < len(words) else None
+        for ending in SECRET_ENDINGS if word not in SECRET_WORDS else (word,):
+            if word.endswith(ending) and _secret_here(ending, word, before, after):
+                return True
+    return False
+
+
+def _secret_here(trigger: str, word: str, before: str, after: str | None) -> bool:
+    """Whether ``word`` (``trigger`` or a glued ``prefix + trigger``) names a secret here."""
+    prefix = word[: -len(trigger)]
+    if trigger in LAST_WORD_ONLY and after is not None:
+        return False
+    benign_before = NOT_SECRET_BEFORE.get(trigger, set())
+    if (prefix or before) in benign_before:
+        return False
+    return after not in NOT_SECRET_AFTER.get(trigger, set())
+
+
+# Names that are secret in a ``name=value`` text only (``…&sig=…`` in a SAS URL), beside every
+# secret key; matched as the end of the glued name.
+TEXT_ONLY_NAMES = ("sig", "signature")
+
+
+def is_secret_name(name: str) -> bool:
+    """The name of a ``name=value`` pair (a text, a header list, a command-line flag)."""
+    glued = "".join(key_words(name))
+    return is_secret_key(name) or glued.endswith(TEXT_ONLY_NAMES)
+
+
+# Words of a key (or of the label before a token in a text) that say its value is a known
+# non-secret: the shape detector leaves it (named rules still apply). A word matches with a
+# plural "s" too.
+NOT_SECRET_KEY_WORDS = {
+    "hash",
+    "digest",
+    "sha",
+    "sha1",
+    "sha256",
+    "sha512",
+    "md5",
+    "checksum",
+    "commit",
+    "revision",
+    "version",
+    "etag",
+    "uuid",
+    "id",
+    "path",
+}
+
+
+def is_known_non_secret_key(key: str, parent: str = "") -> bool:
+    """``corpus_sha256``, ``commit``, ``model_revision``, ``run_id``: a hash or an id."""
+    return any(
+        word in NOT_SECRET_KEY_WORDS or (word.endswith("s") and word[:-1] in NOT_SECRET_KEY_WORDS)
+        for word in key_words(parent) + key_words(key)
+    )
+
+
+# --- secret by value: named rules --------------------------------------------------------
+
+_URL_STOP = r"\s\"'<>"
+# A scheme of a bounded length, and URL text that stops at the next "://": every pattern stays
+# linear in the text's length (unbounded, "https://https://…" or "a.b-a.b-…" is quadratic).
+_SCHEME = r"\b[a-z][a-z0-9+.-]{0,31}://"
+_IN_URL = rf"(?:(?!://)[^{_URL_STOP}])"
+_VALUE = r"(?:\"[^\"]*\"|'[^']*'|[^\s;&,\"'<>]+)"
+
+
+def _basic_credentials(match: re.Match) -> str:
+    """``Basic dXNlcjpwYXNz`` is redacted; ``Basic retrieval`` (a plain word) is not."""
+    value = match["value"]
+    looks_encoded = re.search(r"[0-9+/=]", value) or re.search(r"[A-Z]", value[1:])
+    return match["lead"] + REDACTED if looks_encoded else match[0]
+
+
+def _secret_flag(match: re.Match) -> str:
+    """``--password x`` / ``-api-key x``: the argument after a flag that names a secret."""
+    return match["k"] + REDACTED if is_secret_name(match["name"]) else match[0]
+
+
+def _rule(pattern: str, replacement: str | Callable[[re.Match], str], flags: int = 0) -> tuple:
+    return re.compile(pattern, flags), replacement
+
+
+_KEEP = r"\g<k>" + REDACTED
+
+# name -> (pattern, replacement), applied in this order to every text
+VALUE_RULES: dict[str, tuple[re.Pattern, Any]] = {
+    # private key blocks, to their END line or the end of the text
+    "PEM block": _rule(
+        r"-----BEGIN [A-Z0-9 ]*-----.*?(?:-----END [A-Z0-9 ]*-----|\Z)", REDACTED, re.S
+    ),
+    "SSH2 key block": _rule(
+        r"---- BEGIN SSH2 [A-Z0-9 ]*----.*?(?:---- END SSH2 [A-Z0-9 ]*----|\Z)", REDACTED, re.S
+    ),
+    "PuTTY key file": _rule(
+        r"PuTTY-User-Key-File-\d+:.*?(?:Private-MAC:[^\r\n]*|\Z)", REDACTED, re.S | re.I
+    ),
+    # header lines: everything after "Authorization:" / "Cookie:" to the end of the line
+    "header line": _rule(
+        r"(?P<k>\b(?:proxy-)?(?:authorization|set-cookie|cookie)[\"']?\s*[:=]\s*)[^\r\n]+",
+        _KEEP,
+        re.I,
+    ),
+    # URL credentials whose password holds a "/" or "@": user:… up to the last "@"
+    "URL user:password@": _rule(
+        rf"(?P<s>{_SCHEME})[^{_URL_STOP}/@]*:{_IN_URL}*@", r"\g<s>" + REDACTED + "@", re.I
+    ),
+    # URL credentials: everything before the last "@" of the authority
+    "URL userinfo@": _rule(
+        rf"(?P<s>{_SCHEME})[^{_URL_STOP}/?#]*@", r"\g<s>" + REDACTED + "@", re.I
+    ),
+    # credentials without a scheme: user:password@host
+    "user:password@host": _rule(
+        rf"(?<![\w/:.@-])[\w.+%-]+:[^{_URL_STOP}/]*@(?=[A-Za-z0-9])", REDACTED + "@"
+    ),
+    # Oracle's user/password@host (JDBC thin URLs, sqlplus)
+    "oracle user/password@": _rule(
+        r"(?P<k>\b(?:jdbc:oracle:\w+:@?|sqlplus\s+))[^\s@/]+/[^\s@]*@", r"\g<k>" + REDACTED + "@"
+    ),
+    # webhook URLs: the path is the secret
+    "Slack webhook URL": _rule(
+        rf"(?P<k>\bhttps?://hooks\.slack\.com/)[^{_URL_STOP}]+", _KEEP, re.I
+    ),
+    "webhook URL": _rule(
+        rf"(?P<k>\bhttps?://[^{_URL_STOP}/]+/{_IN_URL}*?webhook[\w-]*/)[^{_URL_STOP}]+",
+        _KEEP,
+        re.I,
+    ),
+    # .netrc: "machine h login u password p"
+    "netrc password": _rule(r"(?P<k>\b(?:machine|login)\s+\S+\s+password\s+)\S+", _KEEP),
+    # command lines: "--password x" (a flag whose name is a secret key), "mysql -pX"
+    "secret flag": _rule(
+        r"(?P<k>(?<![\w-])--?(?P<name>[A-Za-z][\w-]*)\s+)(?=[^\s-])" + _VALUE, _secret_flag
+    ),
+    "mysql -p": _rule(
+        r"(?P<k>\b(?:mysql\w*|mariadb[\w-]*)\b[^\r\n]*?\s-p)(?=[^\s-])[^\s;&|]+", _KEEP
+    ),
+    "query code=": _rule(r"(?P<k>[?&;]code=)[^&#\s\"'<>]+", _KEEP, re.I),
+    # provider token shapes
+    "Stripe sk_live_": _rule(r"\b[spr]k_(?:live|test)_[A-Za-z0-9]{8,}", REDACTED),
+    "Stripe whsec_": _rule(r"\bwhsec_[A-Za-z0-9+/=]{16,}", REDACTED),
+    "OpenAI/Anthropic sk-": _rule(r"\b(?:sk|pk|rk)-[A-Za-z0-9_-]{8,}", REDACTED),
+    # Hugging Face tokens are mixed case: "hf_sentencetransformers" is a name
+    "Hugging Face hf_": _rule(r"\bhf_(?=[a-z0-9]*[A-Z])[A-Za-z0-9]{20,}", REDACTED),
+    "Google AIza": _rule(r"\bAIza[0-9A-Za-z_-]{20,}", REDACTED),
+    "GitLab gl*-": _rule(
+        r"\bgl(?:pat|dt|rt|ptt|soat|cbt|imt|ft|agent)-[0-9A-Za-z_-]{10,}", REDACTED
+    ),
+    "Pinecone pcsk_": _rule(r"\bpcsk_[0-9A-Za-z_]{10,}", REDACTED),
+    "GitHub gh*_": _rule(r"\bgh[pousr]_[A-Za-z0-9]{16,}", REDACTED),
+    "GitHub github_pat_": _rule(r"\bgithub_pat_[A-Za-z0-9_]{20,}", REDACTED),
+    "Slack xox*-": _rule(r"\b(?:xox[abposre]|xapp)-[A-Za-z0-9-]{10,}", REDACTED),
+    "AWS access key id": _rule(
+        r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA)[0-9A-Z]{16}\b", REDACTED
+    ),
+    "npm npm_": _rule(r"\bnpm_[A-Za-z0-9]{20,}", REDACTED),
+    "PyPI pypi-": _rule(r"\bpypi-[A-Za-z0-9_-]{16,}", REDACTED),
+    "Google ya29.": _rule(r"\bya29\.[0-9A-Za-z_-]{20,}", REDACTED),
+    "SendGrid SG.": _rule(r"\bSG\.[\w-]{16,}\.[\w-]{16,}", REDACTED),
+    "Groq gsk_": _rule(r"\bgsk_[A-Za-z0-9]{20,}", REDACTED),
+    "LangSmith lsv2_": _rule(r"\blsv2_(?:pt|sk)_[0-9a-f]{16,}(?:_[0-9a-f]+)?", REDACTED),
+    "Replicate r8_": _rule(r"\br8_[A-Za-z0-9]{20,}", REDACTED),
+    "Vault hv*.": _rule(r"\bhv[sbr]\.[A-Za-z0-9_-]{20,}", REDACTED),
+    "Mailgun key-": _rule(r"\bkey-[0-9a-f]{32}\b", REDACTED),
+    "Databricks dapi": _rule(r"\bdapi[0-9a-f]{32}(?:-\d+)?\b", REDACTED),
+    "Twilio SK": _rule(r"\bSK[0-9a-f]{32}\b", REDACTED),
+    "age secret key": _rule(r"\bAGE-SECRET-KEY-1[0-9A-Z]{20,}", REDACTED),
+    "Telegram bot token": _rule(r"(?<![0-9])[0-9]{6,12}:AA[A-Za-z0-9_-]{30,}", REDACTED),
+    "JWT": _rule(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?", REDACTED),
+    # HTTP credentials outside an Authorization line
+    "Basic credentials": _rule(
+        r"(?P<lead>\bBasic\s+)(?P<value>[A-Za-z0-9+/]{8,}={0,2})", _basic_credentials
+    ),
+    "Bearer token": _rule(r"(?P<k>\bBearer\s+)[A-Za-z0-9._~+/-]{8,}=*", _KEEP, re.I),
+}
+
+# "name=value" / "name: value" pairs in a text; the value goes when the name is secret
+_PAIR = re.compile(r"(?<![\w.-])(?P<name>[\w.-]{1,64})[\"']?\s*[=:]\s*(?=[^\s=:])")
+_PAIR_VALUE = re.compile(_VALUE)
+
+
+def _redact_pairs(text: str) -> str:
+    parts, done = [], 0
+    for match in _PAIR.finditer(text):
+        if match.start() < done or not is_secret_name(match["name"]):
+            continue
+        value = _PAIR_VALUE.match(text, match.end())
+        if value is None or value[0].startswith(REDACTED):
+            continue
+        parts += [text[done : match.end()], REDACTED]
+        done = value.end()
+    return "".join(parts) + text[done:] if parts else text
+
+
+# --- secret by shape -----------------------------------------------------------------------
+
+# A token: a run of the base64 / base64url alphabet. "." and ":" end it, so "hvs.…" and
+# "sha256:…" are a label and a token.
+_TOKEN = re.compile(r"[A-Za-z0-9+/=_-]{16,}")
+_HEX = re.compile(r"[0-9a-fA-F]{32,}")
+# the label just before a token in a text ("sha256:", "commit ", "run_id=")
+_LABEL = re.compile(r"([A-Za-z][\w-]{0,30})[\"']?\s*[:=@ ]\s*[\"']?$")
+MIN_TOKEN = 20  # characters of a token (mixed case) that may be a credential
+MIN_SINGLE_CASE = 32  # characters of a token in one letter case that may be one
+MIN_BITS = 3.5  # Shannon entropy per character of a mixed-case token (hex: 3.0)
+MAX_WORD_SHARE = 0.5  # share of a token's characters in words ("MiniLM", "instruct")
+MIN_SEGMENT = 12  # a credential has a segment this long between "-_./+=" separators
+
+
+def shannon_bits(text: str) -> float:
+    """Entropy in bits per character of ``text``'s character frequencies."""
+    counts, n = Counter(text), len(text)
+    return -sum(c / n * math.log2(c / n) for c in counts.values()) if n else 0.0
+
+
+def _word_share(token: str) -> float:
+    """The share of ``token`` in runs of three or more lower-case letters (a word, or the
+    tail of a capitalised one)."""
+    return sum(len(w) for w in re.findall(r"[a-z]{3,}", token)) / len(token)
+
+
+def looks_like_credential(token: str) -> bool:
+    """A token of an unknown family: long, high entropy, mixed classes, not words.
+
+    ``zNUTd1aCqpM22ilKhFSQUlVVe8wWRv6aYC9r0eHC`` is one; ``all-MiniLM-L6-v2``,
+    ``gte-Qwen2-7B-instruct``, a UUID and ``kb_chunks_minilm_l6_v2`` are not."""
+    hexes = _HEX.findall(token)
+    if any(_is_random_hex(h) for h in hexes):
+        return True
+    core = token.strip("=-_/+")
+    if len(core) < MIN_TOKEN or _word_share(core) > MAX_WORD_SHARE:
+        return False
+    if max(len(s) for s in re.split(r"[-_./+=]", core)) < MIN_SEGMENT:
+        return False
+    upper, lower = bool(re.search(r"[A-Z]", core)), bool(re.search(r"[a-z]", core))
+    digit = bool(re.search(r"[0-9]", core))
+    if upper and lower:
+        return (digit or len(core) >= 30) and shannon_bits(core) >= MIN_BITS
+    longest = max(len(s) for s in re.findall(r"[A-Za-z0-9]+", core))
+    return digit and longest >= MIN_SINGLE_CASE and shannon_bits(core) >= MIN_BITS + 0.5
+
+
+def _is_random_hex(text: str) -> bool:
+    return (
+        bool(re.search(r"[0-9]", text))
+        and re.search(r"[a-fA-F]", text) is not None
+        and (shannon_bits(text.lower()) >= 3.0)
+    )
+
+
+def _labelled_non_secret(text: str, start: int) -> bool:
+    """Whether the label just before ``start`` says a hash or an id follows (``sha256:``)."""
+    label = _LABEL.search(text[max(0, start - 40) : start])
+    return bool(label) and is_known_non_secret_key(label[1])
+
+
+def _decoded_text(token: str) -> str | None:
+    """``token`` as base64 (standard or URL-safe) of UTF-8 text, or None."""
+    body = token.rstrip("=")
+    if len(body) < 16 or len(body) % 4 == 1:
+        return None
+    padded = body + "=" * (-len(body) % 4)
+    try:
+        raw = base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
+        text = raw.decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
+    return text if all(c.isprintable() or c in "\t\r\n" for c in text) else None
+
+
+def _holds_a_secret(decoded: str) -> bool:
+    """Whether decoded base64 (inspected once: no further decoding) holds a secret."""
+    if decoded.lstrip()[:1] in ("{", "["):
+        try:
+            inner = json.loads(decoded)
+        except ValueError:
+            inner = None
+        if isinstance(inner, (dict, list)):
+            return _redact(inner, "", "", False, decode=False) != inner
+    return _redact_text(decoded, shapes=True, decode=False) != decoded
+
+
+def _redact_shapes(text: str, decode: bool) -> str:
+    def replace(match: re.Match) -> str:
+        token = match[0]
+        if _labelled_non_secret(text, match.start()):
+            return token
+        decoded = _decoded_text(token) if decode else None
+        if decoded is not None and _holds_a_secret(decoded):
+            return REDACTED
+        return REDACTED if looks_like_credential(token) else token
+
+    return _TOKEN.sub(replace, text)
+
+
+# --- values and texts -------------------------------------------------------------------------
+
+# the two fields of a name/value pair object: {"name": "password", "value": …}
+PAIR_NAME_FIELDS = ("name", "key", "header", "param")
+PAIR_VALUE_FIELDS = ("value", "val")
+
+
+def redact(value: Any, key: str = "", parent: str = "", under_secret: bool = False) -> Any:
+    """Return ``value`` with every secret-looking key or string replaced.
+
+    >>> redact({"api_key": "abc", "url": "https://u:p@host/x", "top_k": 5})
+    {'api_key': '[redacted]', 'url': 'https://[redacted]@host/x', 'top_k': 5}
+    """
+    return _redact(value, key, parent, under_secret, decode=True)
+
+
+def _redact(value: Any, key: str, parent: str, under_secret: bool, decode: bool) -> Any:
+    secret = under_secret or bool(key and is_secret_key(key, parent))
+    if isinstance(value, dict):
+        named = _pair_name(value)
+        return {
+            redact_text(str(k)): _redact(
+                v, str(k), key, secret or (named and _field(k) in PAIR_VALUE_FIELDS), decode
+            )
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return _redact_list(value, key, parent, secret, decode)
+    if secret:
+        return REDACTED
+    if isinstance(value, str):
+        return _redact_string(value, key, parent, decode)
+    return value
+
+
+def _field(key: Any) -> str:
+    return "".join(key_words(str(key)))
+
+
+def _pair_name(value: dict) -> bool:
+    """Whether ``value`` is a name/value pair whose name is a secret (``{"name": "password",
+    "value": …}``, ``{"Key": "X-Api-Key", "Value": …}``)."""
+    fields = {_field(k): v for k, v in value.items()}
+    if not any(f in fields for f in PAIR_VALUE_FIELDS):
+        return False
+    names = [fields[f] for f in PAIR_NAME_FIELDS if isinstance(fields.get(f), str)]
+    return any(is_secret_name(name) for name in names)
+
+
+def _redact_list(items: list, key: str, parent: str, secret: bool, decode: bool) -> list:
+    """A list; a ``[name, value]`` pair whose name is secret loses its value, and so does the
+    item after a secret flag of an argv list (``["mysql", "--password", "x"]``)."""
+    if not secret and len(items) == 2 and isinstance(items[0], str) and _is_name(items[0]):
+        if is_secret_name(items[0]):
+            return [_redact(items[0], key, parent, False, decode), REDACTED]
+    out = []
+    for i, item in enumerate(items):
+        after_flag = i and isinstance(items[i - 1], str) and _is_secret_flag(items[i - 1])
+        out.append(_redact(item, key, parent, secret or bool(after_flag), decode))
+    return out
+
+
+def _is_name(text: str) -> bool:
+    return re.fullmatch(r"[\w .-]{1,64}", unicodedata.normalize("NFKC", text)) is not None
+
+
+def _is_secret_flag(text: str) -> bool:
+    return re.fullmatch(r"--?[A-Za-z][\w-]*", text) is not None and is_secret_name(text)
+
+
+def _redact_string(text: str, key: str, parent: str, decode: bool) -> str:
+    """``text`` redacted; JSON held in a string (a config inside a config) is redacted by key
+    as well, and written back only when something was redacted."""
+    if len(text) <= MAX_INSPECTED and text.lstrip()[:1] in ("{", "["):
+        try:
+            inner = json.loads(text)
+        except (ValueError, RecursionError):
+            inner = None
+        if isinstance(inner, (dict, list)):
+            redacted = _redact(inner, "", "", False, decode)
+            if redacted != inner:
+                return json.dumps(redacted, ensure_ascii=False)
+    shapes = not (key and is_known_non_secret_key(key, parent))
+    return _redact_text(text, shapes, decode)
+
+
+def redact_text(text: str) -> str:
+    """``text`` (a message, a key) with every secret in it replaced; cut to 2 KB first."""
+    return _redact_text(text, shapes=True, decode=True)
+
+
+def _redact_text(text: str, shapes: bool, decode: bool) -> str:
+    text, cut = cut_text(text)
+    normal = unicodedata.normalize("NFKC", text)
+    redacted = _apply_rules(normal, shapes, decode)
+    if normal != text and redacted == normal:
+        redacted = text  # nothing secret: the text as written, not its normal form
+    return redacted + cut
+
+
+def _apply_rules(text: str, shapes: bool, decode: bool) -> str:
+    for pattern, replacement in VALUE_RULES.values():
+        text = pattern.sub(replacement, text)
+    text = _redact_pairs(text)
+    return _redact_shapes(text, decode) if shapes else text
+
+
+def cut_text(text: str) -> tuple[str, str]:
+    """``text``'s first ``MAX_INSPECTED`` characters (less a token cut in two) and the marker
+    that replaces the rest (``""`` when nothing was cut)."""
+    if len(text) <= MAX_INSPECTED:
+        return text, ""
+    kept = text[:MAX_INSPECTED]
+    if re.match(r"[A-Za-z0-9+/=_.-]", text[MAX_INSPECTED]):
+        kept = re.sub(r"[A-Za-z0-9+/=_.-]+\Z", "", kept)
+    return kept, f" [cut: {len(text) - len(kept)} more characters not shown]"

@@ -1,0 +1,248 @@
+"""Attack family: secret shapes that leaked through redaction (issue 27).
+
+Each shape below leaked into ``compare``, ``report`` and the dashboard before issue 27: header
+pair lists, name/value lists, PuTTY and SSH2 private keys, ``.netrc`` text, Oracle JDBC
+credentials, passwords on a command line, tokens of families without a named rule, base64
+of a JSON object holding a password, keys that only Unicode normalisation reveals. They are
+checked on the redacted config itself, through ``compare`` and ``report``, and in capture's
+per-query ``error`` field (a retriever exception that quotes the token).
+
+The tokens are made up (random bodies from a seeded generator); each is assembled from
+pieces so that the source does not look like a leaked credential.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+from pathlib import Path
+
+import pytest
+
+from ragrecall_core.analysis.capture import capture
+from ragrecall_core.inputs.configs import REDACTED, redact, redact_text
+from tests import fixtures_regressions as fx
+from tests.helpers import gold_row, write_jsonl
+
+GROQ = "gsk_" + "PESr9smeeq0Ivqx10zlp6pF0eU6OKPfN1BXAVdQCwa20PEqiN8vN"
+LANGSMITH = "lsv2_pt_" + "743c9125e48150e4bd29eeb0b585fb17" + "_56f2aa1ca3"
+REPLICATE = "r8_" + "tqYJSSftDDsGhLb6sn4XEJI59RhaLdxZmsSN2"
+VAULT = (
+    "hvs."
+    + "me206axTbyDWyQXiSfxikLDr79nDVJd-uN7B3MAtQhDp8kF3"
+    + "ONfqnZlVAvcx4g4gCJzm4UQAYyubSEzPW8RiFj"
+)
+STRIPE_WEBHOOK = "whsec_" + "CgQVitQK2F7SvTH9Iy1vN6eFwxVE8tZF"
+MAILGUN = "key-" + "6777b3995cf8d8053e11e7833479d881"
+DATABRICKS = "dapi" + "51e327a430708fa0d20b93354509f1b3"
+TWILIO = "SK" + "f4aea86a86de42ddccadd5234d649fca"
+AGE = "AGE-SECRET-KEY-1" + "T349XYL26PQQTSLPN78L6EC550QSQUPM2CRW6Z3VGGLVQLULV9C2D730NA"
+TELEGRAM = "123456789:" + "AAH1g-W4AmMJsgooU609ZC0sNi7H3_ee_a-"
+SSH2_BODY = "kGxvJ/5/W2m6F8c1BfWPlHK+UF1mTABWui9gDhQ+hh4sp+2eoF2SX84aYpLXb7Kz"
+PUTTY_PRIVATE = "DPo+nQjp176yvriCarCJtyRkmiGsjmxxAMgRjuncxDeKdogPLWXs9U1ZIZXE"
+B64_JSON = base64.b64encode(b'{"user": "svc-reader", "password": "Orchid-B64-71"}').decode()
+
+PUTTY_3 = (
+    "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: eddsa-key-20261203\n"
+    "Public-Lines: 2\nAAAAC3NzaC1lZDI1NTE5AAAAIOrchidPublicPart\nOrchidPublicTail\n"
+    f"Private-Lines: 1\n{PUTTY_PRIVATE}\nPrivate-MAC: " + "9f2c" * 16
+)
+PUTTY_2 = (
+    "PuTTY-User-Key-File-2: ssh-rsa\r\nEncryption: none\r\nComment: imported-openssh-key\r\n"
+    "Public-Lines: 1\r\nAAAAB3NzaC1yc2EAAAADAQABAAAAgQ\r\n"
+    "Private-Lines: 2\r\nOrchidPuttyTwoLine1Abc\r\nOrchidPuttyTwoLine2Def\r\n"
+)
+SSH2 = (
+    '---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\nComment: "rsa-key-20261203"\n'
+    f"{SSH2_BODY}\nOrchidSshTwoSecondLine\n---- END SSH2 ENCRYPTED PRIVATE KEY ----"
+)
+
+
+def shape(fragment, *leaks):
+    return {"fragment": fragment, "leaks": leaks}
+
+
+SHAPES = {
+    "header pair list Authorization": shape(
+        {"headers": [["Accept", "application/json"], ["Authorization", "Token Orchid-Hdr-4410"]]},
+        "Orchid-Hdr-4410",
+    ),
+    "header pair list X-Api-Key": shape(
+        {"headers": [["X-Api-Key", "Orchid-Xak-7731"]]}, "Orchid-Xak-7731"
+    ),
+    "name/value password": shape(
+        {"params": [{"name": "password", "value": "Orchid-Nv-5521"}]}, "Orchid-Nv-5521"
+    ),
+    "name/value env list": shape(
+        {"env": [{"name": "top_k", "value": 5}, {"name": "OPENAI_API_KEY", "value": "Orch-31"}]},
+        "Orch-31",
+    ),
+    "PuTTY v3 private key": shape({"deploy": PUTTY_3}, PUTTY_PRIVATE[:20], "9f2c9f2c"),
+    "PuTTY v2 private key": shape(
+        {"deploy": PUTTY_2}, "OrchidPuttyTwoLine1Abc", "OrchidPuttyTwoLine2Def"
+    ),
+    "SSH2 encrypted private key": shape(
+        {"deploy": SSH2}, SSH2_BODY[:20], SSH2_BODY[-20:], "OrchidSshTwoSecondLine"
+    ),
+    ".netrc text": shape(
+        {"netrc": "machine api.example.com\n  login anna\n  password Orchid-Netrc-88"},
+        "Orchid-Netrc-88",
+    ),
+    "jdbc oracle thin": shape(
+        {"docstore": "jdbc:oracle:thin:scott/Orchid-Tiger-9@db.internal:1521/ORCL"},
+        "Orchid-Tiger-9",
+    ),
+    "--password x": shape(
+        {"dump": "mysqldump --user root --password Orchid-Cli-61 kb"}, "Orchid-Cli-61"
+    ),
+    "--password=x": shape({"dump": "psql --password=Orchid-Cli-62 -h db"}, "Orchid-Cli-62"),
+    "mysql -pX": shape({"dump": "mysql -u root -pOrchidCli63 -h db kb"}, "OrchidCli63"),
+    "Groq gsk_": shape({"llm": GROQ}, GROQ[4:30]),
+    "LangSmith lsv2_pt_": shape({"tracing": LANGSMITH}, LANGSMITH[8:30]),
+    "Replicate r8_": shape({"reranker_host": REPLICATE}, REPLICATE[3:30]),
+    "Vault hvs.": shape({"vault": VAULT}, VAULT[4:30], VAULT[-20:]),
+    "Stripe whsec_": shape({"billing_hook": STRIPE_WEBHOOK}, STRIPE_WEBHOOK[6:]),
+    "Mailgun key-": shape({"mail": MAILGUN}, MAILGUN[4:]),
+    "Databricks dapi": shape({"warehouse": DATABRICKS}, DATABRICKS[4:]),
+    "Twilio SK": shape({"sms": TWILIO}, TWILIO[2:]),
+    "age secret key": shape({"backup": AGE}, AGE[16:40]),
+    "Telegram bot token in a URL path": shape(
+        {"alerts": f"https://api.telegram.org/bot{TELEGRAM}/sendMessage?chat_id=42"},
+        TELEGRAM.split(":")[1],
+    ),
+    "base64 of JSON with a password": shape({"blob": B64_JSON}, B64_JSON, "Orchid-B64-71"),
+    "key passcode": shape({"passcode": "Orchid-Pc-4242"}, "Orchid-Pc-4242"),
+    "fullwidth key PASSWORD": shape({"ＰＡＳＳＷＯＲＤ": "Orchid-Fw-77"}, "Orchid-Fw-77"),
+    "passphrase= in a note": shape({"note": "passphrase=Orchid-Pp-12"}, "Orchid-Pp-12"),
+    "lower-case bearer": shape(
+        {"upstream": "bearer abc.DEF-ghi_12345678xyz"}, "abc.DEF-ghi_12345678xyz"
+    ),
+}
+
+# the same shapes in their shortest form, with the exact text they must become
+EXACT = [
+    ("machine h login u password p", f"machine h login u password {REDACTED}"),
+    ("run --password x now", f"run --password {REDACTED} now"),
+    ("run --password=x now", f"run --password={REDACTED} now"),
+    ("mysql -pX kb", f"mysql -p{REDACTED} kb"),
+    ("passphrase=abc", f"passphrase={REDACTED}"),
+    ("bearer abc.DEF-ghi_12345678xyz", f"bearer {REDACTED}"),
+    ("jdbc:oracle:thin:user/pass@host", f"jdbc:oracle:thin:{REDACTED}@host"),
+]
+
+
+def _variants(leak: str) -> set[str]:
+    """A leak as it may be written: raw, JSON-escaped, HTML-escaped."""
+    return {leak, json.dumps(leak)[1:-1], html.escape(leak), html.escape(json.dumps(leak)[1:-1])}
+
+
+def _assert_no_leak(name: str, texts: dict[str, str]) -> None:
+    for leak in SHAPES[name]["leaks"]:
+        for output, text in texts.items():
+            for variant in _variants(leak):
+                assert variant not in text, f"{name}: {leak!r} shown by {output}"
+
+
+@pytest.mark.parametrize("name", list(SHAPES))
+def test_shape_is_redacted_on_load(name):
+    redacted = redact({"shape": SHAPES[name]["fragment"]})
+    text = json.dumps(redacted, ensure_ascii=False)
+    _assert_no_leak(name, {"redacted config": text})
+    assert REDACTED in text
+
+
+@pytest.mark.parametrize(("text", "expected"), EXACT)
+def test_shortest_form_is_redacted_exactly(text, expected):
+    assert redact_text(text) == expected
+    assert redact({"note": text}) == {"note": expected}
+
+
+@pytest.mark.parametrize("name", list(SHAPES))
+def test_shape_never_reaches_compare_or_report(name, outputs):
+    _assert_no_leak(name, outputs)
+
+
+@pytest.fixture(scope="module")
+def outputs(tmp_path_factory) -> dict[str, str]:
+    """compare (table, json) and report (.html, .md, .csv) on a workspace whose candidate
+    config holds every shape, each under a neutral key."""
+    from contextlib import redirect_stderr, redirect_stdout
+    from io import StringIO
+
+    from ragrecall_core.cli import main
+
+    folder = fx.write_workspace(tmp_path_factory.mktemp("shapes") / "ws")
+    wrapped = {f"shape{n:02d}": s["fragment"] for n, s in enumerate(SHAPES.values(), start=1)}
+    config = {**fx.BASE_CONFIG, "top_k": 10, "reranker": "bge", **wrapped}
+    (folder / "runs" / "candidate.config.json").write_text(json.dumps(config), "utf-8")
+    p = fx.paths(folder)
+    out_dir = tmp_path_factory.mktemp("shape-reports")
+    commands = {
+        f"compare {fmt}": ["compare", p["gold"], p["baseline"], p["candidate"], "--format", fmt]
+        for fmt in ("table", "json")
+    }
+    commands |= {
+        f"report {suffix}": ["report", folder, "-o", out_dir / f"report.{suffix}"]
+        for suffix in ("html", "md", "csv")
+    }
+    texts = {}
+    for name, argv in commands.items():
+        out, err = StringIO(), StringIO()
+        with redirect_stdout(out), redirect_stderr(err):
+            code = main([str(a) for a in argv])
+        assert code in (0, 1), (name, err.getvalue())
+        texts[name] = out.getvalue() + err.getvalue()
+    for suffix in ("html", "md", "csv"):
+        texts[f"report {suffix}"] += (out_dir / f"report.{suffix}").read_text("utf-8")
+    assert "shape01" in texts["compare json"], "the config diff was not found"
+    return texts
+
+
+TOKENS = {
+    "Groq gsk_": GROQ,
+    "LangSmith lsv2_pt_": LANGSMITH,
+    "Replicate r8_": REPLICATE,
+    "Vault hvs.": VAULT,
+    "Stripe whsec_": STRIPE_WEBHOOK,
+    "Mailgun key-": MAILGUN,
+    "Databricks dapi": DATABRICKS,
+    "Twilio SK": TWILIO,
+    "age secret key": AGE,
+    "Telegram bot token in a URL path": f"https://api.telegram.org/bot{TELEGRAM}/getMe",
+    "base64 of JSON with a password": B64_JSON,
+    "jdbc oracle thin": "jdbc:oracle:thin:scott/Orchid-Tiger-9@db.internal:1521/ORCL",
+    "mysql -pX": "mysql -u root -pOrchidCli63 -h db kb",
+    ".netrc text": "machine api.example.com login anna password Orchid-Netrc-88",
+}
+
+
+def test_capture_error_field_never_keeps_a_token(tmp_path: Path):
+    """A retriever whose exception quotes a token: the run's ``error`` field is redacted."""
+    names = list(TOKENS)
+    gold = write_jsonl(
+        tmp_path / "gold.jsonl", [gold_row(f"q{i}", [f"c{i}"]) for i in range(len(names))]
+    )
+
+    def failing(query, query_id):
+        raise ConnectionError(f"upstream refused {TOKENS[names[int(query_id[1:])]]} (retry)")
+
+    output = tmp_path / "r.jsonl"
+    result = capture(gold, failing, output)
+    assert len(result.errors) == len(names)
+    lines = output.read_text("utf-8")
+    assert lines.count("ConnectionError: upstream refused") == len(names)
+    for name in names:
+        _assert_no_leak(name, {"capture error field": lines})
+
+
+def test_a_huge_value_is_cut_before_it_is_inspected():
+    """A 10 MB value keeps at most 2 KB (and a marker); a secret past the cut is gone."""
+    huge = f"retry with {VAULT} " + "lorem ipsum " * 1000 + GROQ + " " + "x" * 10_000_000
+    redacted = redact({"notes": huge})["notes"]
+    assert len(redacted) < 2200
+    assert redacted.startswith("retry with") and "lorem ipsum" in redacted
+    assert VAULT[4:30] not in redacted
+    assert "not shown" in redacted
+    assert GROQ[4:30] not in redacted
+    assert len(redact_text(huge)) < 2200
