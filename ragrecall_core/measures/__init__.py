@@ -2,11 +2,15 @@
 
 from ragrecall_core.measures import (  # noqa: F401
     ap,
+    bpref,
+    f1,
     first_rank,
     harm,
     hit,
+    hits,
     judged,
     ndcg,
+    ndcg_burges,
     precision,
     precision_band,
     recall,

@@ -7,6 +7,6 @@ AP = register(
         "over all relevant items; its mean over queries is MAP.",
         cutoff=OPTIONAL,
         mean_name="MAP",
-        trec_eval="map",
+        trec_eval=("map", "map_cut_k"),
     )
 )

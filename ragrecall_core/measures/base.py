@@ -8,6 +8,7 @@ is computed lives in :mod:`ragrecall_core.scoring.families`.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ragrecall_core.errors import InputError, Problem, gather, raise_if_any
@@ -23,10 +24,13 @@ class MeasureDef:
     aliases: tuple[str, ...] = ()
     mean_name: str | None = None
     higher_is_better: bool = True
-    trec_eval: str | None = None
+    # trec_eval's names for it; "name_k" is the measure at cutoff k (trec_eval's P_5)
+    trec_eval: tuple[str, ...] = ()
     covers_no_answer: bool = False
     # the value of a gold query the run lacks (or lists nothing for); None: no value
     missing: float | None = 0.0
+    # whether a relevance level (``(rel=N)``, ranx's ``-lN``) changes its value
+    takes_rel: bool = True
 
 
 @dataclass(frozen=True)
@@ -53,20 +57,45 @@ class Measure:
 
 REGISTRY: dict[str, MeasureDef] = {}
 ALIASES: dict[str, str] = {}
+# trec_eval's names that take their cutoff after "_" or "." (P_5, ndcg_cut.10): lowercased
+TREC_CUTS: dict[str, str] = {}
 
 
 def register(definition: MeasureDef) -> MeasureDef:
     REGISTRY[definition.name] = definition
-    for name in (definition.name, *definition.aliases):
+    names = (definition.name, *definition.aliases, definition.mean_name or definition.name)
+    for name in names:
         ALIASES[name.lower()] = definition.name
-    if definition.mean_name:
-        ALIASES[definition.mean_name.lower()] = definition.name
+    for name in definition.trec_eval:
+        if name.endswith("_k"):
+            TREC_CUTS[name[:-2].lower()] = definition.name
+        else:
+            ALIASES[name.lower()] = definition.name
     return definition
 
 
+# other tools' names ragrecall does not compute yet, and the nearest it does
+NOT_SUPPORTED = {
+    "dcg": "nDCG@k (DCG normalised by the ideal DCG)",
+    "dcg_burges": "nDCG_burges@k (its normalised form)",
+    "rbp": "nDCG@k or AP (rank-biased precision is not supported yet)",
+    "err": "nDCG@k (expected reciprocal rank is not supported yet)",
+    "infap": "AP (inferred AP is not supported yet)",
+}
+
 PATTERN = re.compile(
-    r"^\s*(?P<name>[A-Za-z][A-Za-z_-]*?)\s*(\(\s*rel\s*=\s*(?P<rel>[^)]*)\))?"
+    r"^\s*(?P<name>[A-Za-z][A-Za-z0-9_-]*?)\s*(\(\s*rel\s*=\s*(?P<rel>[^)]*)\))?"
     r"\s*(@\s*(?P<cutoff>.*?))?\s*$"
+)
+# ranx's relevance level, after the whole name: ndcg@10-l2, map-l2
+RANX_LEVEL = re.compile(r"-l(?P<level>[^-@()]*)\s*$")
+# trec_eval's cutoff after the name: P_5, ndcg_cut_10, P.5
+TREC_CUT = re.compile(r"^\s*(?P<name>[A-Za-z][A-Za-z_]*?)[_.](?P<cutoff>[0-9]+)\s*$")
+LEADING_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+ALIAS_FAMILIES = (
+    "or another tool's name for one (see the README's measures table): ranx's hit_rate@k, "
+    "hits@k, mrr@k, map@k, ndcg@k-l2 (-lN: relevance level); trec_eval's P_5, recall_100, "
+    "ndcg_cut_10, map_cut_10, recip_rank; ir_measures' R@k, RR@k, Success@k, P(rel=2)@k"
 )
 
 
@@ -79,23 +108,60 @@ def valid_names() -> str:
 
 
 def parse_measure(text: str, source: str = "measure") -> Measure:
-    """Parse ``Recall@5``, ``MRR@10``, ``P(rel=2)@3`` ... into a :class:`Measure`.
+    """Parse ``Recall@5``, ``MRR@10``, ``P(rel=2)@3`` ... into a :class:`Measure`; other
+    tools' names too (ranx's ``ndcg@10-l2``, trec_eval's ``ndcg_cut_10``).
 
     >>> parse_measure("Success@5")
     Measure(name='Hit', cutoff=5, rel=None)
+    >>> parse_measure("precision@5-l2")
+    Measure(name='P', cutoff=5, rel=2)
     """
-    match = PATTERN.match(text)
-    name = ALIASES.get(match.group("name").lower()) if match else None
-    if name is None:
-        raise InputError([Problem(source, None, text, f"a measure name: one of {valid_names()}")])
+    body, level = _ranx_level(text, source)
+    trec = TREC_CUT.match(body)
+    if trec and trec.group("name").lower() in TREC_CUTS:
+        name, cutoff_text, rel_text = TREC_CUTS[trec.group("name").lower()], trec["cutoff"], None
+    else:
+        match = PATTERN.match(body)
+        name = ALIASES.get(match.group("name").lower()) if match else None
+        if name is None:
+            raise InputError([Problem(source, None, text, _unknown(body))])
+        cutoff_text, rel_text = match.group("cutoff"), match.group("rel")
+    if rel_text is not None and level is not None:
+        raise InputError([Problem(source, None, text, "one relevance level: (rel=N) or -lN")])
     definition = REGISTRY[name]
-    cutoff = _positive_int(match.group("cutoff"), text, source, "a cutoff k")
-    rel = _positive_int(match.group("rel"), text, source, "a relevance level")
+    cutoff = _positive_int(cutoff_text, text, source, "a cutoff k")
+    rel = _positive_int(rel_text if level is None else level, text, source, "a relevance level")
+    form = f"{name}@k" if definition.cutoff == REQUIRED else name
     if cutoff is None and definition.cutoff == REQUIRED:
         raise InputError([Problem(source, None, text, f"{name}@k with a positive integer k")])
     if cutoff is not None and definition.cutoff == NONE:
         raise InputError([Problem(source, None, text, f"{name} without a cutoff")])
+    if rel is not None and not definition.takes_rel:
+        raise InputError(
+            [Problem(source, None, text, f"{form} without a relevance level (none applies)")]
+        )
     return Measure(name, cutoff, rel)
+
+
+def _ranx_level(text: str, source: str) -> tuple[str, str | None]:
+    """``text`` without ranx's ``-lN`` suffix, and N (``None`` without the suffix)."""
+    match = RANX_LEVEL.search(text)
+    if match is None:
+        return text, None
+    if not ASCII_DIGITS.fullmatch(match.group("level")):
+        raise InputError(
+            [Problem(source, None, text, "a relevance level -lN with N a positive integer")]
+        )
+    return text[: match.start()], match.group("level")
+
+
+def _unknown(text: str) -> str:
+    """What an unknown name should have been; the nearest measure for a known peer's name."""
+    leading = LEADING_NAME.match(text)
+    name = leading.group(0).lower() if leading else ""
+    if name in NOT_SUPPORTED:
+        return f"a supported measure: {name} is not supported yet; nearest: {NOT_SUPPORTED[name]}"
+    return f"a measure name: one of {valid_names()}; {ALIAS_FAMILIES}"
 
 
 def parse_cutoff(text: str | int, source: str = "-k", what: str = "a cutoff k") -> int:
@@ -132,10 +198,60 @@ class MeasureRequest:
             object.__setattr__(self, "label", str(self.measure))
 
 
-def parse_requests(texts: list[str], source: str = "-m") -> list[MeasureRequest]:
-    """Parse every measure name, reporting all unknown names at once."""
-    requests, problems = gather(
-        texts, lambda text: MeasureRequest(parse_measure(text, source), text.strip())
-    )
+def parse_requests(texts: list, source: str = "-m") -> list[MeasureRequest]:
+    """Parse every measure (a name, a :class:`Measure` or an ir_measures measure object),
+    reporting all bad ones at once."""
+    requests, problems = gather(texts, lambda item: request_of(item, source))
     raise_if_any(problems)
     return requests
+
+
+def request_of(item: object, source: str = "-m") -> MeasureRequest:
+    """A measure as given: a name (``"nDCG@10"``), a :class:`Measure`, or an object shaped
+    like an ir_measures measure (``NAME`` and ``params``, else whose ``str()`` is its name),
+    recognised by its shape, never by importing ir_measures."""
+    if isinstance(item, str):
+        return MeasureRequest(parse_measure(item, source), item.strip())
+    if isinstance(item, Measure):
+        return MeasureRequest(item)
+    label = _name_of(item, source)
+    name, params = getattr(item, "NAME", None), getattr(item, "params", None)
+    if isinstance(name, str) and isinstance(params, Mapping):
+        return MeasureRequest(_from_params(name, params, label, source), label)
+    return MeasureRequest(parse_measure(label, source), label)
+
+
+# ir_measures' parameters and the values ragrecall honours (any other is refused)
+IR_MEASURES_PARAMS = "cutoff, rel, judged_only=False, dcg='log2' or 'exp-log2' (nDCG)"
+
+
+def _from_params(name: str, params: Mapping, label: str, source: str) -> Measure:
+    """An ir_measures measure (``NAME``, ``params``) as the ragrecall measure it equals."""
+    params = dict(params)
+    dcg, judged_only = params.pop("dcg", "log2"), params.pop("judged_only", False)
+    honoured = (
+        set(params) <= {"cutoff", "rel"}
+        and judged_only is False
+        and (dcg == "log2" or (dcg == "exp-log2" and name == "nDCG"))
+    )
+    if not honoured:
+        raise InputError(
+            [Problem(source, None, label, f"ir_measures parameters among {IR_MEASURES_PARAMS}")]
+        )
+    if dcg == "exp-log2":
+        name = "nDCG_burges"
+    rel = f"(rel={params['rel']})" if "rel" in params else ""
+    cutoff = f"@{params['cutoff']}" if "cutoff" in params else ""
+    return parse_measure(f"{name}{rel}{cutoff}", source)
+
+
+def _name_of(item: object, source: str) -> str:
+    """``str(item)``; whatever that raises is the caller's bad input, not a traceback."""
+    try:
+        text = str(item)
+    except Exception:  # noqa: BLE001 - any error of a foreign __str__ is bad input
+        text = None
+    if not isinstance(text, str):
+        expected = "a measure name, or a measure object such as ir_measures' nDCG@10"
+        raise InputError([Problem(source, None, type(item).__name__, expected)])
+    return text

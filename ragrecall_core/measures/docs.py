@@ -13,7 +13,8 @@ def markdown_table() -> str:
     for d in REGISTRY.values():
         form = {NONE: d.name, OPTIONAL: f"{d.name}[@k]"}.get(d.cutoff, f"{d.name}@k")
         also = ", ".join(list(d.aliases) + ([f"{d.mean_name} (mean)"] if d.mean_name else []))
-        rows.append(f"| `{form}` | {also} | {d.trec_eval or ''} | {d.description} |")
+        trec = ", ".join(d.trec_eval)
+        rows.append(f"| `{form}` | {also} | {trec} | {d.description} |")
     return "\n".join([BEGIN, *rows, END])
 
 

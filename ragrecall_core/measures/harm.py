@@ -8,5 +8,6 @@ HARM = register(
         "No-answer queries count too.",
         higher_is_better=False,
         covers_no_answer=True,
+        takes_rel=False,
     )
 )

@@ -4,7 +4,7 @@ HIT = register(
     MeasureDef(
         "Hit",
         "1 if any relevant item is in the top k, else 0.",
-        aliases=("Success", "HitRate"),
-        trec_eval="success",
+        aliases=("Success", "HitRate", "hit_rate"),
+        trec_eval=("success_k",),
     )
 )

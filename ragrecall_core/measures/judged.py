@@ -6,5 +6,6 @@ JUDGED = register(
         "Share of the top-k positions that carry any judgment (gold or manual); a list "
         "shorter than k is judged on the positions it has; an empty list has no value.",
         missing=None,
+        takes_rel=False,
     )
 )

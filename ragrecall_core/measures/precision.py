@@ -5,6 +5,6 @@ PRECISION = register(
         "P",
         "Relevant items in the top k divided by k (a short list counts as padded).",
         aliases=("Precision",),
-        trec_eval="P",
+        trec_eval=("P_k",),
     )
 )

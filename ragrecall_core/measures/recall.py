@@ -5,6 +5,6 @@ RECALL = register(
         "Recall",
         "Share of the query's relevant items found in the top k.",
         aliases=("R",),
-        trec_eval="recall",
+        trec_eval=("recall_k",),
     )
 )

@@ -6,6 +6,6 @@ RPREC = register(
         "Precision at rank R, where R is the number of relevant items of the query.",
         cutoff=NONE,
         aliases=("R-Precision", "RPrec"),
-        trec_eval="Rprec",
+        trec_eval=("Rprec",),
     )
 )

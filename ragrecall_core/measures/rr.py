@@ -8,6 +8,6 @@ RR = register(
         cutoff=OPTIONAL,
         aliases=("RecipRank",),
         mean_name="MRR",
-        trec_eval="recip_rank",
+        trec_eval=("recip_rank",),
     )
 )

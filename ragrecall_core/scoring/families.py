@@ -27,11 +27,17 @@ class Columns:
         self.level = f"$l{i}"
         self.agg = f"a{i}"
         self.nrel = f"nrel{i}"
+        self.nonrel = f"nnon{i}"
         self.idcg = f"idcg{i}"
         self.cum = f"cum{i}"
         self.positions = f"positions{i}"
         self.within = f"rank <= {self.k} AND " if measure.cutoff else ""
         self.relevant = f"grade >= {self.level}"
+        # graded measures gain from every grade above 0 (trec_eval, whatever its -l); a
+        # level asked for on the measure (ranx's -lN) drops the grades below it
+        self.gains = self.relevant if measure.rel is not None else "grade > 0"
+        # trec_eval: a judged non-relevant item has a grade from 0 up to the level
+        self.not_relevant = f"grade >= 0 AND grade < {self.level}"
         self.params = {f"k{i}": measure.cutoff or 0, f"l{i}": measure.rel or policy.rel_level}
 
     def count_relevant(self) -> str:
@@ -45,12 +51,15 @@ class Columns:
 class FamilySQL:
     """How one measure family is computed: an aggregate over the judged rows of a
     (run, query) list, and the query's value from it (``a.`` the aggregates, ``s.`` the
-    query's judgments, ``p.`` its counted top-k positions)."""
+    query's judgments, ``p.`` its counted top-k positions). ``cumulative``: a condition
+    counted over the list's judged rows up to each row, in rank order (column ``cum``);
+    ``gain``: a graded measure's gain of a grade (its ideal DCG is the query's ``idcg``)."""
 
     aggregate: str
     value: str
     needs_positions: bool = False
-    needs_cumulative: bool = False
+    cumulative: str | None = None
+    gain: str = "grade"
 
 
 def _recall(c: Columns) -> FamilySQL:
@@ -81,14 +90,39 @@ def _average_precision(c: Columns) -> FamilySQL:
     return FamilySQL(
         f"sum({c.cum} / rank) FILTER (WHERE {c.within}{c.relevant})",
         c.share_of_relevant(),
-        needs_cumulative=True,
+        cumulative=c.relevant,
     )
 
 
-def _ndcg(c: Columns) -> FamilySQL:
+def _ndcg(c: Columns, gain: str = "grade") -> FamilySQL:
     return FamilySQL(
-        f"sum(grade / log2(rank + 1)) FILTER (WHERE {c.within}grade > 0)",
+        f"sum({gain} / log2(rank + 1)) FILTER (WHERE {c.within}{c.gains})",
         f"coalesce(coalesce(a.{c.agg}, 0) / nullif(s.{c.idcg}, 0), 0)",
+        gain=gain,
+    )
+
+
+def _ndcg_burges(c: Columns) -> FamilySQL:
+    return _ndcg(c, "(2 ** grade - 1)")
+
+
+def _hits(c: Columns) -> FamilySQL:
+    return FamilySQL(c.count_relevant(), f"CAST(coalesce(a.{c.agg}, 0) AS DOUBLE)")
+
+
+def _f1(c: Columns) -> FamilySQL:
+    return FamilySQL(
+        c.count_relevant(), f"coalesce(2.0 * a.{c.agg} / nullif({c.k} + s.{c.nrel}, 0), 0)"
+    )
+
+
+def _bpref(c: Columns) -> FamilySQL:
+    # cum: the judged non-relevant items ranked above (a relevant row adds none itself)
+    return FamilySQL(
+        f"sum(CASE WHEN {c.cum} = 0 THEN 1.0 ELSE 1.0 - least({c.cum}, {c.nrel}) "
+        f"/ least({c.nonrel}, {c.nrel}) END) FILTER (WHERE {c.relevant})",
+        c.share_of_relevant(),
+        cumulative=c.not_relevant,
     )
 
 
@@ -135,6 +169,10 @@ FAMILIES: dict[str, Callable[[Columns], FamilySQL]] = {
     "RR": _reciprocal_rank,
     "AP": _average_precision,
     "nDCG": _ndcg,
+    "nDCG_burges": _ndcg_burges,
+    "Hits": _hits,
+    "F1": _f1,
+    "Bpref": _bpref,
     "Rprec": _r_precision,
     "Pmax": _precision_upper,
     "Judged": _judged,
@@ -191,15 +229,16 @@ def per_query_sql(measures: Sequence[Measure], policy: Policy) -> tuple[str, dic
         params.update(c.params)
     qstats = ", ".join(
         f"count(*) FILTER (WHERE grade >= {c.level}) AS {c.nrel}, "
-        f"coalesce(sum(grade / log2(pos + 1)) "
-        f"FILTER (WHERE ({c.k} = 0 OR pos <= {c.k}) AND grade > 0), 0) AS {c.idcg}"
-        for c in cols
+        f"count(*) FILTER (WHERE {c.not_relevant}) AS {c.nonrel}, "
+        f"coalesce(sum({part.gain} / log2(pos + 1)) "
+        f"FILTER (WHERE ({c.k} = 0 OR pos <= {c.k}) AND {c.gains}), 0) AS {c.idcg}"
+        for part, c in zip(parts, cols, strict=True)
     )
     cums = "".join(
-        f", sum(CASE WHEN grade >= {c.level} THEN 1 ELSE 0 END) OVER "
+        f", sum(CASE WHEN {part.cumulative} THEN 1 ELSE 0 END) OVER "
         f"(PARTITION BY run, query_id ORDER BY rank ROWS UNBOUNDED PRECEDING) AS {c.cum}"
         for part, c in zip(parts, cols, strict=True)
-        if part.needs_cumulative
+        if part.cumulative
     )
     positions = "".join(
         f", count(*) FILTER (WHERE rank <= {c.k}) AS {c.positions}"
