@@ -257,3 +257,15 @@ def test_hits_is_trec_eval_precision_times_k(k):
     for query, value in want.items():
         if query != "all":
             assert got[query] == pytest.approx(value * k, abs=TOLERANCE * k), query
+
+
+def test_a_negative_grade_is_unjudged_as_in_trec_eval(trec_ws):
+    """trec_eval reads a qrels grade below 0 as "in the pool but unjudged" (form_res_rels.c:
+    RELVALUE_UNJUDGED): not relevant, and not judged either (its unj_k counts it)."""
+    names = ["Judged@5", "Judged@10", "Judged@100"]
+    ours = per_query(evaluate(trec_ws, names, policy=Policy(rel_level=2, compat="trec_eval")))
+    for name in names:
+        want = trec_values("out.test.aql", f"unj_{name.split('@')[1]}")
+        for query, value in want.items():
+            if query != "all":
+                assert ours[name][query] == pytest.approx(1 - value, abs=TOLERANCE), query

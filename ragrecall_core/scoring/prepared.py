@@ -61,11 +61,14 @@ manual_effective AS (
                                  AND g.grade > 0) THEN least(grade, 0)
                 ELSE grade END AS grade
     FROM manual),
+-- a gold grade below 0 is in the pool but unjudged, as trec_eval reads it (a reviewer may
+-- judge it); the query stays judged
+pooled AS (SELECT query_id, chunk_id, grade FROM qrels WHERE grade >= 0),
 merged AS (
-    SELECT query_id, chunk_id, grade FROM qrels
+    SELECT query_id, chunk_id, grade FROM pooled
     UNION ALL
     SELECT m.query_id, m.chunk_id, m.grade FROM manual_effective m
-    ANTI JOIN qrels q ON q.query_id = m.query_id AND q.chunk_id = m.chunk_id)
+    ANTI JOIN pooled q ON q.query_id = m.query_id AND q.chunk_id = m.chunk_id)
 SELECT x.query_id, x.chunk_id, x.grade, coalesce(m.harmful, false) AS harmful
 FROM merged x LEFT JOIN manual m USING (query_id, chunk_id)
 """
