@@ -808,8 +808,6 @@ def ui_arguments(args: argparse.Namespace) -> list[str]:
 
 
 def cmd_ui(args: argparse.Namespace) -> int:
-    import subprocess
-
     problems: list[Problem] = []
     port = take(problems, parse_port, args.port)
     app_args = take(problems, ui_arguments, args)
@@ -833,7 +831,70 @@ def cmd_ui(args: argparse.Namespace) -> int:
         "--",
         *app_args,
     ]
-    return subprocess.call(command)
+    return serve(command)
+
+
+# what stops `ragrecall ui` stops its server; a server still up this long after is killed
+STOP_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
+SERVER_STOP_WAIT_S = 10
+
+
+def serve(command: list[str]) -> int:
+    """Run the dashboard server ``command`` in a process group of its own and wait for it.
+    SIGINT, SIGTERM and SIGHUP sent to this launcher are passed to that group (the handlers
+    are set before it starts, so none is lost); a server still running
+    :data:`SERVER_STOP_WAIT_S` after one is killed. The server's exit status is returned
+    (128 + N when signal N ended it), never a traceback."""
+    import signal
+    import subprocess
+
+    received: list[int] = []
+    server: list[subprocess.Popen] = []
+
+    def forward(signum: int, _frame) -> None:
+        received.append(signum)
+        if server:
+            _signal_group(server[0].pid, signum)
+
+    signals = [getattr(signal, name) for name in STOP_SIGNALS if hasattr(signal, name)]
+    previous = {signum: signal.signal(signum, forward) for signum in signals}
+    try:
+        server.append(subprocess.Popen(command, process_group=0))
+        for signum in received:  # arrived while it was being started
+            _signal_group(server[0].pid, signum)
+        code = _wait_for_server(server[0], received)
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    return 128 - code if code < 0 else code
+
+
+def _wait_for_server(server, received: list[int]) -> int:
+    """The server's exit code; once a stop signal has come, kill it if it outstays
+    :data:`SERVER_STOP_WAIT_S`."""
+    import signal
+    import subprocess
+    import time
+
+    kill_at = None
+    while True:
+        try:
+            return server.wait(timeout=1)  # a signal's arrival is seen within a second
+        except subprocess.TimeoutExpired:
+            if received and kill_at is None:
+                kill_at = time.monotonic() + SERVER_STOP_WAIT_S
+            elif kill_at is not None and time.monotonic() > kill_at:
+                _signal_group(server.pid, signal.SIGKILL)
+
+
+def _signal_group(group: int, signum: int) -> None:
+    """Send ``signum`` to the server's process group (gone already: nothing to do)."""
+    import os
+
+    try:
+        os.killpg(group, signum)
+    except ProcessLookupError:
+        pass
 
 
 MORE_MEMORY = "a higher --memory-limit (or $RAGRECALL_MEMORY_LIMIT)"
