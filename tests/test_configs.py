@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import pytest
 from helpers import gold_row, run_cli, run_row, write_jsonl, write_text
@@ -371,3 +372,25 @@ def test_a_bad_config_and_a_bad_run_are_reported_together(tmp_path, capsys):
     code, _, err = run_cli(capsys, ["evaluate", gold, run])
     assert code == 2 and "Traceback" not in err
     assert all(str(p) in err for p in error.value.problems), err
+
+
+# --- false positives: real retriever configs survive unchanged ----------------------------
+
+REALISTIC = sorted((Path(__file__).parent / "data" / "configs_realistic").glob("*.json"))
+SAMPLES = sorted((Path(__file__).parent.parent / "data_samples" / "runs").glob("*.config.json"))
+# the two secrets planted in the samples (dense-minilm's api_key and index_url credentials)
+PLANTED = {"api_key", "index_url"}
+
+
+def test_there_are_a_dozen_realistic_configs_and_four_samples():
+    assert len(REALISTIC) >= 12 and len(SAMPLES) == 4
+
+
+@pytest.mark.parametrize("path", REALISTIC + SAMPLES, ids=lambda p: p.name)
+def test_a_realistic_config_survives_redaction_unchanged(path):
+    """Model names, index paths, hosts, UUIDs, corpus hashes and commits are not secrets
+    (issue 27: the shape rule must leave them)."""
+    config = json.loads(path.read_text("utf-8"))
+    ordinary = {k: v for k, v in config.items() if k not in PLANTED}
+    assert redact(ordinary) == ordinary
+    assert {k: redact(config)[k] for k in ordinary} == ordinary

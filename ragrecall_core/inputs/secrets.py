@@ -30,6 +30,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 REDACTED = "[redacted]"
@@ -86,8 +87,13 @@ LAST_WORD_ONLY = {"key"}
 def key_words(key: str) -> list[str]:
     """``"openaiKey"`` -> ``["openai", "key"]``; ``"x-api-key"`` -> ``["x", "api", "key"]``;
     ``"ＰＡＳＳＷＯＲＤ"`` (fullwidth) -> ``["password"]``."""
+    return list(_key_words(key))
+
+
+@lru_cache(maxsize=4096)
+def _key_words(key: str) -> tuple[str, ...]:
     spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", unicodedata.normalize("NFKC", key))
-    return re.findall(r"[a-z0-9]+", spaced.casefold())
+    return tuple(re.findall(r"[a-z0-9]+", spaced.casefold()))
 
 
 def is_secret_key(key: str, parent: str = "") -> bool:
