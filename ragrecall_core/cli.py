@@ -202,6 +202,7 @@ def build_parser() -> ArgumentParser:
         metavar="K",
         help="add the default measures at cutoff K; may repeat (default: k = 5 without -m)",
     )
+    add_split(ev)
     add_policy_options(ev)
     add_memory_limit(ev)
     add_cache(ev)
@@ -477,7 +478,7 @@ def evaluate(*args, **kwargs):
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    from ragrecall_core.inputs.workspace import Workspace
+    from ragrecall_core.analysis.selection import query_ids
     from ragrecall_core.output.text import render
 
     problems: list[Problem] = []
@@ -485,15 +486,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     policy = policy_from(args, problems)
     memory_limit_from(args, problems)
     raise_if_any(problems)
-    workspace = Workspace.from_files(
-        args.gold,
-        args.runs,
-        args.grades,
-        args.corpus,
-        memory_limit=args.memory_limit,
-        cache=cache_folder(args),
-    )
-    evaluation = evaluate(workspace, measures, policy=policy)
+    workspace = load(args, args.runs, cache_folder(args))
+    selected = query_ids(workspace, split=args.split)
+    evaluation = evaluate(workspace, measures, policy=policy, query_ids=selected)
     text = render(evaluation, args.format, per_query=args.per_query)
     if args.format == "json":
         from ragrecall_core.output.text import json_text

@@ -8,7 +8,9 @@ sentence-transformers' evaluators)::
 Each qrels file is a split (``qrels/test.tsv`` is split ``test``); a query's text comes
 from ``queries.jsonl``; a document is one chunk (its ``_id`` is chunk and document id),
 its ``title`` and any other field kept as corpus metadata. The qrels rows go through the
-long-form gold checks, file by file, so every problem names its file and line.
+long-form gold checks, file by file, so every problem names its file and line; a negative
+score is kept, as trec_eval (and pytrec_eval, which BEIR scores with) keeps it: in the pool
+but unjudged, never relevant.
 """
 
 from __future__ import annotations
@@ -19,9 +21,25 @@ import duckdb
 
 from ragrecall_core.errors import Problem, raise_if_any
 from ragrecall_core.inputs import gold, readers
-from ragrecall_core.inputs.checks import duplicate_key, repeated_keys, run_checks, string_field
+from ragrecall_core.inputs.checks import (
+    Check,
+    duplicate_key,
+    is_whole_number,
+    repeated_keys,
+    run_checks,
+    string_field,
+)
 
 QRELS_HEADER = ("query-id", "corpus-id", "score")
+
+# the long-form gold checks, a score allowed below 0 (trec_eval: in the pool, unjudged)
+SCORE_CHECK = Check(
+    f"grade IS NOT NULL AND NOT coalesce({is_whole_number('grade', negative=True)} "
+    "AND TRY_CAST(TRY_CAST(grade AS DOUBLE) AS INTEGER) IS NOT NULL, false)",
+    "CAST(grade AS VARCHAR)",
+    "a grade that is a whole number, 0 or more (also negative: unjudged, as trec_eval reads it)",
+)
+QRELS_CHECKS = [c for c in gold.LONG_CHECKS if c.value != SCORE_CHECK.value] + [SCORE_CHECK]
 
 RECORD_CHECKS = [
     repeated_keys(),
@@ -132,7 +150,7 @@ def _stage_qrels(con: duckdb.DuckDBPyConnection, path: Path, n: int) -> list[Pro
     columns = readers.stage_table_rows(con, path, readers.CSV, "beir_qrels")
     readers.require_columns(path, columns, QRELS_HEADER)
     con.execute(QRELS_AS_GOLD.format(n=n), {"split": path.stem})
-    return run_checks(con, f"beir_gold_{n}", gold.LONG_CHECKS, path)
+    return run_checks(con, f"beir_gold_{n}", QRELS_CHECKS, path)
 
 
 def _line(problem: Problem) -> int:
