@@ -263,7 +263,9 @@ def stage_whitespace_fields(
 
 def table_source(path: Path, fmt: str) -> tuple[str, int]:
     """The SQL that reads a CSV or Parquet ``path`` (bound as ``$path``), all text for CSV,
-    and the line of its first row (a CSV header is line 1)."""
+    and the line of its first row (a CSV header is line 1). The one reading of such a file:
+    the validating reads and the typed fast read of a run use it alike, so they see the same
+    columns and the same text (a sniffed type would turn an id ``2.10`` into ``2.1``)."""
     if fmt == PARQUET:
         return "read_parquet($path)", 1
     delim = "\t" if path.suffix.lower() == ".tsv" else ","
@@ -296,6 +298,61 @@ def stage_table_rows(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table
             params,
         )
     return columns
+
+
+# A column's type says how its values were written; a CSV file's columns are all text. An id
+# is text, or an integer (its digits, the only way to write it); a rank or a score is text
+# (checked as a CSV file's is) or a number. Any other type is refused: a DOUBLE id 1.0 may
+# have been written 1 or 1.0, a BOOLEAN rank or a BLOB id is no value of its role at all.
+INTEGER_TYPES = (
+    "TINYINT",
+    "SMALLINT",
+    "INTEGER",
+    "BIGINT",
+    "HUGEINT",
+    "UTINYINT",
+    "USMALLINT",
+    "UINTEGER",
+    "UBIGINT",
+    "UHUGEINT",
+)
+ID_TYPES = ("VARCHAR", *INTEGER_TYPES)
+NUMBER_TYPES = (*ID_TYPES, "FLOAT", "DOUBLE", "DECIMAL")
+ROLE_TYPES = {
+    "query_id": ID_TYPES,
+    "chunk_id": ID_TYPES,
+    "rank": NUMBER_TYPES,
+    "score": NUMBER_TYPES,
+}
+COLUMN_TYPES_EXPECTED = {
+    "query_id": "a text or integer column (ids are read as written)",
+    "chunk_id": "a text or integer column (ids are read as written)",
+    "rank": "a text or numeric column",
+    "score": "a text or numeric column",
+}
+
+
+def column_types(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> dict[str, str]:
+    """Each column of a CSV or Parquet ``path`` (:func:`table_source`) with its DuckDB type."""
+    source, _ = table_source(path, fmt)
+    with reading(path, fmt):
+        rows = con.execute(f"DESCRIBE SELECT * FROM {source}", {"path": str(path)}).fetchall()
+    return {row[0]: row[1] for row in rows}
+
+
+def column_type_problems(
+    path: Path, types: dict[str, str], roles: dict[str, tuple[str, str]]
+) -> list[Problem]:
+    """A problem for each column playing a role of :data:`ROLE_TYPES` (``roles``:
+    :func:`column_roles`) whose type (``types``: :func:`column_types`) is not one the role
+    takes: the one rule of typed columns, for the typed and the validating reads alike."""
+    problems = []
+    for role, (_, column) in roles.items():
+        found = types.get(column, "VARCHAR")
+        if role in ROLE_TYPES and found.split("(")[0] not in ROLE_TYPES[role]:
+            value = f"column {column} of type {found}"
+            problems.append(Problem(str(path), None, value, COLUMN_TYPES_EXPECTED[role]))
+    return problems
 
 
 def row_alias(columns: list[str]) -> str:
@@ -408,6 +465,7 @@ COLUMN_ALIASES = {
     "chunk_id": ("chunk_id", "docid", "docno", "doc_id", "pid"),
     "score": ("score", "sim"),
     "rank": ("rank", "position"),
+    "grade": ("grade", "relevance"),  # ir_measures' qrels (read by in-memory frames)
 }
 ALIAS_CASE = "names read ignoring ASCII case"
 

@@ -36,7 +36,9 @@ from ragrecall_core.inputs.memory import (
     is_in_memory,
     load_memory_gold,
     load_memory_run,
+    named_memory_runs,
     run_label,
+    shown,
 )
 from ragrecall_core.inputs.runs import load_run, load_runs
 
@@ -361,14 +363,12 @@ def named_runs(runs: object, name: str | None) -> dict[str, object]:
     """Run name -> run (a file name or data). Without ``name``, a dict is one run per key and
     a list of file names one run per file; anything else (and anything with ``name``) is one
     run, named ``name``, else by its own ``name`` attribute (a ranx ``Run``), else ``"run"``."""
-    if name is None and isinstance(runs, Mapping):
-        return dict(runs)
-    if name is None and isinstance(runs, list | tuple) and runs:
-        if not any(map(is_in_memory, runs)):
-            return {run_stem(Path(run)): run for run in runs}
-    if not is_in_memory(runs):
-        return {name or run_stem(Path(runs)): runs}
-    return {name or str(getattr(runs, "name", None) or "run"): runs}
+    in_memory = named_memory_runs(runs, name)  # a list of ranx Runs too
+    if in_memory is not None:
+        return in_memory
+    if isinstance(runs, list | tuple):
+        return {run_stem(Path(run)): run for run in runs}
+    return {name or run_stem(Path(runs)): runs}
 
 
 def load_any_gold(con: duckdb.DuckDBPyConnection, gold: object) -> None:
@@ -382,7 +382,7 @@ def load_any_run(con: duckdb.DuckDBPyConnection, name: str, run: object) -> tupl
     """Load one run (a file, or data); return its name and its path (a stand-in for data)."""
     if not isinstance(name, str) or not name.strip():
         expected = "a run name that is a non-empty string"
-        raise InputError([Problem(run_label(name), None, repr(name), expected)])
+        raise InputError([Problem(run_label(name), None, shown(name), expected)])
     if is_in_memory(run):
         return load_memory_run(con, name, run), Path(f"<{run_label(name)}>")
     return load_run(con, Path(run), name), Path(run)
