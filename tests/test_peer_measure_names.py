@@ -269,3 +269,32 @@ def test_a_negative_grade_is_unjudged_as_in_trec_eval(trec_ws):
         for query, value in want.items():
             if query != "all":
                 assert ours[name][query] == pytest.approx(1 - value, abs=TOLERANCE), query
+
+
+@pytest.mark.parametrize(("expected", "qrels", "run", "level", "complete"), CASES)
+def test_every_trec_eval_name_ragrecall_accepts_gives_trec_evals_values(
+    expected, qrels, run, level, complete
+):
+    """Each name trec_eval printed is either refused or, read as ragrecall reads it, gives
+    trec_eval's values: a name is never accepted as something else."""
+    table: dict[str, dict[str, float]] = {}
+    for line in (TREC / expected).read_text().splitlines():
+        name, query, value = line.split()
+        if name not in ("runid",) and not name.startswith("relstring"):  # text, not numbers
+            table.setdefault(name, {})[query] = float(value)
+    accepted = []
+    for name in table:
+        try:
+            parse_measure(name)
+            accepted.append(name)
+        except InputError:
+            pass
+    ws = Workspace.from_files(TREC / qrels, [TREC / run])
+    policy = Policy(rel_level=level, compat="trec_eval", complete=complete)
+    evaluation = evaluate(ws, accepted, policy=policy)
+    ours = per_query(evaluation)
+    for name in accepted:
+        for query, value in table[name].items():
+            got = evaluation.value("results", name) if query == "all" else ours[name][query]
+            assert got == pytest.approx(value, abs=TOLERANCE), (name, query)
+    assert len(accepted) >= 40  # P_k, recall_k, success_k, ndcg_cut_k, map_cut_k, bpref, ...
