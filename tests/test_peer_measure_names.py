@@ -157,6 +157,31 @@ def test_ir_measures_parameters_not_honoured_are_refused_all_at_once():
     assert "judged_only" in message and "cutoff, rel" in message
 
 
+class Hostile:
+    def __str__(self) -> str:
+        raise RuntimeError("boom")
+
+    __format__ = __str__
+
+
+class RaisingParams(dict):
+    def __iter__(self):
+        raise RuntimeError("boom")
+
+    def keys(self):
+        raise RuntimeError("boom")
+
+
+def test_hostile_measure_objects_are_input_errors_not_tracebacks():
+    broken = IrMeasure("nDCG")
+    broken.params = RaisingParams(cutoff=10)
+    objects = [IrMeasure("nDCG", cutoff=Hostile()), broken, StrOnly("x" * 10**6)]
+    with pytest.raises(InputError) as error:
+        parse_requests(objects)
+    assert len(error.value.problems) == len(objects)
+    assert len(str(error.value)) < 2000
+
+
 @pytest.fixture(scope="module")
 def trec_ws():
     return Workspace.from_files(TREC / "qrels.rel_level", [TREC / "results.test"])

@@ -217,7 +217,13 @@ def request_of(item: object, source: str = "-m") -> MeasureRequest:
     label = _name_of(item, source)
     name, params = getattr(item, "NAME", None), getattr(item, "params", None)
     if isinstance(name, str) and isinstance(params, Mapping):
-        return MeasureRequest(_from_params(name, params, label, source), label)
+        try:
+            return MeasureRequest(_from_params(name, params, label, source), label)
+        except InputError:
+            raise
+        except Exception:  # noqa: BLE001 - a foreign mapping or value that fails is bad input
+            expected = f"ir_measures parameters among {IR_MEASURES_PARAMS}"
+            raise InputError([Problem(source, None, label, expected)]) from None
     return MeasureRequest(parse_measure(label, source), label)
 
 
