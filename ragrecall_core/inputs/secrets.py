@@ -60,8 +60,9 @@ SECRET_FRAGMENTS = (
     "webhook",
     "sharedaccess",
 )
-# Words that are a secret alone ("dsn") or glued to a prefix ("DBPASS", "hfToken", "OAUTH").
-SECRET_WORDS = {"pw", "pwd", "dsn", "otp", "jwt", "bearer", "pass", "token", "auth", "key"}
+# Words that name a secret alone ("dsn", "db_pw"), and endings that name one alone or glued to
+# a prefix ("DBPASS", "hfToken", "OAUTH").
+SECRET_WORDS = {"pw", "dsn", "otp", "jwt", "bearer"}
 SECRET_ENDINGS = ("pwd", "pass", "token", "auth", "key")
 # Words beside a secret word that make the key an ordinary setting (``pad_token``,
 # ``first_pass``, ``sort_key``, ``token_limit``, ``pass_rate``). ``key`` names a key only as
