@@ -323,3 +323,15 @@ def test_every_trec_eval_name_ragrecall_accepts_gives_trec_evals_values(
             got = evaluation.value("results", name) if query == "all" else ours[name][query]
             assert got == pytest.approx(value, abs=TOLERANCE), (name, query)
     assert len(accepted) >= 40  # P_k, recall_k, success_k, ndcg_cut_k, map_cut_k, bpref, ...
+
+
+def test_compare_takes_ir_measures_objects():
+    from ragrecall_core import compare
+
+    gold = {"q1": ["a", "b"], "q2": {"c": 2, "d": 0}}
+    runs = {"x": {"q1": ["a", "z"], "q2": ["d", "c"]}, "y": {"q1": ["b"], "q2": ["c"]}}
+    ws = Workspace.from_memory(gold, runs)
+    objects = [IrMeasure("nDCG", cutoff=2), IrMeasure("R", cutoff=2)]
+    by_objects = compare(ws, "x", "y", k=2, measures=objects).deltas
+    by_names = compare(ws, "x", "y", k=2, measures=["nDCG@2", "R@2"]).deltas
+    assert by_objects.equals(by_names)

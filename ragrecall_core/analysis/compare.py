@@ -18,7 +18,7 @@ from ragrecall_core.analysis.pass_rule import pass_measure as rule_measure
 from ragrecall_core.analysis.significance import sign_flip_p_values
 from ragrecall_core.inputs.configs import FACTORS, changed_factors
 from ragrecall_core.inputs.workspace import Workspace
-from ragrecall_core.measures import parse_measure
+from ragrecall_core.measures import parse_measure, parse_requests
 from ragrecall_core.output.text import plural
 from ragrecall_core.scoring.evaluate import evaluate
 from ragrecall_core.scoring.policy import Policy
@@ -128,7 +128,9 @@ def compare(
     """Compare ``candidate`` against ``baseline`` query by query; regressions and
     improvements follow the pass ``rule`` (:mod:`.pass_rule`)."""
     policy = policy or Policy()
-    labels = list(measures or [m.format(k=k) for m in COMPARE_MEASURES])
+    # measures as asked for (names, or measure objects such as ir_measures'), by their labels
+    labels = [r.label for r in parse_requests(list(measures))] if measures else None
+    labels = labels or [m.format(k=k) for m in COMPARE_MEASURES]
     pass_measure = rule_measure(rule, k)
     if pass_measure not in labels:
         labels.append(pass_measure)
