@@ -249,6 +249,12 @@ def build_parser() -> ArgumentParser:
         metavar="N",
         help="regressed queries allowed against --baseline (default 0)",
     )
+    chk.add_argument(
+        "--allow-missing",
+        action="store_true",
+        help="a gold query the run or --baseline lacks (or lists empty) is reported but does "
+        "not fail the gate (by default it does: it scores 0 and can hide a regression)",
+    )
     add_split(chk, "'test' when the gold set has it")
     add_cutoff(chk, "cutoff of the pass rule's measure that defines a regression (default 5)")
     add_pass_rule(chk)
@@ -579,6 +585,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         k=k,
         policy=policy,
         rule=args.pass_rule,
+        allow_missing=args.allow_missing,
     )
     print_result(args.format, said_mappings(workspace, args.format, result.to_dict), result.to_text)
     write_gate_files(result, args.summary, args.junit)

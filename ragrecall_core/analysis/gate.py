@@ -15,15 +15,21 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from ragrecall_core.analysis.compare import paired, pass_outcomes
-from ragrecall_core.analysis.gate_outputs import gate_junit, gate_markdown
+from ragrecall_core.analysis.gate_outputs import (
+    coverage_line,
+    gate_junit,
+    gate_markdown,
+    regression_line,
+)
 from ragrecall_core.analysis.pass_rule import DEFAULT_RULE, pass_measure, rule_line
 from ragrecall_core.analysis.selection import default_split, query_ids, require_split
-from ragrecall_core.errors import InputError, Problem, gather, raise_if_any
+from ragrecall_core.errors import InputError, Problem, gather, one_line, raise_if_any
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.measures import parse_measure
 from ragrecall_core.output.text import cell_text
-from ragrecall_core.scoring.evaluate import evaluate
+from ragrecall_core.scoring.evaluate import MISSING_SQL, evaluate
 from ragrecall_core.scoring.policy import Policy
+from ragrecall_core.scoring.prepared import SCOPE_CTES, prepare, scope_params
 
 OPERATORS = {
     ">=": operator.ge,
@@ -113,11 +119,20 @@ class GateResult:
     regressions: list[str] = field(default_factory=list)
     max_regressions: int | None = None
     rule_line: str = ""
+    coverage: list[dict] = field(default_factory=list)
+    allow_missing: bool = False
+
+    @property
+    def budget_exceeded(self) -> bool:
+        """The regression-budget rule: more regressed queries than allowed."""
+        return self.max_regressions is not None and len(self.regressions) > self.max_regressions
 
     @property
     def passed(self) -> bool:
-        return all(c["ok"] for c in self.checks) and (
-            self.max_regressions is None or len(self.regressions) <= self.max_regressions
+        return (
+            all(c["ok"] for c in self.checks)
+            and all(c["ok"] for c in self.coverage)
+            and not self.budget_exceeded
         )
 
     def to_frame(self) -> pd.DataFrame:
@@ -126,6 +141,10 @@ class GateResult:
         rows = [
             {"requirement": c["requirement"], "value": c["value"], "ok": c["ok"]}
             for c in self.checks
+        ]
+        rows += [
+            {"requirement": f"coverage of {c['run']}", "value": c["missing"], "ok": c["ok"]}
+            for c in self.coverage
         ]
         rows += [
             {"requirement": "no regression", "value": q, "ok": False} for q in self.regressions
@@ -138,6 +157,8 @@ class GateResult:
             "scope": self.scope,
             "passed": self.passed,
             "requirements": self.checks,
+            "coverage": self.coverage,
+            "allow_missing": self.allow_missing,
             "baseline": self.baseline,
             "regressions": self.regressions,
             "max_regressions": self.max_regressions,
@@ -153,24 +174,23 @@ class GateResult:
         return gate_junit(self)
 
     def to_text(self) -> str:
-        lines = [f"release gate for {self.run} on {self.scope}"]
+        """The terminal verdict; every id and name escaped (:func:`.one_line`), so none can
+        forge or erase a line."""
+        lines = [f"release gate for {one_line(self.run)} on {one_line(self.scope)}"]
         for c in self.checks:
-            mark = "ok  " if c["ok"] else "FAIL"
-            lines.append(f"{mark} {c['requirement']}: {c['measure']} = {cell_text(c['value'])}")
+            value = f"{c['measure']} = {cell_text(c['value'])}"
+            lines.append(f"{mark(c['ok'])} {one_line(c['requirement'])}: {one_line(value)}")
+        lines += [f"{mark(c['ok'])} {one_line(coverage_line(c))}" for c in self.coverage]
         if self.baseline is not None:
-            budget = "" if self.max_regressions is None else f" (allowed: {self.max_regressions})"
-            mark = (
-                "ok  "
-                if self.max_regressions is None or len(self.regressions) <= self.max_regressions
-                else "FAIL"
-            )
-            lines.append(
-                f"{mark} regressions against {self.baseline}: {len(self.regressions)}{budget}"
-            )
-            lines += [f"     regressed: {q}" for q in self.regressions]
-            lines.append(f"     {self.rule_line}")
+            lines.append(f"{mark(not self.budget_exceeded)} {one_line(regression_line(self))}")
+            lines += [f"     regressed: {one_line(q)}" for q in self.regressions]
+            lines.append(f"     {one_line(self.rule_line)}")
         lines.append("PASSED" if self.passed else "FAILED")
         return "\n".join(lines) + "\n"
+
+
+def mark(ok: bool) -> str:
+    return "ok  " if ok else "FAIL"
 
 
 def check_gate(
@@ -183,11 +203,14 @@ def check_gate(
     k: int = 5,
     policy: Policy | None = None,
     rule: str = DEFAULT_RULE,
+    allow_missing: bool = False,
 ) -> GateResult:
     """Evaluate ``run`` against every requirement, on the held-out split by default.
 
     With a ``baseline`` and no ``max_regressions``, no regression is allowed: a gate that
-    lists regressions and passes anyway would check nothing.
+    lists regressions and passes anyway would check nothing. A gold query that ``run`` or
+    the ``baseline`` misses (or lists empty) fails the gate unless ``allow_missing``: it
+    scores 0, so a baseline's gap hides the candidate's regression on it.
     """
     parsed, problems = gather(requirements, parse_requirement)
     raise_if_any(problems + gate_problems(requirements, baseline, max_regressions))
@@ -202,7 +225,10 @@ def check_gate(
         baseline=baseline,
         max_regressions=max_regressions,
         rule_line=rule_line(rule, k),
+        allow_missing=allow_missing,
     )
+    roles = {run: "candidate", **({} if baseline is None else {baseline: "baseline"})}
+    result.coverage = coverage(workspace, roles, policy, ids, allow_missing)
     if parsed:
         evaluation = evaluate(
             workspace, [r.measure for r in parsed], policy, runs=[run], query_ids=ids
@@ -237,3 +263,33 @@ def regressed_queries(
     evaluation = evaluate(workspace, [measure], policy, runs=[baseline, run], query_ids=ids)
     outcomes = pass_outcomes(paired(evaluation.per_query, baseline, run))
     return list(outcomes.query_id[outcomes.outcome == "regression"])
+
+
+def coverage(
+    workspace: Workspace,
+    roles: dict[str, str],
+    policy: Policy | None,
+    ids: Sequence[str] | None,
+    allow_missing: bool,
+) -> list[dict]:
+    """Per run (``roles``: run -> its role in the gate), the gold queries in scope it lacks
+    or lists empty, counted and the first five named: what ``evaluate`` warns about
+    (:data:`~ragrecall_core.scoring.evaluate.MISSING_SQL`, one rule for both)."""
+    prepared = prepare(workspace, policy)
+    rows = prepared.fetch(
+        MISSING_SQL.replace("{scope}", SCOPE_CTES), scope_params(list(roles), ids)
+    )
+    gaps = {run: (count, list(sample)) for run, count, sample in rows}
+    entries = []
+    for run, role in roles.items():
+        count, sample = gaps.get(run, (0, []))
+        entries.append(
+            {
+                "run": run,
+                "role": role,
+                "missing": count,
+                "examples": sample,
+                "ok": allow_missing or count == 0,
+            }
+        )
+    return entries

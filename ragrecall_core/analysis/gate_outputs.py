@@ -20,8 +20,13 @@ if TYPE_CHECKING:  # gate.py imports this module for GateResult.to_markdown / to
     from ragrecall_core.analysis.gate import GateResult
 
 
-def budget_exceeded(result: GateResult) -> bool:
-    return result.max_regressions is not None and len(result.regressions) > result.max_regressions
+def coverage_line(entry: dict) -> str:
+    """One run's coverage of the gold set, as every format states it."""
+    count = entry["missing"]
+    noun = "gold query" if count == 1 else "gold queries"
+    allowed = " (allowed)" if count and entry["ok"] else ""
+    named = f": {', '.join(entry['examples'])}" if entry["examples"] else ""
+    return f"coverage of {entry['run']}: {count} {noun} missing or empty{allowed}{named}"
 
 
 def regression_line(result: GateResult) -> str:
@@ -47,8 +52,11 @@ def gate_markdown(result: GateResult) -> str:
                 f" | {outcome} |"
             )
         lines.append("")
+    for entry in result.coverage:
+        outcome = "pass" if entry["ok"] else "**FAIL**"
+        lines += [f"{md_literal(coverage_line(entry))}: {outcome}", ""]
     if result.baseline is not None:
-        outcome = "**FAIL**" if budget_exceeded(result) else "pass"
+        outcome = "**FAIL**" if result.budget_exceeded else "pass"
         lines += [f"{md_literal(regression_line(result))}: {outcome}", ""]
         if result.rule_line:
             lines += [md_literal(result.rule_line), ""]
@@ -63,8 +71,9 @@ def xml_text(text) -> str:
 
 
 def gate_junit(result: GateResult) -> str:
-    """JUnit XML: one test case per requirement, one for the regression budget, and one
-    per regressed query (a failure only when the regressions exceed the budget)."""
+    """JUnit XML: one test case per requirement, one per run that lacks gold queries (a
+    failure unless allowed), one for the regression budget, and one per regressed query (a
+    failure only when the regressions exceed the budget)."""
     suite = ET.Element("testsuite", name=xml_text(f"ragrecall check: {result.run}"))
     for check in result.checks:
         case = ET.SubElement(
@@ -78,8 +87,19 @@ def gate_junit(result: GateResult) -> str:
             failure = ET.SubElement(case, "failure", message=xml_text(value), type="requirement")
             failure.text = xml_text(f"{check['requirement']} does not hold: {value}")
         ET.SubElement(case, "system-out").text = xml_text(value)
+    for entry in (e for e in result.coverage if e["missing"]):
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            classname="ragrecall.coverage",
+            name=xml_text(f"coverage of {entry['run']}"),
+        )
+        line = xml_text(coverage_line(entry))
+        if not entry["ok"]:
+            ET.SubElement(case, "failure", message=line, type="coverage")
+        ET.SubElement(case, "system-out").text = line
     if result.baseline is not None:
-        exceeded = budget_exceeded(result)
+        exceeded = result.budget_exceeded
         case = ET.SubElement(
             suite, "testcase", classname="ragrecall.regressions", name="regression budget"
         )
