@@ -85,15 +85,52 @@ NOT_SECRET_AFTER = {
 LAST_WORD_ONLY = {"key"}
 
 
+# Letters of other scripts that look like Latin ones ("раssword" with a Cyrillic "р"): read as
+# the Latin letter in keys and texts. Each is needed by a secret word that holds its letter.
+LOOKALIKES = {
+    "а": "a",  # Cyrillic
+    "е": "e",
+    "о": "o",
+    "р": "p",
+    "с": "c",
+    "у": "y",
+    "і": "i",
+    "ј": "j",
+    "ѕ": "s",
+    "к": "k",
+    "һ": "h",
+    "ԁ": "d",
+    "ԝ": "w",
+    "ο": "o",  # Greek
+    "α": "a",
+    "ρ": "p",
+    "τ": "t",
+    "ν": "v",
+    "ι": "i",
+    "κ": "k",
+}
+
+
 def key_words(key: str) -> list[str]:
     """``"openaiKey"`` -> ``["openai", "key"]``; ``"x-api-key"`` -> ``["x", "api", "key"]``;
-    ``"ＰＡＳＳＷＯＲＤ"`` (fullwidth) -> ``["password"]``."""
-    return list(_key_words(key))
+    ``"ＰＡＳＳＷＯＲＤ"`` (fullwidth), ``"раssword"`` (a Cyrillic "р") -> ``["password"]``."""
+    return list(_key_words(readable(key)))
+
+
+def readable(text: str) -> str:
+    """``text`` as it reads: Unicode NFKC, invisible characters (zero-width, soft hyphen)
+    removed, look-alike letters of other scripts as Latin ones."""
+    normal = unicodedata.normalize("NFKC", text)
+    if not normal.isascii():
+        normal = "".join(c for c in normal if unicodedata.category(c) != "Cf")
+        upper = {c.upper(): latin.upper() for c, latin in LOOKALIKES.items()}
+        normal = normal.translate(str.maketrans(LOOKALIKES | upper))
+    return normal
 
 
 @lru_cache(maxsize=4096)
 def _key_words(key: str) -> tuple[str, ...]:
-    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", unicodedata.normalize("NFKC", key))
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", key)
     return tuple(re.findall(r"[a-z0-9]+", spaced.casefold()))
 
 
@@ -106,6 +143,9 @@ def is_secret_key(key: str, parent: str = "") -> bool:
 
 
 def _names_a_secret(words: list[str]) -> bool:
+    words = [word.rstrip("0123456789") or word for word in words]  # "pwd2", "key1"
+    while len(words) > 1 and words[-1].isdigit():  # "openai_key_2"
+        words = words[:-1]
     if any(fragment in "".join(words) for fragment in SECRET_FRAGMENTS):
         return True
     for i, word in enumerate(words):
@@ -500,7 +540,7 @@ def redact_text(text: str) -> str:
 
 def _redact_text(text: str, shapes: bool, decode: bool) -> str:
     text, cut = cut_text(text)
-    normal = unicodedata.normalize("NFKC", text)
+    normal = readable(text)
     redacted = _apply_rules(normal, shapes, decode)
     if normal != text and redacted == normal:
         redacted = text  # nothing secret: the text as written, not its normal form

@@ -117,6 +117,13 @@ SHAPES = {
     "key passcode": shape({"passcode": "Orchid-Pc-4242"}, "Orchid-Pc-4242"),
     "fullwidth key PASSWORD": shape({"ＰＡＳＳＷＯＲＤ": "Orchid-Fw-77"}, "Orchid-Fw-77"),
     "passphrase= in a note": shape({"note": "passphrase=Orchid-Pp-12"}, "Orchid-Pp-12"),
+    "key with a Cyrillic look-alike": shape({"раssword": "Orchid-Cy-501"}, "Orchid-Cy-501"),
+    "key with a zero-width space": shape({"to\u200bken": "Orchid-Zw-502"}, "Orchid-Zw-502"),
+    "key numbered after key": shape({"openai_key_2": "Orchid-Num-503"}, "Orchid-Num-503"),
+    "key ending in a digit": shape({"PWD2": "Orchid-Num-504"}, "Orchid-Num-504"),
+    "Bearer with a look-alike letter": shape(
+        {"upstream": "Bеarer orchid.lantern-505"}, "orchid.lantern-505"
+    ),
     "lower-case bearer": shape(
         {"upstream": "bearer abc.DEF-ghi_12345678xyz"}, "abc.DEF-ghi_12345678xyz"
     ),

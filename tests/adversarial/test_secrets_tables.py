@@ -4,7 +4,7 @@ Every entry of the tables in :mod:`ragrecall_core.inputs.secrets` yields example
 fragment, word and ending as a key in five styles (snake, kebab, camel, upper, fullwidth);
 each name of a ``name=value`` pair in a text in three forms; each value rule's example bare,
 in prose, in a list and in JSON held in a string, and in lower and upper case where the rule
-ignores case; each non-secret key word, veto word and pair field. Then:
+ignores case; each non-secret key word, veto word, pair field and look-alike letter. Then:
 
 * every example is redacted (or, for the vetoes and non-secret keys, kept) by ``redact``;
 * removing any one entry from its table flips at least one of that entry's examples
@@ -193,6 +193,10 @@ def rule_examples(name: str) -> list[Example]:
     return out
 
 
+# secret words to spell with a look-alike letter (the first that holds the Latin letter)
+LOOKALIKE_HOSTS = ("jwt", "secret", "credential", "password", "apikey", "privatekey", "webhook")
+
+
 def generate() -> list[Example]:
     out: list[Example] = []
     for fragment in secrets.SECRET_FRAGMENTS:
@@ -224,6 +228,10 @@ def generate() -> list[Example]:
             value = secret_value()
             pair = {"name": "X-Api-Key", name: value}
             out.append(Example("PAIR_VALUE_FIELDS", field, style, {"headers": [pair]}, value))
+    for char, latin in secrets.LOOKALIKES.items():
+        word = next(w for w in LOOKALIKE_HOSTS if latin in w)
+        spelt = word.replace(latin, char, 1)
+        out += key_examples("LOOKALIKES", char, ["db", spelt, "value"])
     for name in secrets.VALUE_RULES:
         out += rule_examples(name)
     # key=value names: every secret key word and fragment as a name in a text
