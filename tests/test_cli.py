@@ -98,19 +98,19 @@ def test_long_form_with_a_header(files, capsys, fmt, sep):
     argv = ["evaluate", gold, run, "-m", "Recall@3", "-m", "RR@3", "--format", fmt, "--per-query"]
     code, out, _ = run_cli(capsys, argv)
     assert code == 0
-    assert out.splitlines()[0] == sep.join(["run", "query_id", "measure", "value"])
+    assert out.splitlines()[0] == sep.join(["run", "query_id", "measure", "value", "scope"])
     rows = list(csv.DictReader(io.StringIO(out), delimiter=sep))
-    values = {(r["run"], r["query_id"], r["measure"]): float(r["value"]) for r in rows}
-    assert values[("bm25", "q1", "RR@3")] == 0.5
-    assert values[("bm25", "q3", "Recall@3")] == 0.0
-    assert values[("bm25", "all", "Recall@3")] == pytest.approx(0.6667, abs=1e-4)
+    values = {(r["run"], r["query_id"], r["measure"], r["scope"]): float(r["value"]) for r in rows}
+    assert values[("bm25", "q1", "RR@3", "query")] == 0.5
+    assert values[("bm25", "q3", "Recall@3", "query")] == 0.0
+    assert values[("bm25", "", "Recall@3", "mean")] == pytest.approx(0.6667, abs=1e-4)
     assert len(rows) == 2 * 3 + 2  # every query and measure, then the two means
 
 
 def test_long_form_without_per_query_has_only_the_means(files, capsys):
     gold, run = files
     _, out, _ = run_cli(capsys, ["evaluate", gold, run, "-m", "Recall@3", "--format", "csv"])
-    assert out.splitlines() == ["run,query_id,measure,value", "bm25,all,Recall@3,0.6667"]
+    assert out.splitlines() == ["run,query_id,measure,value,scope", "bm25,,Recall@3,0.6667,mean"]
 
 
 def test_table_is_readable(files, capsys):

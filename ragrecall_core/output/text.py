@@ -21,7 +21,9 @@ if TYPE_CHECKING:
 FORMATS = ("table", "tsv", "csv", "json")
 MISSING = "—"  # what a person sees for a missing value, instead of None / nan / <NA>
 
-LONG_COLUMNS = ["run", "query_id", "measure", "value"]
+# scope: "query" for a query's value, "mean" for a run's mean (whose query_id is empty),
+# so no query id (not even "all") can be read as a mean
+LONG_COLUMNS = ["run", "query_id", "measure", "value", "scope"]
 
 
 def render(evaluation: Evaluation, fmt: str, per_query: bool = False) -> str:
@@ -33,14 +35,15 @@ def render(evaluation: Evaluation, fmt: str, per_query: bool = False) -> str:
 
 
 def long_text(evaluation: Evaluation, per_query: bool, sep: str) -> str:
-    """``run, query_id, measure, value`` lines: (optionally) every query's values, then
-    the means as ``query_id = all``; a missing value is an empty field."""
+    """``run, query_id, measure, value, scope`` lines: (optionally) every query's values
+    (``scope = query``), then the means (``scope = mean``, no query id); a missing value is
+    an empty field."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter=sep, lineterminator="\n")
     writer.writerow(LONG_COLUMNS)
     if per_query:
-        writer.writerows((r, q, m, _fixed(v)) for r, q, m, v in evaluation.rows)
-    writer.writerows((r, "all", m, _fixed(v)) for r, m, v, _ in evaluation.means)
+        writer.writerows((r, q, m, _fixed(v), "query") for r, q, m, v in evaluation.rows)
+    writer.writerows((r, "", m, _fixed(v), "mean") for r, m, v, _ in evaluation.means)
     return buffer.getvalue()
 
 
