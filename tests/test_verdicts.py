@@ -174,7 +174,8 @@ def test_a_bad_import_file_lists_every_problem_and_writes_nothing(ws, tmp_path):
     )
     with pytest.raises(InputError) as caught:
         v.import_verdicts(ws, path)
-    assert [p.line for p in caught.value.problems] == [8]  # unreadable lines come first
+    # an unreadable line hides no other line's problems (issue 29)
+    assert [p.line for p in caught.value.problems] == [2, 3, 3, 4, 5, 6, 7, 8]
     path.write_text("".join(json.dumps(r) + "\n" for r in lines))
     with pytest.raises(InputError) as caught:
         v.import_verdicts(ws, path)

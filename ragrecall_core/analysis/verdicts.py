@@ -251,8 +251,10 @@ def import_verdicts(workspace: Workspace, path: Path) -> int:
     wrong. A row without ``recorded_at`` is stamped now.
     """
     path = Path(path)
-    rows = _read_verdicts_file(path)
-    _require_valid_rows(workspace, path, rows)
+    rows, problems = _read_verdicts_file(path)
+    problems += _row_problems(workspace, path, rows)
+    if problems:  # every line's problems at once, in line order
+        raise InputError(sorted(problems, key=lambda p: p.line or 0))
     if rows.empty:
         return 0
     with store_transaction(workspace) as con:
@@ -272,6 +274,15 @@ def import_verdicts(workspace: Workspace, path: Path) -> int:
     return int(added)
 
 
+# a recorded_at the file may give: a plain local time, no zone (DuckDB would drop an offset
+# without a word), no special value (infinity, epoch), between EARLIEST and tomorrow; a time
+# far ahead would make its verdict the latest for ever, hiding every later one
+EARLIEST = "2000-01-01"
+TIME_SHAPE = r"\d{4}-\d{2}-\d{2}([ T]([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,6})?)?)?"
+EXPECTED_TIME = (
+    f"recorded_at as a time from {EARLIEST} to tomorrow, written YYYY-MM-DD HH:MM:SS "
+    "(e.g. 2026-12-01 09:30:00; no time zone)"
+)
 # the staged rows as the store holds them: optional text empty, the time parsed
 IMPORTED = """
 SELECT line, run, query_id, reason, coalesce(note, '') AS note, coalesce(owner, '') AS owner,
@@ -310,8 +321,10 @@ UNION ALL
     )
 }
 UNION ALL
-SELECT line, 30, recorded_at, 'recorded_at as a time, e.g. 2026-12-01 09:30:00' FROM checked
-WHERE recorded_at IS NOT NULL AND TRY_CAST(recorded_at AS TIMESTAMP) IS NULL
+SELECT line, 30, recorded_at, $time_expected FROM checked
+WHERE recorded_at IS NOT NULL AND NOT coalesce(regexp_full_match(recorded_at, $time_shape)
+    AND TRY_CAST(recorded_at AS TIMESTAMP)
+        BETWEEN TIMESTAMP '{EARLIEST}' AND current_timestamp::TIMESTAMP + INTERVAL 1 DAY, false)
 """
 PROBLEMS_SQL = f"""
 WITH typed AS ({ROW_PROBLEMS}),
@@ -321,8 +334,8 @@ SELECT line, value, expected FROM (
 """
 
 
-def _require_valid_rows(workspace: Workspace, path: Path, rows: pd.DataFrame) -> None:
-    """Raise InputError naming every bad value of every row of a staged verdicts file."""
+def _row_problems(workspace: Workspace, path: Path, rows: pd.DataFrame) -> list[Problem]:
+    """Every bad value of every row of a staged verdicts file."""
     con = workspace.cursor()
     con.register("imported_verdicts", rows)
     try:
@@ -333,19 +346,22 @@ def _require_valid_rows(workspace: Workspace, path: Path, rows: pd.DataFrame) ->
                 "runs_expected": f"a run of the workspace ({', '.join(workspace.run_names)})",
                 "reasons": [*REASONS, WITHDRAWN],
                 "reason_expected": EXPECTED_REASON,
+                "time_shape": TIME_SHAPE,
+                "time_expected": EXPECTED_TIME,
             },
         ).fetchall()
     finally:
         con.unregister("imported_verdicts")
-    if found:
-        raise InputError([Problem(str(path), line, value, want) for line, value, want in found])
+    return [Problem(str(path), line, value, want) for line, value, want in found]
 
 
-# a CSV cell as it was before :func:`neutralise` prefixed a formula-like one with '
+# a CSV cell as it was before :func:`neutralise` prefixed it with ' (a cell that starts
+# like a formula after its leading 's): exactly one ' comes off, so export then import is
+# the identity
 UNNEUTRALISED = (
     "CASE WHEN starts_with({cell}, chr(39)) AND list_contains(["
     + ", ".join(f"chr({ord(c)})" for c in FORMULA_START)
-    + "], substr({cell}, 2, 1)) THEN substr({cell}, 2) ELSE {cell} END"
+    + "], substr(ltrim({cell}, chr(39)), 1, 1)) THEN substr({cell}, 2) ELSE {cell} END"
 )
 # the staged file's fields as text (NULL when absent), and what is wrong with their types
 JSON_FIELDS_SQL = ", ".join(
@@ -356,18 +372,22 @@ JSON_FIELDS_SQL = ", ".join(
 )
 
 
-def _read_verdicts_file(path: Path) -> pd.DataFrame:
+def _read_verdicts_file(path: Path) -> tuple[pd.DataFrame, list[Problem]]:
     """The file's rows (``line`` and every field as text, NULL when absent), read by a
-    connection confined to that one file; InputError for lines that cannot be read."""
+    connection confined to that one file, and the problems of the file's lines themselves:
+    not a JSON object, a trailing comma, an unknown field or a repeated key (their rows are
+    still checked, so one bad line hides no other line's problems)."""
     require_file(path)
     fmt = _format_of(path)
     con = connect()
     try:
         lock_down(con, [path])
         if fmt == JSONL:
-            bad_lines = stage_json_lines(con, path, "staged")
-            if bad_lines:
-                raise InputError(bad_lines)
+            problems = stage_json_lines(con, path, "staged")
+            problems += [
+                Problem(str(path), line, key, ONCE)
+                for line, key in con.execute(REPEATED_KEYS).fetchall()
+            ]
             unknown = con.execute(
                 "SELECT line, unnest(list_filter(json_keys(j), "
                 "lambda k: NOT list_contains($f, k))) FROM staged ORDER BY line",
@@ -375,6 +395,7 @@ def _read_verdicts_file(path: Path) -> pd.DataFrame:
             ).fetchall()
             rows = con.execute(f"SELECT line, {JSON_FIELDS_SQL} FROM staged ORDER BY line").df()
         else:
+            problems = []  # a CSV header's repeated names are refused by stage_table_rows
             columns = stage_table_rows(con, path, fmt, "staged")
             unknown = [(1, c) for c in columns if c not in FILE_FIELDS]
             present = [c for c in FILE_FIELDS if c in columns]
@@ -395,10 +416,16 @@ def _read_verdicts_file(path: Path) -> pd.DataFrame:
         raise InputError([Problem(str(path), None, str(error)[:80], "a verdicts file")]) from None
     finally:
         con.close()
-    if unknown:
-        expected = "only the fields " + ", ".join(FILE_FIELDS)
-        raise InputError([Problem(str(path), line, str(key), expected) for line, key in unknown])
-    return rows
+    expected = "only the fields " + ", ".join(FILE_FIELDS)
+    return rows, problems + [Problem(str(path), line, str(key), expected) for line, key in unknown]
+
+
+# every key a staged JSON line gives more than once (DuckDB reads the first)
+ONCE = "each field once (which of its values is meant would be a guess)"
+REPEATED_KEYS = """
+SELECT line, key FROM (SELECT line, unnest(json_keys(j)) AS key FROM staged)
+GROUP BY line, key HAVING count(*) > 1 ORDER BY line, key
+"""
 
 
 # ---------------------------------------------------------------- command-line output

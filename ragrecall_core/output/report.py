@@ -51,12 +51,14 @@ REPORT_MEASURES = (
 
 
 def neutralise(value):
-    """Prefix a cell a spreadsheet would run as a formula with ``'``.
+    """Prefix a cell a spreadsheet would run as a formula with ``'``; so that the prefix
+    can be taken off again exactly (a verdicts import does), a cell that starts like one
+    after its leading quotes gets one more.
 
-    >>> neutralise("=HYPERLINK(1)"), neutralise(-0.5), neutralise("ok")
-    ("'=HYPERLINK(1)", -0.5, 'ok')
+    >>> neutralise("=HYPERLINK(1)"), neutralise("'=1"), neutralise(-0.5), neutralise("'ok")
+    ("'=HYPERLINK(1)", "''=1", -0.5, "'ok")
     """
-    if isinstance(value, str) and value.startswith(FORMULA_START):
+    if isinstance(value, str) and value.lstrip("'").startswith(FORMULA_START):
         return "'" + value
     return value
 
