@@ -231,101 +231,174 @@ def _secret_flag(match: re.Match) -> str:
     return match["k"] + REDACTED if is_secret_name(match["name"]) else match[0]
 
 
-def _rule(pattern: str, replacement: str | Callable[[re.Match], str], flags: int = 0) -> tuple:
-    return re.compile(pattern, flags), replacement
+def _rule(
+    pattern: str,
+    replacement: str | Callable[[re.Match], str],
+    flags: int = 0,
+    *,
+    needles: tuple[str, ...],
+) -> tuple:
+    """A rule: its pattern, its replacement, and the lower-case texts one of which a text
+    holds whenever the pattern can match it (a text holding none is not searched)."""
+    return re.compile(pattern, flags), replacement, needles
 
 
 _KEEP = r"\g<k>" + REDACTED
 
 # name -> (pattern, replacement), applied in this order to every text
-VALUE_RULES: dict[str, tuple[re.Pattern, Any]] = {
+VALUE_RULES: dict[str, tuple[re.Pattern, Any, tuple[str, ...]]] = {
     # private key blocks, to their END line or the end of the text
     "PEM block": _rule(
-        r"-----BEGIN [A-Z0-9 ]*-----.*?(?:-----END [A-Z0-9 ]*-----|\Z)", REDACTED, re.S
+        r"-----BEGIN [A-Z0-9 ]*-----.*?(?:-----END [A-Z0-9 ]*-----|\Z)",
+        REDACTED,
+        re.S,
+        needles=("-----begin",),
     ),
     "SSH2 key block": _rule(
-        r"---- BEGIN SSH2 [A-Z0-9 ]*----.*?(?:---- END SSH2 [A-Z0-9 ]*----|\Z)", REDACTED, re.S
+        r"---- BEGIN SSH2 [A-Z0-9 ]*----.*?(?:---- END SSH2 [A-Z0-9 ]*----|\Z)",
+        REDACTED,
+        re.S,
+        needles=("---- begin ssh2",),
     ),
     "PuTTY key file": _rule(
-        r"PuTTY-User-Key-File-\d+:.*?(?:Private-MAC:[^\r\n]*|\Z)", REDACTED, re.S | re.I
+        r"PuTTY-User-Key-File-\d+:.*?(?:Private-MAC:[^\r\n]*|\Z)",
+        REDACTED,
+        re.S | re.I,
+        needles=("putty-user-key-file-",),
     ),
     # header lines: everything after "Authorization:" / "Cookie:" to the end of the line
     "header line": _rule(
         r"(?P<k>\b(?:proxy-)?(?:authorization|set-cookie|cookie)[\"']?\s*[:=]\s*)[^\r\n]+",
         _KEEP,
         re.I,
+        needles=("authorization", "cookie"),
     ),
     # URL credentials whose password holds a "/" or "@": user:… up to the last "@"
     "URL user:password@": _rule(
-        rf"(?P<s>{_SCHEME})[^{_URL_STOP}/@]*:{_IN_URL}*@", r"\g<s>" + REDACTED + "@", re.I
+        rf"(?P<s>{_SCHEME})[^{_URL_STOP}/@]*:{_IN_URL}*@",
+        r"\g<s>" + REDACTED + "@",
+        re.I,
+        needles=("@",),
     ),
     # URL credentials: everything before the last "@" of the authority
     "URL userinfo@": _rule(
-        rf"(?P<s>{_SCHEME})[^{_URL_STOP}/?#]*@", r"\g<s>" + REDACTED + "@", re.I
+        rf"(?P<s>{_SCHEME})[^{_URL_STOP}/?#]*@", r"\g<s>" + REDACTED + "@", re.I, needles=("@",)
     ),
     # credentials without a scheme: user:password@host
     "user:password@host": _rule(
-        rf"(?<![\w/:.@-])[\w.+%-]+:[^{_URL_STOP}/]*@(?=[A-Za-z0-9])", REDACTED + "@"
+        rf"(?<![\w/:.@-])[\w.+%-]+:[^{_URL_STOP}/]*@(?=[A-Za-z0-9])", REDACTED + "@", needles=("@",)
     ),
     # Oracle's user/password@host (JDBC thin URLs, sqlplus)
     "oracle user/password@": _rule(
-        r"(?P<k>\b(?:jdbc:oracle:\w+:@?|sqlplus\s+))[^\s@/]+/[^\s@]*@", r"\g<k>" + REDACTED + "@"
+        r"(?P<k>\b(?:jdbc:oracle:\w+:@?|sqlplus\s+))[^\s@/]+/[^\s@]*@",
+        r"\g<k>" + REDACTED + "@",
+        needles=("jdbc:oracle:", "sqlplus"),
     ),
     # webhook URLs: the path is the secret
     "Slack webhook URL": _rule(
-        rf"(?P<k>\bhttps?://hooks\.slack\.com/)[^{_URL_STOP}]+", _KEEP, re.I
+        rf"(?P<k>\bhttps?://hooks\.slack\.com/)[^{_URL_STOP}]+",
+        _KEEP,
+        re.I,
+        needles=("hooks.slack.com",),
     ),
     "webhook URL": _rule(
         rf"(?P<k>\bhttps?://[^{_URL_STOP}/]+/{_IN_URL}*?webhook[\w-]*/)[^{_URL_STOP}]+",
         _KEEP,
         re.I,
+        needles=("webhook",),
     ),
     # .netrc: "machine h login u password p"
-    "netrc password": _rule(r"(?P<k>\b(?:machine|login)\s+\S+\s+password\s+)\S+", _KEEP),
+    "netrc password": _rule(
+        r"(?P<k>\b(?:machine|login)\s+\S+\s+password\s+)\S+", _KEEP, needles=("password",)
+    ),
     # command lines: "--password x" (a flag whose name is a secret key), "mysql -pX"
     "secret flag": _rule(
-        r"(?P<k>(?<![\w-])--?(?P<name>[A-Za-z][\w-]*)\s+)(?=[^\s-])" + _VALUE, _secret_flag
+        r"(?P<k>(?<![\w-])--?(?P<name>[A-Za-z][\w-]*)\s+)(?=[^\s-])" + _VALUE,
+        _secret_flag,
+        needles=("-",),
     ),
     "mysql -p": _rule(
-        r"(?P<k>\b(?:mysql\w*|mariadb[\w-]*)\b[^\r\n]*?\s-p)(?=[^\s-])[^\s;&|]+", _KEEP
+        r"(?P<k>\b(?:mysql\w*|mariadb[\w-]*)\b[^\r\n]*?\s-p)(?=[^\s-])[^\s;&|]+",
+        _KEEP,
+        needles=("mysql", "mariadb"),
     ),
-    "query code=": _rule(r"(?P<k>[?&;]code=)[^&#\s\"'<>]+", _KEEP, re.I),
+    "query code=": _rule(r"(?P<k>[?&;]code=)[^&#\s\"'<>]+", _KEEP, re.I, needles=("code=",)),
     # provider token shapes
-    "Stripe sk_live_": _rule(r"\b[spr]k_(?:live|test)_[A-Za-z0-9]{8,}", REDACTED),
-    "Stripe whsec_": _rule(r"\bwhsec_[A-Za-z0-9+/=]{16,}", REDACTED),
-    "OpenAI/Anthropic sk-": _rule(r"\b(?:sk|pk|rk)-[A-Za-z0-9_-]{8,}", REDACTED),
+    "Stripe sk_live_": _rule(
+        r"\b[spr]k_(?:live|test)_[A-Za-z0-9]{8,}", REDACTED, needles=("k_live_", "k_test_")
+    ),
+    "Stripe whsec_": _rule(r"\bwhsec_[A-Za-z0-9+/=]{16,}", REDACTED, needles=("whsec_",)),
+    "OpenAI/Anthropic sk-": _rule(
+        r"\b(?:sk|pk|rk)-[A-Za-z0-9_-]{8,}", REDACTED, needles=("sk-", "pk-", "rk-")
+    ),
     # Hugging Face tokens are mixed case: "hf_sentencetransformers" is a name
-    "Hugging Face hf_": _rule(r"\bhf_(?=[a-z0-9]*[A-Z])[A-Za-z0-9]{20,}", REDACTED),
-    "Google AIza": _rule(r"\bAIza[0-9A-Za-z_-]{20,}", REDACTED),
+    "Hugging Face hf_": _rule(
+        r"\bhf_(?=[a-z0-9]*[A-Z])[A-Za-z0-9]{20,}", REDACTED, needles=("hf_",)
+    ),
+    "Google AIza": _rule(r"\bAIza[0-9A-Za-z_-]{20,}", REDACTED, needles=("aiza",)),
     "GitLab gl*-": _rule(
-        r"\bgl(?:pat|dt|rt|ptt|soat|cbt|imt|ft|agent)-[0-9A-Za-z_-]{10,}", REDACTED
+        r"\bgl(?:pat|dt|rt|ptt|soat|cbt|imt|ft|agent)-[0-9A-Za-z_-]{10,}", REDACTED, needles=("gl",)
     ),
-    "Pinecone pcsk_": _rule(r"\bpcsk_[0-9A-Za-z_]{10,}", REDACTED),
-    "GitHub gh*_": _rule(r"\bgh[pousr]_[A-Za-z0-9]{16,}", REDACTED),
-    "GitHub github_pat_": _rule(r"\bgithub_pat_[A-Za-z0-9_]{20,}", REDACTED),
-    "Slack xox*-": _rule(r"\b(?:xox[abposre]|xapp)-[A-Za-z0-9-]{10,}", REDACTED),
+    "Pinecone pcsk_": _rule(r"\bpcsk_[0-9A-Za-z_]{10,}", REDACTED, needles=("pcsk_",)),
+    "GitHub gh*_": _rule(r"\bgh[pousr]_[A-Za-z0-9]{16,}", REDACTED, needles=("gh",)),
+    "GitHub github_pat_": _rule(
+        r"\bgithub_pat_[A-Za-z0-9_]{20,}", REDACTED, needles=("github_pat_",)
+    ),
+    "Slack xox*-": _rule(
+        r"\b(?:xox[abposre]|xapp)-[A-Za-z0-9-]{10,}", REDACTED, needles=("xox", "xapp-")
+    ),
     "AWS access key id": _rule(
-        r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA)[0-9A-Z]{16}\b", REDACTED
+        r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA)[0-9A-Z]{16}\b",
+        REDACTED,
+        needles=(
+            "akia",
+            "asia",
+            "abia",
+            "acca",
+            "agpa",
+            "aida",
+            "aipa",
+            "anpa",
+            "anva",
+            "aroa",
+            "apka",
+        ),
     ),
-    "npm npm_": _rule(r"\bnpm_[A-Za-z0-9]{20,}", REDACTED),
-    "PyPI pypi-": _rule(r"\bpypi-[A-Za-z0-9_-]{16,}", REDACTED),
-    "Google ya29.": _rule(r"\bya29\.[0-9A-Za-z_-]{20,}", REDACTED),
-    "SendGrid SG.": _rule(r"\bSG\.[\w-]{16,}\.[\w-]{16,}", REDACTED),
-    "Groq gsk_": _rule(r"\bgsk_[A-Za-z0-9]{20,}", REDACTED),
-    "LangSmith lsv2_": _rule(r"\blsv2_(?:pt|sk)_[0-9a-f]{16,}(?:_[0-9a-f]+)?", REDACTED),
-    "Replicate r8_": _rule(r"\br8_[A-Za-z0-9]{20,}", REDACTED),
-    "Vault hv*.": _rule(r"\bhv[sbr]\.[A-Za-z0-9_-]{20,}", REDACTED),
-    "Mailgun key-": _rule(r"\bkey-[0-9a-f]{32}\b", REDACTED),
-    "Databricks dapi": _rule(r"\bdapi[0-9a-f]{32}(?:-\d+)?\b", REDACTED),
-    "Twilio SK": _rule(r"\bSK[0-9a-f]{32}\b", REDACTED),
-    "age secret key": _rule(r"\bAGE-SECRET-KEY-1[0-9A-Z]{20,}", REDACTED),
-    "Telegram bot token": _rule(r"(?<![0-9])[0-9]{6,12}:AA[A-Za-z0-9_-]{30,}", REDACTED),
-    "JWT": _rule(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?", REDACTED),
+    "npm npm_": _rule(r"\bnpm_[A-Za-z0-9]{20,}", REDACTED, needles=("npm_",)),
+    "PyPI pypi-": _rule(r"\bpypi-[A-Za-z0-9_-]{16,}", REDACTED, needles=("pypi-",)),
+    "Google ya29.": _rule(r"\bya29\.[0-9A-Za-z_-]{20,}", REDACTED, needles=("ya29.",)),
+    "SendGrid SG.": _rule(r"\bSG\.[\w-]{16,}\.[\w-]{16,}", REDACTED, needles=("sg.",)),
+    "Groq gsk_": _rule(r"\bgsk_[A-Za-z0-9]{20,}", REDACTED, needles=("gsk_",)),
+    "LangSmith lsv2_": _rule(
+        r"\blsv2_(?:pt|sk)_[0-9a-f]{16,}(?:_[0-9a-f]+)?", REDACTED, needles=("lsv2_",)
+    ),
+    "Replicate r8_": _rule(r"\br8_[A-Za-z0-9]{20,}", REDACTED, needles=("r8_",)),
+    "Vault hv*.": _rule(
+        r"\bhv[sbr]\.[A-Za-z0-9_-]{20,}", REDACTED, needles=("hvs.", "hvb.", "hvr.")
+    ),
+    "Mailgun key-": _rule(r"\bkey-[0-9a-f]{32}\b", REDACTED, needles=("key-",)),
+    "Databricks dapi": _rule(r"\bdapi[0-9a-f]{32}(?:-\d+)?\b", REDACTED, needles=("dapi",)),
+    "Twilio SK": _rule(r"\bSK[0-9a-f]{32}\b", REDACTED, needles=("sk",)),
+    "age secret key": _rule(
+        r"\bAGE-SECRET-KEY-1[0-9A-Z]{20,}", REDACTED, needles=("age-secret-key-1",)
+    ),
+    "Telegram bot token": _rule(
+        r"(?<![0-9])[0-9]{6,12}:AA[A-Za-z0-9_-]{30,}", REDACTED, needles=(":aa",)
+    ),
+    "JWT": _rule(
+        r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?",
+        REDACTED,
+        needles=("eyj",),
+    ),
     # HTTP credentials outside an Authorization line
     "Basic credentials": _rule(
-        r"(?P<lead>\bBasic\s+)(?P<value>[A-Za-z0-9+/]{8,}={0,2})", _basic_credentials
+        r"(?P<lead>\bBasic\s+)(?P<value>[A-Za-z0-9+/]{8,}={0,2})",
+        _basic_credentials,
+        needles=("basic",),
     ),
-    "Bearer token": _rule(r"(?P<k>\bBearer\s+)[A-Za-z0-9._~+/-]{8,}=*", _KEEP, re.I),
+    "Bearer token": _rule(
+        r"(?P<k>\bBearer\s+)[A-Za-z0-9._~+/-]{8,}=*", _KEEP, re.I, needles=("bearer",)
+    ),
 }
 
 # "name=value" / "name: value" pairs in a text; the value goes when the name is secret
@@ -548,9 +621,14 @@ def _redact_text(text: str, shapes: bool, decode: bool) -> str:
 
 
 def _apply_rules(text: str, shapes: bool, decode: bool) -> str:
-    for pattern, replacement in VALUE_RULES.values():
-        text = pattern.sub(replacement, text)
-    text = _redact_pairs(text)
+    lower = text.lower()
+    for pattern, replacement, needles in VALUE_RULES.values():
+        for needle in needles:
+            if needle in lower:
+                text = pattern.sub(replacement, text)
+                break
+    if "=" in text or ":" in text:
+        text = _redact_pairs(text)
     return _redact_shapes(text, decode) if shapes else text
 
 

@@ -164,7 +164,7 @@ RULE_EXAMPLES = {
 
 def rule_examples(name: str) -> list[Example]:
     text, leak = RULE_EXAMPLES[name]
-    pattern, _ = secrets.VALUE_RULES[name]
+    pattern = secrets.VALUE_RULES[name][0]
     contexts = {
         "bare": "{t}",
         "in prose": "see {t} (rotated)",
@@ -305,13 +305,13 @@ def test_each_entry_is_needed(monkeypatch):
 def test_case_insensitive_rules_fail_without_ignore_case(monkeypatch):
     """Making a rule that ignores case case-sensitive (``Bearer`` only) leaks an example."""
     survived = []
-    for name, (pattern, replacement) in secrets.VALUE_RULES.items():
+    for name, (pattern, replacement, needles) in secrets.VALUE_RULES.items():
         if not pattern.flags & re.I:
             continue
         strict = re.compile(pattern.pattern, pattern.flags & ~re.I)
         own = [e for e in EXAMPLES if e.entry == name]
         with monkeypatch.context() as patch:
-            patch.setitem(secrets.VALUE_RULES, name, (strict, replacement))
+            patch.setitem(secrets.VALUE_RULES, name, (strict, replacement, needles))
             if all(outcome(e) for e in own):
                 survived.append(name)
     assert survived == []
