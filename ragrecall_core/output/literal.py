@@ -18,6 +18,8 @@ import string
 
 import pandas as pd
 
+from ragrecall_core.errors import one_line
+
 # "@" and "-" are left alone: markup only at a line start (which md_literal's output never
 # is) or in an e-mail autolink (whose "." is escaped)
 _MARKDOWN_PUNCTUATION = re.compile(
@@ -27,13 +29,46 @@ _LINE_BREAKS = re.compile(r"[\r\n\u2028\u2029\x0b\x0c\x85]+")
 
 
 def md_literal(text) -> str:
-    """``text`` on one line, ASCII punctuation backslash-escaped (all but ``@`` and ``-``).
+    """``text`` on one line, its control, bidi and line-separator characters escaped as in
+    every text output (:func:`~ragrecall_core.errors.one_line`: ``\\n``, ``\\x1b``), then
+    ASCII punctuation backslash-escaped (all but ``@`` and ``-``).
 
     >>> md_literal("[x](https://e.example) :red[y] $z$")
     '\\\\[x\\\\]\\\\(https\\\\:\\\\/\\\\/e\\\\.example\\\\) \\\\:red\\\\[y\\\\] \\\\$z\\\\$'
+    >>> md_literal("a\\nb")
+    'a\\\\\\\\nb'
+    """
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", one_line(text))
+
+
+# what CommonMark, GitHub's tables, strikethrough and URL autolinks, and $maths$ read as
+# markup in one line of file text: each such character is backslash-escaped, no other
+_MARKUP = re.compile(
+    r"[\\`*\[\]<|~$]"  # always
+    r"|(?<![^\W_])_|_(?![^\W_])"  # _ but inside a word, where it cannot emphasise
+    r"|(?:^|(?<=\s))#"  # a heading's opening or closing #
+    r"|&(?=#?\w+;)"  # a character reference
+    r"|:(?=//)|(?<=[Ww]{3})\."  # a URL GitHub would link: https://x, www.x
+    r"|^[>+=-]"  # a block quote, list item or heading underline at the line's start
+)
+_LIST_NUMBER = re.compile(r"^(\d{1,9})([.)])")
+
+
+def md_text(text) -> str:
+    """``text`` on one line for report.md: only what Markdown would read as markup escaped
+    (so it shows as written and no file text becomes a link, image, HTML or heading), all
+    other text left as it is, readable in the file itself.
+
+    An e-mail address may still be linked by GitHub (``mailto:`` to the address as shown):
+    no escape stops that.
+
+    >>> print(md_text("[x](https://e.example) <b>_y_ a_b it's 1.5"))
+    \\[x\\](https\\://e.example) \\<b>\\_y\\_ a_b it's 1.5
+    >>> print(md_text("1. # -x"))
+    1\\. \\# -x
     """
     one_line = _LINE_BREAKS.sub(" ", str(text))
-    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", one_line)
+    return _LIST_NUMBER.sub(r"\1\\\2", _MARKUP.sub(r"\\\g<0>", one_line))
 
 
 def md_labels(texts) -> list[str]:

@@ -32,7 +32,7 @@ from ragrecall_core.inputs.readers import sha256_of
 from ragrecall_core.inputs.store import open_store, store_path
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.measures import parse_measure
-from ragrecall_core.output.literal import md_literal
+from ragrecall_core.output.literal import md_text
 from ragrecall_core.output.text import plural
 from ragrecall_core.scoring.evaluate import evaluate
 from ragrecall_core.scoring.policy import Policy
@@ -98,28 +98,29 @@ class Report:
             "k": self.k,
             "queries": self.scope,
             "policy": self.policy.describe(),
-            "pass rule": rule_line(self.rule, self.k),
+            # the key names it: the line without its own "Pass rule: " (issue 29)
+            "pass rule": rule_line(self.rule, self.k).removeprefix("Pass rule: "),
             "stored judgments": self.stored_judgments,
         }
 
     def to_markdown(self) -> str:
         parts = ["# ragrecall retrieval report", ""]
-        parts += [f"- **{key}**: {md_literal(value)}" for key, value in self.header().items()]
+        parts += [f"- **{key}**: {md_text(value)}" for key, value in self.header().items()]
         parts += ["", "## Results (macro mean over queries)", "", _md(self.aggregate_table())]
         parts += ["", "## Meeting verdicts", ""]
         if self.has_verdicts():
             parts += [_md(self.verdict_counts()), "", _md(self.verdict_list())]
         if self.verdicts_elsewhere:
-            parts += [""] * self.has_verdicts() + [md_literal(self.elsewhere_note())]
+            parts += [""] * self.has_verdicts() + [md_text(self.elsewhere_note())]
         elif not self.has_verdicts():
             parts += [NO_VERDICTS]
         parts += ["", "## Measure definitions", "", _md(self.definitions)]
         parts += ["", "## Run configs (secrets redacted)", ""]
         for run, config in self.configs.items():
-            parts += [f"### {md_literal(run)}", "", *_fenced_json(config), ""]
+            parts += [f"### {md_text(run)}", "", *_fenced_json(config), ""]
         parts += ["## Input files", "", _md(pd.DataFrame(self.hashes)), ""]
         for run, rows in self.per_query.groupby("run", sort=False):
-            parts += [f"## Per query: {md_literal(run)}", "", _md(rows.drop(columns="run")), ""]
+            parts += [f"## Per query: {md_text(run)}", "", _md(rows.drop(columns="run")), ""]
         return "\n".join(parts)
 
     def to_csv(self) -> str:
@@ -253,10 +254,10 @@ def _one_line(text: str) -> str:
 
 
 def _md(frame: pd.DataFrame) -> str:
-    """A Markdown table whose cells show their text as written (see :func:`md_literal`)."""
+    """A Markdown table whose cells show their text as written (see :func:`md_text`)."""
 
     def row(values) -> str:
-        cells = [md_literal(v) if isinstance(v, str) else _cell_text(v) for v in values]
+        cells = [md_text(v) if isinstance(v, str) else _cell_text(v) for v in values]
         return "| " + " | ".join(cells) + " |"
 
     lines = [row(frame.columns), "|" + "---|" * len(frame.columns)]
