@@ -8,7 +8,8 @@
 ``streamlit run app.py`` works too, but its very first deep link after a server start
 shows a false "Page not found" dialog (see ragrecall_app/serve.py for why).
 
-Adding a page: one file in pages/ and one line in PAGES below.
+Adding a page: one file in pages/, one line in PAGE_TABLE below and one in
+dashboard_state.PAGE_FIELDS (its own view state, which its URL carries).
 """
 
 from __future__ import annotations
@@ -38,40 +39,24 @@ from ragrecall_core.views.dashboard_state import (
 HERE = Path(__file__).resolve().parent
 # url_path differs from the file stem on purpose: AppTest (streamlit 1.67) runs a page
 # whose hash matches a pages/ file name directly, without this script and its sidebar.
+# (file in pages/, title, icon, url_path); the file's stem names the page's own view state
+# (dashboard_state.PAGE_FIELDS), which its URL carries besides the shared view
+PAGE_TABLE = (
+    ("overview", "Overview", ":material/dashboard:", "home"),
+    ("queries", "Queries", ":material/table_rows:", "query-table"),
+    ("failures", "Failures", ":material/bug_report:", "failure-groups"),
+    ("ranks", "Ranks", ":material/stacked_bar_chart:", "first-rank"),
+    ("judge", "Judge", ":material/gavel:", "blind-judging"),
+    ("agreement", "Agreement", ":material/groups:", "grades-review"),
+    ("compare", "Compare", ":material/compare_arrows:", "runs-diff"),
+    ("no_answer", "No-answer", ":material/do_not_disturb_on:", "refusals"),
+)
 PAGES = [
-    st.Page(
-        "pages/overview.py",
-        title="Overview",
-        icon=":material/dashboard:",
-        default=True,
-        url_path="home",
-    ),
-    st.Page(
-        "pages/queries.py", title="Queries", icon=":material/table_rows:", url_path="query-table"
-    ),
-    st.Page(
-        "pages/failures.py",
-        title="Failures",
-        icon=":material/bug_report:",
-        url_path="failure-groups",
-    ),
-    st.Page(
-        "pages/ranks.py", title="Ranks", icon=":material/stacked_bar_chart:", url_path="first-rank"
-    ),
-    st.Page("pages/judge.py", title="Judge", icon=":material/gavel:", url_path="blind-judging"),
-    st.Page(
-        "pages/agreement.py", title="Agreement", icon=":material/groups:", url_path="grades-review"
-    ),
-    st.Page(
-        "pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="runs-diff"
-    ),
-    st.Page(
-        "pages/no_answer.py",
-        title="No-answer",
-        icon=":material/do_not_disturb_on:",
-        url_path="refusals",
-    ),
+    st.Page(f"pages/{stem}.py", title=title, icon=icon, url_path=path, default=i == 0)
+    for i, (stem, title, icon, path) in enumerate(PAGE_TABLE)
 ]
+# a page's url_path -> its stem (the default page's url_path is "")
+PAGE_STEMS = {p.url_path: stem for p, (stem, *_rest) in zip(PAGES, PAGE_TABLE, strict=True)}
 ANY_LABEL = "all"
 CHOICE_LABELS = {
     "chunk": "chunk",
@@ -243,6 +228,7 @@ st.session_state[context.CTX] = context.Context(
     colors=run_colors(ws.run_names),
     facts=facts,
     store=store,
+    page=PAGE_STEMS[page.url_path],
 )
 context.sync_url()
 for line in st.session_state.pop(context.REFUSED_PARAMS, []):

@@ -9,10 +9,12 @@ import streamlit as st
 from ragrecall_app import analyses
 from ragrecall_app.context import current, state_key
 from ragrecall_app.render import escape_markdown, problems
+from ragrecall_app.scope import scope_note
 from ragrecall_core.analysis import judge_session as js
 from ragrecall_core.analysis.gold_gaps import gold_gaps
 from ragrecall_core.errors import InputError
 from ragrecall_core.inputs.store import resolve
+from ragrecall_core.views import scope
 from ragrecall_core.views.compare_view import view_query_ids
 
 ctx = current()
@@ -20,6 +22,7 @@ ws = ctx.ws
 store = ctx.store
 
 st.title("Agreement")
+scope_note(ctx, scope.QUERY_SUBSET)
 st.caption(
     "How far annotators agree, where they disagree and how each disagreement was settled; "
     "all grades to download, a graded sheet to import, and what the gold set may lack."

@@ -19,9 +19,11 @@ from ragrecall_app.figures import figure
 from ragrecall_app.reading import query_html, two_runs_view
 from ragrecall_app.render import escape_markdown, notes, policy_note
 from ragrecall_app.ruled import rule_note
+from ragrecall_app.scope import scope_note
 from ragrecall_core.analysis.selection import TEST_SPLIT, default_split
 from ragrecall_core.output.literal import file_name_part
 from ragrecall_core.views import compare_view as cv
+from ragrecall_core.views import scope
 from ragrecall_core.views.highlight import query_terms
 from ragrecall_core.views.plot_events import selected_points, selected_rows
 from ragrecall_core.views.samples import COMPARISON_MINIMUM, small_sample_warning
@@ -35,6 +37,7 @@ ws = ctx.ws
 runs = list(ws.run_names)
 
 st.title("Compare")
+scope_note(ctx, scope.COMPARE)
 notes(missing_notes(ctx.facts))
 policy_note(ctx.policy)
 rule_note(ctx)

@@ -8,9 +8,10 @@ from ragrecall_app.context import current, go, missing_notes, new_selection, sta
 from ragrecall_app.figures import figure
 from ragrecall_app.render import escape_markdown, notes, policy_note
 from ragrecall_app.ruled import rule_note
+from ragrecall_app.scope import scope_note
 from ragrecall_core.analysis.pass_rule import pass_measure
 from ragrecall_core.analysis.query_table import MISSING
-from ragrecall_core.views import charts
+from ragrecall_core.views import charts, scope
 from ragrecall_core.views.failure_groups import (
     ALL_DIMENSIONS,
     NO_VERDICT,
@@ -36,6 +37,7 @@ rows = ctx.rows(failing=False, group_filters=False)
 measure = pass_measure(s.pass_rule, s.k)
 
 st.title("Failures")
+scope_note(ctx, scope.FAILURES)
 notes(missing_notes(ctx.facts))
 policy_note(ctx.policy)
 rule_note(ctx)

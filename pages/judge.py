@@ -11,9 +11,11 @@ import streamlit as st
 from ragrecall_app import analyses
 from ragrecall_app.context import current, state_key
 from ragrecall_app.render import escape_markdown, problems
+from ragrecall_app.scope import scope_note
 from ragrecall_core.analysis import judge_session as js
 from ragrecall_core.errors import InputError
 from ragrecall_core.inputs.store import submit
+from ragrecall_core.views import scope
 
 ctx = current()
 s = ctx.state
@@ -21,6 +23,7 @@ ws = ctx.ws
 store = ctx.store
 
 st.title("Judge")
+scope_note(ctx, scope.QUERY_SUBSET)
 st.caption(
     "Blind judging of the pool: the top d chunks of the chosen runs for each query, minus "
     "what the gold set or you already judged. You see the query and the chunk, never which "

@@ -6,8 +6,10 @@ from ragrecall_app import analyses
 from ragrecall_app.context import current, missing_notes, state_key
 from ragrecall_app.figures import figure
 from ragrecall_app.render import escape_markdown, notes, policy_note
+from ragrecall_app.scope import scope_note
 from ragrecall_core.output.literal import as_words, md_labels
 from ragrecall_core.views import no_answer_view as nav
+from ragrecall_core.views import scope
 from ragrecall_core.views.compare_view import view_query_ids
 from ragrecall_core.views.samples import NO_ANSWER_MINIMUM, small_sample_warning
 
@@ -16,6 +18,7 @@ s = ctx.state
 ws = ctx.ws
 
 st.title("No-answer queries")
+scope_note(ctx, scope.CHARTS)
 notes(missing_notes(ctx.facts))
 policy_note(ctx.policy)
 st.caption(

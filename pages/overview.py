@@ -6,8 +6,9 @@ from ragrecall_app import analyses
 from ragrecall_app.context import current, missing_notes
 from ragrecall_app.figures import figure
 from ragrecall_app.render import escape_markdown, literal_table, notes
+from ragrecall_app.scope import scope_note
 from ragrecall_core.output.literal import as_words, md_labels
-from ragrecall_core.views import charts, overview
+from ragrecall_core.views import charts, overview, scope
 from ragrecall_core.views.compare_view import view_query_ids
 from ragrecall_core.views.harm_view import add_harm_cell, harm_label, with_harm
 
@@ -19,17 +20,13 @@ qt = ctx.query_table()
 rows = ctx.rows(failing=False, group_filters=False)
 
 st.title("Overview")
+scope_note(ctx, scope.CHARTS)
 st.caption(
     f"Workspace: {escape_markdown(ctx.source.describe())} · k = {s.k} · "
     f"{rows['query_id'].nunique()} queries in view"
 )
 notes(missing_notes(ctx.facts))
 filters = {c: v for c, v in s.filters().items() if c in ("split", "query_type", "section")}
-if filters:
-    st.info(
-        "Filtered view: "
-        + escape_markdown(", ".join(f"{c.replace('_', ' ')} = {v}" for c, v in filters.items()))
-    )
 
 if rows.empty:
     st.info("No query matches the sidebar's filters.")

@@ -19,15 +19,21 @@ from ragrecall_app.context import (
 from ragrecall_app.reading import query_html, reading_view
 from ragrecall_app.render import escape_markdown, notes, policy_note
 from ragrecall_app.ruled import rule_note
+from ragrecall_app.scope import scope_note
 from ragrecall_app.verdict_form import verdict_form
 from ragrecall_core.analysis.query_table import (
+    TRIAGE_ORDER,
     display_frame,
     failing_first,
+    failing_ids,
+    failing_runs,
     neighbour,
     review_columns,
     unfilled_display_columns,
 )
 from ragrecall_core.output.literal import as_words, yes_no
+from ragrecall_core.output.text import plural
+from ragrecall_core.views import scope
 from ragrecall_core.views.harm_view import add_harm_column
 from ragrecall_core.views.highlight import query_terms
 from ragrecall_core.views.plot_events import selected_rows
@@ -39,19 +45,21 @@ rows = ctx.rows(runs=[run])
 display = display_frame(rows, s.k).drop(columns=unfilled_display_columns(ctx.query_table().table))
 harm = analyses.harm(ctx.key, s.k, ctx.policy, tuple(ctx.options.k_choices), ctx.ws)
 display = add_harm_column(display, rows, harm, s.k)
-display = failing_first(display)
+# the meeting's triage order; J / K step through the failing queries in it
+display = failing_first(display, failing_runs(ctx.query_table().table, s.runs))
 
 st.title("Queries")
+scope_note(ctx, scope.QUERIES)
 notes(missing_notes(ctx.facts))
 policy_note(ctx.policy)
 rule_note(ctx)
 
 query_id = state_value("query_id")
-failing_ids = sorted(rows.loc[rows["failing"], "query_id"])
+triage = failing_ids(display)
 
 
 def step(delta: int):
-    target = neighbour(failing_ids, state_value("query_id"), delta)
+    target = neighbour(triage, state_value("query_id"), delta)
     if target:
         put_state(query_id=target)
 
@@ -96,7 +104,7 @@ def open_query() -> None:
         args=(-1,),
         key="queries_prev",
         shortcut="K",
-        disabled=not failing_ids,
+        disabled=not triage,
         width="stretch",
     )
     next_col.button(
@@ -105,7 +113,7 @@ def open_query() -> None:
         args=(1,),
         key="queries_next",
         shortcut="J",
-        disabled=not failing_ids,
+        disabled=not triage,
         width="stretch",
     )
     close_col.button(
@@ -158,7 +166,7 @@ reading = st.container()
 
 failing_n = int(rows["failing"].sum())
 answerable_n = int((rows["relevant"] > 0).sum())
-left, right = st.columns([2, 7], vertical_alignment="center")
+left, first_col, right = st.columns([2, 1.6, 6], vertical_alignment="center")
 # a button, not a second toggle: the sidebar's toggle holds this state (and the URL's)
 left.button(
     "Failures only: on" if s.failing_only else "Failures only: off",
@@ -171,9 +179,9 @@ left.button(
     width="stretch",
 )
 right.caption(
-    f"Run **{escape_markdown(run)}** · k = {s.k} · {len(rows)} queries shown · "
-    f"{failing_n} of {answerable_n} answerable failing (listed first) · "
-    "click a row to open it · J / K: next / previous failing · "
+    f"Run **{escape_markdown(run)}** · k = {s.k} · {plural(len(rows), 'query', 'queries')} "
+    f"shown · {failing_n} of {answerable_n} answerable failing ({TRIAGE_ORDER}) · "
+    "click a row to open it · J opens the first failing, then J / K: next / previous · "
     "the columns after the verdict scroll sideways"
 )
 group_banner()
@@ -229,4 +237,15 @@ if query_id:
     with reading:
         open_query()
 else:
+    # J works from the table too: it opens the first failing query (one J button at a time)
+    first_col.button(
+        "First failing ▶",
+        on_click=step,
+        args=(1,),
+        key="queries_first_failing",
+        shortcut="J",
+        disabled=not triage,
+        width="stretch",
+        help="Open the first failing query of the table (J); then J / K step on",
+    )
     st.info("Select a row to read the query's gold chunks beside what the run retrieved.")

@@ -6,7 +6,8 @@ from ragrecall_app.context import current, go, missing_notes, new_selection
 from ragrecall_app.figures import figure
 from ragrecall_app.render import escape_markdown, notes, policy_note
 from ragrecall_app.ruled import rule_note
-from ragrecall_core.views import charts, ranks
+from ragrecall_app.scope import scope_note
+from ragrecall_core.views import charts, ranks, scope
 from ragrecall_core.views.plot_events import point_run_and_label, selected_points
 
 ctx = current()
@@ -16,6 +17,7 @@ rows = ctx.rows(failing=False, group_filters=False)
 depth = max(ctx.depths.values() or [1])
 
 st.title("Ranks")
+scope_note(ctx, scope.CHARTS)
 notes(missing_notes(ctx.facts))
 policy_note(ctx.policy)
 if s.failing_only:

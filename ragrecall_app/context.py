@@ -125,7 +125,7 @@ def sync_url() -> None:
     """Write the current view into the URL's query parameters."""
     ctx = st.session_state.get(CTX)
     default = ctx.default_state if ctx else ViewState()
-    wanted = to_params(session_state(), default)
+    wanted = to_params(session_state(), default, ctx.page if ctx else None)
     current = {key: st.query_params.get_all(key) for key in st.query_params}
     normal = {k: v if isinstance(v, list) else [v] for k, v in wanted.items()}
     if current != normal:
@@ -368,6 +368,8 @@ class Context:
     colors: dict[str, str]
     facts: WorkspaceFacts
     store: StoreStatus
+    # the page shown (a key of dashboard_state.PAGE_FIELDS): its URL carries its own state
+    page: str | None = None
 
     @property
     def files_key(self) -> str:

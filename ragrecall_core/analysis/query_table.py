@@ -472,12 +472,46 @@ def review_columns(k: int, columns) -> list[str]:
     return [c for c in wanted if c in set(columns)]
 
 
-def failing_first(display: pd.DataFrame) -> pd.DataFrame:
-    """Failing rows first, then by query id (a meeting starts from what fails)."""
-    order = display.assign(_passing=~display["status"].eq(FAIL_MARK)).sort_values(
-        ["_passing", "query_id"], kind="stable"
-    )
-    return order.drop(columns="_passing").reset_index(drop=True)
+# failure classes in triage order, the worst first: nothing relevant in the list at all,
+# then relevant items only below k, then some of them in the top k
+SEVERITY = (
+    "missing from run",
+    "never retrieved",
+    "gold not in corpus",
+    "ranked below k",
+    "partial",
+)
+TRIAGE_ORDER = (
+    "failing first, the worst first: never retrieved, ranked below k, partial; "
+    "then those failing in most runs"
+)
+
+
+def failing_runs(table: pd.DataFrame, runs: Sequence[str]) -> pd.Series:
+    """How many of ``runs`` fail each query (by query id), from the per-query table."""
+    rows = table[table["run"].isin(list(runs))]
+    return rows.groupby("query_id", sort=False)["failing"].sum().astype(int)
+
+
+def failing_first(display: pd.DataFrame, fails_in: pd.Series | None = None) -> pd.DataFrame:
+    """The meeting's triage order: failing rows first, the worst class first
+    (:data:`SEVERITY`), then those ``fails_in`` (query id -> runs failing it) counts in most
+    runs, then by query id; the rows that pass or expect no answer follow by query id."""
+    failing = display["status"].eq(FAIL_MARK)
+    rank = {c: i for i, c in enumerate(SEVERITY)}
+    severity = display["failure class"].map(rank).fillna(len(SEVERITY)).where(failing, 0)
+    spread = display["query_id"].map(fails_in) if fails_in is not None else 0
+    order = display.assign(
+        _passing=~failing,
+        _severity=severity,
+        _spread=-pd.Series(spread, index=display.index).fillna(0).where(failing, 0),
+    ).sort_values(["_passing", "_severity", "_spread", "query_id"], kind="stable")
+    return order.drop(columns=["_passing", "_severity", "_spread"]).reset_index(drop=True)
+
+
+def failing_ids(display: pd.DataFrame) -> list[str]:
+    """The failing query ids of ``display`` in its order (J / K step through them)."""
+    return list(display.loc[display["status"].eq(FAIL_MARK), "query_id"])
 
 
 def class_label(failure_class: pd.Series, no_answer_source: pd.Series) -> pd.Series:

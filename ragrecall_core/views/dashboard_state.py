@@ -58,6 +58,27 @@ FALSE_CONFIDENCE_STEP = 5  # percent: the No-answer page's slider moves in these
 SHOWN_CHARS = 80
 # a session key names the page whose state it is (``side`` is the sidebar, on every page)
 PAGE_PREFIXES = ("side", "queries", "failures", "ranks", "compare", "noans", "judge", "agreement")
+# page (its file in pages/) -> the fields its URL carries besides the shared view (the
+# sidebar's ``side_*`` fields): a copied link holds nothing of another page. A Ranks bar's
+# bin filters the Queries page, so it is Queries' state.
+PAGE_FIELDS = {
+    "overview": (),
+    "queries": (
+        "failure_class",
+        "doc_length",
+        "reason",
+        "verdict",
+        "opened_from",
+        "query_id",
+        "rank_bin",
+    ),
+    "failures": ("group_by",),
+    "ranks": (),
+    "judge": ("pool_runs", "pool_depth"),
+    "agreement": ("disagreement",),
+    "compare": ("baseline", "candidate", "compare_query", "compare_measure"),
+    "no_answer": ("max_false_confidence",),
+}
 
 
 # ---------------------------------------------------------------- kinds of value
@@ -378,14 +399,22 @@ def _refusal(param: str, text: str, expected: str, default) -> str:
     return f"URL parameter {param}: {shown!r}, expected {expected}; using the default ({default})"
 
 
-def to_params(state: ViewState, default: ViewState | None = None) -> dict[str, str | list[str]]:
-    """Query parameters for ``state``, leaving out values equal to ``default``'s."""
+def to_params(
+    state: ViewState, default: ViewState | None = None, page: str | None = None
+) -> dict[str, str | list[str]]:
+    """Query parameters for ``state``, leaving out values equal to ``default``'s; with
+    ``page`` (a key of :data:`PAGE_FIELDS`), only the shared view and that page's fields."""
     default = default or ViewState()
     return {
         f.param: f.kind.write(getattr(state, f.name))
         for f in FIELDS
-        if getattr(state, f.name) != getattr(default, f.name)
+        if getattr(state, f.name) != getattr(default, f.name) and _on_page(f, page)
     }
+
+
+def _on_page(f: StateField, page: str | None) -> bool:
+    """Whether the URL of ``page`` (every page's when None) carries field ``f``."""
+    return page is None or f.key.startswith("side_") or f.name in PAGE_FIELDS[page]
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,14 @@ from playwright.sync_api import Page, expect
 
 from ragrecall_core import Workspace
 from ragrecall_core.analysis.query_detail import query_detail
-from ragrecall_core.analysis.query_table import filter_table, query_table
+from ragrecall_core.analysis.query_table import (
+    display_frame,
+    failing_first,
+    failing_ids,
+    failing_runs,
+    filter_table,
+    query_table,
+)
 from tests.browser.conftest import Server
 from tests.browser.test_judge_browser import samples_copy
 from tests.dashboard_support import ROOT
@@ -63,9 +70,11 @@ def choose(page: Page, box, value: str) -> None:
 
 
 def failing_in_section(workspace) -> list[str]:
+    """The run's failing queries of the section in the table's triage order."""
     ws = Workspace.open(workspace)
-    rows = filter_table(query_table(ws, 5), {"section": SECTION}, [RUN], True)
-    return sorted(rows["query_id"])
+    table = query_table(ws, 5)
+    rows = filter_table(table, {"section": SECTION}, [RUN], True)
+    return failing_ids(failing_first(display_frame(rows, 5), failing_runs(table, ws.run_names)))
 
 
 def split_of(workspace, query_id: str) -> str:
