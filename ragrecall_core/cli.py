@@ -400,7 +400,11 @@ def build_parser() -> ArgumentParser:
 
     ui = sub.add_parser("ui", help="open the dashboard (default: the sample workspace)")
     ui.add_argument(
-        "workspace", nargs="?", type=Path, help="a workspace folder (default: data_samples/)"
+        "workspace",
+        nargs="?",
+        type=Path,
+        help="a workspace folder (default: data_samples/), or a BEIR folder: the gold, beside "
+        "--run files",
     )
     ui.add_argument("--gold", type=Path, metavar="FILE", help="a gold file, instead of a workspace")
     ui.add_argument(
@@ -409,7 +413,7 @@ def build_parser() -> ArgumentParser:
         default=[],
         type=Path,
         metavar="FILE",
-        help="with --gold: a run file; may repeat",
+        help="with --gold or a BEIR folder: a run file; may repeat",
     )
     ui.add_argument(
         "--grades",
@@ -417,7 +421,10 @@ def build_parser() -> ArgumentParser:
         default=[],
         type=Path,
         metavar="FILE",
-        help="with --gold: a grades file; may repeat",
+        help="with --gold or a BEIR folder: a grades file; may repeat",
+    )
+    ui.add_argument(
+        "--corpus", type=Path, metavar="FILE", help="with --gold or a BEIR folder: the corpus"
     )
     ui.add_argument("--corpus", type=Path, metavar="FILE", help="with --gold: the corpus")
     ui.add_argument(

@@ -42,6 +42,26 @@ def run_pattern(color: str | None) -> str:
     return PATTERNS[OKABE_ITO.index(color) % len(PATTERNS)] if color in OKABE_ITO else ""
 
 
+def count_axis(most: float, ticks: int = 8) -> dict:
+    """Axis settings for a count up to ``most``: whole-number ticks only (plotly's own
+    choice puts 0.5 steps on a small count), 1, 2 or 5 times a power of ten apart, at most
+    about ``ticks`` of them."""
+    step = 1
+    while most / step > ticks:
+        step = _nice_step_above(step + 1)
+    return {"tick0": 0, "dtick": step, "tickformat": "d"}
+
+
+def _nice_step_above(step: int) -> int:
+    """The smallest 1, 2 or 5 times a power of ten that is at least ``step``."""
+    power = 1
+    while True:
+        for factor in (1, 2, 5):
+            if factor * power >= step:
+                return factor * power
+        power *= 10
+
+
 def _layout(fig: go.Figure, title: str, x: str, y: str, height: int = 460) -> go.Figure:
     fig.update_layout(
         template="plotly_white",
@@ -139,7 +159,7 @@ def failure_bars(
     fig.update_layout(barmode="group", bargap=0.3, clickmode="event+select")
     fig.update_yaxes(autorange="reversed", automargin=True)
     max_x = groups["failing"].max() if len(groups) else 1
-    fig.update_xaxes(range=[0, max_x * 1.35 + 1])
+    fig.update_xaxes(range=[0, max_x * 1.35 + 1], **count_axis(max_x * 1.35 + 1))
     return _layout(
         fig,
         title or f"Failing queries (Recall@{k} < 1) by {dimension_label}",
@@ -176,6 +196,7 @@ def first_rank_histogram(hist: pd.DataFrame, colors: dict[str, str]) -> go.Figur
         uniformtext={"minsize": FONT - 2, "mode": "hide"},
     )
     fig.update_xaxes(type="category")
+    fig.update_yaxes(**count_axis(hist["queries"].max() if len(hist) else 1))
     return _layout(
         fig,
         "Rank of the first relevant item (answerable queries; labels = queries)",
