@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from ragrecall_core.errors import InputError, Problem, raise_if_any
+from ragrecall_core.errors import InputError, Problem, one_line, raise_if_any
 from ragrecall_core.measures import parse_cutoff, parse_requests
 from ragrecall_core.output.text import FORMATS
 from ragrecall_core.scoring.policy import Policy
@@ -438,10 +438,13 @@ def build_parser() -> ArgumentParser:
 
 
 def print_result(fmt: str, as_dict: Callable[[], dict], as_text: Callable[[], str]) -> None:
-    """The one tail of every command: JSON for programs, or text for people."""
+    """The one tail of every command: JSON for programs (exact values), or text for people,
+    where each renderer escaped the ids and names it shows and, should one have missed
+    any, no control, bidi or separator character but the text's own line breaks and tabs
+    reaches the terminal."""
     from ragrecall_core.output.text import json_text
 
-    sys.stdout.write(json_text(as_dict()) if fmt == "json" else as_text())
+    sys.stdout.write(json_text(as_dict()) if fmt == "json" else one_line(as_text(), "\n\t"))
 
 
 def output_problems(path: Path) -> list[Problem]:
@@ -457,8 +460,6 @@ def said_mappings(workspace: Workspace, fmt: str, as_dict: Callable[[], dict]):
     """Say which columns of CSV / Parquet inputs were read under other tools' names: one
     line per file on stderr for people (stdout carries the result), or a ``column_mapping``
     key for JSON; nothing when every file uses ragrecall's names."""
-    from ragrecall_core.errors import one_line
-
     mappings = workspace.column_mappings()
     if not mappings:
         return as_dict
@@ -466,7 +467,7 @@ def said_mappings(workspace: Workspace, fmt: str, as_dict: Callable[[], dict]):
         return lambda: {**as_dict(), "column_mapping": mappings}
     for path, columns in mappings.items():
         read = ", ".join(f"{column} as {role}" for column, role in columns.items())
-        sys.stderr.write(f"{one_line(path)}: read {read}\n")
+        sys.stderr.write(one_line(f"{path}: read {read}") + "\n")
     return as_dict
 
 
@@ -510,6 +511,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         text = json_text(as_dict())
     else:
         said_mappings(workspace, args.format, dict)
+        text = one_line(text, "\n\t")  # as print_result does
     sys.stdout.write(text)
     return 0
 

@@ -41,17 +41,29 @@ class Problem:
         return f"{where}: got {value!r}, expected {one_line(self.expected)}"
 
 
-def one_line(text: str) -> str:
-    """``text`` with every character that is not printable (line breaks of any kind, tabs,
-    terminal escapes) written as its Python escape.
+def one_line(text, keep: str = "") -> str:
+    """``text`` (any value, as ``str``) as a terminal shows it safely: every character that is
+    not printable written as its Python escape, except those in ``keep``.
+
+    The one escaping rule of every text output (tables, TSV / CSV, Markdown, error
+    messages; JSON keeps exact values): not printable are the C0 and C1 controls and DEL
+    (``\\x1b``, ``\\r``, ``\\n``, ``\\t``, ``\\x85``), the line and paragraph separators
+    (``\\u2028``, ``\\u2029``), the bidi controls (U+202A-U+202E, U+2066-U+2069, U+200E,
+    U+200F, U+061C) and every other format, private-use, unassigned or space character but
+    the space. So a file's id or name cannot forge a line, erase one, or reorder what is
+    shown. ``keep="\\n\\t"`` escapes a whole rendered text but its own line breaks and tabs.
 
     >>> one_line("run.jsonl\\nfake.jsonl:1: got 'x'")
     "run.jsonl\\\\nfake.jsonl:1: got 'x'"
+    >>> one_line("q\\x1b[2K\\u2028\\u202e")
+    'q\\\\x1b[2K\\\\u2028\\\\u202e'
     """
+    text = str(text)
     if text.isprintable():
         return text
     return "".join(
-        c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text
+        c if c.isprintable() or c in keep else c.encode("unicode_escape").decode("ascii")
+        for c in text
     )
 
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from ragrecall_core.errors import InputError, Problem, raise_if_any
+from ragrecall_core.errors import InputError, Problem, one_line, raise_if_any
 from ragrecall_core.inputs.configs import (
     config_path_for,
     read_config_file,
@@ -68,12 +68,12 @@ class CaptureResult:
     def to_text(self) -> str:
         lines = []
         if self.restarted_because:
-            lines.append(f"started over: {self.restarted_because}")
+            lines.append(one_line(f"started over: {self.restarted_because}"))
         if self.resumed:
             lines.append(f"resumed: {self.resumed} queries were captured before")
         failed = f", {len(self.errors)} with an error (kept as empty lists)" if self.errors else ""
-        lines.append(f"captured {self.queries} queries into {self.run}{failed}")
-        lines.append(f"config written to {self.config}")
+        lines.append(f"captured {self.queries} queries into {one_line(self.run)}{failed}")
+        lines.append(f"config written to {one_line(self.config)}")
         return "\n".join(lines) + "\n"
 
 

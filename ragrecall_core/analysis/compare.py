@@ -16,6 +16,7 @@ from ragrecall_core.analysis.bootstrap import percentile_bounds, resample_means
 from ragrecall_core.analysis.pass_rule import DEFAULT_RULE
 from ragrecall_core.analysis.pass_rule import pass_measure as rule_measure
 from ragrecall_core.analysis.significance import sign_flip_p_values
+from ragrecall_core.errors import one_line
 from ragrecall_core.inputs.configs import FACTORS, changed_factors
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.measures import parse_measure, parse_requests
@@ -68,12 +69,14 @@ class Comparison:
         return self.deltas.copy()
 
     def to_text(self) -> str:
-        """A terminal rendering: deltas, outcomes, config diff and notes."""
+        """A terminal rendering: deltas, outcomes, config diff and notes; run names, query
+        ids and config values escaped (:func:`.one_line`)."""
         fmt = {
             c: "{:.4f}".format
             for c in ("baseline", "candidate", "delta", "ci_low", "ci_high", "p_value")
         }
-        lines = [f"{self.candidate} (candidate) vs {self.baseline} (baseline), k = {self.k}", ""]
+        names = f"{self.candidate} (candidate) vs {self.baseline} (baseline), k = {self.k}"
+        lines = [one_line(names), ""]
         lines.append(self.deltas.to_string(index=False, formatters=fmt, na_rep="-"))
         lines.append("")
         lines.append("p_value: paired randomization test; ci: bootstrap 95% of the mean delta")
@@ -82,13 +85,14 @@ class Comparison:
             ("improvements", self.improvements),
             ("still failing", self.unchanged_failures),
         ):
-            ids = ", ".join(frame.query_id) or "none"
+            ids = ", ".join(map(one_line, frame.query_id)) or "none"
             lines.append(f"{name} ({self.pass_measure} = 1 is a pass): {len(frame)}: {ids}")
         if len(self.config_diff):
-            lines += ["", "config diff:", self.config_diff.to_string(index=False)]
+            shown = self.config_diff.map(lambda v: one_line(v) if isinstance(v, str) else v)
+            lines += ["", "config diff:", shown.to_string(index=False)]
         if self.factor_warning:
             lines.append(f"warning: {self.factor_warning}")
-        lines += [f"note: {n}" for n in self.notes]
+        lines += [one_line(f"note: {n}") for n in self.notes]
         return "\n".join(lines) + "\n"
 
     def to_dict(self) -> dict:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ragrecall_core.errors import InputError, Problem
+from ragrecall_core.errors import InputError, Problem, one_line
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.output.text import MISSING, plural
 from ragrecall_core.scoring.policy import Policy
@@ -82,11 +82,12 @@ class NoAnswerReport:
             lines.append("")
             count = plural(entry["no_answer_queries"], "no-answer query", "no-answer queries")
             lines.append(
-                f"{run}: {count}, {entry['no_answer_with_results']} still returned something"
+                f"{one_line(run)}: {count}, "
+                f"{entry['no_answer_with_results']} still returned something"
             )
             for query, score in entry["no_answer_top_scores"].items():
                 shown = "nothing" if score is None else f"{score:.4f}"
-                lines.append(f"  {query}: top score {shown}")
+                lines.append(f"  {one_line(query)}: top score {shown}")
             pick = entry["threshold"]
             if not entry["no_answer_queries"]:
                 lines.append("  the gold set has no no-answer query: nothing to threshold")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ragrecall_core.errors import InputError, Problem
+from ragrecall_core.errors import InputError, Problem, one_line
 from ragrecall_core.inputs.workspace import Workspace
 
 DEFAULT_DEPTH = 10
@@ -155,7 +155,7 @@ def coverage_text(
     """Each run's judged share of its top k before and after judging, for the terminal."""
     coverage = pool_coverage(workspace, depth=depth, k=k, query_ids=query_ids)
     rows = [
-        f"  {row.run}: {_share(row.judged_before)} -> {_share(row.judged_after)}"
+        f"  {one_line(row.run)}: {_share(row.judged_before)} -> {_share(row.judged_after)}"
         + ("" if row.in_pool else " (not pooled)")
         for row in coverage.itertuples(index=False)
     ]

@@ -1,5 +1,9 @@
 """Renderers of an :class:`~ragrecall_core.scoring.evaluate.Evaluation` for the command line.
 
+Ids and names are file text: every text, table, TSV and CSV renderer shows them through
+:func:`~ragrecall_core.errors.one_line` (a control, bidi or line-separator character as its
+escape), so none can forge, erase or reorder a line; JSON keeps the exact values.
+
 numpy and pandas are imported inside the functions that need them: the command line
 imports this module to build its parser, and ``ragrecall --help`` should not wait for them.
 """
@@ -12,6 +16,8 @@ import json
 import math
 import sys
 from typing import TYPE_CHECKING
+
+from ragrecall_core.errors import one_line
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -42,8 +48,13 @@ def long_text(evaluation: Evaluation, per_query: bool, sep: str) -> str:
     writer = csv.writer(buffer, delimiter=sep, lineterminator="\n")
     writer.writerow(LONG_COLUMNS)
     if per_query:
-        writer.writerows((r, q, m, _fixed(v), "query") for r, q, m, v in evaluation.rows)
-    writer.writerows((r, "", m, _fixed(v), "mean") for r, m, v, _ in evaluation.means)
+        writer.writerows(
+            (one_line(r), one_line(q), one_line(m), _fixed(v), "query")
+            for r, q, m, v in evaluation.rows
+        )
+    writer.writerows(
+        (one_line(r), "", one_line(m), _fixed(v), "mean") for r, m, v, _ in evaluation.means
+    )
     return buffer.getvalue()
 
 
@@ -55,27 +66,32 @@ def table_text(evaluation: Evaluation, per_query: bool) -> str:
     """A terminal table: one row per run, one column per measure, then notes."""
     labels = evaluation.labels
     cells = [
-        [run] + [_fixed(_mean_of(evaluation, run, m)) or "-" for m in labels]
+        [one_line(run)] + [_fixed(_mean_of(evaluation, run, m)) or "-" for m in labels]
         for run in evaluation.runs
     ]
-    lines = [aligned(["run", *labels], cells)]
+    lines = [aligned(["run", *map(one_line, labels)], cells)]
     counts = {m: 0 for m in labels}
     for _, m, _, n in evaluation.means:
         counts[m] = max(counts[m], n)
     lines.append("")
-    lines.append("queries per mean: " + ", ".join(f"{m} {n}" for m, n in counts.items()))
+    counted = ", ".join(f"{m} {n}" for m, n in counts.items())
+    lines.append(one_line(f"queries per mean: {counted}"))
     lines.append(f"policy: {evaluation.policy.describe()}")
     for run in evaluation.runs:
         na = evaluation.no_answer.get(run)
         if na and na["queries"]:
             lines.append(
-                f"{run}: {plural(na['queries'], 'no-answer query', 'no-answer queries')} "
-                f"outside the means, {na['with_results']} still got results"
+                one_line(
+                    f"{run}: {plural(na['queries'], 'no-answer query', 'no-answer queries')} "
+                    f"outside the means, {na['with_results']} still got results"
+                )
             )
         for warning in evaluation.warnings.get(run, []):
-            lines.append(f"warning: {run}: {warning}")
+            lines.append(one_line(f"warning: {run}: {warning}"))
     if per_query:
         wide = evaluation.wide()
+        wide[["run", "query_id"]] = wide[["run", "query_id"]].map(one_line)
+        wide.columns = [one_line(c) for c in wide.columns]
         lines += ["", wide.to_string(index=False, float_format=lambda v: f"{v:.4f}", na_rep="-")]
     return "\n".join(lines) + "\n"
 
@@ -124,7 +140,7 @@ def plain(value):
 
 def cell_text(value, digits: int = 4) -> str:
     """One table cell as a person reads it: words for booleans, a dash for a missing value,
-    never Python's ``None`` / ``nan`` / ``True``.
+    never Python's ``None`` / ``nan`` / ``True``; text through :func:`.one_line`.
 
     >>> import numpy as np, pandas as pd
     >>> [cell_text(v) for v in (None, float("nan"), pd.NA, True, np.False_, 0.5, np.int64(3))]
@@ -139,7 +155,7 @@ def cell_text(value, digits: int = 4) -> str:
         return MISSING
     if isinstance(value, (float, np.floating)):
         return MISSING if math.isnan(value) else f"{value:.{digits}f}"
-    return str(value)
+    return one_line(value)
 
 
 def text_table(frame: pd.DataFrame, empty: str, digits: int = 4) -> str:
@@ -148,6 +164,7 @@ def text_table(frame: pd.DataFrame, empty: str, digits: int = 4) -> str:
     if frame.empty:
         return empty
     shown = frame.astype(object).map(lambda value: cell_text(value, digits))
+    shown.columns = [one_line(column) for column in shown.columns]
     return shown.to_string(index=False)
 
 
