@@ -673,7 +673,7 @@ def cmd_capture(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("\ninterrupted: the same command continues where this one stopped\n")
         return INTERRUPTED
-    sys.stdout.write(result.to_text())
+    sys.stdout.write(one_line(result.to_text(), "\n\t"))
     return 0
 
 
