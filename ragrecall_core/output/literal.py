@@ -25,7 +25,6 @@ from ragrecall_core.errors import one_line
 _MARKDOWN_PUNCTUATION = re.compile(
     "([" + re.escape(string.punctuation.replace("@", "").replace("-", "")) + "])"
 )
-_LINE_BREAKS = re.compile(r"[\r\n\u2028\u2029\x0b\x0c\x85]+")
 
 
 def md_literal(text) -> str:
@@ -55,9 +54,10 @@ _LIST_NUMBER = re.compile(r"^(\d{1,9})([.)])")
 
 
 def md_text(text) -> str:
-    """``text`` on one line for report.md: only what Markdown would read as markup escaped
-    (so it shows as written and no file text becomes a link, image, HTML or heading), all
-    other text left as it is, readable in the file itself.
+    """``text`` for report.md: its control, bidi and line-separator characters escaped as
+    in every text output (:func:`~ragrecall_core.errors.one_line`), then only what Markdown
+    would read as markup backslash-escaped (so it shows as written and no file text becomes
+    a link, image, HTML or heading); all other text left as it is, readable in the file.
 
     An e-mail address may still be linked by GitHub (``mailto:`` to the address as shown):
     no escape stops that.
@@ -67,8 +67,8 @@ def md_text(text) -> str:
     >>> print(md_text("1. # -x"))
     1\\. \\# -x
     """
-    one_line = _LINE_BREAKS.sub(" ", str(text))
-    return _LIST_NUMBER.sub(r"\1\\\2", _MARKUP.sub(r"\\\g<0>", one_line))
+    shown = _MARKUP.sub(r"\\\g<0>", one_line(text))
+    return _LIST_NUMBER.sub(r"\1\\\2", shown)
 
 
 def md_labels(texts) -> list[str]:
