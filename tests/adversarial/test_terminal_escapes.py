@@ -151,3 +151,19 @@ def test_errors_escape_file_names_and_values(tmp_path, capsys):
     assert got == 2 and out == ""
     assert_safe(err)
     assert "\\x1b[31m" in err
+
+
+def test_report_names_a_hostile_split_escaped(tmp_path, capsys):
+    split = "te\x1b[2K\rst\u2028\u202e"
+    write_jsonl(tmp_path / "gold.jsonl", [gold_row("q1", ["c1"], split=split)])
+    write_jsonl(tmp_path / "runs" / "bm25.jsonl", [run_row("q1", ["c1"])])
+    out = cli(capsys, "report", tmp_path, "-o", tmp_path / "r.md", "--split", split)
+    assert "te\\x1b[2K\\rst\\u2028\\u202e" in out
+
+
+def test_a_problem_escapes_every_field():
+    from ragrecall_core.errors import InputError, Problem
+
+    error = InputError([Problem(RUN, 3, QUERY, f"a query id, not {QUERY}")])
+    assert_safe(str(error))
+    assert str(error).count("\\x1b[2K") == 2 and "\\u2028" in str(error)
