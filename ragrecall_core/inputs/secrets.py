@@ -146,6 +146,8 @@ def _names_a_secret(words: list[str]) -> bool:
     words = [word.rstrip("0123456789") or word for word in words]  # "pwd2", "key1"
     while len(words) > 1 and words[-1].isdigit():  # "openai_key_2"
         words = words[:-1]
+    if len(words) == 1 and words[0].endswith("s") and words[0][:-1].endswith(SECRET_ENDINGS):
+        words = [words[0][:-1]]  # "tokens", "keys": a key of several secrets
     if any(fragment in "".join(words) for fragment in SECRET_FRAGMENTS):
         return True
     for i, word in enumerate(words):
@@ -216,7 +218,8 @@ _URL_STOP = r"\s\"'<>"
 # linear in the text's length (unbounded, "https://https://…" or "a.b-a.b-…" is quadratic).
 _SCHEME = r"\b[a-z][a-z0-9+.-]{0,31}://"
 _IN_URL = rf"(?:(?!://)[^{_URL_STOP}])"
-_VALUE = r"(?:\"[^\"]*\"|'[^']*'|[^\s;&,\"'<>]+)"
+# a value: quoted ("…", '…', \"…\" in escaped JSON, {…} in an ODBC string) or up to a separator
+_VALUE = r"(?:\"[^\"]*\"|'[^']*'|\\\"[^\"]*\\\"|\{[^}]*\}|[^\s;&,\"'<>]+)"
 
 
 def _basic_credentials(match: re.Match) -> str:
@@ -322,6 +325,9 @@ VALUE_RULES: dict[str, tuple[re.Pattern, Any, tuple[str, ...]]] = {
         _KEEP,
         needles=("mysql", "mariadb"),
     ),
+    "curl -u user:password": _rule(
+        r"(?P<k>\bcurl\b[^\r\n]*?\s(?:-u|--user)[\s=]+)[^\s:]*:\S+", _KEEP, needles=("curl",)
+    ),
     "query code=": _rule(r"(?P<k>[?&;]code=)[^&#\s\"'<>]+", _KEEP, re.I, needles=("code=",)),
     # provider token shapes
     "Stripe sk_live_": _rule(
@@ -402,7 +408,7 @@ VALUE_RULES: dict[str, tuple[re.Pattern, Any, tuple[str, ...]]] = {
 }
 
 # "name=value" / "name: value" pairs in a text; the value goes when the name is secret
-_PAIR = re.compile(r"(?<![\w.-])(?P<name>[\w.-]{1,64})[\"']?\s*[=:]\s*(?=[^\s=:])")
+_PAIR = re.compile(r"(?<![\w.-])(?P<name>[\w.-]{1,64})\\?[\"']?\s*[=:]\s*(?=[^\s=:])")
 _PAIR_VALUE = re.compile(_VALUE)
 
 
@@ -570,24 +576,36 @@ def _pair_name(value: dict) -> bool:
 
 
 def _redact_list(items: list, key: str, parent: str, secret: bool, decode: bool) -> list:
-    """A list; a ``[name, value]`` pair whose name is secret loses its value, and so does the
-    item after a secret flag of an argv list (``["mysql", "--password", "x"]``)."""
-    if not secret and len(items) == 2 and isinstance(items[0], str) and _is_name(items[0]):
+    """A list; a ``[name, value]`` pair whose name is secret loses its value, and a list of
+    words is read as a command line too (``["mysql", "-pX"]``, ``["curl", "-u", "a:b"]``)."""
+    if secret:
+        return [_redact(item, key, parent, True, decode) for item in items]
+    if len(items) == 2 and isinstance(items[0], str) and _is_name(items[0]):
         if is_secret_name(items[0]):
             return [_redact(items[0], key, parent, False, decode), REDACTED]
-    out = []
-    for i, item in enumerate(items):
-        after_flag = i and isinstance(items[i - 1], str) and _is_secret_flag(items[i - 1])
-        out.append(_redact(item, key, parent, secret or bool(after_flag), decode))
-    return out
+    out = [_redact(item, key, parent, False, decode) for item in items]
+    words = _command_line(items, not is_known_non_secret_key(key, parent), decode)
+    if words is None:
+        return out
+    return [
+        word if word != item else kept for item, kept, word in zip(items, out, words, strict=True)
+    ]
+
+
+def _command_line(items: list, shapes: bool, decode: bool) -> list[str] | None:
+    """The items of an argv-like list (two or more words without spaces) redacted as one
+    command line, word by word; None for any other list."""
+    if len(items) < 2 or not all(isinstance(i, str) and re.fullmatch(r"\S+", i) for i in items):
+        return None
+    line = " ".join(items)
+    if len(line) > MAX_INSPECTED:
+        return None
+    words = _redact_text(line, shapes, decode).split(" ")
+    return words if len(words) == len(items) else None
 
 
 def _is_name(text: str) -> bool:
     return re.fullmatch(r"[\w .-]{1,64}", unicodedata.normalize("NFKC", text)) is not None
-
-
-def _is_secret_flag(text: str) -> bool:
-    return re.fullmatch(r"--?[A-Za-z][\w-]*", text) is not None and is_secret_name(text)
 
 
 def _redact_string(text: str, key: str, parent: str, decode: bool) -> str:

@@ -124,6 +124,12 @@ SHAPES = {
     "Bearer with a look-alike letter": shape(
         {"upstream": "Bеarer orchid.lantern-505"}, "orchid.lantern-505"
     ),
+    "a dict of tokens": shape({"tokens": {"openai": "Orchid-T601"}}, "Orchid-T601"),
+    "argv mysql -pX": shape({"cmd": ["mysql", "-u", "root", "-pOrchid-P602"]}, "Orchid-P602"),
+    "argv --password x": shape({"cmd": ["psql", "--password", "Orchid-P603"]}, "Orchid-P603"),
+    "ODBC braced Pwd": shape({"odbc": "Server=x;Uid=sa;Pwd={Orchid;P604};"}, "P604"),
+    "curl -u user:password": shape({"note": "curl -u admin:Orchid-C605 https://x"}, "Orchid-C605"),
+    "escaped JSON text": shape({"note": '{\\"password\\": \\"Orchid-J606\\"}'}, "Orchid-J606"),
     "lower-case bearer": shape(
         {"upstream": "bearer abc.DEF-ghi_12345678xyz"}, "abc.DEF-ghi_12345678xyz"
     ),
@@ -237,7 +243,7 @@ def test_capture_error_field_never_keeps_a_token(tmp_path: Path):
         raise ConnectionError(f"upstream refused {TOKENS[names[int(query_id[1:])]]} (retry)")
 
     output = tmp_path / "r.jsonl"
-    result = capture(gold, failing, output)
+    result = capture(gold, failing, output, allow_errors=len(names))
     assert len(result.errors) == len(names)
     lines = output.read_text("utf-8")
     assert lines.count("ConnectionError: upstream refused") == len(names)

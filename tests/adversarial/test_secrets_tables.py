@@ -128,6 +128,7 @@ RULE_EXAMPLES = {
     "netrc password": ("machine h login u password orchid-netrc{n}", "orchid-netrc{n}"),
     "secret flag": ("run --password orchid-flag{n} now", "orchid-flag{n}"),
     "mysql -p": ("mysql -u root -porchid{n} kb", "orchid{n}"),
+    "curl -u user:password": ("curl -s -u admin:orchid-curl{n} https://x", "orchid-curl{n}"),
     "query code=": ("https://app.internal/callback?code=orchid-code{n}", "orchid-code{n}"),
     "Stripe sk_live_": ("sk_live_orchidlantern{n}", "orchidlantern{n}"),
     "Stripe whsec_": ("whsec_orchidlanternmarble{n}", "orchidlanternmarble{n}"),
@@ -399,7 +400,9 @@ def captured(tmp_path_factory) -> dict[str, str]:
         raise RuntimeError(f"upstream said: {message(example)}")
 
     settings = {f"entry{i:03d}": e.config for i, e in enumerate(SHOWN)}
-    result = capture(gold, failing, folder / "r.jsonl", config=settings)
+    result = capture(
+        gold, failing, folder / "r.jsonl", config=settings, allow_errors=len(ERROR_TEXTS)
+    )
     assert len(result.errors) == len(ERROR_TEXTS)
     return {
         "capture config": result.config.read_text("utf-8"),
