@@ -282,7 +282,8 @@ def build_parser() -> ArgumentParser:
         "--retriever",
         required=True,
         metavar="MODULE:CALLABLE",
-        help="the function to call with each query text, e.g. myretriever:search",
+        help="the function or retriever object to call with each query text, e.g. "
+        "myretriever:search or myretriever:retriever (LangChain, LlamaIndex, ...)",
     )
     add_cutoff(cap, "how many results to keep per query (default 20)", "20")
     cap.add_argument(
@@ -309,6 +310,20 @@ def build_parser() -> ArgumentParser:
         "--id-key",
         metavar="KEY",
         help="the metadata key of a returned document's chunk id (default chunk_id, then id)",
+    )
+    cap.add_argument(
+        "--allow-errors",
+        default="0",
+        metavar="N|SHARE",
+        help="failed queries allowed before the capture fails (exit 1): a number, or a share "
+        "like 0.05 or 5%% (default 0)",
+    )
+    cap.add_argument(
+        "--corpus",
+        type=Path,
+        metavar="FILE",
+        help="warn about retrieved ids absent from this corpus (default: the corpus beside the "
+        "gold file, if any)",
     )
     cap.set_defaults(handler=cmd_capture)
 
@@ -633,10 +648,12 @@ def write_gate_files(result, summary: Path | None, junit: Path | None) -> None:
 
 def cmd_capture(args: argparse.Namespace) -> int:
     from ragrecall_core.analysis.capture import (
+        CaptureFailed,
         capture,
         load_retriever,
         output_problems,
         overwrite_problems,
+        parse_allowance,
         parse_positive_number,
         parse_retriever_spec,
         read_config,
@@ -656,6 +673,7 @@ def cmd_capture(args: argparse.Namespace) -> int:
         args.output, [args.gold, *([args.config] if args.config else [])]
     )
     config = take(problems, read_config, args.config) if args.config is not None else {}
+    take(problems, parse_allowance, args.allow_errors)
     raise_if_any(problems)
     retriever = load_retriever(args.retriever)
     try:
@@ -669,10 +687,15 @@ def cmd_capture(args: argparse.Namespace) -> int:
             timeout=timeout,
             id_key=args.id_key,
             name=args.retriever,
+            allow_errors=args.allow_errors,
+            corpus=args.corpus,
         )
     except KeyboardInterrupt:
         sys.stderr.write("\ninterrupted: the same command continues where this one stopped\n")
         return INTERRUPTED
+    except CaptureFailed as failed:
+        sys.stderr.write("ragrecall: capture failed\n" + one_line(failed.result.to_text(), "\n\t"))
+        return 1
     sys.stdout.write(one_line(result.to_text(), "\n\t"))
     return 0
 

@@ -1,28 +1,26 @@
 """Capture a run from a live retriever: call it for every gold query, write a seed-format run.
 
-The retriever is any Python callable ``f(query_text)`` (it also gets ``query_id=`` and
-``k=`` when it names those parameters). What it returns is recognised by shape, with no
-dependency on the library that made it: chunk ids, ``(id, score)`` pairs, dicts with
-``chunk_id`` / ``id`` and ``score``, LangChain ``Document``-like objects (``metadata`` and
-``page_content``; the id from ``metadata[id_key]``, else ``metadata["id"]``, else ``.id``),
-LlamaIndex ``NodeWithScore``-like objects (``.node.node_id`` / ``.node.id_`` and ``.score``),
-and ``(Document, score)`` pairs.
+The retriever is a callable or an object with a retrieval method, sync or async
+(:mod:`ragrecall_core.analysis.capture_calls`: which method, how k reaches it); what it
+returns is read by shape (:mod:`ragrecall_core.analysis.capture_results`).
 
 Each answered query is appended to a progress file (``.NAME.capture.jsonl`` beside the
 run: a dotfile, so a workspace never reads it as a run) and flushed, so an interrupted
 capture continues where it stopped. Its first line records what the capture depends on
 (the gold file's hash, the redacted config's hash, k, the retriever, the id key); when one
 of them changed, the capture starts over and says so. A query whose call raises, times out
-or returns something unrecognised is written with an empty list and an ``error`` field
-(the run loader ignores fields it does not know), never a crash; the next resume tries it
-again. The run and its ``NAME.config.json`` are written when every query is done.
+or returns something unreadable is a failed query: it is recorded with its error and the
+capture goes on. When more queries failed than ``allow_errors`` allows (none by default),
+no run is written, :class:`CaptureFailed` is raised with the summary, and the progress file
+stays: the same capture again retries only the failed queries. Otherwise the run (a failed
+query as an empty list with an ``error`` field) and its ``NAME.config.json`` are written.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import importlib
-import inspect
 import json
 import math
 import os
@@ -30,30 +28,50 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from ragrecall_core.analysis.capture_calls import (
+    QueryFailed,
+    Target,
+    arguments_for,
+    call_async,
+    call_sync,
+    describe,
+    resolved,
+    retriever_name,
+    retriever_version,
+    run_loop,
+)
+from ragrecall_core.analysis.capture_results import ranked_list, read_results
 from ragrecall_core.errors import InputError, Problem, one_line, raise_if_any
 from ragrecall_core.inputs.configs import (
     config_path_for,
     read_config_file,
     redact,
-    redact_text,
     run_stem,
 )
 from ragrecall_core.inputs.readers import sha256_of
 
+__all__ = ["CaptureFailed", "CaptureResult", "QueryFailed", "capture", "ranked_list"]
+
 PROGRESS_VERSION = 1
-DEFAULT_ID_KEYS = ("chunk_id", "id")
 SECONDS = re.compile(r"[0-9]+(\.[0-9]*)?|\.[0-9]+")
-SHOWN = 80  # characters of a retriever's message or value kept in an error field
+SHARE = re.compile(r"(0?\.[0-9]+|[01](\.0*)?)|([0-9]+(\.[0-9]*)?)%")
+FIRST = 5  # query or chunk ids named in a summary line
+REASONS = 5  # distinct error messages shown in a summary
 
 
-class QueryFailed(Exception):
-    """What one query's call produced that is not a ranked list (kept in the run, not raised)."""
+def first_few(ids: list[str]) -> str:
+    more = ", ..." if len(ids) > FIRST else ""
+    return ", ".join(ids[:FIRST]) + more
+
+
+def queries_word(n: int) -> str:
+    return "query" if n == 1 else "queries"
 
 
 @dataclass
@@ -61,20 +79,91 @@ class CaptureResult:
     run: Path
     config: Path
     queries: int
+    k: int = 20
     resumed: int = 0
     errors: dict[str, str] = field(default_factory=dict)
     restarted_because: str | None = None
+    short: dict[str, int] = field(default_factory=dict)  # query -> its list's length < k
+    duplicates: dict[str, list[str]] = field(default_factory=dict)  # query -> ids repeated
+    k_forwarded_as: str | None = None
+    retrieved_ids: int = 0  # distinct ids over every list
+    not_in_corpus: list[str] = field(default_factory=list)
+    corpus: Path | None = None
+    longest: int = 0  # the longest list captured
+    written: bool = False
+    progress: Path | None = None
 
     def to_text(self) -> str:
         lines = []
         if self.restarted_because:
-            lines.append(one_line(f"started over: {self.restarted_because}"))
+            lines.append(f"started over: {self.restarted_because}")
         if self.resumed:
             lines.append(f"resumed: {self.resumed} queries were captured before")
-        failed = f", {len(self.errors)} with an error (kept as empty lists)" if self.errors else ""
-        lines.append(f"captured {self.queries} queries into {one_line(self.run)}{failed}")
-        lines.append(f"config written to {one_line(self.config)}")
-        return "\n".join(lines) + "\n"
+        lines += self.failure_lines()
+        if self.written:
+            lines.append(f"captured {self.queries} queries into {self.run}")
+            lines.append(f"config written to {self.config}")
+        lines += self.warning_lines()
+        # ids, paths and a retriever's messages are file text: each line stays one line
+        return "\n".join(one_line(line) for line in lines) + "\n"
+
+    def failure_lines(self) -> list[str]:
+        if not self.errors:
+            return []
+        n = len(self.errors)
+        if self.written:
+            outcome = "kept as empty lists with an error field"
+        else:
+            outcome = f"no run written; the same command retries them (progress in {self.progress})"
+        lines = [f"{n} of {self.queries} {queries_word(self.queries)} failed: {outcome}"]
+        by_reason: dict[str, list[str]] = {}
+        for query_id, reason in self.errors.items():
+            by_reason.setdefault(reason, []).append(query_id)
+        ranked = Counter({reason: len(ids) for reason, ids in by_reason.items()}).most_common()
+        for reason, count in ranked[:REASONS]:
+            lines.append(f"  {count} x {reason} ({first_few(by_reason[reason])})")
+        if len(ranked) > REASONS:
+            lines.append(f"  and {len(ranked) - REASONS} other errors")
+        return lines
+
+    def warning_lines(self) -> list[str]:
+        lines = []
+        if self.k_forwarded_as:
+            lines.append(f"k={self.k} forwarded to the retriever as {self.k_forwarded_as}")
+        else:
+            lines.append(
+                f"k={self.k} not forwarded: the retriever has no known k setting "
+                "(a k= or top_k= parameter, or a k, search_kwargs, similarity_top_k or top_k "
+                "attribute); its lists are cut at k"
+            )
+        if self.short:
+            n = len(self.short)
+            lines.append(
+                f"{n} {queries_word(n)} returned fewer than {self.k} results: "
+                + first_few(list(self.short))
+            )
+        if self.duplicates:
+            n = len(self.duplicates)
+            lines.append(
+                f"{n} {queries_word(n)} returned a chunk twice (its first place kept): "
+                + first_few(list(self.duplicates))
+            )
+        if self.not_in_corpus:
+            n, total = len(self.not_in_corpus), self.retrieved_ids
+            lines.append(
+                f"{n} of {total} retrieved ids ({n / total:.0%}) are not in the corpus "
+                f"{self.corpus}: {first_few(self.not_in_corpus)} (is --id-key the metadata key "
+                "that holds your chunk ids?)"
+            )
+        return lines
+
+
+class CaptureFailed(Exception):
+    """More queries failed than allowed; ``result`` holds what was captured and why not."""
+
+    def __init__(self, result: CaptureResult):
+        super().__init__(result.to_text())
+        self.result = result
 
 
 # --- options -------------------------------------------------------------------------------
@@ -88,26 +177,61 @@ def parse_retriever_spec(spec: str) -> tuple[str, str]:
     return module.strip(), attribute.strip()
 
 
-def load_retriever(spec: str) -> Callable:
-    """Import ``module:callable`` (from the current folder too, as ``python -m`` would)."""
+def load_retriever(spec: str) -> Any:
+    """Import ``module:name`` (from the current folder too, as ``python -m`` would): a
+    callable or a retriever object (checked by :func:`check_retriever`)."""
     module_name, attribute = parse_retriever_spec(spec)
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     try:
         module = importlib.import_module(module_name)
-    except Exception as error:  # the user's module: any failure of its import is their input
-        reason = error_text(f"{type(error).__name__}: {error}")
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:  # the user's module: any failure of its import, exit too
         raise InputError(
-            [Problem("--retriever", None, f"{spec} ({reason})", "an importable module")]
+            [Problem("--retriever", None, f"{spec} ({describe(error)})", "an importable module")]
         ) from None
     target: Any = module
     for part in attribute.split("."):
         target = getattr(target, part, None)
-    if not callable(target):
-        raise InputError(
-            [Problem("--retriever", None, spec, f"a callable named {attribute!r} in the module")]
-        )
+    if target is None:
+        expected = f"a callable or a retriever object named {attribute!r} in the module"
+        raise InputError([Problem("--retriever", None, spec, expected)])
+    check_retriever(target)
     return target
+
+
+def check_retriever(retriever: Any) -> None:
+    """Refuse, before any call, what has no method to call (InputError naming them)."""
+    from ragrecall_core.analysis.capture_calls import owner_and_method
+
+    owner_and_method(retriever)
+
+
+def parse_allowance(value: int | float | str) -> tuple[str, float]:
+    """``--allow-errors``: a number of queries (``3``) or a share (``0.05``, ``5%``)."""
+    if isinstance(value, bool):
+        pass
+    elif isinstance(value, int) and value >= 0:
+        return "count", value
+    elif isinstance(value, float) and 0 <= value <= 1:
+        return "share", value
+    elif isinstance(value, str):
+        text = value.strip()
+        if text.isascii() and text.isdigit():
+            return "count", int(text)
+        match = SHARE.fullmatch(text)
+        if match and match.group(3) is not None and float(match.group(3)) <= 100:
+            return "share", float(match.group(3)) / 100
+        if match and match.group(1) is not None:
+            return "share", float(match.group(1))
+    expected = "a number of queries (3) or a share of them (0.05 or 5%)"
+    raise InputError([Problem("--allow-errors", None, str(value), expected)])
+
+
+def allowed(allowance: tuple[str, float], failed: int, total: int) -> bool:
+    kind, amount = allowance
+    return failed <= (amount if kind == "count" else amount * total + 1e-9)
 
 
 def parse_positive_number(text: str, option: str) -> float:
@@ -143,162 +267,35 @@ def overwrite_problems(output: Path, inputs: list[Path]) -> list[Problem]:
     ]
 
 
-# --- what a retriever returns ----------------------------------------------------------------
-
-
-def ranked_list(result: Any, k: int, id_key: str | None = None) -> list[dict]:
-    """``result`` as seed-format items (``chunk_id``, ``rank``, ``score``), the first ``k``.
-
-    Raises :class:`QueryFailed` for anything not recognised, an empty id, a score that is
-    not a finite number, or an id returned twice (a run lists each chunk once)."""
-    if isinstance(result, (str, bytes)) or not isinstance(result, Iterable):
-        raise QueryFailed(f"a list of results, got {type(result).__name__}")
-    items = []
-    seen: set[str] = set()
-    for rank, entry in enumerate(result, start=1):
-        if rank > k:
-            break
-        chunk_id, score = item_of(entry, id_key)
-        if chunk_id in seen:
-            raise QueryFailed(f"chunk {chunk_id[:SHOWN]!r} returned twice")
-        seen.add(chunk_id)
-        items.append({"chunk_id": chunk_id, "rank": rank, "score": score})
-    return items
-
-
-def item_of(entry: Any, id_key: str | None) -> tuple[str, float | None]:
-    """One returned result as ``(chunk id, score or None)``, recognised by its shape."""
-    if isinstance(entry, tuple) and len(entry) == 2:
-        chunk_id, _ = item_of(entry[0], id_key)
-        return chunk_id, checked_score(entry[1])
-    if isinstance(entry, str):
-        return checked_id(entry), None
-    if isinstance(entry, dict):
-        return checked_id(id_from_mapping(entry, id_key)), checked_score(entry.get("score"))
-    node = getattr(entry, "node", None)
-    if node is not None:  # LlamaIndex NodeWithScore
-        node_id = getattr(node, "node_id", None) or getattr(node, "id_", None)
-        return checked_id(node_id), checked_score(getattr(entry, "score", None))
-    metadata = getattr(entry, "metadata", None)
-    if isinstance(metadata, dict):  # LangChain Document
-        chunk_id = id_from_mapping(metadata, id_key)
-        if chunk_id is None:
-            chunk_id = getattr(entry, "id", None)
-        return checked_id(chunk_id), checked_score(metadata.get("score"))
-    raise QueryFailed(f"a chunk id, (id, score), a dict or a document, got {type(entry).__name__}")
-
-
-def id_from_mapping(mapping: dict, id_key: str | None) -> Any:
-    for key in (id_key,) if id_key else DEFAULT_ID_KEYS:
-        if mapping.get(key) is not None:
-            return mapping[key]
-    return None
-
-
-def checked_id(value: Any) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise QueryFailed(f"a non-empty string chunk id, got {str(value)[:SHOWN]!r}")
-    return value
-
-
-def checked_score(value: Any) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        try:  # numpy and torch scalars
-            value = float(value)
-        except (TypeError, ValueError):
-            raise QueryFailed(f"a numeric score, got {str(value)[:SHOWN]!r}") from None
-    if not math.isfinite(value):
-        raise QueryFailed(f"a finite score, got {value!r}")
-    return float(value)
-
-
-# --- calling the retriever -------------------------------------------------------------------
-
-
-def call_arguments(retriever: Callable, query_id: str, k: int) -> dict[str, Any]:
-    """``query_id=`` and ``k=`` for a retriever that names those parameters."""
-    try:
-        parameters = inspect.signature(retriever).parameters
-    except (TypeError, ValueError):
-        return {}
-    offered = {"query_id": query_id, "k": k}
-    return {name: value for name, value in offered.items() if name in parameters}
-
-
-def call_with_timeout(call: Callable[[], Any], timeout: float | None) -> Any:
-    """``call()``, or :class:`QueryFailed` after ``timeout`` seconds. Python cannot stop a
-    thread: a call that overruns is left to finish in a daemon thread and its result dropped."""
-    if timeout is None:
-        return call()
-    outcome: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            outcome["value"] = call()
-        except BaseException as error:  # re-raised in the caller's thread below
-            outcome["error"] = error
-
-    worker = threading.Thread(target=run, daemon=True)
-    worker.start()
-    worker.join(timeout)
-    if worker.is_alive():
-        raise QueryFailed(f"timeout: no answer after {timeout:g} s")
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
-
-
-def error_text(message: str) -> str:
-    """A retriever's error message as kept: redacted (a failed connection often names its
-    URL and credentials) and shortened."""
-    return redact_text(message)[: SHOWN * 2]
-
-
-def capture_one(
-    retriever: Callable,
-    query_id: str,
-    text: str,
-    k: int,
-    timeout: float | None,
-    id_key: str | None,
-) -> dict[str, Any]:
-    """One run line: the ranked list and its latency, or an empty list and the error."""
-    arguments = call_arguments(retriever, query_id, k)
-    started = time.perf_counter()
-    line: dict[str, Any] = {"id": query_id, "retrieved": []}
-    try:
-        result = call_with_timeout(lambda: retriever(text, **arguments), timeout)
-        line["retrieved"] = ranked_list(result, k, id_key)
-    except QueryFailed as failure:
-        line["error"] = error_text(str(failure))
-    except Exception as error:  # the user's code: its failure is recorded, not raised
-        line["error"] = error_text(f"{type(error).__name__}: {error}")
-    line["latency_ms"] = round((time.perf_counter() - started) * 1000, 3)
-    return line
-
-
 # --- gold queries and progress ---------------------------------------------------------------
 
 
-def gold_queries(gold: Path) -> list[tuple[str, str]]:
-    """``(query id, query text)`` in the gold file's order; every query needs its text."""
+def corpus_beside(gold: Path) -> Path | None:
+    """The workspace's corpus file beside the gold file, if there is one."""
+    from ragrecall_core.inputs.workspace import CORPUS_NAMES
+
+    return next((gold.parent / n for n in CORPUS_NAMES if (gold.parent / n).is_file()), None)
+
+
+def gold_queries(gold: Path, corpus: Path | None = None) -> tuple[list[tuple[str, str]], set]:
+    """``(query id, query text)`` in the gold file's order (every query needs its text), and
+    the chunk ids of ``corpus`` (empty without one)."""
     from ragrecall_core.inputs.workspace import Workspace
 
-    workspace = Workspace.from_files(gold, [])
-    rows = (
-        workspace.cursor()
-        .execute("SELECT query_id, query, line FROM queries ORDER BY line, query_id")
-        .fetchall()
-    )
+    workspace = Workspace.from_files(gold, [], corpus=corpus)
+    cursor = workspace.cursor()
+    rows = cursor.execute("SELECT query_id, query, line FROM queries ORDER BY line, query_id")
+    rows = rows.fetchall()
     missing = [
         Problem(str(gold), line, query_id, "a query text to send to the retriever")
         for query_id, text, line in rows
         if text is None or not text.strip()
     ]
     raise_if_any(missing)
-    return [(query_id, text) for query_id, text, _ in rows]
+    chunk_ids = set()
+    if corpus is not None:
+        chunk_ids = {row[0] for row in cursor.execute("SELECT chunk_id FROM corpus").fetchall()}
+    return [(query_id, text) for query_id, text, _ in rows], chunk_ids
 
 
 def progress_path(output: Path) -> Path:
@@ -375,31 +372,9 @@ class Progress:
 # --- the capture -----------------------------------------------------------------------------
 
 
-def retriever_version(retriever: Callable) -> str | None:
-    """The ``__version__`` of the callable, its module, or its top-level package."""
-    module_name = getattr(retriever, "__module__", None) or ""
-    candidates = [
-        retriever,
-        sys.modules.get(module_name),
-        sys.modules.get(module_name.split(".")[0]),
-    ]
-    for candidate in candidates:
-        version = getattr(candidate, "__version__", None)
-        if isinstance(version, str):
-            return version
-    return None
-
-
-def retriever_name(retriever: Callable | str) -> str:
-    if isinstance(retriever, str):
-        return retriever
-    module = getattr(retriever, "__module__", None) or "?"
-    return f"{module}:{getattr(retriever, '__qualname__', type(retriever).__name__)}"
-
-
 def capture(
     gold: str | Path,
-    retriever: Callable | str,
+    retriever: Any,
     output: str | Path,
     k: int = 20,
     config: str | Path | dict | None = None,
@@ -408,11 +383,15 @@ def capture(
     id_key: str | None = None,
     progress_stream: TextIO | None = None,
     name: str | None = None,
+    allow_errors: int | float | str = 0,
+    corpus: str | Path | None = None,
 ) -> CaptureResult:
-    """Call ``retriever`` (a callable, or ``"module:callable"``) for every query of ``gold``
-    and write the run ``output`` (.jsonl) with its ``.config.json``; resume an interrupted
-    capture of the same inputs. ``name`` is what the config calls the retriever (default:
-    its module and name)."""
+    """Call ``retriever`` (a callable, a retriever object, or ``"module:name"``) for every
+    query of ``gold`` and write the run ``output`` (.jsonl) with its ``.config.json``;
+    resume an interrupted capture of the same inputs. ``name`` is what the config calls the
+    retriever (default: its module and name). Raises :class:`CaptureFailed` when more
+    queries failed than ``allow_errors`` (a count, or a share as a float or ``"5%"``).
+    Retrieved ids are checked against ``corpus`` (default: the corpus beside the gold)."""
     gold, output = Path(gold), Path(output)
     problems = output_problems(output)
     if not (isinstance(k, int) and k >= 1):
@@ -425,38 +404,166 @@ def capture(
         settings = read_config(Path(settings))
     else:
         problems += overwrite_problems(output, [gold])
+    allowance = take_problem(problems, parse_allowance, allow_errors)
     raise_if_any(problems)
     settings = redact(settings)
-    call = load_retriever(retriever) if isinstance(retriever, str) else retriever
-    queries = gold_queries(gold)
-    name = name or retriever_name(retriever)
+    target = load_retriever(retriever) if isinstance(retriever, str) else retriever
+    check_retriever(target)
+    corpus = Path(corpus) if corpus is not None else corpus_beside(gold)
+    queries, chunk_ids = gold_queries(gold, corpus)
+    name = name or (retriever if isinstance(retriever, str) else retriever_name(target))
     header = fingerprint(gold, settings, k, name, id_key)
     progress_file = progress_path(output)
     done, restarted = resume(progress_file, header)
-    result = CaptureResult(output, config_path_for(output), len(queries), len(done))
-    result.restarted_because = restarted
+    result = CaptureResult(output, config_path_for(output), len(queries), k, len(done))
+    result.restarted_because, result.progress = restarted, progress_file
+    result.corpus = corpus
     todo = [(qid, text) for qid, text in queries if qid not in done]
     write_progress(progress_file, header, done)
-    bar = Progress(len(queries), len(done), progress_stream)
+    with resolved(target, k) as call:
+        result.k_forwarded_as = call.k_knob
+        run_queries(
+            call,
+            todo,
+            done,
+            progress_file,
+            len(queries),
+            k,
+            timeout,
+            id_key,
+            concurrency,
+            progress_stream,
+        )
+    lines = [done[qid] for qid, _ in queries]
+    summarise(result, lines, chunk_ids if corpus is not None else None)
+    if not allowed(allowance, len(result.errors), len(queries)):
+        raise CaptureFailed(result)
+    write_run(output, [public(line) for line in lines])
+    write_config(result.config, settings, name, target, k, gold, header, result)
+    progress_file.unlink()
+    result.written = True
+    return result
+
+
+def take_problem(problems: list[Problem], parse: Any, value: Any) -> Any:
+    try:
+        return parse(value)
+    except InputError as error:
+        problems.extend(error.problems)
+        return None
+
+
+def run_queries(
+    call: Target,
+    todo: list[tuple[str, str]],
+    done: dict[str, dict],
+    progress_file: Path,
+    total: int,
+    k: int,
+    timeout: float | None,
+    id_key: str | None,
+    concurrency: int,
+    progress_stream: TextIO | None,
+) -> None:
+    """Every query of ``todo`` captured into ``done`` and appended to the progress file:
+    awaited on one event loop (``concurrency`` at once) or called in as many threads."""
+    bar = Progress(total, len(done), progress_stream)
     lock = threading.Lock()
     with progress_file.open("a", encoding="utf-8") as log:
 
-        def one(query: tuple[str, str]) -> None:
-            line = capture_one(call, query[0], query[1], k, timeout, id_key)
+        def keep(line: dict) -> None:
             with lock:
                 log.write(json.dumps(line, ensure_ascii=False) + "\n")
                 log.flush()
                 done[line["id"]] = line
                 bar.advance()
 
+        if call.is_async:
+
+            async def main() -> None:
+                limit = asyncio.Semaphore(concurrency)
+
+                async def one(query: tuple[str, str]) -> None:
+                    async with limit:
+                        keep(await capture_one_async(call, *query, k, timeout, id_key))
+
+                await asyncio.gather(*(one(query) for query in todo))
+
+            run_loop(main)
+            return
+
+        def one(query: tuple[str, str]) -> None:
+            keep(capture_one(call, query[0], query[1], k, timeout, id_key))
+
         with ThreadPoolExecutor(max_workers=concurrency) as pool:
             # on an interrupt, map cancels the queries that have not started
             list(pool.map(one, todo))
-    result.errors = {qid: line["error"] for qid, line in done.items() if "error" in line}
-    write_run(output, [done[qid] for qid, _ in queries])
-    write_config(result.config, settings, name, call, k, gold, header, result)
-    progress_file.unlink()
-    return result
+
+
+def query_line(query_id: str, result: Any, k: int, id_key: str | None) -> dict[str, Any]:
+    ranked = read_results(result, k, id_key)
+    line: dict[str, Any] = {"id": query_id, "retrieved": ranked.items}
+    if ranked.duplicates:
+        line["_duplicates"] = ranked.duplicates
+    return line
+
+
+def capture_one(
+    call: Target, query_id: str, text: str, k: int, timeout: float | None, id_key: str | None
+) -> dict[str, Any]:
+    """One run line: the ranked list and its latency, or an empty list and the error."""
+    started = time.perf_counter()
+    try:
+        result = call_sync(call, text, arguments_for(call, query_id, k), timeout)
+        line = query_line(query_id, result, k, id_key)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:  # the user's code, SystemExit too: one failed query
+        line = {"id": query_id, "retrieved": [], "error": describe(error)}
+    line["latency_ms"] = round((time.perf_counter() - started) * 1000, 3)
+    return line
+
+
+async def capture_one_async(
+    call: Target, query_id: str, text: str, k: int, timeout: float | None, id_key: str | None
+) -> dict[str, Any]:
+    started = time.perf_counter()
+    try:
+        result = await call_async(call, text, arguments_for(call, query_id, k), timeout)
+        line = query_line(query_id, result, k, id_key)
+    except KeyboardInterrupt:
+        raise
+    except asyncio.CancelledError as error:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():  # the capture itself is stopping
+            raise
+        line = {"id": query_id, "retrieved": [], "error": describe(error)}
+    except BaseException as error:  # the user's code, SystemExit too: one failed query
+        line = {"id": query_id, "retrieved": [], "error": describe(error)}
+    line["latency_ms"] = round((time.perf_counter() - started) * 1000, 3)
+    return line
+
+
+def public(line: dict) -> dict:
+    """A run line without the capture's own notes (keys starting with ``_``)."""
+    return {key: value for key, value in line.items() if not key.startswith("_")}
+
+
+def summarise(result: CaptureResult, lines: list[dict], chunk_ids: set | None) -> None:
+    """Failures, short lists, duplicates and ids absent from the corpus, per query."""
+    result.errors = {line["id"]: line["error"] for line in lines if "error" in line}
+    answered = [line for line in lines if "error" not in line]
+    result.short = {
+        line["id"]: len(line["retrieved"]) for line in answered if len(line["retrieved"]) < result.k
+    }
+    result.duplicates = {
+        line["id"]: line["_duplicates"] for line in answered if "_duplicates" in line
+    }
+    retrieved = dict.fromkeys(i["chunk_id"] for line in answered for i in line["retrieved"])
+    result.retrieved_ids = len(retrieved)
+    result.longest = max((len(line["retrieved"]) for line in answered), default=0)
+    if chunk_ids is not None:
+        result.not_in_corpus = [chunk for chunk in retrieved if chunk not in chunk_ids]
 
 
 def write_progress(path: Path, header: dict, done: dict[str, dict]) -> None:
@@ -478,7 +585,7 @@ def write_config(
     path: Path,
     settings: dict,
     name: str,
-    retriever: Callable,
+    retriever: Any,
     k: int,
     gold: Path,
     header: dict,
@@ -486,12 +593,17 @@ def write_config(
 ) -> None:
     # flat keys: a comparison's config diff then names the one that changed
     config = {**settings}
-    config.setdefault("top_k", k)
+    # the depth the run has: k, unless no list reached it (a retriever that ignored k)
+    config.setdefault("top_k", result.longest or k)
+    package, version = retriever_version(retriever)
     config.update(
         {
             "capture_retriever": name,
-            "capture_retriever_version": retriever_version(retriever),
+            "capture_retriever_package": package,
+            "capture_retriever_version": version,
             "capture_k": k,
+            "capture_k_forwarded_as": result.k_forwarded_as,
+            "capture_short_lists": len(result.short),
             "capture_gold": gold.name,
             "capture_gold_sha256": header["gold_sha256"],
             "capture_errors": len(result.errors),
