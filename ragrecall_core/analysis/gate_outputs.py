@@ -1,10 +1,11 @@
 """The release gate's result for CI: a Markdown job summary and JUnit XML.
 
 Run names, query ids and requirement texts come from files and options, so they are
-untrusted: in Markdown each is escaped with :func:`md_literal` (shown as written, never
-as a link, image or HTML); in XML each goes through ElementTree (which escapes markup)
-after :func:`one_line`, because XML 1.0 cannot hold most control characters at all, even
-escaped, and a CI system refuses a report that holds one.
+untrusted: each goes through :func:`one_line` (a control, bidi or line-separator
+character shown as its escape, as in every text output), then in Markdown through
+:func:`md_literal` (shown as written, never as a link, image or HTML) and in XML through
+ElementTree (which escapes markup; XML 1.0 cannot hold most control characters at all,
+even escaped, and a CI system refuses a report that holds one).
 """
 
 from __future__ import annotations
@@ -29,6 +30,11 @@ def coverage_line(entry: dict) -> str:
     return f"coverage of {entry['run']}: {count} {noun} missing or empty{allowed}{named}"
 
 
+def md(text) -> str:
+    """File text for the Markdown summary: escaped as in every text output, then as Markdown."""
+    return md_literal(one_line(text))
+
+
 def regression_line(result: GateResult) -> str:
     allowed = "" if result.max_regressions is None else f" (allowed: {result.max_regressions})"
     return f"regressions against {result.baseline}: {len(result.regressions)}{allowed}"
@@ -40,7 +46,7 @@ def gate_markdown(result: GateResult) -> str:
     lines = [
         f"## Release gate: {verdict}",
         "",
-        f"Run {md_literal(result.run)} on {md_literal(result.scope)}.",
+        f"Run {md(result.run)} on {md(result.scope)}.",
         "",
     ]
     if result.checks:
@@ -48,26 +54,25 @@ def gate_markdown(result: GateResult) -> str:
         for check in result.checks:
             outcome = "pass" if check["ok"] else "**FAIL**"
             lines.append(
-                f"| {md_literal(check['requirement'])} | {md_literal(cell_text(check['value']))}"
-                f" | {outcome} |"
+                f"| {md(check['requirement'])} | {md(cell_text(check['value']))} | {outcome} |"
             )
         lines.append("")
     for entry in result.coverage:
         outcome = "pass" if entry["ok"] else "**FAIL**"
-        lines += [f"{md_literal(coverage_line(entry))}: {outcome}", ""]
+        lines += [f"{md(coverage_line(entry))}: {outcome}", ""]
     if result.baseline is not None:
         outcome = "**FAIL**" if result.budget_exceeded else "pass"
-        lines += [f"{md_literal(regression_line(result))}: {outcome}", ""]
+        lines += [f"{md(regression_line(result))}: {outcome}", ""]
         if result.rule_line:
-            lines += [md_literal(result.rule_line), ""]
-        lines += [f"- {md_literal(query_id)}" for query_id in result.regressions]
+            lines += [md(result.rule_line), ""]
+        lines += [f"- {md(query_id)}" for query_id in result.regressions]
         if result.regressions:
             lines.append("")
     return "\n".join(lines)
 
 
 def xml_text(text) -> str:
-    return one_line(str(text))
+    return one_line(text)
 
 
 def gate_junit(result: GateResult) -> str:

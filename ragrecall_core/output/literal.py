@@ -25,19 +25,23 @@ from ragrecall_core.errors import one_line
 _MARKDOWN_PUNCTUATION = re.compile(
     "([" + re.escape(string.punctuation.replace("@", "").replace("-", "")) + "])"
 )
+_LINE_BREAKS = re.compile(r"[\r\n\u2028\u2029\x0b\x0c\x85]+")
 
 
 def md_literal(text) -> str:
-    """``text`` on one line, its control, bidi and line-separator characters escaped as in
-    every text output (:func:`~ragrecall_core.errors.one_line`: ``\\n``, ``\\x1b``), then
-    ASCII punctuation backslash-escaped (all but ``@`` and ``-``).
+    """``text`` on one line (a line break of any kind as a space, so prose stays readable),
+    every other control, bidi or format character but the tab escaped as in every text
+    output (:func:`~ragrecall_core.errors.one_line`: ``\\x1b``, ``\\u202e``), then ASCII
+    punctuation backslash-escaped (all but ``@`` and ``-``). An id or a name, whose line
+    breaks must show, goes through ``one_line`` first (as the gate's summary does).
 
     >>> md_literal("[x](https://e.example) :red[y] $z$")
     '\\\\[x\\\\]\\\\(https\\\\:\\\\/\\\\/e\\\\.example\\\\) \\\\:red\\\\[y\\\\] \\\\$z\\\\$'
-    >>> md_literal("a\\nb")
-    'a\\\\\\\\nb'
+    >>> md_literal("a\\r\\nb\\x1b")
+    'a b\\\\\\\\x1b'
     """
-    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", one_line(text))
+    flat = _LINE_BREAKS.sub(" ", str(text))
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", one_line(flat, keep="\t"))
 
 
 # what CommonMark, GitHub's tables, strikethrough and URL autolinks, and $maths$ read as
