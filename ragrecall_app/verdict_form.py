@@ -4,8 +4,10 @@ One compact form: reason (the fixed vocabulary of
 :data:`ragrecall_core.analysis.verdicts.REASONS`), note, owner, who records it. The form's
 key names the run and query, so what was typed for one query never carries over to the
 next; its inputs have no widget keys (their values are read on submit, and they are data
-being entered, not part of the view a link reproduces). A store that cannot be written
-disables the form with its one-line reason.
+being entered, not part of the view a link reproduces). Who records is the exception: the
+name saved with a verdict is kept for the browser session (:data:`RECORDER`), across queries
+and pages, and a verdict is not saved without one. A store that cannot be written disables
+the form with its one-line reason.
 """
 
 from __future__ import annotations
@@ -21,7 +23,10 @@ from ragrecall_core.analysis import verdicts
 from ragrecall_core.errors import InputError
 
 SAVED = "_ragrecall_verdict_saved"
+RECORDER = "_ragrecall_verdict_recorder"  # who records, for the whole browser session
 WITHDRAW = "(no verdict: withdraw)"
+NO_NAME = "(no name)"  # a stored verdict without a recorder (an import may have none)
+NAME_FIRST = "Say who records the verdict (Recorded by): it is kept for this session."
 
 
 def _form_key(run: str, query_id: str) -> str:
@@ -46,7 +51,7 @@ def current_line(verdict: dict) -> str:
         parts.append(escape_markdown(verdict["note"]))
     if verdict.get("owner"):
         parts.append("owner: " + escape_markdown(verdict["owner"]))
-    by = escape_markdown(verdict.get("recorded_by") or "someone")
+    by = escape_markdown(verdict["recorded_by"]) if verdict.get("recorded_by") else NO_NAME
     when = pd.Timestamp(verdict["recorded_at"]).strftime("%Y-%m-%d %H:%M")
     parts.append(f"recorded by {by}, {when}")
     return " · ".join(parts)
@@ -59,6 +64,7 @@ def _save(ctx: Context, run: str, query_id: str, reason, note, owner, by) -> Non
         problems(error, "The verdict was not saved")
         return
     st.session_state[SAVED] = (run, query_id)
+    st.session_state[RECORDER] = by.strip()
     st.rerun()
 
 
@@ -85,10 +91,12 @@ def verdict_form(ctx: Context, run: str, query_id: str) -> None:
         )
         note = note_col.text_input("Note", value=verdict.get("note", ""))
         owner = owner_col.text_input("Owner (optional)", value=verdict.get("owner", ""))
-        by = by_col.text_input("Recorded by", value=verdict.get("recorded_by", ""))
+        by = by_col.text_input("Recorded by", value=st.session_state.get(RECORDER, ""))
         if save_col.form_submit_button("Save verdict", type="primary", width="stretch"):
             if reason is None:
                 st.warning("Choose a failure reason first.")
+            elif not by.strip():
+                st.warning(NAME_FIRST)
             else:
                 _save(ctx, run, query_id, reason, note, owner, by)
     history = verdicts.verdict_history(ctx.ws, run, query_id)
