@@ -14,6 +14,7 @@ from ragrecall_core.analysis import judge_session as js
 from ragrecall_core.analysis.gold_gaps import gold_gaps
 from ragrecall_core.errors import InputError
 from ragrecall_core.inputs.store import resolve
+from ragrecall_core.output.text import plural
 from ragrecall_core.views import scope
 from ragrecall_core.views.compare_view import view_query_ids
 
@@ -35,7 +36,8 @@ s = ctx.state
 view_ids = view_query_ids(ws, s.split, s.query_type, s.section)
 if view_ids is not None:
     st.caption(
-        f"Pairs and disagreements: the {len(view_ids)} queries under the sidebar's filters. "
+        f"Pairs and disagreements: the {plural(len(view_ids), 'query', 'queries')} under the "
+        "sidebar's filters. "
         "All grades (export / import) and gold gap candidates do not follow the sidebar's "
         "filters: they cover every query."
     )
@@ -71,12 +73,16 @@ else:
 
 # ---------------------------------------------------------------- disagreements
 st.subheader("Disagreements")
-if items.empty:
+if items.empty and result.pairs.empty:
+    # nothing to compare is no agreement: a neutral line, not a green one
+    st.info("Nothing graded by two annotators yet: no disagreement to review.")
+elif items.empty:
     st.success("No disagreement between annotators.")
 else:
     open_n = int((items["status"] == "open").sum())
     st.caption(
-        f"{len(items)} chunk(s) graded differently (grade or harmful flag); {open_n} open. "
+        f"{plural(len(items), 'chunk')} graded differently (grade or harmful flag); "
+        f"{open_n} open. "
         "A resolution is recorded beside the annotators' grades, which stay as they were; "
         "evaluation uses the latest resolution."
     )

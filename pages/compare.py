@@ -22,6 +22,7 @@ from ragrecall_app.ruled import rule_note
 from ragrecall_app.scope import scope_note
 from ragrecall_core.analysis.selection import TEST_SPLIT, default_split
 from ragrecall_core.output.literal import file_name_part
+from ragrecall_core.output.text import plural
 from ragrecall_core.views import compare_view as cv
 from ragrecall_core.views import scope
 from ragrecall_core.views.highlight import query_terms
@@ -52,7 +53,7 @@ def swap():
     )
 
 
-pick_base, pick_cand, pick_swap = st.columns([5, 5, 1.2], vertical_alignment="bottom")
+pick_base, pick_cand, pick_swap = st.columns([5, 5, 1.6], vertical_alignment="bottom")
 pick_base.selectbox("Baseline run (before)", runs, key=state_key("baseline"))
 pick_cand.selectbox("Candidate run (after)", runs, key=state_key("candidate"))
 pick_swap.button("⇄ Swap", on_click=swap, key="compare_swap", width="stretch")
@@ -207,7 +208,8 @@ def query_dialog(query_id: str) -> None:
     new_here = frozenset(unjudged.loc[unjudged["query_id"] == query_id, "chunk_id"])
     if new_here:
         st.warning(
-            f"{len(new_here)} chunk(s) in the candidate's top {s.k} are new and unjudged "
+            f"{plural(len(new_here), 'chunk')} in the candidate's top {s.k} "
+            f"{'is' if len(new_here) == 1 else 'are'} new and unjudged "
             "(⚑ below): judge them before reading this query's loss as a real one."
         )
     sbs = analyses.lists(ctx.key, base, cand, query_id, s.k, ctx.policy, ws)

@@ -6,7 +6,7 @@ import streamlit as st
 
 from ragrecall_app.context import current, go, missing_notes, new_selection, state_key
 from ragrecall_app.figures import figure
-from ragrecall_app.render import escape_markdown, notes, policy_note
+from ragrecall_app.render import escape_markdown, notes, policy_note, table_height
 from ragrecall_app.ruled import rule_note
 from ragrecall_app.scope import scope_note
 from ragrecall_core.analysis.pass_rule import pass_measure
@@ -106,6 +106,7 @@ picked = selected_rows(
         selection_mode="single-row",
         hide_index=True,
         width="stretch",
+        height=table_height(len(table), most=20),
         column_config={
             "rate": st.column_config.ProgressColumn(
                 "rate", format="percent", min_value=0.0, max_value=1.0

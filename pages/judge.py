@@ -15,6 +15,7 @@ from ragrecall_app.scope import scope_note
 from ragrecall_core.analysis import judge_session as js
 from ragrecall_core.errors import InputError
 from ragrecall_core.inputs.store import submit
+from ragrecall_core.output.text import plural
 from ragrecall_core.views import scope
 
 ctx = current()
@@ -201,7 +202,7 @@ item = q.current()
 if item is None:
     st.success(
         f"Nothing left to judge in this pool for {escape_markdown(name)}: "
-        f"{q.judged} chunk(s) judged."
+        f"{plural(q.judged, 'chunk')} judged."
     )
     undo_button()
 else:
@@ -209,7 +210,7 @@ else:
     with left:
         left_for_query = int((q.remaining["query_id"] == item["query_id"]).sum())
         st.markdown(
-            f"**Query** · {left_for_query} chunk(s) left to judge for it"
+            f"**Query** · {left_for_query} chunks left to judge for it"
             if left_for_query > 1
             else "**Query** · its last chunk to judge"
         )

@@ -8,6 +8,7 @@ from ragrecall_app.figures import figure
 from ragrecall_app.render import escape_markdown, notes, policy_note
 from ragrecall_app.scope import scope_note
 from ragrecall_core.output.literal import as_words, md_labels
+from ragrecall_core.output.text import plural
 from ragrecall_core.views import no_answer_view as nav
 from ragrecall_core.views import scope
 from ragrecall_core.views.compare_view import view_query_ids
@@ -53,8 +54,9 @@ tops = report.top_scores
 no_answer_ids = sorted(set(tops.loc[tops["kind"] == "no answer", "query_id"]))
 answerable_n = tops.loc[tops["kind"] == "answerable", "query_id"].nunique()
 st.caption(
-    f"{len(no_answer_ids)} no-answer queries (no relevant chunk listed or judged) and "
-    f"{answerable_n} answerable queries in view"
+    f"{plural(len(no_answer_ids), 'no-answer query', 'no-answer queries')} (no relevant chunk "
+    f"listed or judged) and {plural(answerable_n, 'answerable query', 'answerable queries')} "
+    "in view"
 )
 if not no_answer_ids:
     st.info(

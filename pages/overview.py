@@ -8,6 +8,7 @@ from ragrecall_app.figures import figure
 from ragrecall_app.render import escape_markdown, literal_table, notes
 from ragrecall_app.scope import scope_note
 from ragrecall_core.output.literal import as_words, md_labels
+from ragrecall_core.output.text import plural
 from ragrecall_core.views import charts, overview, scope
 from ragrecall_core.views.compare_view import view_query_ids
 from ragrecall_core.views.harm_view import add_harm_cell, harm_label, with_harm
@@ -23,7 +24,7 @@ st.title("Overview")
 scope_note(ctx, scope.CHARTS)
 st.caption(
     f"Workspace: {escape_markdown(ctx.source.describe())} · k = {s.k} · "
-    f"{rows['query_id'].nunique()} queries in view"
+    f"{plural(rows['query_id'].nunique(), 'query', 'queries')} in view"
 )
 notes(missing_notes(ctx.facts))
 filters = {c: v for c, v in s.filters().items() if c in ("split", "query_type", "section")}

@@ -17,7 +17,7 @@ from ragrecall_app.context import (
     sync_url,
 )
 from ragrecall_app.reading import query_html, reading_view
-from ragrecall_app.render import escape_markdown, notes, policy_note
+from ragrecall_app.render import escape_markdown, notes, policy_note, table_height
 from ragrecall_app.ruled import rule_note
 from ragrecall_app.scope import scope_note
 from ragrecall_app.verdict_form import verdict_form
@@ -94,31 +94,27 @@ def open_query() -> None:
     if not query_id:  # closed: the whole page shows its table alone again
         st.rerun()
     sync_url()
-    head, prev_col, next_col, close_col = st.columns(
-        [6, 1.5, 1.5, 0.8], vertical_alignment="center"
-    )
-    head.subheader(f"Query {escape_markdown(query_id)} · run {escape_markdown(run)}")
-    prev_col.button(
+    # the buttons at their own width beside the title: they wrap below it when the screen
+    # is narrow, never cut their labels (1280 px with the sidebar open)
+    row = st.container(horizontal=True, vertical_alignment="center", key="queries_head")
+    row.subheader(f"Query {escape_markdown(query_id)} · run {escape_markdown(run)}")
+    row.button(
         "◀ Previous failing",
         on_click=step,
         args=(-1,),
         key="queries_prev",
         shortcut="K",
         disabled=not triage,
-        width="stretch",
     )
-    next_col.button(
+    row.button(
         "Next failing ▶",
         on_click=step,
         args=(1,),
         key="queries_next",
         shortcut="J",
         disabled=not triage,
-        width="stretch",
     )
-    close_col.button(
-        "Close", on_click=put_state, kwargs={"query_id": ""}, key="queries_close", width="stretch"
-    )
+    row.button("Close", on_click=put_state, kwargs={"query_id": ""}, key="queries_close")
     detail = ctx.detail(run, query_id)
     if not detail.found:
         st.warning(f"Query {escape_markdown(query_id)} is not in the gold set.")
@@ -145,14 +141,14 @@ def group_banner() -> None:
     active = s.group_filters()
     if not active:
         return
-    c1, c2 = st.columns([4, 1])
+    row = st.container(horizontal=True, vertical_alignment="center")
     source = "Ranks" if s.opened_from == "rank_bin" else "Failures"
     named = {FILTER_NAMES.get(c, c.replace("_", " ")): v for c, v in active.items()}
-    c1.info(
+    row.info(
         f"Opened from {source}: "
         + escape_markdown(", ".join(f"{c} = {v}" for c, v in named.items()))
     )
-    c2.button(
+    row.button(
         "Clear these filters",
         on_click=put_state,
         kwargs=s.without_group_filters(),
@@ -166,9 +162,10 @@ reading = st.container()
 
 failing_n = int(rows["failing"].sum())
 answerable_n = int((rows["relevant"] > 0).sum())
-left, first_col, right = st.columns([2, 1.6, 6], vertical_alignment="center")
+# the buttons at their own width (never cut), the caption in the rest of the row
+bar = st.container(horizontal=True, vertical_alignment="center")
 # a button, not a second toggle: the sidebar's toggle holds this state (and the URL's)
-left.button(
+bar.button(
     "Failures only: on" if s.failing_only else "Failures only: off",
     icon=":material/toggle_on:" if s.failing_only else ":material/toggle_off:",
     type="primary" if s.failing_only else "secondary",
@@ -176,9 +173,9 @@ left.button(
     kwargs={"failing_only": not s.failing_only},
     key="queries_failing_switch",
     help="Show only the queries that fail by the pass rule (the sidebar's switch)",
-    width="stretch",
 )
-right.caption(
+first_failing = bar.empty()  # J's button, drawn once it is known that no query is open
+bar.caption(
     f"Run **{escape_markdown(run)}** · k = {s.k} · {plural(len(rows), 'query', 'queries')} "
     f"shown · {failing_n} of {answerable_n} answerable failing ({TRIAGE_ORDER}) · "
     "click a row to open it · J opens the first failing, then J / K: next / previous · "
@@ -205,8 +202,9 @@ event = st.dataframe(
     selection_mode="single-row",
     hide_index=True,
     width="stretch",
-    # one height whatever is open: a new height makes streamlit send the whole table again
-    height=480,
+    # sized to its rows (up to 13, then it scrolls): the height changes with the rows only,
+    # never with what is open (a new height makes streamlit send the whole table again)
+    height=table_height(len(shown), most=13),
     # pixel widths: the review columns (and a verdict) fit the ~1,100 px of a 1600 px screen
     column_config={
         "status": st.column_config.TextColumn("status", width=70),
@@ -238,14 +236,13 @@ if query_id:
         open_query()
 else:
     # J works from the table too: it opens the first failing query (one J button at a time)
-    first_col.button(
+    first_failing.button(
         "First failing ▶",
         on_click=step,
         args=(1,),
         key="queries_first_failing",
         shortcut="J",
         disabled=not triage,
-        width="stretch",
         help="Open the first failing query of the table (J); then J / K step on",
     )
     st.info("Select a row to read the query's gold chunks beside what the run retrieved.")

@@ -34,6 +34,18 @@ def literal_table(frame: pd.DataFrame, hide_index: bool = True) -> None:
     st.table(shown, hide_index=hide_index)
 
 
+# st.dataframe's row and header height in pixels, and its border
+ROW_PX = 35
+BORDER_PX = 3
+
+
+def table_height(rows: int, most: int = 15) -> int:
+    """The pixel height of an ``st.dataframe`` that shows its header and ``rows`` rows, up to
+    ``most`` (then it scrolls): no empty rows below a short table, no inner scroll in one
+    of up to ``most`` rows (Streamlit's own default stops at ten)."""
+    return ROW_PX * (min(max(rows, 1), most) + 1) + BORDER_PX
+
+
 def problems(error: InputError, title: str) -> None:
     """An input error as a short headline and the list of problems as literal text."""
     found = plural(len(error.problems), "problem")

@@ -46,3 +46,38 @@ def test_ui_help_says_run_goes_with_gold_or_a_beir_folder(capsys):
         build_parser().parse_args(["ui", "--help"])
     shown = " ".join(capsys.readouterr().out.split())
     assert "--run FILE with --gold or a BEIR folder" in shown
+
+
+def captions(at) -> str:
+    return " ".join(c.value.replace("\\", "") for c in at.caption)
+
+
+def test_one_query_shown_is_singular(monkeypatch):
+    from tests.dashboard_support import app, no_exception
+
+    params = {"section": "facilities", "fclass": "never retrieved", "from": "failure_class"}
+    at = app(monkeypatch=monkeypatch, params=params).switch_page("pages/queries.py").run()
+    no_exception(at)
+    assert len(at.dataframe(key="queries_table").value) == 1
+    assert "1 query shown" in captions(at) and "1 queries" not in captions(at)
+
+
+def test_agreement_without_two_annotators_is_neutral(tmp_path, monkeypatch):
+    """No chunk graded twice: no green "No disagreement", a neutral line instead."""
+    from tests.dashboard_support import app, no_exception, trec_workspace
+
+    at = app(trec_workspace(tmp_path), monkeypatch).switch_page("pages/agreement.py").run()
+    no_exception(at)
+    assert not any("No disagreement" in s.value for s in at.success)
+    assert any("nothing graded" in i.value.lower() for i in (*at.info, *at.caption))
+
+
+def test_agreement_counts_chunks_in_words(tmp_path, monkeypatch):
+    from tests.dashboard_support import app, no_exception
+    from tests.test_view_state import two_disagreements
+
+    at = app(two_disagreements(tmp_path / "ws"), monkeypatch)
+    at.switch_page("pages/agreement.py").run()
+    no_exception(at)
+    assert "2 chunks graded differently" in captions(at)
+    assert "(s)" not in captions(at)
