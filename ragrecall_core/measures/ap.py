@@ -1,4 +1,15 @@
 from ragrecall_core.measures.base import OPTIONAL, MeasureDef, register
+from ragrecall_core.measures.sql import Columns, FamilySQL
+
+
+def sql(c: Columns) -> FamilySQL:
+    # cum: the relevant items ranked at or above the row
+    return FamilySQL(
+        f"sum({c.cum} / rank) FILTER (WHERE {c.within}{c.relevant})",
+        c.share_of_relevant(),
+        cumulative=c.relevant,
+    )
+
 
 AP = register(
     MeasureDef(
@@ -8,5 +19,6 @@ AP = register(
         cutoff=OPTIONAL,
         mean_name="MAP",
         trec_eval=("map", "map_cut_k"),
+        sql=sql,
     )
 )

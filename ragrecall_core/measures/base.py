@@ -1,17 +1,22 @@
 """Measures are values: ``parse_measure("nDCG@10") == Measure("nDCG", cutoff=10)``.
 
 Each measure family is *declared* once, in its own module, with its name,
-aliases, whether it takes a cutoff, and a one-line description. How a measure
-is computed lives in :mod:`ragrecall_core.scoring.families`.
+aliases, whether it takes a cutoff, a one-line description and, beside them, its
+SQL (``sql``, written with :mod:`ragrecall_core.measures.sql`). The per-query
+frame that SQL plugs into is :mod:`ragrecall_core.scoring.families`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ragrecall_core.errors import InputError, Problem, gather, raise_if_any
+
+if TYPE_CHECKING:
+    from ragrecall_core.measures.sql import Columns, FamilySQL
 
 REQUIRED, OPTIONAL, NONE = "required", "optional", "none"
 
@@ -31,6 +36,8 @@ class MeasureDef:
     missing: float | None = 0.0
     # whether a relevance level (``(rel=N)``, ranx's ``-lN``) changes its value
     takes_rel: bool = True
+    # how it is computed: ``sql(Columns) -> FamilySQL`` (see ragrecall_core.measures.sql)
+    sql: Callable[[Columns], FamilySQL] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,10 @@
 from ragrecall_core.measures.base import NONE, MeasureDef, register
+from ragrecall_core.measures.sql import Columns, FamilySQL
+
+
+def sql(c: Columns) -> FamilySQL:
+    return FamilySQL(f"min(rank) FILTER (WHERE {c.relevant})", f"a.{c.agg}")
+
 
 FIRST_RANK = register(
     MeasureDef(
@@ -9,5 +15,6 @@ FIRST_RANK = register(
         aliases=("FirstRelRank",),
         higher_is_better=False,
         missing=None,
+        sql=sql,
     )
 )

@@ -1,4 +1,13 @@
 from ragrecall_core.measures.base import MeasureDef, register
+from ragrecall_core.measures.sql import Columns, FamilySQL
+
+
+def sql(c: Columns) -> FamilySQL:
+    return FamilySQL(
+        f"count(*) FILTER (WHERE {c.within}harmful)",
+        f"CASE WHEN a.{c.agg} > 0 THEN 1.0 ELSE 0.0 END",
+    )
+
 
 HARM = register(
     MeasureDef(
@@ -9,5 +18,6 @@ HARM = register(
         higher_is_better=False,
         covers_no_answer=True,
         takes_rel=False,
+        sql=sql,
     )
 )

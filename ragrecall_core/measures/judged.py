@@ -1,4 +1,14 @@
 from ragrecall_core.measures.base import MeasureDef, register
+from ragrecall_core.measures.sql import Columns, FamilySQL
+
+
+def sql(c: Columns) -> FamilySQL:
+    return FamilySQL(
+        f"count(*) FILTER (WHERE {c.within}grade IS NOT NULL)",
+        f"coalesce(a.{c.agg}, 0) / p.{c.positions}",
+        needs_positions=True,
+    )
+
 
 JUDGED = register(
     MeasureDef(
@@ -7,5 +17,6 @@ JUDGED = register(
         "shorter than k is judged on the positions it has; an empty list has no value.",
         missing=None,
         takes_rel=False,
+        sql=sql,
     )
 )

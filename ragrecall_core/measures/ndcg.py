@@ -1,4 +1,15 @@
 from ragrecall_core.measures.base import OPTIONAL, MeasureDef, register
+from ragrecall_core.measures.sql import Columns, FamilySQL
+
+
+def sql(c: Columns, gain: str = "grade") -> FamilySQL:
+    """DCG over the ideal DCG; ``gain``: the gain of a grade (nDCG_burges: 2^grade - 1)."""
+    return FamilySQL(
+        f"sum({gain} / log2(rank + 1)) FILTER (WHERE {c.within}{c.gains})",
+        f"coalesce(coalesce(a.{c.agg}, 0) / nullif(s.{c.idcg}, 0), 0)",
+        gain=gain,
+    )
+
 
 NDCG = register(
     MeasureDef(
@@ -10,5 +21,6 @@ NDCG = register(
         cutoff=OPTIONAL,
         aliases=("NDCG",),
         trec_eval=("ndcg", "ndcg_cut_k"),
+        sql=sql,
     )
 )

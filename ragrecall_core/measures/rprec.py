@@ -1,4 +1,12 @@
 from ragrecall_core.measures.base import NONE, MeasureDef, register
+from ragrecall_core.measures.sql import Columns, FamilySQL
+
+
+def sql(c: Columns) -> FamilySQL:
+    return FamilySQL(
+        f"count(*) FILTER (WHERE rank <= {c.nrel} AND {c.relevant})", c.share_of_relevant()
+    )
+
 
 RPREC = register(
     MeasureDef(
@@ -7,5 +15,6 @@ RPREC = register(
         cutoff=NONE,
         aliases=("R-Precision", "RPrec"),
         trec_eval=("Rprec",),
+        sql=sql,
     )
 )

@@ -1,4 +1,12 @@
 from ragrecall_core.measures.base import OPTIONAL, MeasureDef, register
+from ragrecall_core.measures.sql import Columns, FamilySQL
+
+
+def sql(c: Columns) -> FamilySQL:
+    return FamilySQL(
+        f"max(1.0 / rank) FILTER (WHERE {c.within}{c.relevant})", f"coalesce(a.{c.agg}, 0)"
+    )
+
 
 RR = register(
     MeasureDef(
@@ -9,5 +17,6 @@ RR = register(
         aliases=("RecipRank",),
         mean_name="MRR",
         trec_eval=("recip_rank",),
+        sql=sql,
     )
 )
