@@ -160,6 +160,12 @@ def same_on_every_row(field: str) -> Check:
 
 LONG_CHECKS = [
     Check("query_id IS NULL OR trim(query_id) = ''", "coalesce(query_id, '')", "a query_id"),
+    # only an empty chunk_id marks a no-answer query; a blank one is a value gone wrong
+    Check(
+        "chunk_id <> '' AND trim(chunk_id) = ''",
+        "chunk_id",
+        "a chunk_id that is not blank (leave it empty for a query without answers)",
+    ),
     *map(same_on_every_row, ("query", "query_type", "section", "split")),
     Check(
         f"grade IS NOT NULL AND NOT coalesce({is_whole_number('grade')} "
@@ -255,6 +261,7 @@ def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> None:
     columns = readers.stage_table_rows(con, path, fmt, "gold_stage")
     roles = readers.column_roles(path, fmt, columns, LONG_ROLES)
     readers.require_roles(path, columns, roles, LONG_ROLES)
+    raise_if_any(readers.column_type_problems(path, readers.column_types(con, path, fmt), roles))
     readers.keep_as_text(con, "gold_stage", columns, LONG_COLUMNS, roles)
     raise_if_any(run_checks(con, "gold_stage", LONG_CHECKS, path))
     con.execute(GOLD_LONG_INSERT)

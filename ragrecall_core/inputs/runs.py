@@ -103,15 +103,21 @@ TREC_COLUMNS = (
     "f[4] AS rank_text, f[5] AS score_text, TRY_CAST(f[5] AS DOUBLE) AS score"
 )
 
+# trec_eval reads the first six fields of a line and ignores any after them (its own test run
+# results.trunc has such); so does this read, and the typed read leaves such lines to it
 TREC_RUN_CHECKS = [
-    Check("fields <> 6", "text", "6 fields: query_id Q0 chunk_id rank score tag"),
     Check(
-        f"fields = 6 AND NOT {is_finite_number('score_text')}",
+        "fields < 6",
+        "text",
+        "6 fields: query_id Q0 chunk_id rank score tag (more are ignored, as by trec_eval)",
+    ),
+    Check(
+        f"fields >= 6 AND NOT {is_finite_number('score_text')}",
         "'score ' || score_text",
         "a finite numeric score",
     ),
     Check(
-        f"fields = 6 AND NOT {positive_whole_number('rank_text')}",
+        f"fields >= 6 AND NOT {positive_whole_number('rank_text')}",
         "'rank ' || rank_text",
         "a rank that is a positive integer",
     ),
@@ -288,16 +294,40 @@ RANKS_AS_POSITIONS_STEPS = (
     "INSERT INTO {table} {rows}",
 )
 
-# A TREC run's rows, each marked whether it is typed: all six fields present (an empty
-# field between two separators reads as NULL; trec_eval and the validating read split on
-# runs of whitespace and see five fields) and a whole-number rank.
-TREC_ROWS_SQL = """
-SELECT qid, docno, CAST(rank AS BIGINT) AS rank, score,
-       coalesce(rank = floor(rank) AND score IS NOT NULL AND q0 IS NOT NULL
-                AND tag IS NOT NULL, false) AS typed
-FROM read_csv($path, delim=$delim, header=false, auto_detect=false, comment='#',
-              columns={'qid': 'VARCHAR', 'q0': 'VARCHAR', 'docno': 'VARCHAR',
-                       'rank': 'DOUBLE', 'score': 'DOUBLE', 'tag': 'VARCHAR'})
+# The validating checks read a rank through DOUBLE (positive_whole_number): exact up to
+# 2^53. A typed read leaves a larger rank to them.
+MAX_EXACT_RANK = 2**53
+
+
+def canonical_rank(text: str) -> str:
+    """SQL: the text ``text`` is a rank written as its BIGINT writes it (``1``; not ``01``,
+    ``+1``, ``1.0``, ``1e0``, ``0x1`` or ``1_0``, which DuckDB's casts read their own way and
+    the validating checks read theirs), at most :data:`MAX_EXACT_RANK`."""
+    value = f"TRY_CAST({text} AS BIGINT)"
+    return f"(CAST({value} AS VARCHAR) = {text} AND {value} <= {MAX_EXACT_RANK})"
+
+
+# A TREC run's rows, each marked whether it is typed: read as the validating read reads the
+# line (trimmed, split on runs of whitespace, the rank's and score's text checked), else
+# left to it. All fields text, split on one separator, no quotes, no comments (a '#' inside
+# a field is text; a line starting with '#' is left to the validating read); typed when
+# - all six fields are present (an empty field between two separators reads as NULL;
+#   trec_eval and the validating read split on runs of whitespace and see five fields);
+# - no field holds another character the validating read splits on (\s: tab, form feed,
+#   carriage return, space; and \x01, on which its line reader splits, refusing the line)
+#   or trims from the line's ends (the Unicode spaces trim()
+#   removes: a first field starting with one, a tag of nothing else);
+# - the rank is canonical (canonical_rank) and the score's text casts to DOUBLE, as the
+#   validating checks cast it.
+TREC_ROWS_SQL = f"""
+SELECT qid, docno, TRY_CAST(rank AS BIGINT) AS rank, TRY_CAST(score AS DOUBLE) AS score,
+       coalesce({canonical_rank("rank")} AND TRY_CAST(score AS DOUBLE) IS NOT NULL
+                AND NOT regexp_matches(qid || q0 || docno || score || tag, '[\\t\\f\\r\\x01 ]')
+                AND NOT starts_with(qid, '#') AND NOT (qid >= chr(128) AND ltrim(qid) <> qid)
+                AND NOT (tag >= chr(128) AND trim(tag) = ''), false) AS typed
+FROM read_csv($path, delim=$delim, header=false, auto_detect=false, quote='', escape='',
+              columns={{'qid': 'VARCHAR', 'q0': 'VARCHAR', 'docno': 'VARCHAR',
+                        'rank': 'VARCHAR', 'score': 'VARCHAR', 'tag': 'VARCHAR'}})
 """
 
 # Most TREC runs are written in trec_eval's order with ranks 1..n: then a row's position is
@@ -644,13 +674,13 @@ def _load_trec_validating(con: duckdb.DuckDBPyConnection, path: Path, table: str
     con.execute("DROP TABLE run_stage")
 
 
-# A long-form run's values, cast, each row marked whether its values are typed.
+# A long-form run's values, each row marked whether it is typed: read as the validating read
+# reads them (readers.table_source: the same columns, all text for CSV), else left to it.
+# Ids as text (an integer column's digits, as the validating read casts them); the rank and
+# score by long_values().
 LONG_ROWS_SQL = """
 SELECT CAST({query_id} AS VARCHAR) AS qid, CAST({chunk_id} AS VARCHAR) AS docno,
-       TRY_CAST({rank} AS BIGINT) AS rank, TRY_CAST({score} AS DOUBLE) AS score,
-       TRY_CAST({rank} AS BIGINT) IS NOT NULL
-       AND TRY_CAST({rank} AS DOUBLE) = TRY_CAST({rank} AS BIGINT)
-       AND ({score} IS NULL OR TRY_CAST({score} AS DOUBLE) IS NOT NULL) AS typed
+       {rank} AS rank, {score} AS score, coalesce({typed}, false) AS typed
 FROM {source}
 """
 
@@ -698,13 +728,38 @@ LONG_ROLES = ("query_id", "chunk_id", "rank", "score")
 LONG_REQUIRED = ("query_id", "chunk_id", "rank")
 
 
-def long_rows_sql(source: str, roles: dict[str, tuple[str, str]]) -> str:
-    """:data:`LONG_ROWS_SQL` of a long-form run whose columns play ``roles``; each named by
-    its alias constant, quoted (``position`` is also an SQL keyword)."""
-    names = {"score": "NULL"} | {
-        role: quote_identifier(alias) for role, (alias, _) in roles.items()
-    }
-    return LONG_ROWS_SQL.format(source=source, **names)
+def long_rows_sql(
+    source: str, roles: dict[str, tuple[str, str]], types: dict[str, str]
+) -> str | None:
+    """:data:`LONG_ROWS_SQL` of a long-form run whose columns play ``roles``, of ``types``
+    (:func:`readers.column_types`, each allowed its role: readers.column_type_problems); each
+    named by its alias constant, quoted (``position`` is also an SQL keyword). None when the
+    rank is a FLOAT, DOUBLE or DECIMAL column: the validating read checks its text."""
+    names = {role: quote_identifier(alias) for role, (alias, _) in roles.items()}
+    type_of = {role: types.get(column, "VARCHAR") for role, (_, column) in roles.items()}
+    rank = f"TRY_CAST({names['rank']} AS BIGINT)"
+    if type_of["rank"] == "VARCHAR":
+        typed = [canonical_rank(names["rank"])]
+    elif type_of["rank"] in readers.INTEGER_TYPES:
+        typed = [f"{rank} <= {MAX_EXACT_RANK}"]
+    else:
+        return None
+    score = "NULL"
+    if "score" in names:
+        # the checks cast the score's text: a DOUBLE column's text casts back to its value
+        value = (
+            names["score"] if type_of["score"] == "DOUBLE" else f"CAST({names['score']} AS VARCHAR)"
+        )
+        score = f"TRY_CAST({value} AS DOUBLE)"
+        typed.append(f"({names['score']} IS NULL OR {score} IS NOT NULL)")
+    return LONG_ROWS_SQL.format(
+        source=source,
+        query_id=names["query_id"],
+        chunk_id=names["chunk_id"],
+        rank=rank,
+        score=score,
+        typed=" AND ".join(typed),
+    )
 
 
 def read_long_typed(con: duckdb.DuckDBPyConnection, table: str, rows: str, params: dict) -> bool:
@@ -718,20 +773,19 @@ def read_long_typed(con: duckdb.DuckDBPyConnection, table: str, rows: str, param
 
 def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str) -> None:
     readers.require_unique_header(con, path, fmt)  # the typed read would rename a repeat
-    source = "read_parquet($path)" if fmt == readers.PARQUET else "read_csv($path, header=true)"
-    params = {"path": str(path)}
+    source, _ = readers.table_source(path, fmt)
     try:
-        columns = [
-            row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {source}", params).fetchall()
-        ]
-    except duckdb.Error:
-        columns = []
-    roles = readers.column_roles(path, fmt, columns, LONG_ROLES)
-    if set(LONG_REQUIRED) <= roles.keys():
-        if read_long_typed(con, table, long_rows_sql(source, roles), params):
-            readers.record_mapping(con, path, roles)
-            return
-        con.execute(f"DROP TABLE IF EXISTS {table}")
+        types = readers.column_types(con, path, fmt)
+    except InputError:
+        types = {}
+    roles = readers.column_roles(path, fmt, list(types), LONG_ROLES)
+    rows = None
+    if set(LONG_REQUIRED) <= roles.keys() and not readers.column_type_problems(path, types, roles):
+        rows = long_rows_sql(source, roles, types)
+    if rows and read_long_typed(con, table, rows, {"path": str(path)}):
+        readers.record_mapping(con, path, roles)
+        return
+    con.execute(f"DROP TABLE IF EXISTS {table}")
     _load_long_validating(con, path, fmt, table)
 
 
@@ -750,6 +804,7 @@ def _load_long_validating(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, 
     columns = readers.stage_table_rows(con, path, fmt, "run_stage")
     roles = readers.column_roles(path, fmt, columns, LONG_ROLES)
     readers.require_roles(path, columns, roles, LONG_REQUIRED)
+    raise_if_any(readers.column_type_problems(path, readers.column_types(con, path, fmt), roles))
     readers.keep_as_text(con, "run_stage", columns, LONG_ROLES, roles)
     raise_if_any(run_checks(con, "run_stage", LONG_CHECKS, path))
     con.execute(RUN_LONG_TABLE.format(table=table))
