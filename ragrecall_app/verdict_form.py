@@ -52,7 +52,9 @@ def current_line(verdict: dict) -> str:
     if verdict.get("owner"):
         parts.append("owner: " + escape_markdown(verdict["owner"]))
     by = escape_markdown(verdict["recorded_by"]) if verdict.get("recorded_by") else NO_NAME
-    when = pd.Timestamp(verdict["recorded_at"]).strftime("%Y-%m-%d %H:%M")
+    # isoformat, not strftime: a store written before import refused them may hold a time
+    # out of Python's range (infinity), which strftime cannot write
+    when = pd.Timestamp(verdict["recorded_at"]).isoformat(sep=" ", timespec="minutes")
     parts.append(f"recorded by {by}, {when}")
     return " · ".join(parts)
 

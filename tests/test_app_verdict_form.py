@@ -95,3 +95,22 @@ def test_a_stored_verdict_without_a_name_says_no_name(folder, monkeypatch):
     no_exception(at)
     assert "recorded by (no name)" in said(at)
     assert "someone" not in said(at)
+
+
+def test_a_stored_time_out_of_range_does_not_break_the_page(folder, monkeypatch):
+    """A store written before import refused them may hold infinity (issue 29: the
+    Queries page crashed in strftime)."""
+    from ragrecall_core.inputs.store import STORE, store_transaction
+
+    ws = Workspace.open(folder)
+    record_verdict(ws, "bm25", "q001", "other")  # creates the store
+    with store_transaction(ws) as con:
+        con.execute(
+            f"INSERT INTO {STORE}.verdicts (run, query_id, reason, note, owner, recorded_by, "
+            "recorded_at) VALUES ('bm25', 'q042', 'paraphrase', '', '', 'old import', "
+            "'infinity'::TIMESTAMP)"
+        )
+    ws.con.close()
+    at = open_query(folder, monkeypatch)
+    no_exception(at)
+    assert "Verdict: paraphrase" in said(at) and "recorded by old import" in said(at)
