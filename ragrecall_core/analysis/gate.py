@@ -136,8 +136,10 @@ class GateResult:
         )
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per requirement (``requirement, value, ok``), then one per regressed query
-        (``requirement = "no regression"``, the query id as its value)."""
+        """One row per requirement (``requirement, value, ok``), one per run's coverage
+        (``requirement = "coverage of RUN"``, the count of gold queries it lacks as its
+        value), then one per regressed query (``requirement = "no regression"``, the query
+        id as its value)."""
         rows = [
             {"requirement": c["requirement"], "value": c["value"], "ok": c["ok"]}
             for c in self.checks
@@ -170,7 +172,8 @@ class GateResult:
         return gate_markdown(self)
 
     def to_junit(self) -> str:
-        """JUnit XML: a test case per requirement and per regressed query."""
+        """JUnit XML: a test case per requirement, per run with a coverage gap and per
+        regressed query."""
         return gate_junit(self)
 
     def to_text(self) -> str:
@@ -228,7 +231,7 @@ def check_gate(
         allow_missing=allow_missing,
     )
     roles = {run: "candidate", **({} if baseline is None else {baseline: "baseline"})}
-    result.coverage = coverage(workspace, roles, policy, ids, allow_missing)
+    result.coverage = run_coverage(workspace, roles, policy, ids, allow_missing)
     if parsed:
         evaluation = evaluate(
             workspace, [r.measure for r in parsed], policy, runs=[run], query_ids=ids
@@ -265,7 +268,7 @@ def regressed_queries(
     return list(outcomes.query_id[outcomes.outcome == "regression"])
 
 
-def coverage(
+def run_coverage(
     workspace: Workspace,
     roles: dict[str, str],
     policy: Policy | None,
