@@ -73,7 +73,11 @@ def load_config(run_path: Path) -> dict[str, Any]:
 
 def read_config_file(path: Path) -> dict[str, Any]:
     """The redacted JSON object in ``path`` (checked like a run's sidecar config)."""
-    return redact(_parse(path, _decode(path)))
+    data = _parse(path, _decode(path))
+    try:
+        return redact(data)
+    except RecursionError:
+        raise InputError([_too_deep(path)]) from None
 
 
 def _decode(path: Path) -> str:

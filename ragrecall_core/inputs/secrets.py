@@ -506,10 +506,12 @@ def _holds_a_secret(decoded: str) -> bool:
     if decoded.lstrip()[:1] in ("{", "["):
         try:
             inner = json.loads(decoded)
+            if isinstance(inner, (dict, list)):
+                return _redact(inner, "", "", False, decode=False) != inner
         except ValueError:
-            inner = None
-        if isinstance(inner, (dict, list)):
-            return _redact(inner, "", "", False, decode=False) != inner
+            pass
+        except RecursionError:  # nested too deep to read: not shown
+            return True
     return _redact_text(decoded, shapes=True, decode=False) != decoded
 
 

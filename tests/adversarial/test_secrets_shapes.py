@@ -301,3 +301,10 @@ def test_a_huge_value_is_cut_before_it_is_inspected():
     assert "not shown" in redacted
     assert GROQ[4:30] not in redacted
     assert len(redact_text(huge)) < 2200
+
+
+def test_base64_of_deeply_nested_json_in_an_error_message_is_redacted_not_raised():
+    """A retriever's message is redacted by capture: decoding it must not overflow the stack."""
+    nested = base64.b64encode(b"[" * 600 + b"]" * 600).decode()
+    assert len(nested) < 2048
+    assert redact_text(f"upstream sent {nested}") == f"upstream sent {REDACTED}"
