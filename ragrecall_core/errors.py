@@ -57,9 +57,16 @@ def one_line(text, keep: str = "") -> str:
     "run.jsonl\\\\nfake.jsonl:1: got 'x'"
     >>> one_line("q\\x1b[2K\\u2028\\u202e")
     'q\\\\x1b[2K\\\\u2028\\\\u202e'
+    >>> one_line("a\\tb\\nc\\r\\n", keep="\\n\\t")
+    'a\\tb\\nc\\\\r\\n'
     """
     text = str(text)
     if text.isprintable():
+        return text
+    kept_out = text
+    for character in keep:
+        kept_out = kept_out.replace(character, "")
+    if kept_out.isprintable():  # a whole rendered text: one pass in C, no loop in Python
         return text
     return "".join(
         c if c.isprintable() or c in keep else c.encode("unicode_escape").decode("ascii")
