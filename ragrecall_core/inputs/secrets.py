@@ -198,6 +198,7 @@ NOT_SECRET_KEY_WORDS = {
     "version",
     "etag",
     "uuid",
+    "guid",
     "id",
     "path",
 }
@@ -427,14 +428,20 @@ def _redact_pairs(text: str) -> str:
 
 # --- secret by shape -----------------------------------------------------------------------
 
-# A token: a run of the base64 / base64url alphabet. "." and ":" end it, so "hvs.…" and
-# "sha256:…" are a label and a token.
-_TOKEN = re.compile(r"[A-Za-z0-9+/=_-]{16,}")
+# A token: a run of the base64 / base64url alphabet ("=" only as padding). ".", ":" and "="
+# end it, so "hvs.…", "sha256:…" and "run_id=…" are a label and a token.
+_TOKEN = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
 _HEX = re.compile(r"[0-9a-fA-F]{32,}")
+# a UUID: a Heroku or Pinecone (legacy) API key has this shape, so a UUID is kept only under a
+# key or label that says it is an id
+_UUID = re.compile(
+    r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
+)
 # the label just before a token in a text ("sha256:", "commit ", "run_id=")
 _LABEL = re.compile(r"([A-Za-z][\w-]{0,30})[\"']?\s*[:=@ ]\s*[\"']?$")
 MIN_TOKEN = 20  # characters of a token (mixed case) that may be a credential
-MIN_SINGLE_CASE = 32  # characters of a token in one letter case that may be one
+MIN_LOWER_CASE = 32  # characters of a lower-case token that may be one (host names are lower case)
+MIN_UPPER_CASE = 24  # characters of an upper-case token that may be one (NRAK-…)
 MIN_BITS = 3.5  # Shannon entropy per character of a mixed-case token (hex: 3.0)
 MAX_WORD_SHARE = 0.5  # share of a token's characters in words ("MiniLM", "instruct")
 MIN_SEGMENT = 12  # a credential has a segment this long between "-_./+=" separators
@@ -457,7 +464,7 @@ def looks_like_credential(token: str) -> bool:
 
     ``zNUTd1aCqpM22ilKhFSQUlVVe8wWRv6aYC9r0eHC`` is one; ``all-MiniLM-L6-v2``,
     ``gte-Qwen2-7B-instruct``, a UUID and ``kb_chunks_minilm_l6_v2`` are not."""
-    hexes = _HEX.findall(token)
+    hexes = _HEX.findall(token) + [u.replace("-", "") for u in _UUID.findall(token)]
     if any(_is_random_hex(h) for h in hexes):
         return True
     core = token.strip("=-_/+")
@@ -470,7 +477,8 @@ def looks_like_credential(token: str) -> bool:
     if upper and lower:
         return (digit or len(core) >= 30) and shannon_bits(core) >= MIN_BITS
     longest = max(len(s) for s in re.findall(r"[A-Za-z0-9]+", core))
-    return digit and longest >= MIN_SINGLE_CASE and shannon_bits(core) >= MIN_BITS + 0.5
+    enough = MIN_UPPER_CASE if upper else MIN_LOWER_CASE
+    return digit and longest >= enough and shannon_bits(core) >= MIN_BITS + 0.5
 
 
 def _is_random_hex(text: str) -> bool:

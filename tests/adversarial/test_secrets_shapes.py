@@ -269,6 +269,8 @@ UNKNOWN_FAMILIES = {
     "Atlassian ATATT": "ATATT3xFfGF0"
     + "Jr8Lq2Zw6Xv0Nm4Bk8Yc2Dj6Fh0Gs4Pa8Ke2Rz6Uw0Qi4Lt8Mn=A1B2C3D4",
     "token in an exception": "upstream 401 for key Zq8Wm2Lx6Vn0Kp4Bs8Dc2Fh6Gj0Na4Ey (rotate)",
+    "Heroku API key (a UUID)": "4b1f7e2a-9c3d-4e8f-b6a5-2d7c9e1f3a8b",
+    "New Relic NRAK-": "NRAK-" + "Q7ZK3M9XW2LP5RT8VY4BN6CD1FH",
     "urlsafe base64 of text": "cGFzc3dvcmQ9T3JjaGlkLUhlbGQtOTEgdXNlcj1zdmM",
 }
 
@@ -288,6 +290,11 @@ def test_a_token_under_a_key_that_names_a_hash_or_an_id_is_kept():
     for key in ("corpus_sha256", "commit", "model_revision", "run_id", "index_path"):
         assert redact({key: token}) == {key: token}
     assert redact({"note": f"image@sha256:{token}"}) == {"note": f"image@sha256:{token}"}
+    uuid = UNKNOWN_FAMILIES["Heroku API key (a UUID)"]
+    assert redact({"run_id": uuid, "note": f"run_id={uuid}"}) == {
+        "run_id": uuid,
+        "note": f"run_id={uuid}",
+    }
     assert redact({"note": token}) == {"note": REDACTED}
 
 

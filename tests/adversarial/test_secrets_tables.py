@@ -152,7 +152,7 @@ RULE_EXAMPLES = {
     "Mailgun key-": ("key-a1a1a1a1a1a1a1a1a1a1a1a1a1a1{n}", "a1a1a1a1a1a1a1a1a1a1a1a1a1a1{n}"),
     "Databricks dapi": ("dapia1a1a1a1a1a1a1a1a1a1a1a1a1a1{n}", "a1a1a1a1a1a1a1a1a1a1a1a1a1a1{n}"),
     "Twilio SK": ("SKa1a1a1a1a1a1a1a1a1a1a1a1a1a1{n}", "a1a1a1a1a1a1a1a1a1a1a1a1a1a1{n}"),
-    "age secret key": ("AGE-SECRET-KEY-1ORCHIDLANTERNMARBLE{n}", "ORCHIDLANTERNMARBLE{n}"),
+    "age secret key": ("AGE-SECRET-KEY-1AAAABBBBCCCCDDDD{n}", "AAAABBBBCCCCDDDD{n}"),
     "Telegram bot token": (
         "https://api.telegram.org/bot12345{n}:AAorchidlanternmarblequartzpearl/getMe",
         "orchidlanternmarblequartzpearl",
