@@ -305,7 +305,7 @@ def retriever_version(retriever: Any) -> tuple[str | None, str | None]:
     for end in range(len(parts), 0, -1):
         version = attribute(sys.modules.get(".".join(parts[:end])), "__version__")
         if isinstance(version, str):
-            return None, version
+            return parts[0], version
     distribution = owning_distribution(module)
     if distribution is None:
         return None, None
@@ -313,15 +313,20 @@ def retriever_version(retriever: Any) -> tuple[str | None, str | None]:
 
 
 def owning_distribution(module: str) -> importlib.metadata.Distribution | None:
-    """The installed distribution whose files hold ``module`` (several share a namespace
-    package such as ``llama_index``)."""
+    """The installed distribution whose files hold ``module``: the one named like its
+    top-level package, else (several share a namespace package such as ``llama_index``)
+    the one listing the module's file. A module outside site-packages has none."""
+    path = str(attribute(sys.modules.get(module), "__file__") or "")
+    if "-packages" not in path:
+        return None
     top = module.split(".")[0]
-    names = importlib.metadata.packages_distributions().get(top, []) if top else []
-    distributions = [importlib.metadata.distribution(name) for name in dict.fromkeys(names)]
-    if len(distributions) <= 1:
-        return distributions[0] if distributions else None
     wanted = {module.replace(".", "/") + ".py", module.replace(".", "/") + "/__init__.py"}
-    for distribution in distributions:
-        if any(str(path) in wanted for path in distribution.files or []):
+    try:
+        candidates = [importlib.metadata.distribution(top)]
+    except importlib.metadata.PackageNotFoundError:
+        names = importlib.metadata.packages_distributions().get(top, [])
+        candidates = [importlib.metadata.distribution(name) for name in dict.fromkeys(names)]
+    for distribution in candidates:
+        if any(str(file) in wanted for file in distribution.files or []):
             return distribution
     return None
