@@ -160,7 +160,7 @@ def test_bad_values_are_refused_all_at_once_naming_run_and_query():
     bm25 = [v for f, _, v, e in shown if f == "run 'bm25'" and "finite" in e]
     assert bm25 == ['"q1" retrieved[1]: "score": "nan"', '"q1" retrieved[2]: "score": "0.5"']
     dense = {(v, e) for f, _, v, e in shown if f == "run 'dense'"}
-    assert ('"id": 3', '"id" to be a string') in dense
+    assert ("""query '3': "id": 3""", '"id" to be a string') in dense
     assert any('"q1" retrieved[2]' in v and "earlier position" in e for v, e in dense)
 
 

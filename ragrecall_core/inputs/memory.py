@@ -111,6 +111,13 @@ SELECT line, qid AS query_id, docno AS chunk_id, CAST(grade AS VARCHAR) AS grade
 FROM gold_stage
 """
 
+# a run ordered by score ({id: score}, ranx, ir_measures) needs every item's score
+UNSCORED = "SELECT count(*) > 0 FROM {table} WHERE docno IS NOT NULL AND score IS NULL"
+SCORED_ITEM = Check(
+    "json_type(item) = 'OBJECT' AND coalesce(json_type(item, '$.score'), 'NULL') = 'NULL'",
+    run_files.ITEM + " || item",
+    "a score for each item (the list is ordered by score, as trec_eval orders it)",
+)
 # a frame without a rank column is ranked by its scores, which it must then all have
 SCORE_REQUIRED = Check(
     "score IS NULL", "'score missing'", "a score for each row (the frame has no rank column)"
@@ -217,7 +224,7 @@ def load_memory_gold(con: duckdb.DuckDBPyConnection, gold: object) -> None:
     """Load in-memory ``gold`` into ``queries`` and ``qrels`` (problems: :class:`InputError`)."""
     kind, data, found = guarded(GOLD_LABEL, lambda: _plain_gold(gold))
     if kind == "frame":
-        _load_gold_frame(con, *data)
+        _load_gold_frame(con, *data, found)
     elif kind == "qrels":
         _load_qrels_rows(con, data, found)
     else:
@@ -230,13 +237,14 @@ def _plain_gold(gold: object) -> tuple[str, object, list[Problem]]:
     import pandas as pd
 
     if isinstance(gold, pd.DataFrame):
-        return "frame", _plain_frame(gold, GOLD_LABEL, GOLD_FRAME), []
+        *plain, found = _plain_frame(gold, GOLD_LABEL, GOLD_FRAME)
+        return "frame", plain, found
     if _is_ranx(gold, "qrels"):
         gold = gold.to_dict()
     if isinstance(gold, Mapping):
-        return "qrels", *_mapping_rows(gold)
-    items = _items(gold, GOLD_LABEL)
-    if items and _is_named_tuple(items[0]):
+        return "qrels", *_mapping_rows(_not_empty(gold, GOLD_LABEL))
+    items = _not_empty(_items(gold, GOLD_LABEL), GOLD_LABEL)
+    if _is_named_tuple(items[0]):
         return "qrels", *_qrel_rows(items)
     return "records", *_encoded(items, GOLD_LABEL)
 
@@ -325,12 +333,16 @@ def _load_gold_records(
 
 
 def _load_gold_frame(
-    con: duckdb.DuckDBPyConnection, frame: pd.DataFrame, renamed: dict[str, str]
+    con: duckdb.DuckDBPyConnection,
+    frame: pd.DataFrame,
+    renamed: dict[str, str],
+    found: list[Problem],
 ) -> None:
     columns = _stage_frame(con, frame, "gold_stage")
     readers.keep_as_text(con, "gold_stage", columns, gold_files.LONG_COLUMNS)
     problems = run_checks(con, "gold_stage", gold_files.LONG_CHECKS, GOLD_LABEL)
-    raise_if_any(_naming_queries(con, "gold_stage", "query_id", problems))
+    problems = _unless_refused(found, problems)
+    raise_if_any(_with_cells(found, _naming_queries(con, "gold_stage", "query_id", problems)))
     con.execute(gold_files.GOLD_LONG_INSERT)
     con.execute("DROP TABLE gold_stage")
     _record_mapping(con, GOLD_LABEL, renamed)
@@ -347,7 +359,7 @@ def load_memory_run(con: duckdb.DuckDBPyConnection, name: str, run: object) -> s
     table = f"run_table_{con.execute('SELECT count(*) FROM run_files').fetchall()[0][0]}"
     kind, data, scored, found = guarded(label, lambda: _plain_run(run, label))
     if kind == "frame":
-        _load_run_frame(con, *data, label, table)
+        _load_run_frame(con, *data, label, table, found)
     else:
         _load_run_records(con, data, scored, label, table, found)
     con.execute(
@@ -365,11 +377,12 @@ def _plain_run(run: object, label: str) -> tuple[str, object, bool, list[Problem
     import pandas as pd
 
     if isinstance(run, pd.DataFrame):
-        return "frame", _plain_frame(run, label, RUN_FRAME), False, []
+        *plain, found = _plain_frame(run, label, RUN_FRAME)
+        return "frame", plain, False, found
     if _is_ranx(run, "run"):
         run = run.to_dict()
     if isinstance(run, Mapping):
-        ranked = list(run.items())
+        ranked = _not_empty(list(run.items()), label)
         scored = [isinstance(listed, Mapping) for _, listed in ranked]
         problems = []
         if any(scored) and not all(scored):
@@ -378,8 +391,8 @@ def _plain_run(run: object, label: str) -> tuple[str, object, bool, list[Problem
         records = [_run_record(qid, listed) for qid, listed in ranked]
         lines, found = _encoded(records, label)
         return "records", lines, any(scored), problems + found
-    items = _items(run, label)
-    if items and _is_named_tuple(items[0]):
+    items = _not_empty(_items(run, label), label)
+    if _is_named_tuple(items[0]):
         records, problems = _scored_doc_records(items, label)
         lines, found = _encoded(records, label)
         return "records", lines, True, problems + found
@@ -427,9 +440,10 @@ def _load_run_records(
     check, naming each problem. Scored lists are then ordered as trec_eval orders them."""
     _stage_lines(con, lines, "run_stage")
     try:
-        if found or not run_files.read_jsonl_typed(con, table, RECORD_LINES):
+        typed = not found and run_files.read_jsonl_typed(con, table, RECORD_LINES)
+        if not typed or scored and con.execute(UNSCORED.format(table=table)).fetchone()[0]:
             con.execute(f"DROP TABLE IF EXISTS {table}")
-            _load_checked_records(con, label, table, found)
+            _load_checked_records(con, label, table, found, scored)
         if scored:
             con.execute(SCORE_POSITIONS.format(table=table))
     finally:
@@ -437,11 +451,12 @@ def _load_run_records(
 
 
 def _load_checked_records(
-    con: duckdb.DuckDBPyConnection, label: str, table: str, found: list[Problem]
+    con: duckdb.DuckDBPyConnection, label: str, table: str, found: list[Problem], scored: bool
 ) -> None:
     problems = run_checks(con, "run_stage", run_files.JSONL_LINE_CHECKS, label)
     con.execute(RUN_ITEMS_SQL)
-    problems += run_checks(con, "run_items", run_files.JSONL_ITEM_CHECKS, label)
+    item_checks = [*run_files.JSONL_ITEM_CHECKS, *([SCORED_ITEM] if scored else [])]
+    problems += run_checks(con, "run_items", item_checks, label)
     problems = sorted(problems, key=lambda p: p.line or 0)
     try:
         raise_if_any([*found, *_naming_queries(con, "run_stage", "j->>'$.id'", problems)])
@@ -456,6 +471,7 @@ def _load_run_frame(
     renamed: dict[str, str],
     label: str,
     table: str,
+    found: list[Problem],
 ) -> None:
     columns = _stage_frame(con, frame, "run_stage")
     readers.keep_as_text(con, "run_stage", columns, run_files.LONG_ROLES)
@@ -466,7 +482,8 @@ def _load_run_frame(
         checks = [*checks, SCORE_REQUIRED]
     problems = run_checks(con, "run_stage", checks, label)
     try:
-        raise_if_any(_naming_queries(con, "run_stage", "query_id", problems))
+        problems = _unless_refused(found, problems)
+        raise_if_any(_with_cells(found, _naming_queries(con, "run_stage", "query_id", problems)))
         con.execute(run_files.RUN_LONG_TABLE.format(table=table))
         if rankless:
             con.execute(SCORE_POSITIONS.format(table=table))
@@ -513,9 +530,20 @@ def _plain_frame(
             clean[role] = _number_column(frame[column], role, query_ids, label, problems)
         elif role != "query_id":
             clean[role] = _text_column(frame[column], role, query_ids, label, problems)
-    raise_if_any(problems[:MAX_PROBLEMS])
     renamed = {column: role for role, column in source.items() if column != role}
-    return pd.DataFrame(clean), renamed
+    return pd.DataFrame(clean), renamed, problems[:MAX_PROBLEMS]
+
+
+def _with_cells(cells: list[Problem], checked: list[Problem]) -> list[Problem]:
+    """The problems of a frame's cells (``line``: their row, whose cell was staged empty)
+    first, then those of its checks (named by query) but on a row whose cell is refused (its
+    empty cell found again)."""
+    return [replace(p, line=None) for p in cells] + checked
+
+
+def _unless_refused(cells: list[Problem], checked: list[Problem]) -> list[Problem]:
+    bad_rows = {p.line for p in cells}
+    return [p for p in checked if p.line not in bad_rows]
 
 
 def _column_name_problems(names: list, label: str) -> list[Problem]:
@@ -568,7 +596,7 @@ def _text_column(
             where = _where(query_ids, row, label)
             kind = type(value).__name__
             value_text = f"{where}{role} {shown(value)} ({kind})"
-            problems.append(Problem(label, None, value_text, _text_rule(value)))
+            problems.append(Problem(label, row, value_text, _text_rule(value)))
     return values
 
 
@@ -591,7 +619,7 @@ def _number_column(
             values.append(None)
             kind = type(value).__name__
             text = f"{_where(query_ids, row, label)}{role} {shown(value)} ({kind})"
-            problems.append(Problem(label, None, text, NUMBER_TYPE))
+            problems.append(Problem(label, row, text, NUMBER_TYPE))
     return values
 
 
@@ -723,6 +751,14 @@ def _items(value: object, label: str) -> list:
     return list(value)
 
 
+def _not_empty(value: T, label: str) -> T:
+    """``value``, when it holds a query (an empty file is refused as well)."""
+    if not value:
+        empty = f"an empty {type(value).__name__}"
+        raise InputError([Problem(label, None, empty, "at least one record")])
+    return value
+
+
 def _is_named_tuple(item: object, field: str | None = None) -> bool:
     """An ir_measures ``Qrel`` / ``ScoredDoc``: a named tuple with ``query_id`` and ``doc_id``
     (and ``field``, when given)."""
@@ -806,5 +842,8 @@ def _naming_queries(
 
 
 def _with_query(query: str | None, line: int | None, value: str) -> str:
-    where = f"query {query!r}" if query is not None else f"record {line}"
-    return value if query is not None and query in value else f"{where}: {value}"
+    """``value`` said of its query (or record): unless it opens with it already, as a run
+    item's value does (``"q1" retrieved[2]: ...``)."""
+    if query is None:
+        return f"record {line}: {value}"
+    return value if value.startswith(f'"{query}" retrieved[') else f"query {query!r}: {value}"
