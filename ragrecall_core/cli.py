@@ -441,7 +441,6 @@ def build_parser() -> ArgumentParser:
     ui.add_argument(
         "--corpus", type=Path, metavar="FILE", help="with --gold or a BEIR folder: the corpus"
     )
-    ui.add_argument("--corpus", type=Path, metavar="FILE", help="with --gold: the corpus")
     ui.add_argument(
         "--port",
         default=str(DEFAULT_PORT),
