@@ -160,8 +160,12 @@ def resolved(retriever: Any, k: int) -> Iterator[Target]:
             setattr(clone, setting, with_k(owner, setting, k))
             call = getattr(clone, name)
         except Exception:  # not copyable: set on the object, given back below
-            restore = (setting, getattr(owner, setting))
-            setattr(owner, setting, with_k(owner, setting, k))
+            try:
+                before = getattr(owner, setting)
+                setattr(owner, setting, with_k(owner, setting, k))
+                restore = (setting, before)
+            except Exception:  # it refuses k: not forwarded, and said so
+                knob = None
     try:
         yield Target(call, is_coroutine_call(call), knob, parameters)
     finally:

@@ -388,6 +388,28 @@ def test_k_reaches_the_retrievers_own_knob_and_the_original_is_left_as_it_was(tm
     assert config["top_k"] == 10 and config["capture_k_forwarded_as"] == knob
 
 
+class Uncopyable(WithK):
+    def __copy__(self):
+        raise TypeError("holds a socket")
+
+
+class RefusesK(Uncopyable):
+    def __setattr__(self, name, value):
+        if hasattr(self, name):
+            raise AttributeError("read-only")
+        super().__setattr__(name, value)
+
+
+def test_k_is_set_and_given_back_when_the_object_cannot_be_copied_or_refuses_it(tmp_path):
+    retriever = Uncopyable()
+    result = capture(tiny_gold(tmp_path, 2), retriever, tmp_path / "a.jsonl", k=10)
+    assert result.k_forwarded_as == "k" and result.short == {} and retriever.k == 4
+    retriever = RefusesK()
+    result = capture(tiny_gold(tmp_path, 2), retriever, tmp_path / "b.jsonl", k=10)
+    assert result.k_forwarded_as is None and result.short == {"q0": 4, "q1": 4}
+    assert "not forwarded" in result.to_text()
+
+
 def test_a_list_shorter_than_k_is_reported_and_the_config_tells_the_real_depth(tmp_path):
     result = capture(
         tiny_gold(tmp_path, 7), lambda q: ["c0", "c1", "c2", "c3"], tmp_path / "r.jsonl", k=10
