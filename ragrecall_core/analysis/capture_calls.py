@@ -49,6 +49,7 @@ ASYNC_TWINS = {
 }
 K_PARAMETERS = ("k", "top_k")
 K_ATTRIBUTES = ("k", "search_kwargs", "similarity_top_k", "top_k")
+CANCEL_GRACE = 1.0  # seconds the calls still running get to end when the capture does
 MAX_ERROR = 2048  # characters of a retriever's error message kept (cut before redaction)
 
 
@@ -223,27 +224,54 @@ async def call_async(target: Target, text: str, arguments: dict, timeout: float 
         result = target.call(text, **arguments)
         return await result if inspect.isawaitable(result) else result
 
+    if timeout is None:
+        return await call()
+    # not wait_for: it waits for the cancelled call to end, forever if the call ignores it
+    task = asyncio.ensure_future(call())
     try:
-        return await asyncio.wait_for(call(), timeout)
-    except TimeoutError:
-        raise QueryFailed(timeout_text(timeout)) from None
+        finished, _ = await asyncio.wait({task}, timeout=timeout)
+    except asyncio.CancelledError:
+        task.cancel()
+        raise
+    if not finished:
+        task.cancel()  # left to end on its own; the loop is closed without waiting for it
+        raise QueryFailed(timeout_text(timeout))
+    return task.result()
 
 
 def timeout_text(timeout: float | None) -> str:
     return f"timeout: no answer after {timeout:g} s"
 
 
+def run_on_new_loop(main: Callable[[], Any]) -> Any:
+    """``main()`` on a new event loop. Unlike ``asyncio.run``, closing it does not wait
+    for the calls still running (a timed-out call that ignores its cancellation)."""
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(main())
+    finally:
+        pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
+        for task in pending:
+            task.cancel()
+        if pending:  # a moment for the well-behaved ones to end
+            loop.run_until_complete(asyncio.wait(pending, timeout=CANCEL_GRACE))
+        for task in pending:  # the others are dropped: no "destroyed but pending" noise
+            task._log_destroy_pending = False
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.close()
+
+
 def run_loop(main: Callable[[], Any]) -> Any:
-    """``asyncio.run(main())``; from inside a running loop (a notebook), in a thread."""
+    """:func:`run_on_new_loop`; from inside a running loop (a notebook), in a thread."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(main())
+        return run_on_new_loop(main)
     outcome: dict[str, Any] = {}
 
     def run() -> None:
         try:
-            outcome["value"] = asyncio.run(main())
+            outcome["value"] = run_on_new_loop(main)
         except BaseException as error:
             outcome["error"] = error
 

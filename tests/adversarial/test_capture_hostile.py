@@ -138,6 +138,30 @@ def test_an_async_query_that_overruns_is_a_timeout_and_the_rest_captured(tmp_pat
     assert list(result.errors) == ["q1"] and result.errors["q1"].startswith("timeout")
 
 
+def test_an_async_retriever_that_ignores_its_cancellation_cannot_hang_the_capture(tmp_path):
+    async def stubborn(query, query_id):
+        while query_id == "q0":
+            try:
+                await asyncio.sleep(10)
+            except asyncio.CancelledError:
+                pass
+        return [query_id]
+
+    outcome = {}
+
+    def run():
+        outcome["result"] = capture(
+            tiny_gold(tmp_path), stubborn, tmp_path / "r.jsonl", timeout=0.3, allow_errors=1
+        )
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(120)  # a bound on a hang, not a measure of speed
+    assert not worker.is_alive(), "the capture hung on a retriever that swallows cancellation"
+    assert list(outcome["result"].errors) == ["q0"]
+    assert ids_of(tmp_path / "r.jsonl")["q2"] == ["q2"]
+
+
 # --- what a retriever returns ------------------------------------------------------------------
 
 
