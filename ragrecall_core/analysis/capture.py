@@ -46,7 +46,7 @@ from ragrecall_core.analysis.capture_calls import (
     retriever_version,
     run_loop,
 )
-from ragrecall_core.analysis.capture_results import ranked_list, read_results
+from ragrecall_core.analysis.capture_results import ranked_list, read_at_most, read_results
 from ragrecall_core.errors import InputError, Problem, one_line, raise_if_any
 from ragrecall_core.inputs.configs import (
     config_path_for,
@@ -529,7 +529,8 @@ async def capture_one_async(
 ) -> dict[str, Any]:
     started = time.perf_counter()
     try:
-        result = await call_async(call, text, arguments_for(call, query_id, k), timeout)
+        arguments = arguments_for(call, query_id, k)
+        result = await call_async(call, text, arguments, timeout, read_at_most(k))
         line = query_line(query_id, result, k, id_key)
     except KeyboardInterrupt:
         raise

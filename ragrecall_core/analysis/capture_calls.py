@@ -96,6 +96,9 @@ def method_name(obj: Any) -> str | None:
 def owner_and_method(retriever: Any) -> tuple[Any, str | None]:
     """The object a k setting lives on and the method to call on it (``None``: the
     retriever is a plain function, called as it is)."""
+    if inspect.isclass(retriever):
+        expected = f"a retriever object or function, not the class: create a {retriever.__name__}"
+        raise InputError([Problem("--retriever", None, retriever.__name__, expected)])
     if inspect.ismethod(retriever) and not inspect.isclass(retriever.__self__):
         return retriever.__self__, retriever.__name__
     if is_plain_call(retriever):
@@ -108,8 +111,11 @@ def owner_and_method(retriever: Any) -> tuple[Any, str | None]:
 
 
 def is_coroutine_call(call: Callable) -> bool:
-    return inspect.iscoroutinefunction(call) or inspect.iscoroutinefunction(
-        attribute(call, "__call__")
+    """An ``async def`` (or async generator), or an object whose ``__call__`` is one."""
+    return any(
+        test(candidate)
+        for candidate in (call, attribute(call, "__call__"))
+        for test in (inspect.iscoroutinefunction, inspect.isasyncgenfunction)
     )
 
 
@@ -219,9 +225,26 @@ def call_sync(target: Target, text: str, arguments: dict, timeout: float | None)
     return outcome["value"]
 
 
-async def call_async(target: Target, text: str, arguments: dict, timeout: float | None) -> Any:
+async def first_of(results: Any, limit: int) -> list:
+    """The first ``limit`` results an async generator yields (an endless one must end)."""
+    kept: list = []
+    async for result in results:
+        kept.append(result)
+        if len(kept) >= limit:
+            break
+    return kept
+
+
+async def call_async(
+    target: Target, text: str, arguments: dict, timeout: float | None, limit: int
+) -> Any:
+    """The awaited call (an async generator's first ``limit`` results), or
+    :class:`QueryFailed` after ``timeout`` seconds."""
+
     async def call() -> Any:
         result = target.call(text, **arguments)
+        if hasattr(result, "__aiter__"):
+            return await first_of(result, limit)
         return await result if inspect.isawaitable(result) else result
 
     if timeout is None:

@@ -46,6 +46,11 @@ def shown(value: Any) -> str:
         return f"a {type(value).__name__}"
 
 
+def read_at_most(k: int) -> int:
+    """Entries read from one result: duplicates aside, an endless stream must end."""
+    return 10 * k + 1000
+
+
 @dataclass
 class Ranked:
     items: list[dict] = field(default_factory=list)  # chunk_id, rank, score
@@ -60,7 +65,7 @@ def read_results(result: Any, k: int, id_key: str | None = None) -> Ranked:
     seen: set[str] = set()
     # an endless stream of one id must end: read a bounded number of entries
     for read, entry in enumerate(entries):
-        if len(ranked.items) == k or read >= 10 * k + 1000:
+        if len(ranked.items) == k or read >= read_at_most(k):
             break
         chunk_id, score = item_of(entry, id_key)
         if chunk_id in seen:

@@ -128,6 +128,26 @@ def test_async_retrievers_are_awaited_on_one_loop_within_the_concurrency(tmp_pat
     assert 1 < flight.most <= 3 and len(flight.loops) == 1
 
 
+def test_an_async_generator_and_a_function_returning_a_coroutine_are_awaited(tmp_path):
+    async def stream(query):
+        yield "a"
+        yield "b"
+
+    async def coroutine(query):
+        return ["a"]
+
+    capture(tiny_gold(tmp_path, 1), stream, tmp_path / "a.jsonl")
+    capture(tiny_gold(tmp_path, 1), lambda q: coroutine(q), tmp_path / "b.jsonl")
+    assert ids_of(tmp_path / "a.jsonl")["q0"] == ["a", "b"]
+    assert ids_of(tmp_path / "b.jsonl")["q0"] == ["a"]
+
+
+def test_a_retriever_class_instead_of_its_object_is_refused_before_any_call(tmp_path):
+    with pytest.raises(InputError) as error:
+        capture(tiny_gold(tmp_path, 1), InvokeOnly, tmp_path / "a.jsonl")
+    assert "not the class" in str(error.value)
+
+
 def test_an_async_query_that_overruns_is_a_timeout_and_the_rest_captured(tmp_path):
     async def slow(query, query_id):
         if query_id == "q1":
