@@ -541,6 +541,7 @@ def _redact_shapes(text: str, decode: bool) -> str:
 # the two fields of a name/value pair object: {"name": "password", "value": …}
 PAIR_NAME_FIELDS = ("name", "key", "header", "param")
 PAIR_VALUE_FIELDS = ("value", "val")
+MAX_PAIR_FIELDS = 4  # a pair object is small: {"name", "value", "type", "secure"}
 
 
 def redact(value: Any, key: str = "", parent: str = "", under_secret: bool = False) -> Any:
@@ -558,7 +559,7 @@ def _redact(value: Any, key: str, parent: str, under_secret: bool, decode: bool)
         named = _pair_name(value)
         return {
             redact_text(str(k)): _redact(
-                v, str(k), key, secret or (named and _field(k) in PAIR_VALUE_FIELDS), decode
+                v, str(k), key, secret or (named and _is_field(k, PAIR_VALUE_FIELDS)), decode
             )
             for k, v in value.items()
         }
@@ -571,17 +572,19 @@ def _redact(value: Any, key: str, parent: str, under_secret: bool, decode: bool)
     return value
 
 
-def _field(key: Any) -> str:
-    return "".join(key_words(str(key)))
+def _is_field(key: Any, fields: tuple[str, ...]) -> bool:
+    """Whether ``key`` is one of ``fields``, alone or as its last word (``Header-Value``)."""
+    words = key_words(str(key))
+    return bool(words) and words[-1] in fields
 
 
 def _pair_name(value: dict) -> bool:
     """Whether ``value`` is a name/value pair whose name is a secret (``{"name": "password",
-    "value": …}``, ``{"Key": "X-Api-Key", "Value": …}``)."""
-    fields = {_field(k): v for k, v in value.items()}
-    if not any(f in fields for f in PAIR_VALUE_FIELDS):
+    "value": …}``, ``{"Key": "X-Api-Key", "Value": …}``, ``{"header_name": …,
+    "header_value": …}``)."""
+    if len(value) > MAX_PAIR_FIELDS or not any(_is_field(k, PAIR_VALUE_FIELDS) for k in value):
         return False
-    names = [fields[f] for f in PAIR_NAME_FIELDS if isinstance(fields.get(f), str)]
+    names = [v for k, v in value.items() if isinstance(v, str) and _is_field(k, PAIR_NAME_FIELDS)]
     return any(is_secret_name(name) for name in names)
 
 

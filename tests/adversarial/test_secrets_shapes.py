@@ -124,6 +124,10 @@ SHAPES = {
     "Bearer with a look-alike letter": shape(
         {"upstream": "Bеarer orchid.lantern-505"}, "orchid.lantern-505"
     ),
+    "header_name / header_value": shape(
+        {"extra_headers": [{"header_name": "X-Api-Key", "header_value": "Orchid-HV701"}]},
+        "Orchid-HV701",
+    ),
     "a dict of tokens": shape({"tokens": {"openai": "Orchid-T601"}}, "Orchid-T601"),
     "argv mysql -pX": shape({"cmd": ["mysql", "-u", "root", "-pOrchid-P602"]}, "Orchid-P602"),
     "argv --password x": shape({"cmd": ["psql", "--password", "Orchid-P603"]}, "Orchid-P603"),
