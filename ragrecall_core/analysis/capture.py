@@ -41,6 +41,7 @@ from ragrecall_core.analysis.capture_calls import (
     call_async,
     call_sync,
     describe,
+    owner_and_method,
     resolved,
     retriever_name,
     retriever_version,
@@ -203,8 +204,6 @@ def load_retriever(spec: str) -> Any:
 
 def check_retriever(retriever: Any) -> None:
     """Refuse, before any call, what has no method to call (InputError naming them)."""
-    from ragrecall_core.analysis.capture_calls import owner_and_method
-
     owner_and_method(retriever)
 
 
@@ -393,20 +392,7 @@ def capture(
     queries failed than ``allow_errors`` (a count, or a share as a float or ``"5%"``).
     Retrieved ids are checked against ``corpus`` (default: the corpus beside the gold)."""
     gold, output = Path(gold), Path(output)
-    problems = output_problems(output)
-    if not (isinstance(k, int) and k >= 1):
-        problems.append(Problem("-k", None, str(k), "a positive whole number of results"))
-    if not (isinstance(concurrency, int) and concurrency >= 1):
-        problems.append(Problem("--concurrency", None, str(concurrency), "a whole number >= 1"))
-    settings = {} if config is None else config
-    if not isinstance(settings, dict):
-        problems += overwrite_problems(output, [gold, Path(settings)])
-        settings = read_config(Path(settings))
-    else:
-        problems += overwrite_problems(output, [gold])
-    allowance = take_problem(problems, parse_allowance, allow_errors)
-    raise_if_any(problems)
-    settings = redact(settings)
+    settings, allowance = checked_options(gold, output, k, concurrency, config, allow_errors)
     target = load_retriever(retriever) if isinstance(retriever, str) else retriever
     check_retriever(target)
     corpus = Path(corpus) if corpus is not None else corpus_beside(gold)
@@ -416,24 +402,14 @@ def capture(
     progress_file = progress_path(output)
     done, restarted = resume(progress_file, header)
     result = CaptureResult(output, config_path_for(output), len(queries), k, len(done))
-    result.restarted_because, result.progress = restarted, progress_file
-    result.corpus = corpus
+    result.restarted_because, result.progress, result.corpus = restarted, progress_file, corpus
     todo = [(qid, text) for qid, text in queries if qid not in done]
     write_progress(progress_file, header, done)
-    with resolved(target, k) as call:
-        result.k_forwarded_as = call.k_knob
-        run_queries(
-            call,
-            todo,
-            done,
-            progress_file,
-            len(queries),
-            k,
-            timeout,
-            id_key,
-            concurrency,
-            progress_stream,
-        )
+    bar = Progress(len(queries), len(done), progress_stream)
+    with resolved(target, k) as target_call:
+        result.k_forwarded_as = target_call.k_knob
+        calls = Calls(target_call, k, timeout, id_key, concurrency)
+        run_queries(calls, todo, done, progress_file, bar)
     lines = [done[qid] for qid, _ in queries]
     summarise(result, lines, chunk_ids if corpus is not None else None)
     if not allowed(allowance, len(result.errors), len(queries)):
@@ -445,29 +421,50 @@ def capture(
     return result
 
 
-def take_problem(problems: list[Problem], parse: Any, value: Any) -> Any:
+def checked_options(
+    gold: Path, output: Path, k: Any, concurrency: Any, config: Any, allow_errors: Any
+) -> tuple[dict, tuple[str, float]]:
+    """The redacted config and the error allowance; every bad option reported at once."""
+    problems = output_problems(output)
+    if not (isinstance(k, int) and k >= 1):
+        problems.append(Problem("-k", None, str(k), "a positive whole number of results"))
+    if not (isinstance(concurrency, int) and concurrency >= 1):
+        problems.append(Problem("--concurrency", None, str(concurrency), "a whole number >= 1"))
+    settings = {} if config is None else config
+    if not isinstance(settings, dict):
+        problems += overwrite_problems(output, [gold, Path(settings)])
+        settings = read_config(Path(settings))
+    else:
+        problems += overwrite_problems(output, [gold])
+    allowance = None
     try:
-        return parse(value)
+        allowance = parse_allowance(allow_errors)
     except InputError as error:
-        problems.extend(error.problems)
-        return None
+        problems += error.problems
+    raise_if_any(problems)
+    return redact(settings), allowance
+
+
+@dataclass
+class Calls:
+    """How each query is called and read."""
+
+    target: Target
+    k: int
+    timeout: float | None
+    id_key: str | None
+    concurrency: int
 
 
 def run_queries(
-    call: Target,
+    calls: Calls,
     todo: list[tuple[str, str]],
     done: dict[str, dict],
     progress_file: Path,
-    total: int,
-    k: int,
-    timeout: float | None,
-    id_key: str | None,
-    concurrency: int,
-    progress_stream: TextIO | None,
+    bar: Progress,
 ) -> None:
     """Every query of ``todo`` captured into ``done`` and appended to the progress file:
     awaited on one event loop (``concurrency`` at once) or called in as many threads."""
-    bar = Progress(total, len(done), progress_stream)
     lock = threading.Lock()
     with progress_file.open("a", encoding="utf-8") as log:
 
@@ -478,14 +475,14 @@ def run_queries(
                 done[line["id"]] = line
                 bar.advance()
 
-        if call.is_async:
+        if calls.target.is_async:
 
             async def main() -> None:
-                limit = asyncio.Semaphore(concurrency)
+                limit = asyncio.Semaphore(calls.concurrency)
 
                 async def one(query: tuple[str, str]) -> None:
                     async with limit:
-                        keep(await capture_one_async(call, *query, k, timeout, id_key))
+                        keep(await capture_one_async(calls, *query))
 
                 await asyncio.gather(*(one(query) for query in todo))
 
@@ -493,54 +490,57 @@ def run_queries(
             return
 
         def one(query: tuple[str, str]) -> None:
-            keep(capture_one(call, query[0], query[1], k, timeout, id_key))
+            keep(capture_one(calls, *query))
 
-        with ThreadPoolExecutor(max_workers=concurrency) as pool:
+        with ThreadPoolExecutor(max_workers=calls.concurrency) as pool:
             # on an interrupt, map cancels the queries that have not started
             list(pool.map(one, todo))
 
 
-def query_line(query_id: str, result: Any, k: int, id_key: str | None) -> dict[str, Any]:
-    ranked = read_results(result, k, id_key)
+def query_line(query_id: str, result: Any, calls: Calls) -> dict[str, Any]:
+    ranked = read_results(result, calls.k, calls.id_key)
     line: dict[str, Any] = {"id": query_id, "retrieved": ranked.items}
     if ranked.duplicates:
         line["_duplicates"] = ranked.duplicates
     return line
 
 
-def capture_one(
-    call: Target, query_id: str, text: str, k: int, timeout: float | None, id_key: str | None
-) -> dict[str, Any]:
+def failed_line(query_id: str, error: BaseException) -> dict[str, Any]:
+    return {"id": query_id, "retrieved": [], "error": describe(error)}
+
+
+def capture_one(calls: Calls, query_id: str, text: str) -> dict[str, Any]:
     """One run line: the ranked list and its latency, or an empty list and the error."""
     started = time.perf_counter()
+    arguments = arguments_for(calls.target, query_id, calls.k)
     try:
-        result = call_sync(call, text, arguments_for(call, query_id, k), timeout)
-        line = query_line(query_id, result, k, id_key)
+        result = call_sync(calls.target, text, arguments, calls.timeout)
+        line = query_line(query_id, result, calls)
     except KeyboardInterrupt:
         raise
     except BaseException as error:  # the user's code, SystemExit too: one failed query
-        line = {"id": query_id, "retrieved": [], "error": describe(error)}
+        line = failed_line(query_id, error)
     line["latency_ms"] = round((time.perf_counter() - started) * 1000, 3)
     return line
 
 
-async def capture_one_async(
-    call: Target, query_id: str, text: str, k: int, timeout: float | None, id_key: str | None
-) -> dict[str, Any]:
+async def capture_one_async(calls: Calls, query_id: str, text: str) -> dict[str, Any]:
+    """:func:`capture_one`, awaited."""
     started = time.perf_counter()
+    arguments = arguments_for(calls.target, query_id, calls.k)
     try:
-        arguments = arguments_for(call, query_id, k)
-        result = await call_async(call, text, arguments, timeout, read_at_most(k))
-        line = query_line(query_id, result, k, id_key)
+        limit = read_at_most(calls.k)
+        result = await call_async(calls.target, text, arguments, calls.timeout, limit)
+        line = query_line(query_id, result, calls)
     except KeyboardInterrupt:
         raise
     except asyncio.CancelledError as error:
         task = asyncio.current_task()
         if task is not None and task.cancelling():  # the capture itself is stopping
             raise
-        line = {"id": query_id, "retrieved": [], "error": describe(error)}
+        line = failed_line(query_id, error)
     except BaseException as error:  # the user's code, SystemExit too: one failed query
-        line = {"id": query_id, "retrieved": [], "error": describe(error)}
+        line = failed_line(query_id, error)
     line["latency_ms"] = round((time.perf_counter() - started) * 1000, 3)
     return line
 
