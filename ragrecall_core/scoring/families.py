@@ -147,14 +147,14 @@ def long_values(terms: Sequence[Term], policy: Policy, t: Tables) -> str:
     """``(run, query_id, m, value)``: one row per measure ``m`` (its index in the request)
     that has a value, the measures' values unnested side by side with their indexes."""
     values = ", ".join(value_of(x, policy) for x in terms)
-    return f"""wide AS (
+    return f"""unnested AS (
     SELECT b.run, b.query_id, unnest(range({len(terms)})) AS m, unnest([{values}]) AS value
     FROM base b LEFT JOIN {t("lists")} l ON l.run = b.run AND l.query_id = b.query_id
     LEFT JOIN agg a ON a.run = b.run AND a.query_id = b.query_id
     LEFT JOIN positions p ON p.run = b.run AND p.query_id = b.query_id
     LEFT JOIN qstats s ON s.query_id = b.query_id)
 SELECT run, query_id, CAST(m AS INTEGER) AS m, CAST(value AS DOUBLE) AS value
-FROM wide WHERE value IS NOT NULL"""
+FROM unnested WHERE value IS NOT NULL"""
 
 
 def measure_rows_sql(measures: Sequence[Measure], policy: Policy, t: Tables) -> tuple[str, dict]:
