@@ -290,7 +290,9 @@ VALUE_RULES: dict[str, tuple[re.Pattern, Any, tuple[str, ...]]] = {
     ),
     # credentials without a scheme: user:password@host
     "user:password@host": _rule(
-        rf"(?<![\w/:.@-])[\w.+%-]+:[^{_URL_STOP}/]*@(?=[A-Za-z0-9])", REDACTED + "@", needles=("@",)
+        rf"(?<![\w/:.@-])[\w.+%-]+:[^{_URL_STOP}/]*(?<!\[redacted\])@(?=[A-Za-z0-9])",
+        REDACTED + "@",
+        needles=("@",),
     ),
     # Oracle's user/password@host (JDBC thin URLs, sqlplus)
     "oracle user/password@": _rule(
@@ -419,7 +421,7 @@ def _redact_pairs(text: str) -> str:
         if match.start() < done or not is_secret_name(match["name"]):
             continue
         value = _PAIR_VALUE.match(text, match.end())
-        if value is None or value[0].startswith(REDACTED):
+        if value is None or value[0].strip("\"'\\").startswith(REDACTED):
             continue
         parts += [text[done : match.end()], REDACTED]
         done = value.end()
@@ -631,8 +633,7 @@ def _redact_string(text: str, key: str, parent: str, decode: bool) -> str:
             inner = None
         if isinstance(inner, (dict, list)):
             redacted = _redact(inner, "", "", False, decode)
-            if redacted != inner:
-                return json.dumps(redacted, ensure_ascii=False)
+            return json.dumps(redacted, ensure_ascii=False) if redacted != inner else text
     shapes = not (key and is_known_non_secret_key(key, parent))
     return _redact_text(text, shapes, decode)
 

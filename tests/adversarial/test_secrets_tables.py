@@ -447,3 +447,15 @@ def test_no_example_reaches_capture_config_or_error_field(captured):
 
 def test_no_example_reaches_the_dashboard(dashboard):
     assert _leaked(SHOWN, dashboard) == []
+
+
+def test_redacting_again_changes_nothing():
+    """A config redacted once (a capture's config, a cached load) reads the same when it is
+    redacted again: no rule eats the text around an earlier marker."""
+    from tests.adversarial.test_secrets import SHAPES as ISSUE_10
+    from tests.adversarial.test_secrets_shapes import SHAPES as ISSUE_27
+
+    configs = [e.config for e in EXAMPLES]
+    configs += [s["fragment"] for s in (*ISSUE_10.values(), *ISSUE_27.values())]
+    changed = [once for once in map(redact, configs) if redact(once) != once]
+    assert changed == []
