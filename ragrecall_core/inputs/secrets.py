@@ -7,10 +7,11 @@ value costs no more than a small one. What goes:
 
 * **by key**: a value whose key names a credential, at any depth, with its parent's key
   (``{"api": {"key": …}}``); everything under it, numbers and booleans too. Keys are
-  normalised first (Unicode NFKC, casefold, split at ``_ - .``, spaces and camelCase).
+  normalised first (Unicode NFKC, invisible marks dropped, look-alike letters of other
+  scripts as Latin, casefold, split at ``_ - .``, spaces and camelCase).
 * **by structure**: the value of a name/value pair whose name is a secret key (header lists
-  ``[["Authorization", …]]``, ``{"name": "password", "value": …}``) and the argument after a
-  secret flag in an argv list (``["--password", …]``).
+  ``[["Authorization", …]]``, ``{"name": "password", "value": …}``); a list of words is also
+  read as a command line (``["mysql", "-pX"]``, ``["psql", "--password", "x"]``).
 * **by a named rule** (``VALUE_RULES``): private key blocks, provider token families,
   credentials in URLs, header lines, ``.netrc`` lines, command-line flags, ``key=value`` pairs.
 * **by shape**, for the families that have no rule: a token that looks like a credential (long,
