@@ -42,6 +42,7 @@ from ragrecall_core.analysis.capture_calls import (
     call_sync,
     describe,
     owner_and_method,
+    process_state_kept,
     resolved,
     retriever_name,
     retriever_version,
@@ -391,22 +392,23 @@ def capture(
     retriever (default: its module and name). Raises :class:`CaptureFailed` when more
     queries failed than ``allow_errors`` (a count, or a share as a float or ``"5%"``).
     Retrieved ids are checked against ``corpus`` (default: the corpus beside the gold)."""
-    gold, output = Path(gold), Path(output)
+    # absolute: a retriever that changes the working folder cannot move the files written
+    shown, gold, output = Path(output), Path(gold).absolute(), Path(output).absolute()
     settings, allowance = checked_options(gold, output, k, concurrency, config, allow_errors)
     target = load_retriever(retriever) if isinstance(retriever, str) else retriever
     check_retriever(target)
-    corpus = Path(corpus) if corpus is not None else corpus_beside(gold)
+    corpus = Path(corpus).absolute() if corpus is not None else corpus_beside(gold)
     queries, chunk_ids = gold_queries(gold, corpus)
     name = name or (retriever if isinstance(retriever, str) else retriever_name(target))
     header = fingerprint(gold, settings, k, name, id_key)
     progress_file = progress_path(output)
     done, restarted = resume(progress_file, header)
-    result = CaptureResult(output, config_path_for(output), len(queries), k, len(done))
+    result = CaptureResult(shown, config_path_for(shown), len(queries), k, len(done))
     result.restarted_because, result.progress, result.corpus = restarted, progress_file, corpus
     todo = [(qid, text) for qid, text in queries if qid not in done]
     write_progress(progress_file, header, done)
     bar = Progress(len(queries), len(done), progress_stream)
-    with resolved(target, k) as target_call:
+    with resolved(target, k) as target_call, process_state_kept():
         result.k_forwarded_as = target_call.k_knob
         calls = Calls(target_call, k, timeout, id_key, concurrency)
         run_queries(calls, todo, done, progress_file, bar)
@@ -415,7 +417,7 @@ def capture(
     if not allowed(allowance, len(result.errors), len(queries)):
         raise CaptureFailed(result)
     write_run(output, [public(line) for line in lines])
-    write_config(result.config, settings, name, target, k, gold, header, result)
+    write_config(config_path_for(output), settings, name, target, k, gold, header, result)
     progress_file.unlink()
     result.written = True
     return result

@@ -30,10 +30,11 @@ import copy
 import functools
 import importlib.metadata
 import inspect
+import os
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any
 
@@ -178,6 +179,19 @@ def resolved(retriever: Any, k: int) -> Iterator[Target]:
     finally:
         if restore is not None:
             setattr(owner, *restore)
+
+
+@contextmanager
+def process_state_kept() -> Iterator[None]:
+    """The working folder and the standard streams as they were before the retriever ran
+    (one that closes or replaces them cannot break the summary)."""
+    folder, streams = os.getcwd(), (sys.stdout, sys.stderr)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = streams
+        with suppress(OSError):
+            os.chdir(folder)
 
 
 def arguments_for(target: Target, query_id: str, k: int) -> dict[str, Any]:

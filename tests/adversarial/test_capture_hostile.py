@@ -347,6 +347,24 @@ def test_a_huge_error_message_is_cut_to_2_kb_before_it_is_redacted(tmp_path, mon
     assert "sk-live-abcdef1234567890" not in result.to_text() + json.dumps(result.errors)
 
 
+def test_a_retriever_that_moves_the_working_folder_or_drops_stdout_breaks_nothing(tmp_path):
+    gold = tiny_gold(tmp_path, 2)
+    (tmp_path / "elsewhere").mkdir()
+    write_text(
+        tmp_path / "rude_mod.py",
+        "import os, sys\n"
+        "def search(q):\n"
+        "    os.chdir(os.path.dirname(os.path.abspath(__file__)) + '/elsewhere')\n"
+        "    sys.stdout = None\n"
+        "    return ['c0']\n",
+    )
+    code, out, err = run_cli_in(
+        tmp_path, ["capture", gold, "--retriever", "rude_mod:search", "-o", "r.jsonl"]
+    )
+    assert (code, err) == (0, "") and "captured 2 queries into r.jsonl" in out
+    assert (tmp_path / "r.jsonl").exists() and (tmp_path / "r.config.json").exists()
+
+
 def test_a_retriever_module_that_exits_on_import_is_exit_2_not_silent(tmp_path):
     gold = tiny_gold(tmp_path, 1)
     write_text(tmp_path / "exiting_mod.py", "import sys\nsys.exit(3)\n")
