@@ -281,7 +281,7 @@ def build_parser() -> ArgumentParser:
     cap.add_argument(
         "--retriever",
         required=True,
-        metavar="MODULE:CALLABLE",
+        metavar="MODULE:NAME",
         help="the function or retriever object to call with each query text, e.g. "
         "myretriever:search or myretriever:retriever (LangChain, LlamaIndex, ...)",
     )
