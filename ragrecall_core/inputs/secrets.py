@@ -318,6 +318,12 @@ VALUE_RULES: dict[str, tuple[re.Pattern, Any, tuple[str, ...]]] = {
     "netrc password": _rule(
         r"(?P<k>\b(?:machine|login)\s+\S+\s+password\s+)\S+", _KEEP, needles=("password",)
     ),
+    # .pgpass: "host:port:database:user:password" (not a longer run of ":" fields: IPv6)
+    "pgpass line": _rule(
+        r"(?P<k>(?<![\w.:/@-])[\w.-]+:(?:[0-9]{1,5}|\*):[\w.*-]+:[\w.*-]+:)[^\s:]+(?![^\s])",
+        _KEEP,
+        needles=(":",),
+    ),
     # command lines: "--password x" (a flag whose name is a secret key), "mysql -pX"
     "secret flag": _rule(
         r"(?P<k>(?<![\w-])--?(?P<name>[A-Za-z][\w-]*)\s+)(?=[^\s-])" + _VALUE,

@@ -128,6 +128,10 @@ SHAPES = {
         {"extra_headers": [{"header_name": "X-Api-Key", "header_value": "Orchid-HV701"}]},
         "Orchid-HV701",
     ),
+    ".pgpass text": shape(
+        {"pgpass": "# replica\ndb-replica-2.internal:5432:ragkb:retriever_ro:Orchid-PG801\n"},
+        "Orchid-PG801",
+    ),
     "a dict of tokens": shape({"tokens": {"openai": "Orchid-T601"}}, "Orchid-T601"),
     "argv mysql -pX": shape({"cmd": ["mysql", "-u", "root", "-pOrchid-P602"]}, "Orchid-P602"),
     "argv --password x": shape({"cmd": ["psql", "--password", "Orchid-P603"]}, "Orchid-P603"),

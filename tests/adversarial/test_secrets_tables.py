@@ -126,6 +126,7 @@ RULE_EXAMPLES = {
     ),
     "webhook URL": ("https://discord.com/api/webhooks/42/orchidhook{n}", "orchidhook{n}"),
     "netrc password": ("machine h login u password orchid-netrc{n}", "orchid-netrc{n}"),
+    "pgpass line": ("db.internal:5432:kb:reader:orchid-pgpass{n}", "orchid-pgpass{n}"),
     "secret flag": ("run --password orchid-flag{n} now", "orchid-flag{n}"),
     "mysql -p": ("mysql -u root -porchid{n} kb", "orchid{n}"),
     "curl -u user:password": ("curl -s -u admin:orchid-curl{n} https://x", "orchid-curl{n}"),
