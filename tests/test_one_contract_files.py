@@ -186,11 +186,16 @@ def test_parquet(tmp_path_factory, con, rows, id_type, rank_type, score_type):
     rows=run_rows(),
     delim=st.sampled_from([" ", "\t"]),
     tag=st.sampled_from(["t", "t", "t", "", "t x"]),
+    q0=st.sampled_from(["Q0", "Q0", "Q0", "", "#"]),
 )
-@example(rows=RANK_1E0, delim=" ", tag="t")
-@example(rows=SCORE_0X1, delim="\t", tag="t")
-def test_trec(tmp_path_factory, con, rows, delim, tag):
-    lines = [delim.join([qid, "Q0", docno, rank, score, tag]) for qid, docno, rank, score in rows]
+@example(rows=RANK_1E0, delim=" ", tag="t", q0="Q0")
+@example(rows=SCORE_0X1, delim="\t", tag="t", q0="Q0")
+@example(rows=PLAIN, delim=" ", tag="t", q0="")
+@example(
+    rows=[("q1", "a\tb", "1", "0.5"), ("q1", "c\x01", "2", "0.4")], delim=" ", tag="t", q0="Q0"
+)
+def test_trec(tmp_path_factory, con, rows, delim, tag, q0):
+    lines = [delim.join([qid, q0, docno, rank, score, tag]) for qid, docno, rank, score in rows]
     path = tmp_path_factory.mktemp("trec") / "run.trec"
     path.write_bytes(("\n".join(lines) + "\n").encode("utf-8"))
     assert_one_contract(con, path)

@@ -249,6 +249,10 @@ def test_trec_fields_after_the_tag_are_ignored_on_both_paths(tmp_path, content):
         "q1 Q0 a\tb 1 0.5 t",  # a tab splits a field, as trec_eval splits it
         "\u3000q1 Q0 a 1 0.5 t",  # trimmed from the line, not part of the id
         "q1 Q0 a 1 0.5 \u3000",  # a tag of nothing but a trimmed space: five fields
+        "q1 Q0 a\fb 1 0.5 t\tx",  # with a tab in the line, a form feed splits too
+        "q1 Q0 a\rb 1 0.5 t",  # a lone carriage return ends a line for both readers
+        "# a comment line",
+        "q1 Q0 a#b 1 0.5 t",  # '#' inside a field is text
     ],
 )
 def test_trec_fields_split_as_the_validating_read_splits_them(tmp_path, line):
