@@ -2,7 +2,8 @@
 
 The retriever is a callable or an object with a retrieval method, sync or async
 (:mod:`ragrecall_core.analysis.capture_calls`: which method, how k reaches it); what it
-returns is read by shape (:mod:`ragrecall_core.analysis.capture_results`).
+returns is read by shape (:mod:`ragrecall_core.analysis.capture_results`); what the capture
+tells is :mod:`ragrecall_core.analysis.capture_summary`.
 
 Each answered query is appended to a progress file (``.NAME.capture.jsonl`` beside the
 run: a dotfile, so a workspace never reads it as a run) and flushed, so an interrupted
@@ -28,9 +29,8 @@ import re
 import sys
 import threading
 import time
-from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -49,7 +49,8 @@ from ragrecall_core.analysis.capture_calls import (
     run_loop,
 )
 from ragrecall_core.analysis.capture_results import ranked_list, read_at_most, read_results
-from ragrecall_core.errors import InputError, Problem, one_line, raise_if_any
+from ragrecall_core.analysis.capture_summary import CaptureFailed, CaptureResult, summarise
+from ragrecall_core.errors import InputError, Problem, raise_if_any
 from ragrecall_core.inputs.configs import (
     config_path_for,
     read_config_file,
@@ -63,111 +64,6 @@ __all__ = ["CaptureFailed", "CaptureResult", "QueryFailed", "capture", "ranked_l
 PROGRESS_VERSION = 1
 SECONDS = re.compile(r"[0-9]+(\.[0-9]*)?|\.[0-9]+")
 SHARE = re.compile(r"(0?\.[0-9]+|[01](\.0*)?)|([0-9]+(\.[0-9]*)?)%")
-FIRST = 5  # query or chunk ids named in a summary line
-REASONS = 5  # distinct error messages shown in a summary
-
-
-def first_few(ids: list[str]) -> str:
-    more = ", ..." if len(ids) > FIRST else ""
-    return ", ".join(ids[:FIRST]) + more
-
-
-def queries_word(n: int) -> str:
-    return "query" if n == 1 else "queries"
-
-
-@dataclass
-class CaptureResult:
-    run: Path
-    config: Path
-    queries: int
-    k: int = 20
-    resumed: int = 0
-    errors: dict[str, str] = field(default_factory=dict)
-    restarted_because: str | None = None
-    short: dict[str, int] = field(default_factory=dict)  # query -> its list's length < k
-    duplicates: dict[str, list[str]] = field(default_factory=dict)  # query -> ids repeated
-    k_forwarded_as: str | None = None
-    retrieved_ids: int = 0  # distinct ids over every list
-    not_in_corpus: list[str] = field(default_factory=list)
-    corpus: Path | None = None
-    longest: int = 0  # the longest list captured
-    written: bool = False
-    progress: Path | None = None
-
-    def to_text(self) -> str:
-        lines = []
-        if self.restarted_because:
-            lines.append(f"started over: {self.restarted_because}")
-        if self.resumed:
-            lines.append(f"resumed: {self.resumed} queries were captured before")
-        lines += self.failure_lines()
-        if self.written:
-            lines.append(f"captured {self.queries} queries into {self.run}")
-            lines.append(f"config written to {self.config}")
-        lines += self.warning_lines()
-        # ids, paths and a retriever's messages are file text: each line stays one line
-        return "\n".join(one_line(line) for line in lines) + "\n"
-
-    def failure_lines(self) -> list[str]:
-        if not self.errors:
-            return []
-        n = len(self.errors)
-        if self.written:
-            outcome = "kept as empty lists with an error field"
-        else:
-            outcome = f"no run written; the same command retries them (progress in {self.progress})"
-        lines = [f"{n} of {self.queries} {queries_word(self.queries)} failed: {outcome}"]
-        by_reason: dict[str, list[str]] = {}
-        for query_id, reason in self.errors.items():
-            by_reason.setdefault(reason, []).append(query_id)
-        ranked = Counter({reason: len(ids) for reason, ids in by_reason.items()}).most_common()
-        for reason, count in ranked[:REASONS]:
-            lines.append(f"  {count} x {reason} ({first_few(by_reason[reason])})")
-        if len(ranked) > REASONS:
-            lines.append(f"  and {len(ranked) - REASONS} other errors")
-        return lines
-
-    def warning_lines(self) -> list[str]:
-        lines = []
-        if self.k_forwarded_as:
-            lines.append(f"k={self.k} forwarded to the retriever as {self.k_forwarded_as}")
-        else:
-            lines.append(
-                f"k={self.k} not forwarded: the retriever has no known k setting "
-                "(a k= or top_k= parameter, or a k, search_kwargs, similarity_top_k or top_k "
-                "attribute); its lists are cut at k"
-            )
-        if self.short:
-            n = len(self.short)
-            lines.append(
-                f"{n} {queries_word(n)} returned fewer than {self.k} results: "
-                + first_few(list(self.short))
-            )
-        if self.duplicates:
-            n = len(self.duplicates)
-            lines.append(
-                f"{n} {queries_word(n)} returned a chunk twice (its first place kept): "
-                + first_few(list(self.duplicates))
-            )
-        if self.not_in_corpus:
-            n, total = len(self.not_in_corpus), self.retrieved_ids
-            lines.append(
-                f"{n} of {total} retrieved ids ({n / total:.0%}) are not in the corpus "
-                f"{self.corpus}: {first_few(self.not_in_corpus)} (is --id-key the metadata key "
-                "that holds your chunk ids?)"
-            )
-        return lines
-
-
-class CaptureFailed(Exception):
-    """More queries failed than allowed; ``result`` holds what was captured and why not."""
-
-    def __init__(self, result: CaptureResult):
-        super().__init__(result.to_text())
-        self.result = result
-
-
 # --- options -------------------------------------------------------------------------------
 
 
@@ -363,10 +259,12 @@ class Progress:
             width = 30
             filled = width * self.done // max(self.total, 1)
             bar = "#" * filled + "." * (width - filled)
-            self.stream.write(f"\rcapturing [{bar}] {self.done}/{self.total}")
-            if self.done == self.total:
-                self.stream.write("\n")
-            self.stream.flush()
+            end = "\n" if self.done == self.total else ""
+            try:
+                self.stream.write(f"\rcapturing [{bar}] {self.done}/{self.total}{end}")
+                self.stream.flush()
+            except (OSError, ValueError):  # the retriever closed the terminal's stream
+                self.shown = False
 
 
 # --- the capture -----------------------------------------------------------------------------
@@ -550,23 +448,6 @@ async def capture_one_async(calls: Calls, query_id: str, text: str) -> dict[str,
 def public(line: dict) -> dict:
     """A run line without the capture's own notes (keys starting with ``_``)."""
     return {key: value for key, value in line.items() if not key.startswith("_")}
-
-
-def summarise(result: CaptureResult, lines: list[dict], chunk_ids: set | None) -> None:
-    """Failures, short lists, duplicates and ids absent from the corpus, per query."""
-    result.errors = {line["id"]: line["error"] for line in lines if "error" in line}
-    answered = [line for line in lines if "error" not in line]
-    result.short = {
-        line["id"]: len(line["retrieved"]) for line in answered if len(line["retrieved"]) < result.k
-    }
-    result.duplicates = {
-        line["id"]: line["_duplicates"] for line in answered if "_duplicates" in line
-    }
-    retrieved = dict.fromkeys(i["chunk_id"] for line in answered for i in line["retrieved"])
-    result.retrieved_ids = len(retrieved)
-    result.longest = max((len(line["retrieved"]) for line in answered), default=0)
-    if chunk_ids is not None:
-        result.not_in_corpus = [chunk for chunk in retrieved if chunk not in chunk_ids]
 
 
 def write_progress(path: Path, header: dict, done: dict[str, dict]) -> None:
