@@ -6,7 +6,8 @@ The whole result may be:
   column, else the first of ``chunk_id``, ``docno``, ``doc_id``, ``id``; scores from
   ``score``; ordered by its ``rank`` column, else by score (descending, ties by id
   descending, as trec_eval), else as its rows come;
-- a ``{id: score}`` mapping: ranked by score as trec_eval ranks;
+- a ``{id: score}`` mapping (or a pandas Series of scores by id): ranked by score as
+  trec_eval ranks;
 - any other iterable of entries, in its order. An entry is a chunk id; an ``(id or
   document, score)`` pair; a named tuple or a mapping (read by its keys, then its
   ``metadata``); an object with ``.node`` (LlamaIndex ``NodeWithScore``: the node, and
@@ -85,6 +86,11 @@ def entries_of(result: Any, id_key: str | None) -> Iterable:
     pandas = sys.modules.get("pandas")  # a DataFrame result means pandas is imported
     if pandas is not None and isinstance(result, pandas.DataFrame):
         return frame_entries(result, id_key)
+    if pandas is not None and isinstance(result, pandas.Series):
+        numeric = pandas.api.types.is_numeric_dtype(result)
+        if numeric and not pandas.api.types.is_bool_dtype(result):  # scores by id
+            return scored_mapping_entries(dict(result.items()))
+        return list(result)
     if isinstance(result, Mapping):
         return scored_mapping_entries(result)
     if isinstance(result, (str, bytes)) or not isinstance(result, Iterable):

@@ -224,8 +224,18 @@ Hit = namedtuple("Hit", ["chunk_id", "score"])
         ([Hit("a", 2.0), Hit("b", 1.0)], [("a", 2.0), ("b", 1.0)]),
         ([("a", 2), ("b", 1.0)], [("a", 2.0), ("b", 1.0)]),
         (pd.DataFrame({"chunk_id": ["a", "b"], "score": [1.0, 2.0]}), [("b", 2.0), ("a", 1.0)]),
+        (pd.Series({"a": 1.0, "b": 2.0}), [("b", 2.0), ("a", 1.0)]),
+        (pd.Series(["a", "b"]), [("a", None), ("b", None)]),
     ],
-    ids=["pyterrier-frame", "id-score-dict", "named-tuple", "pairs", "frame-without-rank"],
+    ids=[
+        "pyterrier-frame",
+        "id-score-dict",
+        "named-tuple",
+        "pairs",
+        "frame-without-rank",
+        "series-of-scores",
+        "series-of-ids",
+    ],
 )
 def test_frames_dicts_named_tuples_and_pairs_are_read_with_their_scores(
     tmp_path, returned, expected
