@@ -333,10 +333,10 @@ COLUMN_TYPES_EXPECTED = {
 
 
 def column_types(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> dict[str, str]:
-    """Each column of a CSV or Parquet ``path`` (:func:`table_source`) with its DuckDB type."""
+    """Each column of a CSV or Parquet ``path`` (:func:`table_source`) with its DuckDB type
+    (DuckDB's error when it cannot read the file)."""
     source, _ = table_source(path, fmt)
-    with reading(path, fmt):
-        rows = con.execute(f"DESCRIBE SELECT * FROM {source}", {"path": str(path)}).fetchall()
+    rows = con.execute(f"DESCRIBE SELECT * FROM {source}", {"path": str(path)}).fetchall()
     return {row[0]: row[1] for row in rows}
 
 

@@ -692,7 +692,7 @@ def _load_trec_validating(con: duckdb.DuckDBPyConnection, path: Path, table: str
 # A long-form run's values, each row marked whether it is typed: read as the validating read
 # reads them (readers.table_source: the same columns, all text for CSV), else left to it.
 # Ids as text (an integer column's digits, as the validating read casts them); the rank and
-# score by long_values().
+# score as long_rows_sql() reads each column type.
 LONG_ROWS_SQL = """
 SELECT CAST({query_id} AS VARCHAR) AS qid, CAST({chunk_id} AS VARCHAR) AS docno,
        {rank} AS rank, {score} AS score, coalesce({typed}, false) AS typed
@@ -791,7 +791,7 @@ def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str)
     source, _ = readers.table_source(path, fmt)
     try:
         types = readers.column_types(con, path, fmt)
-    except InputError:
+    except duckdb.Error:  # the validating read names what is wrong
         types = {}
     roles = readers.column_roles(path, fmt, list(types), LONG_ROLES)
     rows = None
