@@ -134,6 +134,8 @@ TREC_QRELS_CHECKS = [
 
 # the columns other tools name differently (readers.COLUMN_ALIASES: qid, docno, ...)
 LONG_ROLES = ("query_id", "chunk_id")
+# the roles read under other tools' names: the required ones and the grade (``relevance``)
+LONG_MAPPED = (*LONG_ROLES, "grade")
 LONG_COLUMNS = (
     "query_id",
     "chunk_id",
@@ -259,7 +261,7 @@ FROM gold_stage WHERE nullif(trim(chunk_id), '') IS NOT NULL;
 
 def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> None:
     columns = readers.stage_table_rows(con, path, fmt, "gold_stage")
-    roles = readers.column_roles(path, fmt, columns, LONG_ROLES)
+    roles = readers.column_roles(path, fmt, columns, LONG_MAPPED)
     readers.require_roles(path, columns, roles, LONG_ROLES)
     raise_if_any(readers.column_type_problems(path, readers.column_types(con, path, fmt), roles))
     readers.keep_as_text(con, "gold_stage", columns, LONG_COLUMNS, roles)

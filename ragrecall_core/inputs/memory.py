@@ -496,7 +496,7 @@ def _load_run_frame(
 # a frame's columns: the roles named as other tools name them (readers.COLUMN_ALIASES), the
 # other columns a loader reads by their own name; text columns hold ids and labels
 GOLD_FRAME = {
-    "roles": (*gold_files.LONG_ROLES, "grade"),
+    "roles": gold_files.LONG_MAPPED,
     "required": gold_files.LONG_ROLES,
     "columns": gold_files.LONG_COLUMNS,
     "numbers": ("grade",),
