@@ -114,7 +114,7 @@ def report_text(key: str, k: int, policy: Policy, split: str, fmt: str, _ws: Wor
 def _report_text(
     key: str, verdicts_version: str, k: int, policy: Policy, split: str, fmt: str, _ws: Workspace
 ) -> str:
-    report = build_report(_ws, k, split or None, policy)
+    report = build_report(_ws, k, split or None, policy, verdicts=verdicts.latest_verdicts(_ws))
     return {"html": report.to_html, "md": report.to_markdown, "csv": report.to_csv}[fmt]()
 
 

@@ -11,6 +11,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 from ragrecall_core.errors import InputError, Problem
+from ragrecall_core.version import __version__
 
 if TYPE_CHECKING:
     from ragrecall_core.analysis.capture import capture
@@ -21,7 +22,6 @@ if TYPE_CHECKING:
     from ragrecall_core.scoring.evaluate import Evaluation, default_measures, evaluate
     from ragrecall_core.scoring.policy import Policy
 
-__version__ = "0.1.0"
 
 LAZY = {
     "capture": "ragrecall_core.analysis.capture",

@@ -751,6 +751,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from ragrecall_core.analysis.pass_rule import require_rule
     from ragrecall_core.analysis.selection import require_split
+    from ragrecall_core.analysis.verdicts import latest_verdicts
     from ragrecall_core.inputs.workspace import Workspace
     from ragrecall_core.output.report import build_report, output_suffix
 
@@ -766,7 +767,13 @@ def cmd_report(args: argparse.Namespace) -> int:
     )
     said_mappings(workspace, "table", dict)
     require_split(workspace, args.split)
-    report = build_report(workspace, k=k, split=args.split, rule=args.pass_rule)
+    report = build_report(
+        workspace,
+        k=k,
+        split=args.split,
+        rule=args.pass_rule,
+        verdicts=latest_verdicts(workspace),
+    )
     report.write(args.output)
     sys.stdout.write(f"report written to {args.output} ({report.scope})\n")
     return 0

@@ -121,3 +121,12 @@ def count_cache_restores(monkeypatch, hits: list[bool]) -> None:
 
     monkeypatch.setattr(load_cache, "restore", counted)
     hits.clear()
+
+
+def build_report(workspace: Workspace, *args, **kwargs):
+    """The report as the command and the dashboard build it: with the workspace's latest
+    meeting verdicts, which the report takes as data."""
+    from ragrecall_core.analysis.verdicts import latest_verdicts
+    from ragrecall_core.output.report import build_report as report_of
+
+    return report_of(workspace, *args, verdicts=latest_verdicts(workspace), **kwargs)

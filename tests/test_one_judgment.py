@@ -17,7 +17,7 @@ from ragrecall_core.analysis.query_detail import query_detail
 from ragrecall_core.analysis.query_table import query_table
 from ragrecall_core.analysis.ranked_lists import new_unjudged, side_by_side
 from ragrecall_core.inputs.store import attach_store, submit
-from ragrecall_core.output.report import build_report
+from tests.helpers import build_report
 
 K = 3
 

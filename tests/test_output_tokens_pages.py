@@ -12,9 +12,8 @@ import pandas as pd
 import pytest
 
 from ragrecall_core.inputs.workspace import Workspace
-from ragrecall_core.output.report import build_report
 from tests.dashboard_support import ROOT, app, no_exception
-from tests.helpers import write_jsonl
+from tests.helpers import build_report, write_jsonl
 
 TOKENS = re.compile(r"(?<![\w<])(None|nan|NaN|<NA>|NaT|True|False)(?![\w>])|Empty DataFrame")
 PAGES = {

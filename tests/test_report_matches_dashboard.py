@@ -17,10 +17,10 @@ from ragrecall_core.analysis.query_table import build_query_table, filter_table
 from ragrecall_core.cli import main
 from ragrecall_core.inputs import store as judging
 from ragrecall_core.inputs.workspace import Workspace
-from ragrecall_core.output.report import build_report
 from ragrecall_core.scoring.policy import Policy
 from ragrecall_core.views.overview import summary_measures
 from tests.dashboard_support import ROOT
+from tests.helpers import build_report
 
 K = 5
 STORED = 50

@@ -12,9 +12,9 @@ import pytest
 
 from ragrecall_core import Workspace
 from ragrecall_core.analysis.verdicts import record_verdict
-from ragrecall_core.output.report import NO_VERDICTS, build_report
+from ragrecall_core.output.report import NO_VERDICTS
 from tests.dashboard_support import ROOT
-from tests.helpers import run_cli
+from tests.helpers import build_report, run_cli
 from tests.test_app_judge import seed002
 
 

@@ -15,6 +15,7 @@ import pandas as pd
 
 from ragrecall_core.errors import InputError, Problem, one_line
 from ragrecall_core.inputs.workspace import Workspace
+from ragrecall_core.output.literal import neutralise
 
 DEFAULT_DEPTH = 10
 SEED = "ragrecall-pool"
@@ -141,8 +142,6 @@ def _write_jsonl(pool: pd.DataFrame, path: Path) -> None:
 
 def _write_csv(pool: pd.DataFrame, path: Path) -> None:
     """A sheet to judge in: empty cells where text is missing, no cell a spreadsheet runs."""
-    from ragrecall_core.output.report import neutralise
-
     pool.map(neutralise).to_csv(path, index=False, na_rep="", lineterminator="\n")
 
 

@@ -67,10 +67,11 @@ from typing import TypeVar
 
 import duckdb
 
-from ragrecall_core import __version__
 from ragrecall_core.inputs.db import STORE_FILE_SUFFIXES, connect
+from ragrecall_core.inputs.home import ragrecall_home
 from ragrecall_core.inputs.runs import refresh_runs_view
 from ragrecall_core.inputs.sql import quote_identifier
+from ragrecall_core.version import __version__
 
 # bump whenever the tables a load creates change (names, columns, meaning)
 SCHEMA_VERSION = 2
@@ -149,8 +150,6 @@ def enabled() -> bool:
 
 def default_folder() -> Path:
     """``$RAGRECALL_HOME/cache``."""
-    from ragrecall_core.inputs.store import ragrecall_home  # store imports the workspace
-
     return ragrecall_home() / "cache"
 
 
@@ -281,8 +280,6 @@ def user_secret() -> bytes | None:
     """The user's signing key, ``$RAGRECALL_HOME/load_cache.secret`` (32 random bytes, the
     user's, 0600), made when missing; None (named on stderr once) when the file there is
     anything else: a key others could read or write signs nothing, and it is not replaced."""
-    from ragrecall_core.inputs.store import ragrecall_home  # store imports the workspace
-
     path = ragrecall_home() / SECRET_NAME
     try:
         found = _read_secret(path)

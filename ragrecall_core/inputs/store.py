@@ -21,7 +21,6 @@ one transaction.
 
 from __future__ import annotations
 
-import os
 import re
 import tempfile
 import threading
@@ -36,6 +35,7 @@ import duckdb
 
 from ragrecall_core.errors import InputError, Problem
 from ragrecall_core.inputs.db import FILE_ONLY_VIEWS
+from ragrecall_core.inputs.home import ragrecall_home
 from ragrecall_core.inputs.workspace import Workspace
 
 if TYPE_CHECKING:  # frames come from DuckDB's .df(); opening a workspace needs no pandas
@@ -45,7 +45,6 @@ STORE = "judgment_store"
 STORE_TABLES = {"judgments", "resolutions", "verdicts"}
 # a store written before verdicts existed: still a store (attached writable, it is upgraded)
 OLD_STORE_TABLES = {"judgments", "resolutions"}
-HOME_VARIABLE = "RAGRECALL_HOME"
 STORE_SCHEMA = f"""
 CREATE SEQUENCE IF NOT EXISTS {STORE}.judgment_ids;
 CREATE TABLE IF NOT EXISTS {STORE}.judgments (
@@ -119,11 +118,6 @@ _STORE_LOCKS: dict[str, threading.RLock] = {}
 
 
 # ---------------------------------------------------------------- where
-def ragrecall_home() -> Path:
-    """ragrecall's own persistent folder: ``$RAGRECALL_HOME``, else ``~/.ragrecall``."""
-    return Path(os.environ.get(HOME_VARIABLE) or Path.home() / ".ragrecall").expanduser()
-
-
 def uploads_folder() -> Path:
     """Where uploaded files are kept, one content-addressed folder per upload."""
     return ragrecall_home() / "uploads"

@@ -22,7 +22,6 @@ from pathlib import Path
 import pandas as pd
 import plotly.graph_objects as go
 
-from ragrecall_core import __version__
 from ragrecall_core.analysis.pass_rule import DEFAULT_RULE, pass_measure, rule_line
 from ragrecall_core.analysis.query_table import display_frame, query_table
 from ragrecall_core.analysis.selection import default_split, query_ids
@@ -32,12 +31,12 @@ from ragrecall_core.inputs.readers import sha256_of
 from ragrecall_core.inputs.store import open_store, store_path
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.measures import parse_measure
-from ragrecall_core.output.literal import md_text
+from ragrecall_core.output.literal import FORMULA_START, md_text, neutralise  # noqa: F401
 from ragrecall_core.output.text import plural
 from ragrecall_core.scoring.evaluate import evaluate
 from ragrecall_core.scoring.policy import Policy
+from ragrecall_core.version import __version__
 
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 NO_VERDICTS = "No meeting verdicts recorded."
 REPORT_MEASURES = (
     "Recall@{k}",
@@ -48,19 +47,6 @@ REPORT_MEASURES = (
     "Judged@{k}",
     "Harm@{k}",
 )
-
-
-def neutralise(value):
-    """Prefix a cell a spreadsheet would run as a formula with ``'``; so that the prefix
-    can be taken off again exactly (a verdicts import does), a cell that starts like one
-    after its leading quotes gets one more.
-
-    >>> neutralise("=HYPERLINK(1)"), neutralise("'=1"), neutralise(-0.5), neutralise("'ok")
-    ("'=HYPERLINK(1)", "''=1", -0.5, "'ok")
-    """
-    if isinstance(value, str) and value.lstrip("'").startswith(FORMULA_START):
-        return "'" + value
-    return value
 
 
 RENDERERS = {".html": "to_html", ".htm": "to_html", ".md": "to_markdown", ".csv": "to_csv"}
@@ -335,12 +321,14 @@ def build_report(
     split: str | None = None,
     policy: Policy | None = None,
     rule: str = DEFAULT_RULE,
+    *,
+    verdicts: pd.DataFrame,
 ) -> Report:
     """Everything the report shows, on the held-out split by default; pass and fail per
-    query follow the pass ``rule``, which the header states."""
+    query follow the pass ``rule``, which the header states. ``verdicts`` are the meeting's
+    latest verdicts (:func:`ragrecall_core.analysis.verdicts.latest_verdicts`), every query's:
+    the report lists those on its split and counts the rest."""
     policy = policy or Policy()
-    from ragrecall_core.analysis.verdicts import latest_verdicts  # it imports this module
-
     judgments = stored_judgments(workspace, policy)
     chosen, scope = default_split(workspace, split)
     ids = query_ids(workspace, split=chosen)
@@ -354,8 +342,7 @@ def build_report(
         ignore_index=True,
     )
     per_query = per_query[["run", *[c for c in per_query.columns if c != "run"]]]
-    every_verdict = latest_verdicts(workspace)
-    verdicts = every_verdict if ids is None else every_verdict[every_verdict.query_id.isin(ids)]
+    shown = verdicts if ids is None else verdicts[verdicts.query_id.isin(ids)]
     definitions = pd.DataFrame(
         [
             {"measure": m, "definition": parse_measure(m).definition.description}
@@ -374,8 +361,8 @@ def build_report(
         generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         stored_judgments=judgments,
         rule=rule,
-        verdicts=verdicts,
-        verdicts_elsewhere=len(every_verdict) - len(verdicts),
+        verdicts=shown,
+        verdicts_elsewhere=len(verdicts) - len(shown),
     )
 
 

@@ -20,9 +20,8 @@ from markdown_it import MarkdownIt
 
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.output.literal import file_name_part
-from ragrecall_core.output.report import build_report
 from tests.dashboard_support import app, no_exception
-from tests.helpers import write_jsonl
+from tests.helpers import build_report, write_jsonl
 
 LINK = "[click](https://evil.example)"
 IMAGE = "![x](https://evil.example/i.png)"

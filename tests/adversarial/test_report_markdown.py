@@ -21,8 +21,7 @@ from ragrecall_core import Workspace
 from ragrecall_core.analysis.verdicts import record_verdict
 from ragrecall_core.errors import one_line
 from ragrecall_core.output.literal import md_text
-from ragrecall_core.output.report import build_report
-from tests.helpers import write_jsonl
+from tests.helpers import build_report, write_jsonl
 from tests.test_app_judge import seed002
 
 SETTINGS = settings(

@@ -13,10 +13,10 @@ import pytest
 from ragrecall_core import InputError, Workspace
 from ragrecall_core.analysis import verdicts as v
 from ragrecall_core.errors import MAX_VALUE_CHARS
-from ragrecall_core.output.report import FORMULA_START, build_report
+from ragrecall_core.output.report import FORMULA_START
 from tests.adversarial.test_markup import markdown_hazards, rendered_markdown
 from tests.dashboard_support import app, no_exception
-from tests.helpers import run_cli, write_text
+from tests.helpers import build_report, run_cli, write_text
 from tests.test_app_judge import seed002
 
 HOSTILE = {
