@@ -127,7 +127,7 @@ TREC_QRELS_COLUMNS = (
 
 TREC_QRELS_CHECKS = [
     Check("fields <> 4", "text", "4 fields: query_id iteration chunk_id grade"),
-    # a negative grade is kept: trec_eval reads it as judged, not relevant
+    # a negative grade is kept: trec_eval reads it as in the pool but unjudged
     Check("fields = 4 AND grade IS NULL", "grade_text", "an integer grade"),
     duplicate_key("qid || ' ' || docno", "qid, docno", "(query, chunk) pair"),
 ]

@@ -532,21 +532,22 @@ def test_bad_value_is_refused(tmp_path, capsys, files, role, line, value, expect
 
 
 @pytest.mark.parametrize("policy", [Policy(), Policy(compat="trec_eval")], ids=["ours", "trec"])
-def test_negative_trec_qrels_grade_is_judged_not_relevant(tmp_path, policy):
-    """trec_eval reads a negative relevance as judged and not relevant: the numbers equal
-    those of the same qrels with grade 0 there, and the chunk counts as judged."""
+def test_negative_trec_qrels_grade_is_in_the_pool_but_unjudged(tmp_path, policy):
+    """trec_eval reads a negative relevance as in the pool but unjudged (its Judged@5 of
+    query 303 in its own test data is 0.8, not 1.0): the numbers equal those of the same
+    qrels without those lines, and the chunk is never relevant."""
     run = write_text(tmp_path / "run.trec", "q1 Q0 a 1 0.9 t\nq1 Q0 b 2 0.8 t\nq2 Q0 c 1 0.9 t\n")
     negative = write_text(tmp_path / "neg.qrels", "q1 0 a -1\nq1 0 b 1\nq2 0 c -2\nq2 0 d 2\n")
-    zero = write_text(tmp_path / "zero.qrels", "q1 0 a 0\nq1 0 b 1\nq2 0 c 0\nq2 0 d 2\n")
+    absent = write_text(tmp_path / "absent.qrels", "q1 0 b 1\nq2 0 d 2\n")
     measures = ["P@1", "P@2", "Recall@2", "RR", "AP", "nDCG@2", "Judged@2"]
     results = [
         evaluate(Workspace.from_files(gold, [run]), measures, policy=policy)
-        for gold in (negative, zero)
+        for gold in (negative, absent)
     ]
     for measure in measures:
         got, want = (per_query(r, "run", measure) for r in results)
         assert got == want, (measure, got, want)
-    assert per_query(results[0], "run", "Judged@2") == {"q1": 1.0, "q2": 1.0}
+    assert per_query(results[0], "run", "Judged@2") == {"q1": 0.5, "q2": 0.0}
     assert per_query(results[0], "run", "P@1") == {"q1": 0.0, "q2": 0.0}
 
 
