@@ -13,7 +13,8 @@ doc_id, score``). ranx and ir_measures are recognised by their shape, never impo
 Each shape reads as the file it stands for: a DataFrame as a CSV file (other tools' column
 names mapped as there: :data:`readers.COLUMN_ALIASES`), records and run dicts as JSON lines,
 a gold dict, ranx ``Qrels`` or ir_measures qrels as a TREC qrels file (a negative grade is
-in the pool but unjudged, as in trec_eval). The caller's objects are read in Python first, into plain values:
+in the pool but unjudged, as in trec_eval). The caller's objects are read in Python first,
+into plain values:
 an id must be a ``str`` (an ``int``, a float, a bool, a timestamp, bytes are refused, never
 converted to text), a number an ``int`` or a ``float`` (not a bool), text valid UTF-8 (no
 lone surrogates); whatever the object does while it is read (an ``__iter__`` that raises,
