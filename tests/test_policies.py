@@ -21,7 +21,7 @@ from helpers import (
 )
 
 from ragrecall_core import Policy, Workspace, evaluate
-from ragrecall_core.scoring.evaluate import classify
+from ragrecall_core.analysis.failures import classify
 
 # --- relevance level -----------------------------------------------------------------
 # q1: a graded 2, b graded 1; list [b, a, x]

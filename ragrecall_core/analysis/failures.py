@@ -20,8 +20,14 @@ from collections.abc import Sequence
 import pandas as pd
 
 from ragrecall_core.analysis.pass_rule import DEFAULT_RULE, needed_sql, require_rule
+from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.scoring.policy import Policy
-from ragrecall_core.scoring.prepared import SCOPE_CTES, PreparedEvaluation, scope_params
+from ragrecall_core.scoring.prepared import (
+    SCOPE_CTES,
+    PreparedEvaluation,
+    prepare,
+    scope_params,
+)
 
 CLASSES = (
     "ok",
@@ -97,3 +103,16 @@ def failures_sql(
         "rule": require_rule(rule),
     }
     return FAILURES_SQL.replace("{scope}", SCOPE_CTES).replace("{needed}", needed_sql("k")), params
+
+
+def classify(
+    workspace: Workspace,
+    k: int,
+    policy: Policy | None = None,
+    runs: Sequence[str] | None = None,
+    query_ids: Sequence[str] | None = None,
+    rule: str = "capped",
+) -> pd.DataFrame:
+    """The failure class of every (run, query) at cutoff ``k`` under the pass ``rule``
+    (see :func:`failure_classes`)."""
+    return failure_classes(prepare(workspace, policy), k, runs, query_ids, rule=rule)

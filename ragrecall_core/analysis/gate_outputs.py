@@ -11,14 +11,32 @@ even escaped, and a CI system refuses a report that holds one).
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Protocol
 
 from ragrecall_core.errors import one_line
 from ragrecall_core.output.literal import md_literal
 from ragrecall_core.output.text import cell_text
 
-if TYPE_CHECKING:  # gate.py imports this module for GateResult.to_markdown / to_junit
-    from ragrecall_core.analysis.gate import GateResult
+
+class GateResult(Protocol):
+    """What the summaries read of :class:`ragrecall_core.analysis.gate.GateResult`, named
+    here because gate.py imports this module (for ``to_markdown`` / ``to_junit``)."""
+
+    run: str
+    scope: str
+    checks: Sequence[dict]
+    baseline: str | None
+    regressions: Sequence[str]
+    max_regressions: int | None
+    rule_line: str
+    coverage: Sequence[dict]
+
+    @property
+    def budget_exceeded(self) -> bool: ...
+
+    @property
+    def passed(self) -> bool: ...
 
 
 def coverage_line(entry: dict) -> str:

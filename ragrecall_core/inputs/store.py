@@ -21,7 +21,6 @@ one transaction.
 
 from __future__ import annotations
 
-import re
 import tempfile
 import threading
 import weakref
@@ -35,7 +34,7 @@ import duckdb
 
 from ragrecall_core.errors import InputError, Problem
 from ragrecall_core.inputs.db import FILE_ONLY_VIEWS
-from ragrecall_core.inputs.home import ragrecall_home
+from ragrecall_core.inputs.home import store_location, uploads_folder  # noqa: F401
 from ragrecall_core.inputs.workspace import Workspace
 
 if TYPE_CHECKING:  # frames come from DuckDB's .df(); opening a workspace needs no pandas
@@ -118,23 +117,9 @@ _STORE_LOCKS: dict[str, threading.RLock] = {}
 
 
 # ---------------------------------------------------------------- where
-def uploads_folder() -> Path:
-    """Where uploaded files are kept, one content-addressed folder per upload."""
-    return ragrecall_home() / "uploads"
-
-
 def store_path(workspace: Workspace) -> Path:
-    """The one place that says where a workspace's judgment store lives."""
-    if workspace.folder is not None:
-        return workspace.folder / "judgments.duckdb"
-    if workspace.gold.resolve().is_relative_to(uploads_folder().resolve()):
-        return ragrecall_home() / "stores" / f"{_safe_name(workspace.gold.name)}.judgments.duckdb"
-    return workspace.gold.with_name(workspace.gold.name + ".judgments.duckdb")
-
-
-def _safe_name(name: str) -> str:
-    """A file name from an untrusted one (an uploaded file's): letters, digits, ``._-``."""
-    return re.sub(r"[^A-Za-z0-9._-]", "_", name)[:100].lstrip(".") or "gold"
+    """Where a workspace's judgment store lives (:func:`.home.store_location`)."""
+    return store_location(workspace.folder, workspace.gold)
 
 
 # ---------------------------------------------------------------- attaching

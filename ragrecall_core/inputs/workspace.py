@@ -31,6 +31,7 @@ from ragrecall_core.inputs.corpus import load_corpus
 from ragrecall_core.inputs.db import connect, lock_down, store_files
 from ragrecall_core.inputs.gold import load_gold
 from ragrecall_core.inputs.grades import load_grades
+from ragrecall_core.inputs.home import store_location
 from ragrecall_core.inputs.memory import (
     GOLD_LABEL,
     is_in_memory,
@@ -245,11 +246,9 @@ class Workspace:
     def _lock_down(self, runs: list[Path]) -> None:
         """From before the first read, the connection may open only the input files it is
         given and this workspace's judgment store (see :func:`.db.lock_down`)."""
-        from ragrecall_core.inputs.store import store_path  # judging imports this module
-
         inputs = [self.gold, *self.qrels, *runs, *self.grades]
         inputs += [self.corpus] if self.corpus else []
-        lock_down(self.con, inputs + store_files(store_path(self)))
+        lock_down(self.con, inputs + store_files(store_location(self.folder, self.gold)))
 
     def _locked(self, runs: list[Path]) -> Workspace:
         """This workspace, its connection locked down as a fresh load's (a cache restored it)."""

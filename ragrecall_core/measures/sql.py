@@ -18,10 +18,15 @@ share. The per-query frame these fragments plug into is
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from ragrecall_core.measures.base import Measure
+
+class Measure(Protocol):
+    """What the columns read of :class:`ragrecall_core.measures.base.Measure` (base.py
+    names this module's types, so this one names no type of base.py)."""
+
+    cutoff: int | None
+    rel: int | None
 
 
 class Columns:

@@ -15,14 +15,39 @@ import io
 import json
 import math
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from ragrecall_core.errors import one_line
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ragrecall_core.scoring.evaluate import Evaluation
+
+class Described(Protocol):
+    def describe(self) -> str: ...
+
+
+class Evaluation(Protocol):
+    """What the renderers read of :class:`ragrecall_core.scoring.evaluate.Evaluation`,
+    named here so that this module, which every layer uses, imports no layer above it."""
+
+    rows: Sequence[tuple]
+    means: Sequence[tuple]
+    policy: Described
+    runs: Sequence[str]
+    warnings: Mapping[str, Sequence[str]]
+    no_answer: Mapping[str, Mapping]
+
+    @property
+    def labels(self) -> Sequence[str]: ...
+
+    def mean(self, run: str, measure: str) -> tuple[float | None, int] | None: ...
+
+    def wide(self) -> pd.DataFrame: ...
+
+    def to_dict(self, per_query: bool = False) -> dict: ...
+
 
 FORMATS = ("table", "tsv", "csv", "json")
 MISSING = "—"  # what a person sees for a missing value, instead of None / nan / <NA>

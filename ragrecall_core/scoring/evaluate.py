@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.measures import MeasureRequest, parse_requests
-from ragrecall_core.output.text import plural
+from ragrecall_core.output.text import plural, render
 from ragrecall_core.scoring import families as scoring
 from ragrecall_core.scoring.policy import Policy
 from ragrecall_core.scoring.prepared import (
@@ -79,8 +79,6 @@ class Evaluation:
 
     def to_text(self, per_query: bool = False) -> str:
         """The command line's table: the means (and every query's values when asked)."""
-        from ragrecall_core.output.text import render
-
         return render(self, "table", per_query)
 
     def to_frame(self) -> pd.DataFrame:
@@ -295,18 +293,3 @@ def no_answer_summary(
         run: {"queries": n, "with_results": w, "mean_top_score": _number(s)}
         for run, n, w, s in rows
     }
-
-
-def classify(
-    workspace: Workspace,
-    k: int,
-    policy: Policy | None = None,
-    runs: Sequence[str] | None = None,
-    query_ids: Sequence[str] | None = None,
-    rule: str = "capped",
-) -> pd.DataFrame:
-    """The failure class of every (run, query) at cutoff ``k`` under the pass ``rule``
-    (see :mod:`ragrecall_core.analysis.failures`)."""
-    from ragrecall_core.analysis.failures import failure_classes
-
-    return failure_classes(prepare(workspace, policy), k, runs, query_ids, rule=rule)
