@@ -96,7 +96,8 @@ def layer_of(module: str) -> int:
 
 
 def cycles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
-    """One chain per strongly connected component (Tarjan), each closing on its start."""
+    """The shortest cycle through each module of each strongly connected component (Tarjan),
+    each once, as a chain closing on its start: one tangle can hold several cycles."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -127,12 +128,19 @@ def cycles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
     for node in sorted(graph):
         if node not in index:
             visit(node)
-    return [chain(graph, set(c)) for c in components]
+    found = []
+    for component in components:
+        for start in sorted(component):
+            loop = chain(graph, set(component), start)
+            turn = loop.index(min(loop[:-1]))
+            loop = loop[turn:-1] + loop[:turn] + [loop[turn]]  # each cycle once, from its least
+            if loop not in found:
+                found.append(loop)
+    return found
 
 
-def chain(graph: dict[str, dict[str, int]], component: set[str]) -> list[str]:
-    """A shortest path from the component's first module back to itself, as a readable chain."""
-    start = min(component)
+def chain(graph: dict[str, dict[str, int]], component: set[str], start: str) -> list[str]:
+    """A shortest path from ``start`` back to itself within its component, as a chain."""
     paths = {start: [start]}
     frontier = [start]
     while frontier:
