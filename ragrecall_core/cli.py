@@ -53,86 +53,118 @@ def take(problems: list[Problem], parse: Callable[..., T], *args) -> T | None:
         return None
 
 
-def add_pass_rule(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
+Option = tuple[tuple[str, ...], dict]
+
+
+def arg(*names: str, **kwargs) -> Option:
+    """One option, as ``add_argument`` takes it: its names, then its keywords."""
+    return names, kwargs
+
+
+# every option more than one command takes, declared once; a command may change its help
+OPTIONS: dict[str, Option] = {
+    "gold": arg("gold", type=Path, help="the gold set"),
+    "runs": arg("runs", type=Path, nargs="+", help="runs to measure (JSONL, TREC, CSV, Parquet)"),
+    "workspace": arg("workspace", type=Path, help="a workspace folder (gold, runs/, grades/)"),
+    "measure": arg(
+        "-m",
+        "--measure",
+        action="append",
+        default=[],
+        metavar="MEASURE",
+        help="e.g. Recall@5, MRR@10, P(rel=2)@3; may repeat",
+    ),
+    "k": arg("-k", default="5", metavar="K", help="the cutoff (default 5)"),
+    "split": arg(
+        "--split", metavar="NAME", help="only this split's queries (default: all queries)"
+    ),
+    "pass-rule": arg(
         "--pass-rule",
         default="capped",
         metavar="{capped,recall,hit}",
         help="a query passes when RecallCap@k = 1 (capped, the default: all it could in the "
         "top k), Recall@k = 1 (recall) or Hit@k = 1 (hit)",
-    )
-
-
-def add_policy_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
+    ),
+    "grades": arg(
         "--grades",
         action="append",
         default=[],
         type=Path,
         metavar="FILE",
         help="reviewers' grades (JSONL/CSV) judging chunks the gold set lacks; may repeat",
-    )
-    parser.add_argument(
+    ),
+    "corpus": arg(
         "--corpus", type=Path, metavar="FILE", help="corpus (chunk_id, doc_id, section, text)"
-    )
-    parser.add_argument(
+    ),
+    "unit": arg(
         "--unit",
         choices=("chunk", "doc"),
         default="chunk",
         help="evaluate chunks, or documents (a document counts once, at its first chunk)",
-    )
-    parser.add_argument(
+    ),
+    "rel-level": arg(
         "--rel-level", default="1", metavar="N", help="a grade >= N is relevant (default 1)"
-    )
-    parser.add_argument(
-        "--compat", choices=("trec_eval",), help="average exactly as trec_eval does"
-    )
-    parser.add_argument(
+    ),
+    "compat": arg("--compat", choices=("trec_eval",), help="average exactly as trec_eval does"),
+    "complete": arg(
         "-c",
         "--complete",
         action="store_true",
         help="with --compat trec_eval: like its -c, every judged query counts",
-    )
-    parser.add_argument(
+    ),
+    "partial": arg(
         "--partial",
         choices=("not_relevant", "relevant"),
         default="not_relevant",
         help="how a reviewer's partial grade (1) counts (default not_relevant)",
-    )
-    parser.add_argument(
+    ),
+    "harmful": arg(
         "--harmful",
         choices=("not_relevant", "as_graded"),
         default="not_relevant",
         help="how a chunk flagged harmful counts (default not_relevant)",
-    )
-
-
-def add_format(parser: argparse.ArgumentParser, formats: Sequence[str] = ("table", "json")):
-    parser.add_argument(
-        "--format",
-        choices=formats,
-        default="table",
-        help="table for people, json for programs (default table)",
-    )
-
-
-def add_memory_limit(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
+    ),
+    "memory-limit": arg(
         "--memory-limit",
         metavar="SIZE",
         help="memory DuckDB may use, e.g. 4GB or 512MiB; beyond it work spills to a temporary "
         "folder (default: $RAGRECALL_MEMORY_LIMIT, else DuckDB's default, 80%% of RAM)",
-    )
-
-
-def add_cache(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
+    ),
+    "cache": arg(
         "--cache",
         action="store_true",
         help="keep the loaded, checked inputs in $RAGRECALL_HOME/cache, keyed by their "
         "content, so the next run on the same files reads one file instead "
         "($RAGRECALL_CACHE=off turns it off)",
-    )
+    ),
+    "format": arg(
+        "--format",
+        choices=("table", "json"),
+        default="table",
+        help="table for people, json for programs (default table)",
+    ),
+    "output": arg("-o", "--output", type=Path, required=True, metavar="FILE", help="the output"),
+}
+POLICY = ("grades", "corpus", "unit", "rel-level", "compat", "complete", "partial", "harmful")
+LOADING = ("memory-limit", "cache")  # the options of every command that loads gold and runs
+
+
+def shared(name: str, **changes) -> Option:
+    """The shared option ``name``, with ``changes`` to its keywords (most often its help)."""
+    names, kwargs = OPTIONS[name]
+    return names, {**kwargs, **changes}
+
+
+TEST_SPLIT = shared(
+    "split", help="only this split's queries (default: 'test' when the gold set has it)"
+)
+
+
+def add_options(parser: argparse.ArgumentParser, options: Sequence[str | Option]) -> None:
+    """Add ``options`` in order: a shared option's name, or an option of this command's own."""
+    for option in options:
+        names, kwargs = shared(option) if isinstance(option, str) else option
+        parser.add_argument(*names, **kwargs)
 
 
 def cache_folder(args: argparse.Namespace) -> Path | None:
@@ -150,16 +182,6 @@ def memory_limit_from(args: argparse.Namespace, problems: list[Problem]) -> None
     from ragrecall_core.inputs.db import memory_limit_or_default
 
     args.memory_limit = take(problems, memory_limit_or_default, args.memory_limit)
-
-
-def add_split(parser: argparse.ArgumentParser, default: str = "all queries") -> None:
-    parser.add_argument(
-        "--split", metavar="NAME", help=f"only this split's queries (default: {default})"
-    )
-
-
-def add_cutoff(parser: argparse.ArgumentParser, help: str, default: str | None = "5") -> None:
-    parser.add_argument("-k", default=default, metavar="K", help=help)
 
 
 def policy_from(args: argparse.Namespace, problems: list[Problem]) -> Policy:
@@ -181,274 +203,291 @@ def policy_from(args: argparse.Namespace, problems: list[Problem]) -> Policy:
 def build_parser() -> ArgumentParser:
     parser = ArgumentParser(prog="ragrecall", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=ArgumentParser)
-
-    ev = sub.add_parser("evaluate", help="measure runs against a gold set")
-    ev.add_argument("gold", type=Path, help="the gold set (JSONL, TREC qrels, CSV, Parquet)")
-    ev.add_argument(
-        "runs", type=Path, nargs="+", help="runs to measure (JSONL, TREC, CSV, Parquet)"
-    )
-    ev.add_argument(
-        "-m",
-        "--measure",
-        action="append",
-        default=[],
-        metavar="MEASURE",
-        help="e.g. Recall@5, MRR@10, P(rel=2)@3; may repeat",
-    )
-    ev.add_argument(
-        "-k",
-        action="append",
-        default=[],
-        metavar="K",
-        help="add the default measures at cutoff K; may repeat (default: k = 5 without -m)",
-    )
-    add_split(ev)
-    add_policy_options(ev)
-    add_memory_limit(ev)
-    add_cache(ev)
-    ev.add_argument("--per-query", action="store_true", help="also print every query's values")
-    add_format(ev, FORMATS)
-    ev.set_defaults(handler=cmd_evaluate)
-
-    cmp = sub.add_parser("compare", help="compare a candidate run against a baseline")
-    cmp.add_argument("gold", type=Path, help="the gold set")
-    cmp.add_argument("baseline", type=Path, help="the run compared against")
-    cmp.add_argument("candidate", type=Path, help="the run that may replace it")
-    add_cutoff(cmp, "cutoff of the default measures and of regressions (default 5)")
-    cmp.add_argument(
-        "-m",
-        "--measure",
-        action="append",
-        default=[],
-        metavar="MEASURE",
-        help="compare these measures instead of the default set; may repeat",
-    )
-    add_split(cmp)
-    add_pass_rule(cmp)
-    add_policy_options(cmp)
-    add_memory_limit(cmp)
-    add_cache(cmp)
-    add_format(cmp)
-    cmp.set_defaults(handler=cmd_compare)
-
-    chk = sub.add_parser("check", help="release gate: exit 1 when a requirement fails")
-    chk.add_argument("gold", type=Path, help="the gold set")
-    chk.add_argument("run", type=Path, help="the run to release")
-    chk.add_argument(
-        "--baseline", type=Path, metavar="RUN", help="count regressions against this run"
-    )
-    chk.add_argument(
-        "--require",
-        action="append",
-        default=[],
-        metavar="MEASURE>=VALUE",
-        help='a requirement like "Recall@5>=0.8" (>=, >, <=, <, ==); may repeat',
-    )
-    chk.add_argument(
-        "--max-regressions",
-        metavar="N",
-        help="regressed queries allowed against --baseline (default 0)",
-    )
-    chk.add_argument(
-        "--allow-missing",
-        action="store_true",
-        help="a gold query the run or --baseline lacks (or lists empty) is reported but does "
-        "not fail the gate (by default it does: it scores 0 and can hide a regression)",
-    )
-    add_split(chk, "'test' when the gold set has it")
-    add_cutoff(chk, "cutoff of the pass rule's measure that defines a regression (default 5)")
-    add_pass_rule(chk)
-    add_policy_options(chk)
-    add_memory_limit(chk)
-    add_cache(chk)
-    add_format(chk)
-    chk.add_argument(
-        "--summary",
-        type=Path,
-        metavar="FILE",
-        help="also write a Markdown summary here (default: append to $GITHUB_STEP_SUMMARY if set)",
-    )
-    chk.add_argument(
-        "--junit",
-        type=Path,
-        metavar="FILE",
-        help="also write JUnit XML: one test case per requirement and per regressed query",
-    )
-    chk.set_defaults(handler=cmd_check)
-
-    cap = sub.add_parser("capture", help="call a Python retriever for every gold query")
-    cap.add_argument("gold", type=Path, help="the gold set, with each query's text")
-    cap.add_argument(
-        "--retriever",
-        required=True,
-        metavar="MODULE:NAME",
-        help="the function or retriever object to call with each query text, e.g. "
-        "myretriever:search or myretriever:retriever (LangChain, LlamaIndex, ...)",
-    )
-    add_cutoff(cap, "how many results to keep per query (default 20)", "20")
-    cap.add_argument(
-        "-o",
-        "--output",
-        type=Path,
-        required=True,
-        metavar="FILE",
-        help="the run to write (.jsonl); its config goes beside it as NAME.config.json",
-    )
-    cap.add_argument(
-        "--config",
-        type=Path,
-        metavar="FILE",
-        help="a JSON object describing the retriever, saved (redacted) with the run",
-    )
-    cap.add_argument(
-        "--concurrency", default="1", metavar="N", help="queries in flight at once (default 1)"
-    )
-    cap.add_argument(
-        "--timeout", metavar="S", help="seconds one query may take before it is recorded as such"
-    )
-    cap.add_argument(
-        "--id-key",
-        metavar="KEY",
-        help="the metadata key of a returned document's chunk id (default chunk_id, then id)",
-    )
-    cap.add_argument(
-        "--allow-errors",
-        default="0",
-        metavar="N|SHARE",
-        help="failed queries allowed before the capture fails (exit 1): a number, or a share "
-        "like 0.05 or 5%% (default 0)",
-    )
-    cap.add_argument(
-        "--corpus",
-        type=Path,
-        metavar="FILE",
-        help="warn about retrieved ids absent from this corpus (default: the corpus beside the "
-        "gold file, if any)",
-    )
-    cap.set_defaults(handler=cmd_capture)
-
-    na = sub.add_parser("no-answer", help="how confidently runs answer the unanswerable")
-    na.add_argument("gold", type=Path, help="the gold set (no-answer queries: no relevant id)")
-    na.add_argument("runs", type=Path, nargs="+", help="runs to examine, each on its own")
-    add_cutoff(na, "a relevant chunk in the top K makes an answerable query covered (default 5)")
-    na.add_argument(
-        "--max-false-confidence",
-        default="0.1",
-        metavar="SHARE",
-        help="the trade-off that picks a threshold: a share between 0 and 1 (default 0.1)",
-    )
-    add_split(na)
-    add_policy_options(na)
-    add_memory_limit(na)
-    add_cache(na)
-    add_format(na)
-    na.set_defaults(handler=cmd_no_answer)
-
-    pool = sub.add_parser("pool", help="write the blind pool of chunks to judge")
-    pool.add_argument("gold", type=Path, help="the gold set")
-    pool.add_argument("runs", type=Path, nargs="+", help="runs whose top chunks are pooled")
-    pool.add_argument("--depth", default="10", metavar="D", help="top-d of each run (default 10)")
-    add_cutoff(pool, "the cutoff the judged shares are reported at (default: the depth)", None)
-    pool.add_argument(
-        "--grades",
-        action="append",
-        default=[],
-        type=Path,
-        metavar="FILE",
-        help="grades already made: their chunks are left out of the pool; may repeat",
-    )
-    pool.add_argument(
-        "--corpus", type=Path, metavar="FILE", help="corpus, to put each chunk's text in the pool"
-    )
-    add_split(pool)
-    pool.add_argument(
-        "-o",
-        "--output",
-        type=Path,
-        required=True,
-        metavar="FILE",
-        help="the pool file: .jsonl (JSON lines) or .csv",
-    )
-    add_memory_limit(pool)
-    add_cache(pool)
-    pool.set_defaults(handler=cmd_pool)
-
-    agr = sub.add_parser("agreement", help="agreement between annotators and disagreements")
-    agr.add_argument("grades", type=Path, nargs="+", help="grades files (JSONL/CSV)")
-    add_format(agr)
-    agr.set_defaults(handler=cmd_agreement)
-
-    rep = sub.add_parser("report", help="write the reproducible report (.html, .md or .csv)")
-    rep.add_argument("workspace", type=Path, help="a workspace folder (gold, runs/, grades/)")
-    rep.add_argument(
-        "-o",
-        "--output",
-        type=Path,
-        required=True,
-        metavar="FILE",
-        help="the report: .html, .md or .csv, into an existing folder",
-    )
-    add_cutoff(rep, "the cutoff of the report's measures (default 5)")
-    add_split(rep, "'test' when the gold set has it")
-    add_pass_rule(rep)
-    add_memory_limit(rep)
-    add_cache(rep)
-    rep.set_defaults(handler=cmd_report)
-
-    ver = sub.add_parser("verdicts", help="the review meeting's verdicts: list, export, import")
-    ver.add_argument("workspace", type=Path, help="a workspace folder (its judgments.duckdb)")
-    ver.add_argument(
-        "--export",
-        type=Path,
-        metavar="FILE",
-        help="write every recorded verdict (the whole history) to FILE: .jsonl or .csv",
-    )
-    ver.add_argument(
-        "--import",
-        dest="import_file",
-        type=Path,
-        metavar="FILE",
-        help="add the verdicts of FILE (.jsonl or .csv) the store does not hold yet",
-    )
-    add_format(ver)
-    ver.set_defaults(handler=cmd_verdicts)
-
-    ui = sub.add_parser("ui", help="open the dashboard (default: the sample workspace)")
-    ui.add_argument(
-        "workspace",
-        nargs="?",
-        type=Path,
-        help="a workspace folder (default: data_samples/), or a BEIR folder: the gold, beside "
-        "--run files",
-    )
-    ui.add_argument("--gold", type=Path, metavar="FILE", help="a gold file, instead of a workspace")
-    ui.add_argument(
-        "--run",
-        action="append",
-        default=[],
-        type=Path,
-        metavar="FILE",
-        help="with --gold or a BEIR folder: a run file; may repeat",
-    )
-    ui.add_argument(
-        "--grades",
-        action="append",
-        default=[],
-        type=Path,
-        metavar="FILE",
-        help="with --gold or a BEIR folder: a grades file; may repeat",
-    )
-    ui.add_argument(
-        "--corpus", type=Path, metavar="FILE", help="with --gold or a BEIR folder: the corpus"
-    )
-    ui.add_argument(
-        "--port",
-        default=str(DEFAULT_PORT),
-        metavar="N",
-        help=f"the local port to serve on (default {DEFAULT_PORT})",
-    )
-    ui.set_defaults(handler=cmd_ui)
+    for name, help, handler, options in commands():
+        command = sub.add_parser(name, help=help)
+        add_options(command, options)
+        command.set_defaults(handler=handler)
     return parser
+
+
+def commands() -> list[tuple[str, str, Callable[[argparse.Namespace], int], list]]:
+    """Every command: its name, its help, its handler and its options in the order shown."""
+    return [
+        (
+            "evaluate",
+            "measure runs against a gold set",
+            cmd_evaluate,
+            [
+                shared("gold", help="the gold set (JSONL, TREC qrels, CSV, Parquet)"),
+                "runs",
+                "measure",
+                shared(
+                    "k",
+                    action="append",
+                    default=[],
+                    help="add the default measures at cutoff K; may repeat (default: k = 5 "
+                    "without -m)",
+                ),
+                "split",
+                *POLICY,
+                *LOADING,
+                arg("--per-query", action="store_true", help="also print every query's values"),
+                shared("format", choices=FORMATS),
+            ],
+        ),
+        (
+            "compare",
+            "compare a candidate run against a baseline",
+            cmd_compare,
+            [
+                "gold",
+                arg("baseline", type=Path, help="the run compared against"),
+                arg("candidate", type=Path, help="the run that may replace it"),
+                shared("k", help="cutoff of the default measures and of regressions (default 5)"),
+                shared(
+                    "measure", help="compare these measures instead of the default set; may repeat"
+                ),
+                "split",
+                "pass-rule",
+                *POLICY,
+                *LOADING,
+                "format",
+            ],
+        ),
+        (
+            "check",
+            "release gate: exit 1 when a requirement fails",
+            cmd_check,
+            [
+                "gold",
+                arg("run", type=Path, help="the run to release"),
+                arg(
+                    "--baseline",
+                    type=Path,
+                    metavar="RUN",
+                    help="count regressions against this run",
+                ),
+                arg(
+                    "--require",
+                    action="append",
+                    default=[],
+                    metavar="MEASURE>=VALUE",
+                    help='a requirement like "Recall@5>=0.8" (>=, >, <=, <, ==); may repeat',
+                ),
+                arg(
+                    "--max-regressions",
+                    metavar="N",
+                    help="regressed queries allowed against --baseline (default 0)",
+                ),
+                arg(
+                    "--allow-missing",
+                    action="store_true",
+                    help="a gold query the run or --baseline lacks (or lists empty) is reported "
+                    "but does not fail the gate (by default it does: it scores 0 and can hide a "
+                    "regression)",
+                ),
+                TEST_SPLIT,
+                shared(
+                    "k",
+                    help="cutoff of the pass rule's measure that defines a regression (default 5)",
+                ),
+                "pass-rule",
+                *POLICY,
+                *LOADING,
+                "format",
+                arg(
+                    "--summary",
+                    type=Path,
+                    metavar="FILE",
+                    help="also write a Markdown summary here (default: append to "
+                    "$GITHUB_STEP_SUMMARY if set)",
+                ),
+                arg(
+                    "--junit",
+                    type=Path,
+                    metavar="FILE",
+                    help="also write JUnit XML: one test case per requirement and per regressed "
+                    "query",
+                ),
+            ],
+        ),
+        (
+            "capture",
+            "call a Python retriever for every gold query",
+            cmd_capture,
+            [
+                shared("gold", help="the gold set, with each query's text"),
+                arg(
+                    "--retriever",
+                    required=True,
+                    metavar="MODULE:NAME",
+                    help="the function or retriever object to call with each query text, e.g. "
+                    "myretriever:search or myretriever:retriever (LangChain, LlamaIndex, ...)",
+                ),
+                shared("k", default="20", help="how many results to keep per query (default 20)"),
+                shared(
+                    "output",
+                    help="the run to write (.jsonl); its config goes beside it as NAME.config.json",
+                ),
+                arg(
+                    "--config",
+                    type=Path,
+                    metavar="FILE",
+                    help="a JSON object describing the retriever, saved (redacted) with the run",
+                ),
+                arg(
+                    "--concurrency",
+                    default="1",
+                    metavar="N",
+                    help="queries in flight at once (default 1)",
+                ),
+                arg(
+                    "--timeout",
+                    metavar="S",
+                    help="seconds one query may take before it is recorded as such",
+                ),
+                arg(
+                    "--id-key",
+                    metavar="KEY",
+                    help="the metadata key of a returned document's chunk id (default chunk_id, "
+                    "then id)",
+                ),
+                arg(
+                    "--allow-errors",
+                    default="0",
+                    metavar="N|SHARE",
+                    help="failed queries allowed before the capture fails (exit 1): a number, or "
+                    "a share like 0.05 or 5%% (default 0)",
+                ),
+                shared(
+                    "corpus",
+                    help="warn about retrieved ids absent from this corpus (default: the corpus "
+                    "beside the gold file, if any)",
+                ),
+            ],
+        ),
+        (
+            "no-answer",
+            "how confidently runs answer the unanswerable",
+            cmd_no_answer,
+            [
+                shared("gold", help="the gold set (no-answer queries: no relevant id)"),
+                shared("runs", help="runs to examine, each on its own"),
+                shared(
+                    "k",
+                    help="a relevant chunk in the top K makes an answerable query covered "
+                    "(default 5)",
+                ),
+                arg(
+                    "--max-false-confidence",
+                    default="0.1",
+                    metavar="SHARE",
+                    help="the trade-off that picks a threshold: a share between 0 and 1 "
+                    "(default 0.1)",
+                ),
+                "split",
+                *POLICY,
+                *LOADING,
+                "format",
+            ],
+        ),
+        (
+            "pool",
+            "write the blind pool of chunks to judge",
+            cmd_pool,
+            [
+                "gold",
+                shared("runs", help="runs whose top chunks are pooled"),
+                arg("--depth", default="10", metavar="D", help="top-d of each run (default 10)"),
+                shared(
+                    "k",
+                    default=None,
+                    help="the cutoff the judged shares are reported at (default: the depth)",
+                ),
+                shared(
+                    "grades",
+                    help="grades already made: their chunks are left out of the pool; may repeat",
+                ),
+                shared("corpus", help="corpus, to put each chunk's text in the pool"),
+                "split",
+                shared("output", help="the pool file: .jsonl (JSON lines) or .csv"),
+                *LOADING,
+            ],
+        ),
+        (
+            "agreement",
+            "agreement between annotators and disagreements",
+            cmd_agreement,
+            [arg("grades", type=Path, nargs="+", help="grades files (JSONL/CSV)"), "format"],
+        ),
+        (
+            "report",
+            "write the reproducible report (.html, .md or .csv)",
+            cmd_report,
+            [
+                "workspace",
+                shared("output", help="the report: .html, .md or .csv, into an existing folder"),
+                shared("k", help="the cutoff of the report's measures (default 5)"),
+                TEST_SPLIT,
+                "pass-rule",
+                *LOADING,
+            ],
+        ),
+        (
+            "verdicts",
+            "the review meeting's verdicts: list, export, import",
+            cmd_verdicts,
+            [
+                shared("workspace", help="a workspace folder (its judgments.duckdb)"),
+                arg(
+                    "--export",
+                    type=Path,
+                    metavar="FILE",
+                    help="write every recorded verdict (the whole history) to FILE: .jsonl or .csv",
+                ),
+                arg(
+                    "--import",
+                    dest="import_file",
+                    type=Path,
+                    metavar="FILE",
+                    help="add the verdicts of FILE (.jsonl or .csv) the store does not hold yet",
+                ),
+                "format",
+            ],
+        ),
+        (
+            "ui",
+            "open the dashboard (default: the sample workspace)",
+            cmd_ui,
+            [
+                shared(
+                    "workspace",
+                    nargs="?",
+                    help="a workspace folder (default: data_samples/), or a BEIR folder: the "
+                    "gold, beside --run files",
+                ),
+                arg(
+                    "--gold", type=Path, metavar="FILE", help="a gold file, instead of a workspace"
+                ),
+                arg(
+                    "--run",
+                    action="append",
+                    default=[],
+                    type=Path,
+                    metavar="FILE",
+                    help="with --gold or a BEIR folder: a run file; may repeat",
+                ),
+                shared("grades", help="with --gold or a BEIR folder: a grades file; may repeat"),
+                shared("corpus", help="with --gold or a BEIR folder: the corpus"),
+                arg(
+                    "--port",
+                    default=str(DEFAULT_PORT),
+                    metavar="N",
+                    help=f"the local port to serve on (default {DEFAULT_PORT})",
+                ),
+            ],
+        ),
+    ]
 
 
 def print_result(fmt: str, as_dict: Callable[[], dict], as_text: Callable[[], str]) -> None:
