@@ -347,6 +347,42 @@ FROM (SELECT qid, docno, rank, score, lag(qid) OVER previous AS prev_qid,
       FROM {table} WINDOW previous AS ())
 """
 
+# A run in the writer's order (each query one block ranked 1..n, the score falling or
+# holding, ties in any docno order: how Anserini, Pyserini and most scripts write them):
+# a row's position is its rank, but a tie group (one query's rows of one score, a span of
+# ranks) is numbered again by docno descending. One pass of the rows keeps the few tied
+# ones (a neighbour in the same query has the same score), each block's first row, and any
+# row out of that order (then the run is sorted instead: ties_renumbered).
+TIED_TREC_SQL = """
+CREATE TEMP TABLE {table}_ties AS
+SELECT row, qid, docno, rank, score, in_order, starts
+FROM (SELECT rowid AS row, qid, docno, rank, score,
+             qid IS DISTINCT FROM lag(qid) OVER pass AS starts,
+             coalesce(CASE WHEN qid IS DISTINCT FROM lag(qid) OVER pass THEN rank = 1
+                           ELSE rank = lag(rank) OVER pass + 1
+                                AND score <= lag(score) OVER pass END, false) AS in_order,
+             qid = lag(qid) OVER pass AND score = lag(score) OVER pass
+             OR qid = lead(qid) OVER pass AND score = lead(score) OVER pass AS tied
+      FROM {table} WINDOW pass AS ())
+WHERE tied OR starts OR NOT in_order
+"""
+WRITERS_ORDER_SQL = """
+SELECT count(*) FILTER (WHERE NOT in_order) = 0
+       AND count(*) FILTER (WHERE starts) = count(DISTINCT qid) FILTER (WHERE starts)
+FROM {table}_ties
+"""
+RENUMBER_TIES_STEPS = (
+    "ALTER TABLE {table} DROP COLUMN position",
+    "ALTER TABLE {table} ADD COLUMN position BIGINT",
+    "ALTER TABLE {table} ALTER position SET DATA TYPE BIGINT USING rank",
+    """UPDATE {table} SET position = tied.position
+       FROM (SELECT row, min(rank) OVER (PARTITION BY qid, score)
+                         + row_number() OVER (PARTITION BY qid, score ORDER BY docno DESC)
+                         - 1 AS position
+             FROM {table}_ties) AS tied
+       WHERE {table}.rowid = tied.row""",
+)
+
 # Any other order is sorted as trec_eval sorts: score descending, ties by docno descending.
 RANKED_TREC_SQL = """
 CREATE TABLE {table} AS
@@ -374,13 +410,35 @@ def in_trec_order(con: duckdb.DuckDBPyConnection, table: str) -> bool:
     return bool(con.execute(TREC_ORDER_SQL.format(table=table)).fetchone()[0])
 
 
+def ties_renumbered(con: duckdb.DuckDBPyConnection, table: str) -> bool:
+    """Whether a TREC run ``table`` is in the writer's order (:data:`TIED_TREC_SQL`); if
+    so its tied rows' positions are numbered again (:data:`RENUMBER_TIES_STEPS`), the file
+    neither read again nor sorted."""
+    con.execute(TIED_TREC_SQL.format(table=table))
+    try:
+        if not con.execute(WRITERS_ORDER_SQL.format(table=table)).fetchone()[0]:
+            return False
+        for step in RENUMBER_TIES_STEPS:
+            con.execute(step.format(table=table))
+        return True
+    finally:
+        con.execute(f"DROP TABLE {table}_ties")
+
+
+def trec_positions_hold(con: duckdb.DuckDBPyConnection, table: str) -> bool:
+    """Whether a TREC run ``table``'s positions are right without a sort: its ranks in
+    trec_eval's order, or in the writer's order with the ties numbered again."""
+    return in_trec_order(con, table) or ties_renumbered(con, table)
+
+
 def read_trec_typed(con: duckdb.DuckDBPyConnection, table: str, params: dict) -> bool:
     """The typed read of a TREC run split on ``$delim``: positions are ranks when the file
-    is in trec_eval's order (:func:`in_trec_order`), else numbered by a second read that
+    is in trec_eval's order (:func:`in_trec_order`), the ties alone numbered again when it
+    is in the writer's order (:func:`ties_renumbered`), else numbered by a second read that
     sorts them."""
     unsorted = [step.format(table=table, rows=TREC_ROWS_SQL) for step in RANKS_AS_POSITIONS_STEPS]
     ranked = RANKED_TREC_SQL.format(table=table, rows=TREC_ROWS_SQL)
-    return read_unsorted_first(con, table, unsorted, in_trec_order, ranked, params)
+    return read_unsorted_first(con, table, unsorted, trec_positions_hold, ranked, params)
 
 
 # ids read as JSON, not VARCHAR: a VARCHAR column would turn the number 5 into "5"

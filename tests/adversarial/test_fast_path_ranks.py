@@ -203,6 +203,46 @@ TREC_RUNS = {
     "rank order, file shuffled": ["q1 Q0 b 2 0.5 t", "q2 Q0 b 1 0.8 t", "q1 Q0 a 1 0.9 t"],
 }
 IN_TREC_ORDER = ("in order", "tie, docno falling", "-0 ties 0, docno falling")
+# the writer's order: blocks ranked 1..n, the score falling or holding, ties in any docno
+# order (Anserini, Pyserini): only the tie groups are numbered again, nothing sorted
+TREC_RUNS |= {
+    "ties at the start, the middle and the end": [
+        "q1 Q0 a 1 0.9 t",
+        "q1 Q0 c 2 0.9 t",
+        "q1 Q0 b 3 0.9 t",
+        "q1 Q0 d 4 0.7 t",
+        "q1 Q0 e 5 0.5 t",
+        "q1 Q0 g 6 0.5 t",
+        "q1 Q0 f 7 0.4 t",
+        "q1 Q0 h 8 0.2 t",
+        "q1 Q0 k 9 0.2 t",
+        "q2 Q0 a 1 0.3 t",
+        "q2 Q0 b 2 0.1 t",
+        "q2 Q0 c 3 0.1 t",
+    ],
+    "a whole query tied": [
+        "q1 Q0 a 1 0.9 t",
+        "q2 Q0 a 1 1 t",
+        "q2 Q0 c 2 1 t",
+        "q2 Q0 b 3 1.0 t",
+        "q2 Q0 d 4 1 t",
+        "q3 Q0 z 1 0.5 t",
+    ],
+    "-0 ties 0, docno rising": [
+        "q1 Q0 a 1 0.0 t",
+        "q1 Q0 b 2 -0.0 t",
+        "q1 Q0 c 3 0 t",
+        "q1 Q0 d 4 -1 t",
+        "q2 Q0 a 1 -0 t",
+        "q2 Q0 b 2 0 t",
+    ],
+}
+WRITERS_ORDER = (
+    "tie, docno rising",
+    "ties at the start, the middle and the end",
+    "a whole query tied",
+    "-0 ties 0, docno rising",
+)
 
 
 @pytest.mark.parametrize("ranking", list(TREC_RUNS))
@@ -212,9 +252,12 @@ def test_both_trec_reads_load_the_same(tmp_path, monkeypatch, ranking, delim):
     lines = [line.replace(" ", delim) for line in TREC_RUNS[ranking]]
     run = write_text(tmp_path / "run.trec", "\n".join(lines) + "\n")
     decided = decisions_of(monkeypatch, "in_trec_order")
+    renumbered = decisions_of(monkeypatch, "ties_renumbered")
     fast = loaded(gold, run)
     assert decided[-1] == (ranking in IN_TREC_ORDER)
+    assert renumbered[-1:] == ([] if ranking in IN_TREC_ORDER else [ranking in WRITERS_ORDER])
     monkeypatch.setattr(runs, "in_trec_order", lambda *a: False)  # sorted, whatever the order
+    monkeypatch.setattr(runs, "ties_renumbered", lambda *a: False)
     assert loaded(gold, run) == fast
     # trec_eval's order: score descending, ties by docno descending
     parsed = [line.split() for line in TREC_RUNS[ranking]]
