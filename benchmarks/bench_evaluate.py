@@ -7,7 +7,9 @@ TREC qrels and JSONL. Then times, end to end in a fresh process each time (proce
 start to printed numbers), and records each process's own peak RSS
 (``os.wait4`` rusage of that one child):
 
-* ragrecall on the TREC files, on Parquet, on CSV and on JSONL (``--compat trec_eval``);
+* ragrecall on the TREC files, on Parquet, on CSV and on JSONL (``--compat trec_eval``),
+  and on the TREC run with its ties in the writer's order (docno ascending, as Anserini
+  and Pyserini write them; ``ragrecall-trec-writers``);
 * pytrec_eval, parsing the TREC files in Python the usual way;
 * ranx (``Qrels.from_file`` / ``Run.from_file`` / ``evaluate``), warm numba cache;
 * one plain DuckDB query computing the same five measures (a lower bound);
@@ -21,6 +23,7 @@ recip_rank cut at 10, ndcg_cut_10, map).
     python benchmarks/bench_evaluate.py --profile         # phase timings of one ragrecall run
     python benchmarks/bench_evaluate.py --source /tmp/old  # ragrecall from another checkout too
     python benchmarks/bench_evaluate.py --scale 10 --memory-limit 3.5GB   # 70M lines, ragrecall
+    python benchmarks/bench_evaluate.py --queries 1000 --repeat 1 --only ragrecall-trec-writers
 
 ``--source DIR`` adds ``before-*`` cases: the same ragrecall commands run from the
 checkout in DIR (e.g. ``git archive HEAD | tar -x -C DIR``), so before and after are
@@ -56,6 +59,7 @@ RANX_METRICS = ["precision@10", "recall@100", "mrr@10", "ndcg@10", "map"]
 CHECKED = ["P@10", "nDCG@10", "AP"]  # must agree with pytrec_eval to 4 decimals
 FILES = {
     "run_trec": "run.trec",
+    "run_writers_trec": "run_writers.trec",
     "run_parquet": "run.parquet",
     "run_jsonl": "run.jsonl",
     "run_csv": "run.csv",
@@ -86,20 +90,23 @@ def _prime_at_least(n: int) -> int:
 
 
 # the files a scaled-up run writes: the rest would only feed tools that cannot hold it
-SCALED_FILES = ("run_trec", "run_parquet", "qrels", "tiny_run", "tiny_qrels")
+SCALED_FILES = ("run_trec", "run_writers_trec", "run_parquet", "qrels", "tiny_run", "tiny_qrels")
 
 
 def files_for(scale: int) -> dict[str, str]:
     return FILES if scale == 1 else {k: FILES[k] for k in SCALED_FILES}
 
 
-def generate(out: Path, scale: int = 1, depth: int = DEPTH, seed: int = SEED) -> dict:
-    """Write every input file into ``out`` unless a matching manifest says they exist."""
+def generate(
+    out: Path, scale: int = 1, depth: int = DEPTH, seed: int = SEED, queries: int | None = None
+) -> dict:
+    """Write every input file into ``out`` unless a matching manifest says they exist;
+    ``queries`` replaces the N_QUERIES x ``scale`` queries (a smaller run, for a quick case)."""
     out.mkdir(parents=True, exist_ok=True)
     manifest_path = out / "manifest.json"
-    queries = N_QUERIES * scale
+    queries = queries or N_QUERIES * scale
     files = files_for(scale)
-    params = {"queries": queries, "depth": depth, "seed": seed, "version": 2}
+    params = {"queries": queries, "depth": depth, "seed": seed, "version": 3}
     if manifest_path.exists():
         manifest = json.loads(manifest_path.read_text())
         if manifest.get("params") == params and all((out / f).exists() for f in files.values()):
@@ -174,6 +181,11 @@ def generate(out: Path, scale: int = 1, depth: int = DEPTH, seed: int = SEED) ->
         f"""
         COPY (SELECT query_id, 'Q0', chunk_id, rank, score, 'bench' FROM run ORDER BY qi, rank)
           TO '{p["run_trec"]}' (FORMAT csv, DELIMITER ' ', HEADER false, QUOTE '');
+        COPY (SELECT query_id, 'Q0', chunk_id,
+                     row_number() OVER (PARTITION BY qi ORDER BY score DESC, chunk_id), score,
+                     'bench'
+              FROM run ORDER BY qi, score DESC, chunk_id)
+          TO '{p["run_writers_trec"]}' (FORMAT csv, DELIMITER ' ', HEADER false, QUOTE '');
         COPY (SELECT query_id, chunk_id, rank, score FROM run ORDER BY qi, rank)
           TO '{p["run_parquet"]}' (FORMAT parquet, ROW_GROUP_SIZE 1000000);
         COPY (SELECT query_id, 'Q0', chunk_id, rank, score, 'bench' FROM run WHERE qi < 3
@@ -454,6 +466,15 @@ def cases(out: Path) -> list[dict]:
             "parse": parse_ragrecall,
         },
         {
+            # ties in the writer's order (docno ascending, as Anserini and Pyserini write
+            # them), not trec_eval's: the same ranking, ranks 1..n in another tie order
+            "key": "ragrecall-trec-writers",
+            "tool": "ragrecall",
+            "input": "TREC run (ties in writer's order) + qrels",
+            "cmd": ragrecall_cmd(f["qrels"], f["run_writers_trec"]),
+            "parse": parse_ragrecall,
+        },
+        {
             "key": "ragrecall-parquet",
             "tool": "ragrecall",
             "input": "Parquet run + TREC qrels",
@@ -684,6 +705,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--scale", type=int, default=1, help="N x the queries (TREC and Parquet, ragrecall only)"
     )
+    parser.add_argument(
+        "--queries", type=int, help="this many queries instead (e.g. 1000: 1M lines), for one case"
+    )
     parser.add_argument("--memory-limit", help="passed to every ragrecall command")
     parser.add_argument(
         "--profile",
@@ -695,18 +719,21 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.memory_limit:
         RAGRECALL_OPTIONS.extend(["--memory-limit", args.memory_limit])
+    if args.queries and args.out == parser.get_default("out"):
+        args.out = Path(f"/tmp/ragrecall-bench-{args.queries}q")
     if args.scale != 1:
         if args.out == parser.get_default("out"):
             args.out = Path(f"/tmp/ragrecall-bench-{round(7 * args.scale)}m")
         args.only = args.only or ["ragrecall-trec", "ragrecall-parquet"]
     if args.generate_only:
-        manifest = generate(args.out, args.scale)
+        manifest = generate(args.out, args.scale, queries=args.queries)
         print(json.dumps({k: v for k, v in manifest.items() if k != "params"}), file=sys.stderr)
         return 0
     # Generated by a child process: Linux counts a child's peak RSS from its parent's size at
     # the fork, so a parent grown by generating 70M lines lent every timed case its 11 GB.
     generator = [sys.executable, str(HERE), "--generate-only", "--out", str(args.out)]
-    subprocess.run([*generator, "--scale", str(args.scale)], check=True)
+    sized = ["--queries", str(args.queries)] if args.queries else []
+    subprocess.run([*generator, "--scale", str(args.scale), *sized], check=True)
     manifest = json.loads((args.out / "manifest.json").read_text())
     if args.profile:
         f = {k: args.out / v for k, v in FILES.items()}
@@ -730,7 +757,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{describe_machine(load_before)}")
     print(
         f"\n## ragrecall evaluate benchmark ({manifest['run_lines']:,} run lines, "
-        f"{N_QUERIES * args.scale} queries, repeat {args.repeat}, medians)\n"
+        f"{manifest['params']['queries']} queries, repeat {args.repeat}, medians)\n"
     )
     print(table(results))
     print()
