@@ -73,7 +73,7 @@ def settled(page: Page) -> None:
 
 
 # text only the finished page shows, beyond its title
-DRAWN = {"": "Headline measures", "query-table": "Select a row|Gold list"}
+DRAWN = {"": "Run configurations", "query-table": "Select a row|Gold list"}
 
 
 def open_page(page: Page, server: Server, path: str, params: str) -> None:
@@ -115,6 +115,9 @@ def test_screenshots_of_the_filtered_meeting(page: Page, server, shots, size):
     )
     for path, extra, name in views:
         open_page(page, server, path, f"section={SECTION}{extra}")
+        if path == "":  # the headline table is drawn a moment after the script ends
+            expect(page.locator("[data-testid=stTable] td").first).to_be_visible(timeout=TIMEOUT)
+            page.wait_for_timeout(1500)
         if path == "failure-groups":
             page.wait_for_selector(".js-plotly-plot .point path", timeout=TIMEOUT)
             settled(page)
