@@ -385,6 +385,7 @@ def child_profile(gold: str, run: str) -> None:
     timed(runs_mod, "in_list_order", "in_list_order (JSON lists in rank order?)")
     timed(runs_mod, "dense_ranks", "dense_ranks (long-form ranks 1..n?)")
     timed(runs_mod, "in_trec_order", "in_trec_order (TREC file in trec_eval order?)")
+    timed(runs_mod, "ties_renumbered", "ties_renumbered (TREC ties in writer's order?)")
     timed(runs_mod, "typed_tests", "typed_tests (whole-table tests; their sort goes on)")
     timed(runs_mod, "register_run", "register_run (name, run_queries, runs view)")
     import ragrecall_core.inputs.workspace as ws_mod
@@ -711,7 +712,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--memory-limit", help="passed to every ragrecall command")
     parser.add_argument(
         "--profile",
-        choices=("trec", "parquet", "csv", "jsonl"),
+        choices=("trec", "trec-writers", "parquet", "csv", "jsonl"),
         nargs="?",
         const="trec",
         help="print ragrecall's phase timings instead",
@@ -740,6 +741,7 @@ def main(argv: list[str] | None = None) -> int:
         gold, run = {
             "trec": (f["qrels"], f["run_trec"]),
             "parquet": (f["qrels"], f["run_parquet"]),
+            "trec-writers": (f["qrels"], f["run_writers_trec"]),
             "csv": (f["qrels"], f["run_csv"]),
             "jsonl": (f["gold_jsonl"], f["run_jsonl"]),
         }[args.profile]
