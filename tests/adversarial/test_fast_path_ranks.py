@@ -265,6 +265,18 @@ def test_both_trec_reads_load_the_same(tmp_path, monkeypatch, ranking, delim):
     assert [(q, c) for q, c, _, _ in fast] == [(f[0], f[2]) for f in expected]
 
 
+def test_trec_duplicate_in_a_writers_order_tie_is_refused(tmp_path, monkeypatch):
+    """A docno twice in one tie group of a run in the writer's order: the ties are
+    renumbered, and the whole-table tests still send the file to the validating read."""
+    gold = write_jsonl(tmp_path / "gold.jsonl", GOLD)
+    lines = ["q1 Q0 a 1 0.5 t", "q1 Q0 b 2 0.5 t", "q1 Q0 a 3 0.5 t", "q2 Q0 b 1 0.8 t"]
+    renumbered = decisions_of(monkeypatch, "ties_renumbered")
+    problems = load_problems(gold, [write_text(tmp_path / "run.trec", "\n".join(lines))])
+    assert renumbered[:1] == [True]
+    assert [p.line for p in problems] == [3]
+    assert "chunk id in this query's ranked list" in problems[0].expected
+
+
 def test_trec_duplicate_in_order_is_refused(tmp_path):
     """A docno twice in one query, each copy in its place in trec_eval's order."""
     gold = write_jsonl(tmp_path / "gold.jsonl", GOLD)
