@@ -11,7 +11,9 @@ rank, last rank, row count, distinct ranks); a repeated rank inside such a span,
 other numbering, goes to the sorting read, and both reads load the same table. JSON lines
 likewise: lists in rank order (each rank given is its item's place) are not sorted. TREC
 runs follow trec_eval (score descending, ties by docno descending; the rank column is
-ignored): a file already in that order, ranked 1..n, is not sorted; any other is.
+ignored): a file already in that order, ranked 1..n, is not sorted; nor is one in the
+writer's order (ranked 1..n, the score falling, ties in any docno order), whose tie groups
+alone are numbered again; any other is.
 """
 
 from __future__ import annotations
