@@ -37,7 +37,7 @@ def names(listed: str) -> set[str]:
 def test_each_ragrecall_call_asks_for_its_peers_measures():
     code = "\n".join(python_blocks())
     peers = re.findall(r"# (ranx|ir_measures|pytrec_eval): .*?[\[{](.*?)[\]}]", code)
-    calls = re.findall(r"ev = ragrecall\.evaluate\(qrels, \[(.*?)\]", code)
+    calls = re.findall(r"ev = ragrecall\.evaluate\(\s*qrels, \[(.*?)\]", code)
     assert [p for p, _ in peers] == ["ranx", "ir_measures", "pytrec_eval"]
     assert len(calls) == len(peers)
     for (peer, theirs), ours in zip(peers, calls, strict=True):

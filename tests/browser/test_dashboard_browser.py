@@ -7,7 +7,15 @@ import re
 from playwright.sync_api import Page, expect
 
 from ragrecall_core import Workspace
-from ragrecall_core.analysis.query_table import filter_table, query_table
+from ragrecall_core.analysis.query_table import (
+    display_frame,
+    failing_first,
+    failing_ids,
+    failing_runs,
+    filter_table,
+    query_table,
+)
+from ragrecall_core.output.text import plural
 from tests.dashboard_support import ROOT
 
 TIMEOUT = 30_000
@@ -44,7 +52,8 @@ def test_deep_link_reproduces_filtered_view(page: Page, app_url, shots):
     open_page(
         page, f"{app_url}/query-table?focus=dense-minilm&section=finance&failing=1", "Select a row"
     )
-    expect(page.get_by_text(re.compile(rf"{len(rows)} queries shown"))).to_be_visible()
+    shown = plural(len(rows), "query", "queries")
+    expect(page.get_by_text(re.compile(rf"{shown} shown"))).to_be_visible()
     sidebar = page.locator("[data-testid=stSidebar]")
     # the sidebar may still be drawing (a fresh server's first session): ask until it shows
     expect(sidebar).to_match_aria_snapshot('- combobox "Corpus section": finance', timeout=TIMEOUT)
@@ -56,16 +65,25 @@ def test_deep_link_reproduces_filtered_view(page: Page, app_url, shots):
     assert "failing=1" in page.url
 
 
+def triage(run: str) -> list[str]:
+    """The failing queries of ``run`` in the meeting's triage order, as the Queries page
+    lists them (failing in most of the four sample runs first within a class)."""
+    table = samples_table()
+    display = display_frame(filter_table(table, {}, [run], True), 5)
+    runs = sorted(table["run"].unique())
+    return failing_ids(failing_first(display, failing_runs(table, runs)))
+
+
 def test_click_failing_row_opens_detail(page: Page, app_url, shots):
-    rows = filter_table(samples_table(), {}, ["bm25"], True)
-    first = rows.iloc[0]["query_id"]
+    order = triage("bm25")
+    first = order[0]
     open_page(page, f"{app_url}/query-table?failing=1", "Select a row")
     click_first_row(page)
     expect(page.get_by_text(f"Query {first} · run bm25")).to_be_visible(timeout=TIMEOUT)
     expect(page.get_by_text("Gold list")).to_be_visible()
     assert f"q={first}" in page.url
     page.get_by_role("button", name="Next failing ▶").click()
-    second = rows.iloc[1]["query_id"]
+    second = order[1]
     expect(page.get_by_text(f"Query {second} · run bm25")).to_be_visible(timeout=TIMEOUT)
     page.wait_for_timeout(800)
     page.screenshot(path=str(shots / "queries_detail.png"), full_page=True)
