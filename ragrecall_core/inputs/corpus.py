@@ -124,6 +124,7 @@ def _stage_rows_as_json(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) ->
     keyed by its headers (a header the file calls ``line`` stays part of the record)."""
     columns = readers.stage_table_rows(con, path, fmt, "corpus_table")
     readers.require_columns(path, columns, ("chunk_id",))
+    raise_if_any(readers.own_name_type_problems(con, path, fmt, columns, ("chunk_id",)))
     con.execute(
         "CREATE OR REPLACE TEMP TABLE corpus_stage AS "
         "SELECT line, to_json(rec) AS j FROM corpus_table"

@@ -95,6 +95,8 @@ def load_grades(con: duckdb.DuckDBPyConnection, path: Path) -> int:
     else:
         columns = readers.stage_table_rows(con, path, fmt, "grades_stage")
         readers.require_columns(path, columns, ("query_id", "chunk_id", "grade"))
+        ids = ("query_id", "chunk_id")
+        raise_if_any(readers.own_name_type_problems(con, path, fmt, columns, ids))
         readers.keep_as_text(con, "grades_stage", columns, LONG_COLUMNS)
         raise_if_any(run_checks(con, "grades_stage", LONG_CHECKS, path))
         con.execute(

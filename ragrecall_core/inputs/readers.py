@@ -355,6 +355,20 @@ def column_type_problems(
     return problems
 
 
+def own_name_type_problems(
+    con: duckdb.DuckDBPyConnection, path: Path, fmt: str, columns: list[str], roles: tuple[str, ...]
+) -> list[Problem]:
+    """:func:`column_type_problems` for a file whose ``roles`` columns go by their own names
+    only (grades, corpus): each column named as a role, ignoring ASCII case, plays it."""
+    named = {
+        role: (role, column)
+        for column in columns
+        for role in roles
+        if column.encode("ascii", "replace").lower() == role.encode()
+    }
+    return column_type_problems(path, column_types(con, path, fmt), named)
+
+
 def row_alias(columns: list[str]) -> str:
     """A table alias none of ``columns`` (as DuckDB reads them) is called: DuckDB resolves a
     name to a column before a table's row. ``src``, else ``src_1``, ... (never file text)."""
