@@ -78,15 +78,13 @@ SELECT j->'$.id' AS id,
 FROM run_stage
 """
 
-# trec_eval's order of a scored list: score descending, ties by id descending. The one home
-# of that order for data in memory ({qid: {id: score}}, ranx, ir_measures, a frame without
-# ranks); runs.py orders TREC files the same way.
-TREC_ORDER = "score DESC, docno DESC"
-# a scored run's positions in that order (its reads number them in list order first)
+# a scored run's positions in trec_eval's order (run_files.TREC_ORDER) for data in memory
+# ({qid: {id: score}}, ranx, ir_measures, a frame without ranks); its reads number them in
+# list order first
 SCORE_POSITIONS = f"""
 CREATE OR REPLACE TABLE {{table}} AS
 SELECT * REPLACE (CASE WHEN docno IS NOT NULL THEN row_number() OVER (
-                      PARTITION BY qid ORDER BY {TREC_ORDER}) END AS position)
+                      PARTITION BY qid ORDER BY {run_files.TREC_ORDER}) END AS position)
 FROM {{table}}
 """
 

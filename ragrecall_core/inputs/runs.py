@@ -41,6 +41,11 @@ from ragrecall_core.inputs.configs import load_config, run_stem
 from ragrecall_core.inputs.sql import quote_identifier
 
 T = TypeVar("T")
+# trec_eval's order of a scored list: score descending, ties by id descending. The one home
+# of that order: every read that numbers positions by score uses it (TREC files, the sorted
+# and the validating reads, scored data in memory); TREC_ORDER_SQL tests a file against it.
+TIE_ORDER = "docno DESC"
+TREC_ORDER = f"score DESC, {TIE_ORDER}"
 NUMBER_TYPES = "('BIGINT', 'UBIGINT', 'DOUBLE')"
 INT_TYPES = "('BIGINT', 'UBIGINT')"
 
@@ -375,20 +380,20 @@ RENUMBER_TIES_STEPS = (
     "ALTER TABLE {table} DROP COLUMN position",
     "ALTER TABLE {table} ADD COLUMN position BIGINT",
     "ALTER TABLE {table} ALTER position SET DATA TYPE BIGINT USING rank",
-    """UPDATE {table} SET position = tied.position
+    f"""UPDATE {{table}} SET position = tied.position
        FROM (SELECT row, min(rank) OVER (PARTITION BY qid, score)
-                         + row_number() OVER (PARTITION BY qid, score ORDER BY docno DESC)
+                         + row_number() OVER (PARTITION BY qid, score ORDER BY {TIE_ORDER})
                          - 1 AS position
-             FROM {table}_ties) AS tied
-       WHERE {table}.rowid = tied.row""",
+             FROM {{table}}_ties) AS tied
+       WHERE {{table}}.rowid = tied.row""",
 )
 
 # Any other order is sorted as trec_eval sorts: score descending, ties by docno descending.
-RANKED_TREC_SQL = """
-CREATE TABLE {table} AS
+RANKED_TREC_SQL = f"""
+CREATE TABLE {{table}} AS
 SELECT qid, docno, rank, score, typed,
-       row_number() OVER (PARTITION BY qid ORDER BY score DESC, docno DESC) AS position
-FROM ({rows})
+       row_number() OVER (PARTITION BY qid ORDER BY {TREC_ORDER}) AS position
+FROM ({{rows}})
 """
 
 
@@ -740,7 +745,7 @@ def _load_trec_validating(con: duckdb.DuckDBPyConnection, path: Path, table: str
         CREATE TABLE {table} AS
         SELECT qid, docno, CAST(CAST(rank_text AS DOUBLE) AS BIGINT) AS rank, score,
                true AS typed,
-               row_number() OVER (PARTITION BY qid ORDER BY score DESC, docno DESC) AS position
+               row_number() OVER (PARTITION BY qid ORDER BY {TREC_ORDER}) AS position
         FROM run_stage
         """
     )
