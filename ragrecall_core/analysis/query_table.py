@@ -94,7 +94,7 @@ row_index AS (
 # every measure of every cutoff, long (measure index m), as (row, m, value): numbers only
 MEASURES_SQL = """
 WITH {row_index}
-SELECT x.i, CAST(substr(l.m, 2) AS INTEGER) AS m, l.value
+SELECT x.i, l.m, l.value
 FROM ({per_query}) l JOIN row_index x USING (run, query_id)
 """
 
@@ -307,10 +307,11 @@ def _measure_values(
     prepared: PreparedEvaluation, labels: list[str], runs, rows: dict, n: int
 ) -> np.ndarray:
     """A (row, measure) matrix of every measure in ``labels`` from the measures' own SQL
-    (:func:`~ragrecall_core.scoring.families.per_query_sql`, what ``evaluate`` runs),
+    (:func:`~ragrecall_core.scoring.families.measure_rows_sql`, what ``evaluate`` runs),
     fetched as numbers: NaN where a row has no value (e.g. a no-answer query's)."""
     requests = parse_requests(labels)
-    sql, params = scoring.per_query_sql([r.measure for r in requests], prepared.policy)
+    measures = [r.measure for r in requests]
+    sql, params = scoring.measure_rows_sql(measures, prepared.policy, prepared.table)
     fetched = (
         prepared.workspace.cursor()
         .execute(

@@ -172,13 +172,6 @@ def measure_rows_sql(measures: Sequence[Measure], policy: Policy, t: Tables) -> 
     return "WITH " + ",\n".join(ctes) + ",\n" + long_values(terms, policy, t), params_of(terms)
 
 
-def per_query_sql(measures: Sequence[Measure], policy: Policy) -> tuple[str, dict]:
-    """The shape before measure indexes were typed, for callers not yet moved to
-    :func:`measure_rows_sql`: ``m`` as text ``v{i}``, tables as ``{s}.name`` templates."""
-    sql, params = measure_rows_sql(measures, policy, lambda name: "{s}." + name)
-    return f"SELECT run, query_id, 'v' || m AS m, value FROM ({sql})", params
-
-
 def means_sql(rows_sql: str) -> str:
     """Every query's value and each (run, measure)'s mean in one pass, told apart by the
     grouping: ``is_mean`` rows carry the mean over the queries with a value (summed in

@@ -19,7 +19,7 @@ import pandas as pd
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.measures.base import parse_requests
 from ragrecall_core.scoring.evaluate import evaluate
-from ragrecall_core.scoring.families import per_query_sql
+from ragrecall_core.scoring.families import measure_rows_sql
 from ragrecall_core.scoring.policy import Policy
 from ragrecall_core.scoring.prepared import prepare, scope_params
 
@@ -46,10 +46,11 @@ def harm_for_cutoffs(
     another k instead of evaluating again."""
     labels = [harm_label(k) for k in ks]
     prepared = prepare(workspace, policy)
-    sql, params = per_query_sql([r.measure for r in parse_requests(labels)], prepared.policy)
+    measures = [r.measure for r in parse_requests(labels)]
+    sql, params = measure_rows_sql(measures, prepared.policy, prepared.table)
     long = prepared.query(sql, {**params, **scope_params(None, None)})
     wide = long.pivot(index=["run", "query_id"], columns="m", values="value")
-    wide = wide.reindex(columns=[f"v{i}" for i in range(len(labels))]).set_axis(labels, axis=1)
+    wide = wide.reindex(columns=range(len(labels))).set_axis(labels, axis=1)
     return wide.reset_index().rename_axis(columns=None)
 
 
