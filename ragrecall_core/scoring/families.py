@@ -111,13 +111,14 @@ def top_positions(terms: Sequence[Term], t: Tables) -> str:
 
 def scored_pairs(policy: Policy, t: Tables) -> str:
     """Which (run, query) pairs get a value: under trec_eval's averaging only judged queries,
-    and without ``-c`` only those the run lists."""
+    and without ``-c`` only those the run names, an empty list included (it counts 0, as
+    pytrec_eval and ranx count ``{"q": {}}``; a TREC file cannot hold one)."""
     keep = "true"
     if policy.compat == "trec_eval":
         keep = "q.judged"
         if not policy.complete:
             keep += (
-                f" AND EXISTS (SELECT 1 FROM {t('lists')} x WHERE x.run = rn.run "
+                " AND EXISTS (SELECT 1 FROM run_queries x WHERE x.run = rn.run "
                 "AND x.query_id = q.query_id)"
             )
     return f"""base AS (
