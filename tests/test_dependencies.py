@@ -12,6 +12,7 @@ import ast
 import re
 import sys
 import tomllib
+from functools import cache
 from importlib.metadata import packages_distributions
 from pathlib import Path
 
@@ -96,8 +97,14 @@ def files_of(roots: list[str]) -> list[Path]:
     return paths
 
 
+@cache
+def installed_distributions() -> dict[str, list[str]]:
+    """Import name -> distributions, read once (each read scans every installed package)."""
+    return packages_distributions()
+
+
 def distributions_of(module: str) -> set[str]:
-    installed = packages_distributions().get(module)
+    installed = installed_distributions().get(module)
     if installed:
         return {normalise(d) for d in installed}
     if module in NOT_INSTALLED_HERE:
