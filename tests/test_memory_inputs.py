@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections import namedtuple
 from pathlib import Path
 
 import pandas as pd
@@ -13,6 +12,7 @@ from ragrecall_core import InputError, Workspace, evaluate
 from ragrecall_core.analysis.compare import compare
 from ragrecall_core.analysis.gate import check_gate
 from ragrecall_core.inputs.memory import ID_TYPE
+from tests.peer_shapes import Qrel, Qrels, Run, ScoredDoc
 
 MEASURES = ["Recall@2", "MRR@5", "nDCG@3", "P@2", "Hit@1"]
 
@@ -103,30 +103,6 @@ def test_frames_and_records_score_as_files(tmp_path):
     assert per_query(evaluate(records, MEASURES, runs={"listed": run_records})) == expected
     mixed = evaluate(str(gold_path), MEASURES, runs={"listed": run_frame})  # a file and a frame
     assert per_query(mixed) == expected
-
-
-class Qrels:
-    """A stand-in with ranx ``Qrels``'s shape: ``.qrels`` and ``to_dict()``."""
-
-    def __init__(self, qrels: dict):
-        self.qrels = qrels
-
-    def to_dict(self) -> dict:
-        return self.qrels
-
-
-class Run:
-    """A stand-in with ranx ``Run``'s shape: ``.run``, ``.name`` and ``to_dict()``."""
-
-    def __init__(self, run: dict, name: str):
-        self.run, self.name = run, name
-
-    def to_dict(self) -> dict:
-        return self.run
-
-
-Qrel = namedtuple("Qrel", "query_id doc_id relevance iteration")  # ir_measures' fields
-ScoredDoc = namedtuple("ScoredDoc", "query_id doc_id score")
 
 
 def test_ranx_and_ir_measures_shapes_are_recognised(tmp_path):

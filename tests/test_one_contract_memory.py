@@ -18,7 +18,6 @@ import json
 import math
 import re
 import tempfile
-from collections import namedtuple
 from pathlib import Path
 
 import duckdb
@@ -28,6 +27,7 @@ from hypothesis import strategies as st
 
 from ragrecall_core import InputError
 from ragrecall_core.inputs import db, gold, memory, readers, runs
+from tests.peer_shapes import Qrel, Qrels, Run, ScoredDoc
 
 SETTINGS = settings(
     max_examples=20,
@@ -49,28 +49,6 @@ SCORES = st.one_of(
     st.sampled_from([1.0, 0.5, 0.5, 2, 0, -1e300]),
     st.sampled_from([math.nan, math.inf, True, None, "1"]),
 )
-Qrel = namedtuple("Qrel", "query_id doc_id relevance iteration")  # ir_measures' fields
-ScoredDoc = namedtuple("ScoredDoc", "query_id doc_id score")
-
-
-class Qrels:
-    """ranx ``Qrels``'s shape."""
-
-    def __init__(self, qrels: dict):
-        self.qrels = qrels
-
-    def to_dict(self) -> dict:
-        return self.qrels
-
-
-class Run:
-    """ranx ``Run``'s shape."""
-
-    def __init__(self, run: dict, name: str):
-        self.run, self.name = run, name
-
-    def to_dict(self) -> dict:
-        return self.run
 
 
 # ------------------------------------------------------------------ loading and comparing

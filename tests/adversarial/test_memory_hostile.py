@@ -11,7 +11,6 @@ qrels object) load as the same data from a file does.
 from __future__ import annotations
 
 import math
-from collections import namedtuple
 from decimal import Decimal
 from pathlib import Path
 
@@ -21,31 +20,10 @@ import pytest
 
 import ragrecall
 from ragrecall_core import InputError, Workspace
+from tests.peer_shapes import Qrel, Qrels, Run, ScoredDoc
 
 GOLD = {"q1": ["a", "b"], "q2": ["c"]}
 RUN = {"q1": ["a", "x"], "q2": ["c"]}
-Qrel = namedtuple("Qrel", "query_id doc_id relevance iteration")  # ir_measures' fields
-ScoredDoc = namedtuple("ScoredDoc", "query_id doc_id score")
-
-
-class Qrels:
-    """ranx ``Qrels``'s shape: ``.qrels`` and ``to_dict()``."""
-
-    def __init__(self, qrels: dict):
-        self.qrels = qrels
-
-    def to_dict(self) -> dict:
-        return self.qrels
-
-
-class Run:
-    """ranx ``Run``'s shape: ``.run``, ``.name`` and ``to_dict()``."""
-
-    def __init__(self, run: dict, name: str | None):
-        self.run, self.name = run, name
-
-    def to_dict(self) -> dict:
-        return self.run
 
 
 def problems_of(gold, runs, **kwargs) -> list:
