@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import redirect_stderr, redirect_stdout
+from io import StringIO
 from pathlib import Path
 
 from ragrecall_core import InputError, Problem, Workspace
@@ -104,6 +106,19 @@ def run_cli(capsys, argv: Sequence[str]) -> tuple[int, str, str]:
     code = main([str(a) for a in argv])
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def cli_texts(commands: Mapping[str, Sequence]) -> dict[str, str]:
+    """Run each named command line in this process (no capsys: module fixtures use it) and
+    return its stdout + stderr by name; each must pass or fail, never be refused (exit 2)."""
+    texts = {}
+    for name, argv in commands.items():
+        out, err = StringIO(), StringIO()
+        with redirect_stdout(out), redirect_stderr(err):
+            code = main([str(a) for a in argv])
+        assert code in (0, 1), (name, err.getvalue())
+        texts[name] = out.getvalue() + err.getvalue()
+    return texts
 
 
 def count_cache_restores(monkeypatch, hits: list[bool]) -> None:

@@ -23,7 +23,7 @@ from ragrecall_core import InputError, Workspace
 from ragrecall_core.inputs.configs import REDACTED
 from tests import fixtures_regressions as fx
 from tests.dashboard_support import app, no_exception
-from tests.helpers import run_cli
+from tests.helpers import cli_texts, run_cli
 
 PEM_BODY = "MIIEowIBAAKCAQEAx8f3QpemBodyLine1Zq9"
 PEM_LIST_BODY = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCpemList"
@@ -263,11 +263,6 @@ def workspace(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def outputs(workspace, tmp_path_factory) -> dict[str, str]:
     """Every CLI and report output on the workspace, by name (stdout + stderr, or file text)."""
-    from contextlib import redirect_stderr, redirect_stdout
-    from io import StringIO
-
-    from ragrecall_core.cli import main
-
     p = fx.paths(workspace)
     out_dir = tmp_path_factory.mktemp("reports")
     commands = {
@@ -291,13 +286,7 @@ def outputs(workspace, tmp_path_factory) -> dict[str, str]:
         f"report {suffix}": ["report", workspace, "-o", out_dir / f"report.{suffix}"]
         for suffix in ("html", "md", "csv")
     }
-    texts = {}
-    for name, argv in commands.items():
-        out, err = StringIO(), StringIO()
-        with redirect_stdout(out), redirect_stderr(err):
-            code = main([str(a) for a in argv])
-        assert code in (0, 1), (name, err.getvalue())
-        texts[name] = out.getvalue() + err.getvalue()
+    texts = cli_texts(commands)
     for suffix in ("html", "md", "csv"):
         texts[f"report {suffix}"] += (out_dir / f"report.{suffix}").read_text("utf-8")
     return texts

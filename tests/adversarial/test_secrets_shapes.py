@@ -25,7 +25,7 @@ from ragrecall_core.analysis.capture import capture
 from ragrecall_core.inputs.configs import REDACTED, redact, redact_text
 from ragrecall_core.inputs.secrets import VALUE_RULES
 from tests import fixtures_regressions as fx
-from tests.helpers import gold_row, write_jsonl
+from tests.helpers import cli_texts, gold_row, write_jsonl
 
 GROQ = "gsk_" + "PESr9smeeq0Ivqx10zlp6pF0eU6OKPfN1BXAVdQCwa20PEqiN8vN"
 LANGSMITH = "lsv2_pt_" + "743c9125e48150e4bd29eeb0b585fb17" + "_56f2aa1ca3"
@@ -190,11 +190,6 @@ def test_shape_never_reaches_compare_or_report(name, outputs):
 def outputs(tmp_path_factory) -> dict[str, str]:
     """compare (table, json) and report (.html, .md, .csv) on a workspace whose candidate
     config holds every shape, each under a neutral key."""
-    from contextlib import redirect_stderr, redirect_stdout
-    from io import StringIO
-
-    from ragrecall_core.cli import main
-
     folder = fx.write_workspace(tmp_path_factory.mktemp("shapes") / "ws")
     wrapped = {f"shape{n:02d}": s["fragment"] for n, s in enumerate(SHAPES.values(), start=1)}
     config = {**fx.BASE_CONFIG, "top_k": 10, "reranker": "bge", **wrapped}
@@ -209,13 +204,7 @@ def outputs(tmp_path_factory) -> dict[str, str]:
         f"report {suffix}": ["report", folder, "-o", out_dir / f"report.{suffix}"]
         for suffix in ("html", "md", "csv")
     }
-    texts = {}
-    for name, argv in commands.items():
-        out, err = StringIO(), StringIO()
-        with redirect_stdout(out), redirect_stderr(err):
-            code = main([str(a) for a in argv])
-        assert code in (0, 1), (name, err.getvalue())
-        texts[name] = out.getvalue() + err.getvalue()
+    texts = cli_texts(commands)
     for suffix in ("html", "md", "csv"):
         texts[f"report {suffix}"] += (out_dir / f"report.{suffix}").read_text("utf-8")
     assert "shape01" in texts["compare json"], "the config diff was not found"

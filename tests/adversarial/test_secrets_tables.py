@@ -32,7 +32,7 @@ from ragrecall_core.analysis.capture import capture
 from ragrecall_core.inputs import secrets
 from ragrecall_core.inputs.secrets import redact
 from tests import fixtures_regressions as fx
-from tests.helpers import gold_row, write_jsonl
+from tests.helpers import cli_texts, gold_row, write_jsonl
 
 
 @dataclass(frozen=True)
@@ -349,11 +349,6 @@ def workspace(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def outputs(workspace, tmp_path_factory) -> dict[str, str]:
-    from contextlib import redirect_stderr, redirect_stdout
-    from io import StringIO
-
-    from ragrecall_core.cli import main
-
     p = fx.paths(workspace)
     out_dir = tmp_path_factory.mktemp("table-outputs")
     commands = {
@@ -372,13 +367,7 @@ def outputs(workspace, tmp_path_factory) -> dict[str, str]:
         "--junit",
         out_dir / "junit.xml",
     ]
-    texts = {}
-    for name, argv in commands.items():
-        out, err = StringIO(), StringIO()
-        with redirect_stdout(out), redirect_stderr(err):
-            code = main([str(a) for a in argv])
-        assert code in (0, 1), (name, err.getvalue())
-        texts[name] = out.getvalue() + err.getvalue()
+    texts = cli_texts(commands)
     for suffix in ("html", "md", "csv"):
         texts[f"report {suffix}"] += (out_dir / f"report.{suffix}").read_text("utf-8")
     texts["check --summary"] = (out_dir / "summary.md").read_text("utf-8")
