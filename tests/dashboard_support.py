@@ -10,7 +10,11 @@ from pathlib import Path
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
+from ragrecall_core.views.dashboard_state import PAGE_FIELDS
+
 ROOT = Path(__file__).resolve().parent.parent
+# every page script of the dashboard: the pages whose own URL state dashboard_state lists
+EVERY_PAGE = tuple(f"pages/{stem}.py" for stem in PAGE_FIELDS)
 APP = str(ROOT / "app.py")
 TREC = ROOT / "tests" / "data" / "trec_eval"
 XSS_TEXTS = ("<script>alert(1)</script>", "[click](javascript:alert(1))")

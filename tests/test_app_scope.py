@@ -5,18 +5,9 @@ import pytest
 
 from ragrecall_core.views.dashboard_state import ViewState
 from ragrecall_core.views.scope import FAILURES, QUERIES, scope_line
-from tests.dashboard_support import app, no_exception
+from tests.dashboard_support import EVERY_PAGE, app, no_exception
 
-PAGES = (
-    "pages/overview.py",
-    "pages/queries.py",
-    "pages/failures.py",
-    "pages/ranks.py",
-    "pages/compare.py",
-    "pages/no_answer.py",
-    "pages/agreement.py",
-    "pages/judge.py",
-)
+PAGES = EVERY_PAGE
 
 
 def scope_lines(at) -> list[str]:

@@ -18,18 +18,9 @@ from ragrecall_core.views.dashboard_state import (
     from_params,
     read_params,
 )
-from tests.dashboard_support import app, no_exception
+from tests.dashboard_support import EVERY_PAGE, app, no_exception
 
-PAGES = (
-    "pages/overview.py",
-    "pages/queries.py",
-    "pages/failures.py",
-    "pages/ranks.py",
-    "pages/compare.py",
-    "pages/no_answer.py",
-    "pages/judge.py",
-    "pages/agreement.py",
-)
+PAGES = EVERY_PAGE
 # parameter -> values that are not what it takes
 BAD = {
     "k": ["²", "-1", "abc", "0", "1e3", " 5", "５", "99999999999999999999999"],
