@@ -359,13 +359,8 @@ def own_name_type_problems(
     con: duckdb.DuckDBPyConnection, path: Path, fmt: str, columns: list[str], roles: tuple[str, ...]
 ) -> list[Problem]:
     """:func:`column_type_problems` for a file whose ``roles`` columns go by their own names
-    only (grades, corpus): each column named as a role, ignoring ASCII case, plays it."""
-    named = {
-        role: (role, column)
-        for column in columns
-        for role in roles
-        if column.encode("ascii", "replace").lower() == role.encode()
-    }
+    only (grades, corpus: :func:`require_columns` has found each, named as the role)."""
+    named = {role: (role, role) for role in roles if role in columns}
     return column_type_problems(path, column_types(con, path, fmt), named)
 
 
