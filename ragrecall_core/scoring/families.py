@@ -109,7 +109,7 @@ def top_positions(terms: Sequence[Term], t: Tables) -> str:
     GROUP BY run, query_id)"""
 
 
-def scored_pairs(policy: Policy, t: Tables) -> str:
+def scored_pairs(policy: Policy) -> str:
     """Which (run, query) pairs get a value: under trec_eval's averaging only judged queries,
     and without ``-c`` only those the run names, an empty list included (it counts 0, as
     pytrec_eval and ranx count ``{"q": {}}``; a TREC file cannot hold one)."""
@@ -168,7 +168,7 @@ def measure_rows_sql(measures: Sequence[Measure], policy: Policy, t: Tables) -> 
         judged_rows(terms, t),
         aggregates(terms),
         top_positions(terms, t),
-        scored_pairs(policy, t),
+        scored_pairs(policy),
     ]
     return "WITH " + ",\n".join(ctes) + ",\n" + long_values(terms, policy, t), params_of(terms)
 
