@@ -938,7 +938,7 @@ def serve(command: list[str]) -> int:
     signals = [getattr(signal, name) for name in STOP_SIGNALS if hasattr(signal, name)]
     previous = {signum: signal.signal(signum, forward) for signum in signals}
     try:
-        server.append(subprocess.Popen(command, process_group=0))
+        server.append(subprocess.Popen(command, process_group=0, preexec_fn=_die_with_parent()))
         for signum in received:  # arrived while it was being started
             _signal_group(server[0].pid, signum)
         code = _wait_for_server(server[0], received)
@@ -946,6 +946,25 @@ def serve(command: list[str]) -> int:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
     return 128 - code if code < 0 else code
+
+
+# prctl(2)'s option that sends a signal to a process when its parent ends
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent():
+    """A hook run in the server's process before it starts (Linux): the kernel sends it
+    SIGTERM when this launcher ends, even by SIGKILL, which no handler can forward. Elsewhere
+    (no prctl), None: the server outlives a killed launcher there."""
+    import ctypes
+    import ctypes.util
+    import signal
+
+    name = ctypes.util.find_library("c")
+    libc = ctypes.CDLL(name, use_errno=True) if name else None
+    if libc is None or not hasattr(libc, "prctl"):
+        return None
+    return lambda: libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def _wait_for_server(server, received: list[int]) -> int:

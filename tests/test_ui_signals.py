@@ -130,6 +130,18 @@ def test_a_signal_to_the_launcher_stops_the_server(launcher, signum, tmp_path):
     assert code in (0, 128 + signum), (code, log)
 
 
+def test_a_killed_launcher_leaves_no_server(launcher):
+    """SIGKILL cannot be caught or forwarded: the server learns of its launcher's death from
+    the kernel (a parent-death signal) and stops, so nothing is left serving the port."""
+    process, port = launcher
+    servers = [pid for pid in session_members(process.pid) if pid != process.pid]
+    assert servers, "the launcher runs the server as a child"
+    process.kill()
+    process.wait(timeout=STOP_BOUND_S)
+    assert wait_until(lambda: not any(alive(pid) for pid in servers), STOP_BOUND_S), servers
+    assert not accepts(port)
+
+
 STUBBORN_SERVER = """
 import signal, subprocess, sys, time
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
