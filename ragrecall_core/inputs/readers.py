@@ -474,7 +474,8 @@ COLUMN_ALIASES = {
     "chunk_id": ("chunk_id", "docid", "docno", "doc_id", "pid"),
     "score": ("score", "sim"),
     "rank": ("rank", "position"),
-    "grade": ("grade", "relevance"),  # ir_measures' qrels (read by in-memory frames)
+    # gold only: ir_measures' qrels name it relevance, ranx's Qrels frames score (its default)
+    "grade": ("grade", "relevance", "score"),
 }
 ALIAS_CASE = "names read ignoring ASCII case"
 
