@@ -14,7 +14,7 @@ from ragrecall_core.errors import InputError, Problem
 from ragrecall_core.version import __version__
 
 if TYPE_CHECKING:
-    from ragrecall_core.analysis.capture import capture
+    from ragrecall_core.analysis.capture import CaptureFailed, capture
     from ragrecall_core.analysis.compare import compare
     from ragrecall_core.analysis.gate import check_gate
     from ragrecall_core.inputs.workspace import Workspace, open_workspace
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 
 LAZY = {
+    "CaptureFailed": "ragrecall_core.analysis.capture",
     "capture": "ragrecall_core.analysis.capture",
     "check_gate": "ragrecall_core.analysis.gate",
     "compare": "ragrecall_core.analysis.compare",
@@ -38,6 +39,7 @@ LAZY = {
 }
 
 __all__ = [
+    "CaptureFailed",
     "Evaluation",
     "InputError",
     "Measure",

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from ragrecall_core.analysis import capture_defaults
 from ragrecall_core.errors import InputError, Problem, one_line, raise_if_any
 from ragrecall_core.measures import parse_cutoff, parse_requests
 from ragrecall_core.output.text import FORMATS
@@ -343,8 +344,10 @@ def commands() -> list[tuple[str, str, Callable[[argparse.Namespace], int], list
                 ),
                 arg(
                     "--timeout",
+                    default=f"{capture_defaults.TIMEOUT:g}",
                     metavar="S",
-                    help="seconds one query may take before it is recorded as such",
+                    help="seconds one query may take before it is a failed query, timed out "
+                    "(default %(default)s)",
                 ),
                 arg(
                     "--id-key",
@@ -688,6 +691,7 @@ def cmd_capture(args: argparse.Namespace) -> int:
     from ragrecall_core.analysis.capture import (
         CaptureFailed,
         capture,
+        earlier_run_line,
         load_retriever,
         output_problems,
         overwrite_problems,
@@ -702,9 +706,7 @@ def cmd_capture(args: argparse.Namespace) -> int:
     concurrency = take(
         problems, parse_cutoff, args.concurrency, "--concurrency", "a number of queries"
     )
-    timeout = None
-    if args.timeout is not None:
-        timeout = take(problems, parse_positive_number, args.timeout, "--timeout")
+    timeout = take(problems, parse_positive_number, args.timeout, "--timeout")
     take(problems, parse_retriever_spec, args.retriever)
     problems += output_problems(args.output)
     problems += overwrite_problems(
@@ -730,6 +732,8 @@ def cmd_capture(args: argparse.Namespace) -> int:
         )
     except KeyboardInterrupt:
         sys.stderr.write("\ninterrupted: the same command continues where this one stopped\n")
+        if args.output.exists():
+            sys.stderr.write(one_line(earlier_run_line(args.output)) + "\n")
         return INTERRUPTED
     except CaptureFailed as failed:
         sys.stderr.write("ragrecall: capture failed\n" + one_line(failed.result.to_text(), "\n\t"))

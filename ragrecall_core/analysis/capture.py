@@ -48,8 +48,14 @@ from ragrecall_core.analysis.capture_calls import (
     retriever_version,
     run_loop,
 )
+from ragrecall_core.analysis.capture_defaults import TIMEOUT
 from ragrecall_core.analysis.capture_results import ranked_list, read_at_most, read_results
-from ragrecall_core.analysis.capture_summary import CaptureFailed, CaptureResult, summarise
+from ragrecall_core.analysis.capture_summary import (
+    CaptureFailed,
+    CaptureResult,
+    earlier_run_line,
+    summarise,
+)
 from ragrecall_core.errors import InputError, Problem, raise_if_any
 from ragrecall_core.inputs.configs import (
     config_path_for,
@@ -59,7 +65,14 @@ from ragrecall_core.inputs.configs import (
 )
 from ragrecall_core.inputs.readers import sha256_of
 
-__all__ = ["CaptureFailed", "CaptureResult", "QueryFailed", "capture", "ranked_list"]
+__all__ = [
+    "CaptureFailed",
+    "CaptureResult",
+    "QueryFailed",
+    "capture",
+    "earlier_run_line",
+    "ranked_list",
+]
 
 PROGRESS_VERSION = 1
 SECONDS = re.compile(r"[0-9]+(\.[0-9]*)?|\.[0-9]+")
@@ -277,7 +290,7 @@ def capture(
     k: int = 20,
     config: str | Path | dict | None = None,
     concurrency: int = 1,
-    timeout: float | None = None,
+    timeout: float | None = TIMEOUT,
     id_key: str | None = None,
     progress_stream: TextIO | None = None,
     name: str | None = None,
@@ -289,7 +302,8 @@ def capture(
     resume an interrupted capture of the same inputs. ``name`` is what the config calls the
     retriever (default: its module and name). Raises :class:`CaptureFailed` when more
     queries failed than ``allow_errors`` (a count, or a share as a float or ``"5%"``).
-    Retrieved ids are checked against ``corpus`` (default: the corpus beside the gold)."""
+    Retrieved ids are checked against ``corpus`` (default: the corpus beside the gold). A
+    query taking more than ``timeout`` seconds (None: no limit) is a failed query."""
     # absolute: a retriever that changes the working folder cannot move the files written
     shown, gold, output = Path(output), Path(gold).absolute(), Path(output).absolute()
     settings, allowance = checked_options(gold, output, k, concurrency, config, allow_errors)
@@ -313,6 +327,7 @@ def capture(
     lines = [done[qid] for qid, _ in queries]
     summarise(result, lines, chunk_ids if corpus is not None else None)
     if not allowed(allowance, len(result.errors), len(queries)):
+        result.earlier_run = output.exists()
         raise CaptureFailed(result)
     write_run(output, [public(line) for line in lines])
     write_config(config_path_for(output), settings, name, target, k, gold, header, result)
@@ -457,12 +472,18 @@ def write_progress(path: Path, header: dict, done: dict[str, dict]) -> None:
         handle.writelines(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
 
 
-def write_run(output: Path, lines: list[dict]) -> None:
-    """The run in the gold file's order, written whole and then moved in place."""
-    staged = output.with_name(f".{output.name}.writing")
+def write_whole(path: Path, text: str) -> None:
+    """``text`` written beside ``path`` and then moved in place: ``path`` is never a part of
+    it, nor an earlier file half written over."""
+    staged = path.with_name(f".{path.name}.writing")
     with staged.open("w", encoding="utf-8", newline="\n") as handle:
-        handle.writelines(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
-    staged.replace(output)
+        handle.write(text)
+    staged.replace(path)
+
+
+def write_run(output: Path, lines: list[dict]) -> None:
+    """The run in the gold file's order."""
+    write_whole(output, "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))
 
 
 def write_config(
@@ -493,4 +514,4 @@ def write_config(
             "capture_errors": len(result.errors),
         }
     )
-    path.write_text(json.dumps(redact(config), indent=2, ensure_ascii=False) + "\n", "utf-8")
+    write_whole(path, json.dumps(redact(config), indent=2, ensure_ascii=False) + "\n")

@@ -277,7 +277,7 @@ async def call_async(
 
 
 def timeout_text(timeout: float | None) -> str:
-    return f"timeout: no answer after {timeout:g} s"
+    return f"timed out after {timeout:g} s"
 
 
 def run_on_new_loop(main: Callable[[], Any]) -> Any:

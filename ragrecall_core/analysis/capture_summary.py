@@ -40,6 +40,7 @@ class CaptureResult:
     longest: int = 0  # the longest list captured
     written: bool = False
     progress: Path | None = None
+    earlier_run: bool = False  # a run was at ``run`` before and is left as it was
 
     def to_text(self) -> str:
         lines = []
@@ -64,6 +65,8 @@ class CaptureResult:
         else:
             outcome = f"no run written; the same command retries them (progress in {self.progress})"
         lines = [f"{n} of {self.queries} {queries_word(self.queries)} failed: {outcome}"]
+        if not self.written and self.earlier_run:
+            lines.append(earlier_run_line(self.run))
         by_reason: dict[str, list[str]] = {}
         for query_id, reason in self.errors.items():
             by_reason.setdefault(reason, []).append(query_id)
@@ -104,6 +107,12 @@ class CaptureResult:
                 "that holds your chunk ids?)"
             )
         return lines
+
+
+def earlier_run_line(run: Path) -> str:
+    """What a capture that wrote nothing says of the run already at its output: it is kept
+    (nothing saved is lost), and it is not this capture's."""
+    return f"{run} is an earlier capture, left as it was: not this one"
 
 
 class CaptureFailed(Exception):
