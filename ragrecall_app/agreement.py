@@ -1,0 +1,186 @@
+"""The Agreement page's sections as widgets: annotator pairs, one disagreement and its
+resolution form, the grades export / import, and gold gap candidates. The words come from
+:mod:`ragrecall_core.views.agreement_view`; ``pages/agreement.py`` puts the sections in order."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from ragrecall_app import analyses
+from ragrecall_app.context import Context, state_key
+from ragrecall_app.render import escape_markdown, problems
+from ragrecall_core.analysis import judge_session as js
+from ragrecall_core.analysis.gold_gaps import gold_gaps
+from ragrecall_core.errors import InputError
+from ragrecall_core.inputs.store import resolve
+from ragrecall_core.inputs.workspace import Workspace
+from ragrecall_core.views import agreement_view as av
+
+
+def pairs(frame: pd.DataFrame) -> None:
+    """Each annotator pair's identical share and kappas."""
+    st.subheader("Annotator pairs")
+    st.caption(av.PAIRS_CAPTION)
+    if frame.empty:
+        st.info("No chunk was graded by two annotators yet.")
+        return
+    st.dataframe(
+        frame.rename(columns=av.PAIR_COLUMNS),
+        hide_index=True,
+        key="agreement_pairs",
+        column_config={
+            "identical share": st.column_config.NumberColumn(format="percent"),
+            "Cohen's kappa": st.column_config.NumberColumn(format="%.3f"),
+            "linear-weighted kappa": st.column_config.NumberColumn(format="%.3f"),
+        },
+    )
+
+
+def disagreements(ctx: Context, items: pd.DataFrame, any_pair: bool) -> None:
+    """The chunks graded differently, one picked to read and resolve."""
+    st.subheader("Disagreements")
+    if items.empty:
+        if any_pair:
+            st.success("No disagreement between annotators.")
+        else:
+            st.info(av.NOTHING_SHARED)
+        return
+    st.caption(av.disagreements_caption(items))
+    st.dataframe(items, hide_index=True, key="agreement_items", width="stretch")
+    labels = av.disagreement_labels(items)
+    pick = st.selectbox("Disagreement to review", list(labels), key=state_key("disagreement"))
+    query_id, chunk_id = labels[pick]
+    left, right = st.columns([3, 2], gap="large")
+    with left:
+        item(ctx.ws, query_id, chunk_id)
+    with right:
+        resolution_form(ctx, query_id, chunk_id, pick)
+
+
+def item(ws: Workspace, query_id: str, chunk_id: str) -> None:
+    """One disagreement: the query, the chunk, each annotator's grade and the resolutions."""
+    query_text, chunk_text = js.item_text(ws, query_id, chunk_id)
+    st.markdown("**Query**")
+    with st.container(border=True):
+        st.text(query_text or f"(no query text; query id {query_id})")
+    st.markdown("**Chunk**")
+    with st.container(border=True):
+        st.text(chunk_text or "(no chunk text: the workspace has no corpus)")
+    st.markdown("**Annotators' grades**")
+    st.dataframe(
+        js.item_grades(ws, query_id, chunk_id), hide_index=True, key="agreement_item_grades"
+    )
+    history = js.item_resolutions(ws, query_id, chunk_id)
+    st.markdown("**Resolutions recorded** (the latest one counts)")
+    if history.empty:
+        st.text("No resolution recorded yet.")
+    else:
+        st.dataframe(history, hide_index=True, key="agreement_history")
+
+
+def resolution_form(ctx: Context, query_id: str, chunk_id: str, label: str) -> None:
+    """A grade, harmful flag, reason and resolver for one disagreement, recorded on submit."""
+    with st.form("agreement_resolve", border=True):
+        st.markdown("**Resolve**")
+        value = st.radio(
+            "Grade",
+            [2, 1, 0],
+            format_func=lambda g: f"{g} · {js.CRITERION[g]}",
+            key="agreement_grade",
+            index=None,
+        )
+        harmful = st.checkbox(
+            "Harmful (" + js.HARMFUL.split(": ", 1)[1] + ")", key="agreement_harmful"
+        )
+        reason = st.text_input("Reason", key="agreement_reason")
+        resolver = st.text_input("Your name (resolver)", key="agreement_resolver")
+        done = st.form_submit_button(
+            "Record resolution",
+            type="primary",
+            key="agreement_record",
+            disabled=not ctx.store.can_judge,
+        )
+    if done:
+        try:
+            resolve(ctx.ws, query_id, chunk_id, value, resolver, harmful, reason)
+        except InputError as error:
+            problems(error, "Resolution not recorded")
+        else:
+            st.session_state["agreement_saved"] = f"Resolution recorded for {label}."
+            st.rerun()
+    saved = st.session_state.pop("agreement_saved", None)
+    if saved:
+        st.success(escape_markdown(saved))
+
+
+def grade_downloads(ctx: Context) -> None:
+    """Every current grade as JSONL and CSV."""
+    st.subheader("All grades")
+    graded, grades_jsonl, grades_csv = analyses.grade_exports(ctx.key, ctx.ws)
+    st.caption(av.grades_caption(graded))
+    c1, c2, _ = st.columns([1, 1, 3])
+    c1.download_button(
+        "Download JSONL",
+        grades_jsonl,
+        file_name="grades.jsonl",
+        mime="application/jsonl",
+        key="agreement_jsonl",
+        on_click="ignore",
+    )
+    c2.download_button(
+        "Download CSV",
+        grades_csv,
+        file_name="grades.csv",
+        mime="text/csv",
+        key="agreement_csv",
+        on_click="ignore",
+    )
+
+
+def grade_import(ctx: Context) -> None:
+    """A graded sheet from an offline judge, checked whole before anything is imported."""
+    with st.expander("Import a graded sheet (JSONL or CSV) from an offline judge"):
+        st.caption(av.IMPORT_CAPTION)
+        upload = st.file_uploader(
+            "Grades file", type=["jsonl", "json", "csv"], key="agreement_upload"
+        )
+        if upload is not None and st.button(
+            "Import", key="agreement_import", disabled=not ctx.store.can_judge
+        ):
+            with tempfile.TemporaryDirectory() as folder:
+                path = Path(folder) / av.upload_file_name(upload.name)
+                path.write_bytes(upload.getvalue())
+                try:
+                    rows = js.import_grades(ctx.ws, path)
+                except InputError as error:
+                    problems(error, f"{upload.name} was not imported")
+                else:
+                    st.session_state["agreement_imported"] = js.import_summary(rows, upload.name)
+                    st.rerun()
+        imported = st.session_state.pop("agreement_imported", None)
+        if imported:
+            st.success(escape_markdown(imported))
+
+
+def gold_gap_candidates(ws: Workspace) -> None:
+    """What the gold set may lack, as a proposed gold update to download."""
+    st.subheader("Gold gap candidates")
+    gaps = gold_gaps(ws)
+    st.caption(av.GAPS_CAPTION)
+    if gaps.empty:
+        st.success("No gold gap candidates.")
+        return
+    shown = gaps.assign(annotators=[", ".join(a) for a in gaps["annotators"]])
+    st.dataframe(shown, hide_index=True, key="agreement_gaps", width="stretch")
+    st.download_button(
+        "Download the proposed gold update (JSONL)",
+        js.proposal_jsonl(gaps),
+        file_name="gold_proposal.jsonl",
+        mime="application/jsonl",
+        key="agreement_proposal",
+        on_click="ignore",
+    )
