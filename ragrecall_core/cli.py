@@ -13,7 +13,6 @@ the options, ``--help`` and a usage error cost only this module and the light on
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -21,7 +20,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from ragrecall_core.analysis import capture_defaults
 from ragrecall_core.errors import InputError, Problem, one_line, raise_if_any
-from ragrecall_core.measures import parse_cutoff, parse_requests
+from ragrecall_core.measures import MeasureRequest, parse_cutoff, parse_requests
 from ragrecall_core.output.text import FORMATS
 from ragrecall_core.scoring.policy import Policy
 
@@ -559,29 +558,23 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     workspace = load(args, args.runs, cache_folder(args))
     selected = query_ids(workspace, split=args.split)
     evaluation = evaluate(workspace, measures, policy=policy, query_ids=selected)
-    text = render(evaluation, args.format, per_query=args.per_query)
-    if args.format == "json":
-        from ragrecall_core.output.text import json_text
-
-        as_dict = said_mappings(workspace, "json", lambda: json.loads(text))
-        text = json_text(as_dict())
-    else:
-        said_mappings(workspace, args.format, dict)
-        text = one_line(text, "\n\t")  # as print_result does
-    sys.stdout.write(text)
+    per_query = args.per_query
+    as_dict = said_mappings(workspace, args.format, lambda: evaluation.to_dict(per_query))
+    print_result(args.format, as_dict, lambda: render(evaluation, args.format, per_query))
     return 0
 
 
-def measures_from(names: list[str], cutoffs: list[str]) -> list[str]:
-    """``-m`` names plus the default set at each ``-k``; every bad one reported at once."""
+def measures_from(names: list[str], cutoffs: list[str]) -> list[MeasureRequest]:
+    """``-m`` names plus the default set at each ``-k``, parsed (once: evaluate takes them
+    so); every bad one reported at once."""
     from ragrecall_core.scoring.evaluate import default_measures
 
     problems: list[Problem] = []
     ks = [k for k in (take(problems, parse_cutoff, text) for text in cutoffs) if k is not None]
     measures = list(dict.fromkeys(list(names) + (default_measures(ks) if ks else [])))
-    take(problems, parse_requests, measures)
+    requests = take(problems, parse_requests, measures)
     raise_if_any(problems)
-    return measures or default_measures()
+    return requests or parse_requests(default_measures())
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -592,7 +585,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     problems: list[Problem] = []
     k = take(problems, parse_cutoff, args.k)
     take(problems, require_rule, args.pass_rule)
-    measures = take(problems, measures_from, args.measure, []) if args.measure else None
+    measures = None
+    if args.measure:
+        measures = [r.label for r in take(problems, measures_from, args.measure, []) or []]
     policy = policy_from(args, problems)
     memory_limit_from(args, problems)
     raise_if_any(problems)

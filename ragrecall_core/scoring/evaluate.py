@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -47,6 +47,9 @@ class Evaluation:
     count: ``(run, measure, value, queries)``. ``measure`` is the name as the user asked
     for it; a missing value is ``None``. Both are plain tuples (the command line prints
     them without pandas); :attr:`per_query` and :attr:`aggregate` are the same as frames.
+    :attr:`warnings` and :attr:`no_answer` are computed when first read (``notes``): an
+    output that shows them reads them; a caller that wants the values alone (``check``,
+    ``compare``) never pays for them.
     """
 
     rows: list[tuple]
@@ -54,8 +57,23 @@ class Evaluation:
     requests: list[MeasureRequest]
     policy: Policy
     runs: list[str]
-    warnings: dict[str, list[str]] = field(default_factory=dict)
-    no_answer: dict[str, dict] = field(default_factory=dict)
+    notes: Callable[[], tuple[dict[str, list[str]], dict[str, dict]]] = field(
+        default=lambda: ({}, {}), repr=False, compare=False
+    )
+
+    @cached_property
+    def _notes(self) -> tuple[dict[str, list[str]], dict[str, dict]]:
+        return self.notes()
+
+    @property
+    def warnings(self) -> dict[str, list[str]]:
+        """Per run: the warnings :func:`collect_warnings` finds."""
+        return self._notes[0]
+
+    @property
+    def no_answer(self) -> dict[str, dict]:
+        """Per run: :func:`no_answer_summary`."""
+        return self._notes[1]
 
     @property
     def labels(self) -> list[str]:
@@ -143,14 +161,15 @@ def _number(value) -> float | None:
 
 def evaluate(
     workspace: Workspace | object,
-    measures: Sequence[str] | None = None,
+    measures: Sequence[str | MeasureRequest] | None = None,
     policy: Policy | None = None,
     runs: Sequence[str] | object | None = None,
     query_ids: Sequence[str] | None = None,
     *,
     name: str | None = None,
 ) -> Evaluation:
-    """Compute ``measures`` (names such as ``"Recall@5"``) for the workspace's runs.
+    """Compute ``measures`` (names such as ``"Recall@5"``, or requests already parsed) for
+    the workspace's runs.
 
     ``workspace`` is a :class:`Workspace` (then ``runs`` picks run names), or the gold set
     as a file or in memory (then ``runs`` holds the runs: a dict of name to run, or one run
@@ -159,7 +178,7 @@ def evaluate(
     if not isinstance(workspace, Workspace):
         workspace, runs = Workspace.from_memory(workspace, runs, name=name), None
     policy = policy or Policy()
-    requests = parse_requests(list(measures or default_measures()))
+    requests = as_requests(measures or default_measures())
     prepared = prepare(workspace, policy)
     scored = scoring.per_query(prepared, [r.measure for r in requests], runs, query_ids)
     label = [r.label for r in requests]
@@ -171,8 +190,30 @@ def evaluate(
         requests=requests,
         policy=policy,
         runs=run_names,
-        warnings=collect_warnings(prepared, cutoffs, runs, query_ids),
-        no_answer=no_answer_summary(prepared, runs, query_ids),
+        notes=lambda: notes_of(workspace, policy, cutoffs, runs, query_ids),
+    )
+
+
+def as_requests(measures: Sequence[str | MeasureRequest]) -> list[MeasureRequest]:
+    """``measures`` as requests: those already parsed kept, the others parsed (every bad
+    one reported at once)."""
+    parsed = iter(parse_requests([m for m in measures if not isinstance(m, MeasureRequest)]))
+    return [m if isinstance(m, MeasureRequest) else next(parsed) for m in measures]
+
+
+def notes_of(
+    workspace: Workspace,
+    policy: Policy,
+    cutoffs: Sequence[int],
+    runs: Sequence[str] | None,
+    query_ids: Sequence[str] | None,
+) -> tuple[dict[str, list[str]], dict[str, dict]]:
+    """An evaluation's warnings and no-answer summary, from its prepared evaluation (made
+    again should it have been dropped meanwhile)."""
+    prepared = prepare(workspace, policy)
+    return (
+        collect_warnings(prepared, cutoffs, runs, query_ids),
+        no_answer_summary(prepared, runs, query_ids),
     )
 
 

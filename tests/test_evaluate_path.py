@@ -1,0 +1,88 @@
+"""The evaluate path is straight (issue 30): measures parsed once, the warnings and the
+no-answer summary computed only when an output shows them, JSON built from the dicts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers import run_cli
+
+from ragrecall_core import Workspace
+from ragrecall_core.analysis.compare import compare
+from ragrecall_core.analysis.gate import check_gate
+from ragrecall_core.measures import base
+from ragrecall_core.output import text
+from ragrecall_core.output.text import json_text
+from ragrecall_core.scoring import evaluate as evaluate_module
+
+SAMPLES = Path(__file__).parent.parent / "data_samples"
+GOLD = SAMPLES / "gold.jsonl"
+RUNS = [SAMPLES / "runs" / "bm25.jsonl", SAMPLES / "runs" / "dense-minilm.jsonl"]
+
+
+@pytest.fixture(scope="module")
+def workspace():
+    return Workspace.from_files(GOLD, RUNS)
+
+
+@pytest.fixture
+def notes_counted(monkeypatch):
+    """How often the warnings and the no-answer summary were computed."""
+    counts = {"warnings": 0, "no_answer": 0}
+    for name, function in (
+        ("warnings", evaluate_module.collect_warnings),
+        ("no_answer", evaluate_module.no_answer_summary),
+    ):
+
+        def counted(*args, _name=name, _function=function, **kwargs):
+            counts[_name] += 1
+            return _function(*args, **kwargs)
+
+        monkeypatch.setattr(evaluate_module, f"{function.__name__}", counted)
+    return counts
+
+
+def test_notes_are_computed_when_first_read_and_once(workspace, notes_counted):
+    evaluation = evaluate_module.evaluate(workspace, ["Recall@5", "P@5"])
+    assert notes_counted == {"warnings": 0, "no_answer": 0}
+    warnings, no_answer = evaluation.warnings, evaluation.no_answer
+    assert notes_counted == {"warnings": 1, "no_answer": 1}
+    assert evaluation.warnings is warnings and evaluation.no_answer is no_answer
+    assert notes_counted == {"warnings": 1, "no_answer": 1}
+    assert set(no_answer) == set(workspace.run_names)  # the samples have no-answer queries
+
+
+def test_check_and_compare_never_compute_the_notes(workspace, notes_counted):
+    bm25, dense = workspace.run_names
+    result = check_gate(workspace, dense, ["Recall@5>=0"], baseline=bm25, max_regressions=100)
+    assert result.checks and result.checks[0]["ok"]
+    comparison = compare(workspace, bm25, dense)
+    assert not comparison.deltas.empty
+    assert notes_counted == {"warnings": 0, "no_answer": 0}
+
+
+def test_evaluate_command_parses_each_measure_once(tmp_path, monkeypatch, capsys):
+    parsed: list[str] = []
+    original = base.parse_measure
+
+    def counted(text, *args, **kwargs):
+        parsed.append(text)
+        return original(text, *args, **kwargs)
+
+    monkeypatch.setattr(base, "parse_measure", counted)
+    code, out, _ = run_cli(
+        capsys, ["evaluate", GOLD, RUNS[0], "-m", "P@5", "-m", "nDCG@5", "--format", "json"]
+    )
+    assert code == 0 and set(json.loads(out)["runs"][0]["aggregate"]) == {"P@5", "nDCG@5"}
+    assert sorted(parsed) == ["P@5", "nDCG@5"]
+
+
+def test_evaluate_json_is_the_evaluations_dict(workspace, capsys, monkeypatch):
+    """The command prints the evaluation's own dict, never a rendered text read back."""
+    monkeypatch.setattr(text, "render", lambda *a, **k: pytest.fail("JSON rendered as text"))
+    code, out, _ = run_cli(capsys, ["evaluate", GOLD, *RUNS, "-m", "MRR@5", "--format", "json"])
+    assert code == 0
+    expected = evaluate_module.evaluate(workspace, ["MRR@5"]).to_dict()
+    assert out == json_text(expected)
