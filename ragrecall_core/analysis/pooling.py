@@ -22,9 +22,9 @@ SEED = "ragrecall-pool"
 
 POOL_SQL = """
 WITH judged AS (
-    SELECT query_id, chunk_id FROM qrels
+    SELECT query_id, chunk_id FROM qrels WHERE NOT $include_judged
     UNION SELECT query_id, chunk_id FROM all_grades
-    WHERE $annotator IS NULL OR annotator = $annotator),
+    WHERE NOT $include_judged AND ($annotator IS NULL OR annotator = $annotator)),
 pooled AS (
     SELECT DISTINCT r.query_id, r.chunk_id FROM runs r
     WHERE r.rank <= $depth AND list_contains($runs, r.run)
@@ -77,11 +77,14 @@ def build_pool(
     query_ids: Sequence[str] | None = None,
     k: int = 1,
     annotator: str | None = None,
+    include_judged: bool = False,
 ) -> pd.DataFrame:
     """``(query_id, chunk_id, query, text)`` to judge, shuffled with a fixed seed.
 
     With ``annotator``, only what that annotator has not judged yet is left out, so a
     second annotator judges the same pool independently (and resumes where they stopped).
+    With ``include_judged``, nothing is left out: the whole pool (a model judge grades what
+    the humans graded too, to be measured against them).
     """
     runs = list(runs or workspace.run_names)
     check_pool(workspace, runs, depth, k)
@@ -91,6 +94,7 @@ def build_pool(
         "queries": list(query_ids or []),
         "seed": SEED,
         "annotator": annotator,
+        "include_judged": include_judged,
     }
     return workspace.cursor().execute(POOL_SQL, params).df()
 

@@ -41,9 +41,13 @@ if TYPE_CHECKING:  # frames come from DuckDB's .df(); opening a workspace needs 
     import pandas as pd
 
 STORE = "judgment_store"
-STORE_TABLES = {"judgments", "resolutions", "verdicts"}
-# a store written before verdicts existed: still a store (attached writable, it is upgraded)
+STORE_TABLES = {"judgments", "resolutions", "verdicts", "judge_runs"}
+# a store written before verdicts (or judge runs) existed: still a store (attached writable,
+# it is upgraded); any set of tables between these two is one
 OLD_STORE_TABLES = {"judgments", "resolutions"}
+# the annotator names of model judges (``ragrecall judge``): a person's name never starts so,
+# and their grades are kept out of ``all_grades`` (the humans' evidence) in ``judge_grades``
+JUDGE_PREFIX = "judge:"
 STORE_SCHEMA = f"""
 CREATE SEQUENCE IF NOT EXISTS {STORE}.judgment_ids;
 CREATE TABLE IF NOT EXISTS {STORE}.judgments (
@@ -66,19 +70,27 @@ CREATE TABLE IF NOT EXISTS {STORE}.verdicts (
     query_id VARCHAR NOT NULL, reason VARCHAR NOT NULL, note VARCHAR NOT NULL,
     owner VARCHAR NOT NULL, recorded_by VARCHAR NOT NULL,
     recorded_at TIMESTAMP DEFAULT current_timestamp);
+CREATE SEQUENCE IF NOT EXISTS {STORE}.judge_run_ids;
+CREATE TABLE IF NOT EXISTS {STORE}.judge_runs (
+    id BIGINT DEFAULT nextval('{STORE}.judge_run_ids'), annotator VARCHAR NOT NULL,
+    judge VARCHAR NOT NULL, config VARCHAR NOT NULL, package VARCHAR, version VARCHAR,
+    recorded_at TIMESTAMP DEFAULT current_timestamp);
+ALTER TABLE {STORE}.judgments ADD COLUMN IF NOT EXISTS judge_run BIGINT;
 """
 
 # what the evaluation sees: file grades, plus each annotator's latest stored judgment unless
 # that latest row withdraws it (an undone first grade); a withdrawn stored grade lets that
 # annotator's file grade count again. {withdrawn} is the column, or ``false`` in a read-only
-# store written before undo existed.
+# store written before undo existed. A model judge's grades (annotator ``judge:NAME``) are
+# no human's: they are in ``judge_grades`` only.
 ALL_GRADES = f"""
-CREATE OR REPLACE VIEW all_grades AS
-WITH latest AS (
+CREATE OR REPLACE VIEW store_latest AS (
     SELECT query_id, chunk_id, annotator, arg_max(grade, id) AS grade,
            arg_max(harmful, id) AS harmful, arg_max(reason, id) AS reason,
            arg_max(coalesce({{withdrawn}}, false), id) AS withdrawn
-    FROM {STORE}.judgments GROUP BY query_id, chunk_id, annotator)
+    FROM {STORE}.judgments GROUP BY query_id, chunk_id, annotator);
+CREATE OR REPLACE VIEW all_grades AS
+WITH latest AS (SELECT * FROM store_latest WHERE NOT starts_with(annotator, '{JUDGE_PREFIX}'))
 SELECT query_id, chunk_id, grade, harmful, reason, annotator, source FROM grades
 WHERE NOT EXISTS (SELECT 1 FROM latest s WHERE s.query_id = grades.query_id
                   AND s.chunk_id = grades.chunk_id AND s.annotator = grades.annotator
@@ -86,6 +98,9 @@ WHERE NOT EXISTS (SELECT 1 FROM latest s WHERE s.query_id = grades.query_id
 UNION ALL
 SELECT query_id, chunk_id, grade, harmful, reason, annotator, 'judge page'
 FROM latest WHERE NOT withdrawn;
+CREATE OR REPLACE VIEW judge_grades AS
+SELECT query_id, chunk_id, grade, harmful, reason, annotator FROM store_latest
+WHERE starts_with(annotator, '{JUDGE_PREFIX}') AND NOT withdrawn;
 CREATE OR REPLACE VIEW all_resolutions AS
 SELECT query_id, chunk_id, grade, harmful, reason, resolver, created_at, 0 AS id
 FROM resolutions
@@ -250,7 +265,7 @@ def attach_store(workspace: Workspace, path: Path | None = None, read_only: bool
     except duckdb.Error as error:
         raise _unusable(path, error) from None
     tables = _store_tables(con)
-    is_store = tables in (STORE_TABLES, OLD_STORE_TABLES)
+    is_store = OLD_STORE_TABLES <= tables <= STORE_TABLES
     if not is_store and (tables or read_only):  # a DuckDB file, but not a store
         _release(workspace)
         shown = "tables: " + (", ".join(sorted(tables)) or "none")
@@ -430,14 +445,107 @@ def _append(con: duckdb.DuckDBPyConnection, table: str, person_column: str, row:
     )
 
 
-def _require_valid(what: str, grade: int, person: str, expected_person: str) -> None:
+def _require_valid(
+    what: str, grade: int, person: str, expected_person: str, judge: bool = False
+) -> None:
+    """A grade of 0 / 1 / 2 and a person's name; a model judge's name (``judge=True``)
+    starts with :data:`JUDGE_PREFIX`, a human's never does."""
     problems = []
     if grade not in (0, 1, 2) or isinstance(grade, bool):
         problems.append(Problem(what, None, str(grade), "a grade of 2, 1 or 0"))
     if not isinstance(person, str) or not person.strip():
         problems.append(Problem(what, None, repr(person), expected_person))
+    elif person.strip().startswith(JUDGE_PREFIX) != judge:
+        kept = (
+            f"a name starting with {JUDGE_PREFIX!r}"
+            if judge
+            else (f"{expected_person} not starting with {JUDGE_PREFIX!r} (kept for model judges)")
+        )
+        problems.append(Problem(what, None, person.strip()[:80], kept))
     if problems:
         raise InputError(problems)
+
+
+# ---------------------------------------------------------------- model judges
+def record_judge_run(
+    workspace: Workspace,
+    annotator: str,
+    judge: str,
+    config: str,
+    package: str | None,
+    version: str | None,
+) -> int:
+    """Record what a model judge is (its redacted config as JSON text, its package and
+    version) before it grades; return the id its grades carry."""
+    _require_valid("judge", 0, annotator, "the judge's name", judge=True)
+    with store_transaction(workspace) as con:
+        row = con.execute(
+            f"INSERT INTO {STORE}.judge_runs (annotator, judge, config, package, version) "
+            "VALUES ($a, $j, $c, $p, $v) RETURNING id",
+            {"a": annotator.strip(), "j": judge, "c": config, "p": package, "v": version},
+        ).fetchone()
+    return int(row[0])
+
+
+def submit_judge_grade(
+    workspace: Workspace,
+    query_id: str,
+    chunk_id: str,
+    grade: int,
+    annotator: str,
+    judge_run: int,
+    harmful: bool = False,
+    reason: str = "",
+) -> None:
+    """Commit one model judge's grade now (append-only, as :func:`submit`)."""
+    _require_valid("judge", grade, annotator, "the judge's name", judge=True)
+    with store_transaction(workspace) as con:
+        con.execute(
+            f"INSERT INTO {STORE}.judgments (query_id, chunk_id, grade, harmful, reason, "
+            "annotator, judge_run) VALUES ($q, $c, $g, $h, $r, $a, $run)",
+            {
+                "q": query_id,
+                "c": chunk_id,
+                "g": grade,
+                "h": harmful,
+                "r": reason.strip(),
+                "a": annotator.strip(),
+                "run": judge_run,
+            },
+        )
+
+
+def judge_grades(workspace: Workspace, annotator: str | None = None) -> pd.DataFrame:
+    """Every model judge's latest grade (``annotator`` only, if given): query_id, chunk_id,
+    grade, harmful, reason, annotator. Empty without a store."""
+    if not is_open(workspace):
+        open_store(workspace)
+    if not is_open(workspace):
+        return (
+            workspace.cursor()
+            .execute(
+                "SELECT query_id, chunk_id, grade, harmful, reason, annotator FROM grades "
+                "WHERE false"
+            )
+            .df()
+        )
+    return (
+        workspace.cursor()
+        .execute(
+            "SELECT * FROM judge_grades WHERE $a IS NULL OR annotator = $a "
+            "ORDER BY annotator, query_id, chunk_id",
+            {"a": annotator},
+        )
+        .df()
+    )
+
+
+def judge_runs(workspace: Workspace) -> pd.DataFrame:
+    """What each model judge was when it graded (id, annotator, judge, config, package,
+    version, recorded_at); empty without a store or in an old read-only one."""
+    if not (is_open(workspace) and has_table(workspace, "judge_runs")):
+        return workspace.cursor().execute("SELECT NULL AS id WHERE false").df()
+    return workspace.cursor().execute(f"SELECT * FROM {STORE}.judge_runs ORDER BY id").df()
 
 
 def stored_judgments(workspace: Workspace, annotator: str | None = None) -> pd.DataFrame:
