@@ -37,9 +37,11 @@ def assist_workspace(folder: Path, human: list[dict] | None = None) -> Path:
         ]
         write_jsonl(folder / "runs" / f"{name}.jsonl", rows)
     write_jsonl(folder / "corpus.jsonl", [{"chunk_id": c, "text": f"text {c}"} for c in CHUNKS])
-    human = human if human is not None else [
-        {"query_id": "q1", "chunk_id": "B", "grade": 0, "annotator": "anna"}
-    ]
+    human = (
+        human
+        if human is not None
+        else [{"query_id": "q1", "chunk_id": "B", "grade": 0, "annotator": "anna"}]
+    )
     write_jsonl(folder / "grades" / "anna.jsonl", human)
     return folder
 
@@ -58,7 +60,9 @@ def test_the_judge_grades_the_unjudged_pool_and_its_grades_stay_apart(tmp_path):
     assert (result.pool, result.graded, result.errors) == (7, 7, {})
     grades = store.judge_grades(ws)
     assert set(grades.annotator) == {"judge:letters"}
-    assert len(grades) == 7 and ("q1", "B") not in set(zip(grades.query_id, grades.chunk_id))
+    assert len(grades) == 7 and ("q1", "B") not in set(
+        zip(grades.query_id, grades.chunk_id, strict=True)
+    )
     assert grades.set_index(["query_id", "chunk_id"]).grade[("q2", "D")] == 2
     # not one of the humans' grades: evaluation, the humans' pool and export are unchanged
     ws = Workspace.open(folder)
