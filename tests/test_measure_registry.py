@@ -10,7 +10,7 @@ from ragrecall_core import InputError, Measure, parse_measure
 from ragrecall_core.measures import REGISTRY, parse_requests
 from ragrecall_core.measures.docs import markdown_table
 
-README = Path(__file__).parent.parent / "README.md"
+MEASURES_PAGE = Path(__file__).parent.parent / "docs" / "measures.md"
 
 
 @pytest.mark.parametrize(
@@ -57,8 +57,8 @@ def test_unknown_names_list_every_valid_name_and_all_are_reported_at_once():
         assert definition.name in str(error.value)
 
 
-def test_readme_measure_table_is_generated_from_the_registry():
-    text = README.read_text(encoding="utf-8")
+def test_the_docs_measure_table_is_generated_from_the_registry():
+    text = MEASURES_PAGE.read_text(encoding="utf-8")
     assert markdown_table() in text, "run: python -m ragrecall_core.measures.docs"
     for definition in REGISTRY.values():
         assert f"`{definition.name}" in text

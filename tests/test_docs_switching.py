@@ -1,4 +1,4 @@
-"""The README's "Switching from ranx / ir_measures / pytrec_eval" section runs as written,
+"""The docs' "Switching from ranx / ir_measures / pytrec_eval" page runs as written,
 and each ragrecall call there asks for the measures its peer's call names."""
 
 from __future__ import annotations
@@ -7,11 +7,13 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).parent.parent
-TITLE = "\n## Switching from ranx / ir_measures / pytrec_eval\n"
+TITLE = "# Switching from ranx / ir_measures / pytrec_eval\n"
 
 
 def section() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    """The whole page after its title (it has no subsections)."""
+    text = (ROOT / "docs" / "switching.md").read_text(encoding="utf-8")
+    assert text.startswith(TITLE)
     return text.split(TITLE, 1)[1].split("\n## ", 1)[0]
 
 
@@ -19,7 +21,7 @@ def python_blocks() -> list[str]:
     return re.findall(r"```python\n(.*?)```", section(), flags=re.S)
 
 
-def test_the_switching_section_is_short_and_has_code():
+def test_the_switching_page_is_short_and_has_code():
     assert len(section().splitlines()) <= 40
     assert python_blocks()
 
@@ -27,7 +29,7 @@ def test_the_switching_section_is_short_and_has_code():
 def test_the_switching_examples_run(monkeypatch):
     monkeypatch.chdir(ROOT)
     for n, block in enumerate(python_blocks()):
-        exec(compile(block, f"README.md (switching, block {n + 1})", "exec"), {})  # noqa: S102
+        exec(compile(block, f"docs/switching.md (block {n + 1})", "exec"), {})  # noqa: S102
 
 
 def names(listed: str) -> set[str]:

@@ -1,20 +1,24 @@
-"""The README's usage lines and the CLI's options stay in step (issue 11).
+"""The docs' usage lines and the CLI's options stay in step (issue 11).
 
-Every option a subcommand accepts appears in the README's usage of that command, every
-option the README shows exists, and every argument has a help text in ``--help``.
+Every option a subcommand accepts appears in the usage of that command on the docs' command
+line page, every option shown there exists, and every argument has a help text in
+``--help``. Every example command line in the docs and the README parses.
 """
 
 from __future__ import annotations
 
 import argparse
 import re
+import shlex
 from pathlib import Path
 
 import pytest
 
 from ragrecall_core.cli import build_parser
 
-README = Path(__file__).parent.parent / "README.md"
+ROOT = Path(__file__).parent.parent
+CLI_PAGE = ROOT / "docs" / "cli.md"
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 # an option in a usage line: "-k", "--max-regressions"; not the "-answer" of "no-answer"
 OPTION = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*)")
 HELP_OPTIONS = {"-h", "--help"}
@@ -26,7 +30,7 @@ def subcommands() -> dict[str, argparse.ArgumentParser]:
 
 
 def usage_entries(text: str) -> dict[str, str]:
-    """``{command: its usage}`` from the README's code blocks: a usage starts with
+    """``{command: its usage}`` from a page's code blocks: a usage starts with
     ``ragrecall COMMAND`` and goes on over indented lines; entries of one command join."""
     entries: dict[str, str] = {}
     for block in re.findall(r"```[a-z]*\n(.*?)```", text, flags=re.S):
@@ -56,7 +60,7 @@ def cli_options(parser: argparse.ArgumentParser) -> list[tuple[str, ...]]:
     ]
 
 
-USAGE = usage_entries(README.read_text("utf-8"))
+USAGE = usage_entries(CLI_PAGE.read_text("utf-8"))
 
 
 def test_every_subcommand_has_a_usage_line():
@@ -64,14 +68,14 @@ def test_every_subcommand_has_a_usage_line():
 
 
 @pytest.mark.parametrize("command", sorted(subcommands()))
-def test_the_readme_lists_every_option_of_the_command(command):
+def test_the_docs_list_every_option_of_the_command(command):
     shown = documented_options(USAGE[command])
     missing = [s for s in cli_options(subcommands()[command]) if not set(s) & shown]
-    assert missing == [], f"README usage of {command!r} lacks {missing}"
+    assert missing == [], f"docs/cli.md usage of {command!r} lacks {missing}"
 
 
 @pytest.mark.parametrize("command", sorted(subcommands()))
-def test_the_readme_shows_no_option_the_command_lacks(command):
+def test_the_docs_show_no_option_the_command_lacks(command):
     known = {s for spellings in cli_options(subcommands()[command]) for s in spellings}
     assert documented_options(USAGE[command]) - known == set()
 
@@ -100,3 +104,56 @@ def test_the_check_and_this_test_catch_a_missing_option():
     shown = documented_options(usage)
     missing = [s for s in cli_options(subcommands()["compare"]) if not set(s) & shown]
     assert missing == [("--corpus",)]
+
+
+def example_commands(text: str) -> list[str]:
+    """Every command line a page's shell or YAML blocks run: ``ragrecall ...`` at the start
+    of a line or after ``run:``, with its continuation lines (a trailing backslash, or the
+    lines of a folded ``run: >`` block); each command of an ``a && b`` line."""
+    found = []
+    for language, block in re.findall(r"```(bash|sh|yaml)\n(.*?)```", text, flags=re.S):
+        lines = block.replace("\\\n", " ").splitlines()
+        i = 0
+        while i < len(lines):
+            line = lines[i]
+            i += 1
+            if language == "yaml" and re.match(r"\s*(?:-\s*)?run: >\s*$", line):
+                indent = len(lines[i]) - len(lines[i].lstrip()) if i < len(lines) else 0
+                folded = []
+                while i < len(lines) and lines[i].startswith(" " * indent) and lines[i].strip():
+                    folded.append(lines[i].strip())
+                    i += 1
+                line = " ".join(folded)
+            for part in line.split("&&"):
+                start = re.match(r"\s*(?:-\s*)?(?:run:\s*)?(ragrecall\s.*)", part)
+                if start:
+                    found.append(start.group(1).strip())
+    return found
+
+
+EXAMPLES = [
+    (page.relative_to(ROOT).as_posix(), command)
+    for page in PAGES
+    for command in example_commands(page.read_text("utf-8"))
+]
+
+
+def test_the_docs_have_example_commands_of_the_main_commands():
+    shown = {shlex.split(command)[1] for _page, command in EXAMPLES}
+    assert {"ui", "evaluate", "capture", "compare", "check"} <= shown
+
+
+@pytest.mark.parametrize(("page", "command"), EXAMPLES)
+def test_every_example_command_line_parses(page, command):
+    words = shlex.split(command)
+    assert words[0] == "ragrecall"
+    build_parser().parse_args(words[1:])  # argparse exits 2 on an unknown or bad option
+
+
+def test_an_example_with_an_unknown_option_is_caught():
+    """The check can fail: a misspelt option does not parse."""
+    with pytest.raises(SystemExit) as stop:
+        build_parser().parse_args(["check", "gold.jsonl", "run.jsonl", "--requires", "R@5>=1"])
+    assert stop.value.code == 2
+    folded = "```yaml\n- run: >\n    ragrecall check g r\n    --junit x.xml\n```\n"
+    assert example_commands(folded) == ["ragrecall check g r --junit x.xml"]
