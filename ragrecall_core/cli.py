@@ -144,6 +144,25 @@ OPTIONS: dict[str, Option] = {
         help="table for people, json for programs (default table)",
     ),
     "output": arg("-o", "--output", type=Path, required=True, metavar="FILE", help="the output"),
+    # capture and judge call the user's code: these options are theirs
+    "config": arg(
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help="a JSON object, saved (redacted) with the output",
+    ),
+    "concurrency": arg(
+        "--concurrency", default="1", metavar="N", help="calls in flight at once (default 1)"
+    ),
+    "timeout": arg("--timeout", metavar="S", help="seconds one call may take"),
+    "allow-errors": arg(
+        "--allow-errors",
+        default="0",
+        metavar="N|SHARE",
+        help="failed calls allowed before the command fails (exit 1): a number, or a share like "
+        "0.05 or 5%% (default 0)",
+    ),
+    "depth": arg("--depth", default="10", metavar="D", help="top-d of each run (default 10)"),
 }
 POLICY = ("grades", "corpus", "unit", "rel-level", "compat", "complete", "partial", "harmful")
 LOADING = ("memory-limit", "cache")  # the options of every command that loads gold and runs
@@ -329,20 +348,13 @@ def commands() -> list[tuple[str, str, Callable[[argparse.Namespace], int], list
                     "output",
                     help="the run to write (.jsonl); its config goes beside it as NAME.config.json",
                 ),
-                arg(
-                    "--config",
-                    type=Path,
-                    metavar="FILE",
+                shared(
+                    "config",
                     help="a JSON object describing the retriever, saved (redacted) with the run",
                 ),
-                arg(
-                    "--concurrency",
-                    default="1",
-                    metavar="N",
-                    help="queries in flight at once (default 1)",
-                ),
-                arg(
-                    "--timeout",
+                shared("concurrency", help="queries in flight at once (default 1)"),
+                shared(
+                    "timeout",
                     default=f"{capture_defaults.TIMEOUT:g}",
                     metavar="S",
                     help="seconds one query may take before it is a failed query, timed out "
@@ -354,10 +366,8 @@ def commands() -> list[tuple[str, str, Callable[[argparse.Namespace], int], list
                     help="the metadata key of a returned document's chunk id (default chunk_id, "
                     "then id)",
                 ),
-                arg(
-                    "--allow-errors",
-                    default="0",
-                    metavar="N|SHARE",
+                shared(
+                    "allow-errors",
                     help="failed queries allowed before the capture fails (exit 1): a number, or "
                     "a share like 0.05 or 5%% (default 0)",
                 ),
@@ -400,7 +410,7 @@ def commands() -> list[tuple[str, str, Callable[[argparse.Namespace], int], list
             [
                 "gold",
                 shared("runs", help="runs whose top chunks are pooled"),
-                arg("--depth", default="10", metavar="D", help="top-d of each run (default 10)"),
+                "depth",
                 shared(
                     "k",
                     default=None,
@@ -414,6 +424,54 @@ def commands() -> list[tuple[str, str, Callable[[argparse.Namespace], int], list
                 "split",
                 shared("output", help="the pool file: .jsonl (JSON lines) or .csv"),
                 *LOADING,
+            ],
+        ),
+        (
+            "judge",
+            "have a model judge grade the blind pool (stored as judge:NAME, not counted)",
+            cmd_judge,
+            [
+                "workspace",
+                arg(
+                    "--judge",
+                    required=True,
+                    metavar="MODULE:NAME",
+                    help="the callable judge(query_text, chunk_text) returning a grade 0/1/2 "
+                    "(or a dict / tuple with grade, harmful, reason)",
+                ),
+                arg(
+                    "--runs",
+                    nargs="+",
+                    metavar="RUN",
+                    help="the runs whose top chunks are pooled (default: every run)",
+                ),
+                "depth",
+                "split",
+                arg(
+                    "--include-judged",
+                    action="store_true",
+                    help="grade the whole pool, chunks the gold set or a human judged too (to "
+                    "measure the judge against them)",
+                ),
+                arg(
+                    "--name",
+                    metavar="NAME",
+                    help="the judge's name: its grades are stored as annotator judge:NAME "
+                    "(default: MODULE:NAME)",
+                ),
+                shared(
+                    "config",
+                    help="a JSON object describing the judge, stored (redacted) with its grades",
+                ),
+                shared("concurrency", help="pairs in flight at once (default 1)"),
+                shared("timeout", help="seconds one pair may take before it is a failed pair"),
+                shared(
+                    "allow-errors",
+                    help="failed pairs allowed before the command fails (exit 1): a number, or "
+                    "a share like 0.05 or 5%% (default 0)",
+                ),
+                *LOADING,
+                "format",
             ],
         ),
         (
@@ -775,6 +833,61 @@ def cmd_pool(args: argparse.Namespace) -> int:
     pairs = "1 (query, chunk) pair" if written == 1 else f"{written} (query, chunk) pairs"
     sys.stdout.write(f"{pairs} to judge written to {args.output}\n")
     sys.stdout.write(coverage_text(workspace, depth=depth, k=k, query_ids=ids))
+    return 0
+
+
+def cmd_judge(args: argparse.Namespace) -> int:
+    from ragrecall_core.analysis.capture import parse_allowance, parse_positive_number, read_config
+    from ragrecall_core.analysis.judging_assist import (
+        JudgeFailed,
+        grade_pool,
+        judge_annotator,
+        load_judge,
+        parse_judge_spec,
+    )
+    from ragrecall_core.analysis.selection import query_ids, require_split
+    from ragrecall_core.inputs.workspace import Workspace
+
+    problems: list[Problem] = []
+    depth = take(problems, parse_cutoff, args.depth, "--depth", "a pool depth d")
+    concurrency = take(problems, parse_cutoff, args.concurrency, "--concurrency", "pairs")
+    timeout = None
+    if args.timeout is not None:
+        timeout = take(problems, parse_positive_number, args.timeout, "--timeout")
+    take(problems, parse_judge_spec, args.judge)
+    if args.name is not None:
+        take(problems, judge_annotator, args.name)
+    config = take(problems, read_config, args.config) if args.config is not None else {}
+    take(problems, parse_allowance, args.allow_errors)
+    memory_limit_from(args, problems)
+    raise_if_any(problems)
+    workspace = Workspace.open(
+        args.workspace, memory_limit=args.memory_limit, cache=cache_folder(args)
+    )
+    require_split(workspace, args.split)
+    judge = load_judge(args.judge)
+    try:
+        result = grade_pool(
+            workspace,
+            judge,
+            name=args.name or args.judge,
+            runs=args.runs,
+            depth=depth,
+            query_ids=query_ids(workspace, split=args.split),
+            include_judged=args.include_judged,
+            concurrency=concurrency,
+            timeout=timeout,
+            allow_errors=args.allow_errors,
+            config={**config, "judge": args.judge},
+        )
+    except KeyboardInterrupt:
+        sys.stderr.write("\ninterrupted: the same command continues where this one stopped\n")
+        return INTERRUPTED
+    except JudgeFailed as failed:
+        sys.stderr.write("ragrecall: judging failed\n")
+        print_result(args.format, failed.result.to_dict, failed.result.to_text)
+        return 1
+    print_result(args.format, result.to_dict, result.to_text)
     return 0
 
 

@@ -90,7 +90,7 @@ def test_a_shared_option_is_the_same_option_everywhere(flag):
 def test_every_command_reading_inputs_takes_memory_limit_and_cache():
     for name, parser in commands().items():
         has = {"--memory-limit", "--cache"} & set(options(parser))
-        expected = name in {"evaluate", "compare", "check", "no-answer", "pool", "report"}
+        expected = name in {"evaluate", "compare", "check", "no-answer", "pool", "report", "judge"}
         assert bool(has) == expected and len(has) in (0, 2), name
 
 
