@@ -8,6 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from ragrecall_app.context import Context
 from ragrecall_core.analysis import judge_session, pooling, verdicts
 from ragrecall_core.analysis.agreement import Agreement, agreement
 from ragrecall_core.analysis.compare import Comparison, compare
@@ -15,11 +16,12 @@ from ragrecall_core.analysis.no_answer import NoAnswerReport, report_at, top_sco
 from ragrecall_core.analysis.ranked_lists import new_unjudged, side_by_side
 from ragrecall_core.inputs.store import export_grades
 from ragrecall_core.inputs.workspace import Workspace
-from ragrecall_core.output.report import build_report
+from ragrecall_core.output.report import ReportView, build_report
 from ragrecall_core.output.text import json_text
 from ragrecall_core.scoring.policy import Policy
 from ragrecall_core.views import no_answer_view
 from ragrecall_core.views.harm_view import harm_for_cutoffs, harm_label
+from ragrecall_core.views.report_view import report_view
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
@@ -104,17 +106,31 @@ def pool_coverage(
     return pooling.pool_coverage(_ws, runs, depth, k, ids)
 
 
-def report_text(key: str, k: int, policy: Policy, split: str, fmt: str, _ws: Workspace) -> str:
-    """The reproducible report as ``html``, ``md`` or ``csv`` (built on the first download);
-    a new meeting verdict changes it, so its cache key carries the verdicts' version."""
-    return _report_text(key, verdicts.verdicts_version(_ws), k, policy, split, fmt, _ws)
+def report_text(ctx: Context, fmt: str) -> str:
+    """The reproducible report of the view on screen (:func:`report_view`: its runs, split,
+    type, section, failures-only, k, pass rule and policy) as ``html``, ``md`` or ``csv``
+    (built on the first download); a new meeting verdict changes it, so its cache key
+    carries the verdicts' version, and ``ctx.key`` the stored grades'."""
+    s = ctx.state
+    view = report_view(s)
+    version = ctx.verdicts_version()
+    return _report_text(ctx.key, version, s.k, ctx.policy, s.pass_rule, view, fmt, ctx.ws)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _report_text(
-    key: str, verdicts_version: str, k: int, policy: Policy, split: str, fmt: str, _ws: Workspace
+    key: str,
+    verdicts_version: str,
+    k: int,
+    policy: Policy,
+    rule: str,
+    view: ReportView,
+    fmt: str,
+    _ws: Workspace,
 ) -> str:
-    report = build_report(_ws, k, split or None, policy, verdicts=verdicts.latest_verdicts(_ws))
+    report = build_report(
+        _ws, k, None, policy, rule, verdicts=verdicts.latest_verdicts(_ws), view=view
+    )
     return {"html": report.to_html, "md": report.to_markdown, "csv": report.to_csv}[fmt]()
 
 

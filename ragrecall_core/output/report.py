@@ -23,7 +23,13 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ragrecall_core.analysis.pass_rule import DEFAULT_RULE, pass_measure, rule_line
-from ragrecall_core.analysis.query_table import display_frame, query_table
+from ragrecall_core.analysis.query_table import (
+    display_frame,
+    failing_first,
+    failing_runs,
+    filter_table,
+    query_table,
+)
 from ragrecall_core.analysis.selection import default_split, query_ids
 from ragrecall_core.errors import InputError, Problem
 from ragrecall_core.inputs.configs import config_path_for
@@ -60,6 +66,38 @@ def output_suffix(path: Path) -> str:
     return suffix
 
 
+@dataclass(frozen=True)
+class ReportView:
+    """The dashboard view an in-app report reproduces (issue 29): the sidebar's runs, split,
+    query type, section and failures-only switch. Unlike the command, which reports the
+    held-out split by default, no split here means every query, as on screen; the queries
+    are chosen by :func:`ragrecall_core.analysis.selection.query_ids`, as the screen's."""
+
+    runs: tuple[str, ...] = ()  # empty: every run
+    split: str | None = None
+    query_type: str | None = None
+    section: str | None = None
+    failing_only: bool = False  # the per-query tables list failing queries only
+
+    def query_ids(self, workspace: Workspace) -> list[str] | None:
+        return query_ids(
+            workspace,
+            split=self.split or None,
+            query_types=[self.query_type] if self.query_type else None,
+            sections=[self.section] if self.section else None,
+        )
+
+    def filters(self) -> list[str]:
+        """The query filters as the scope line names them (``split = dev``)."""
+        named = (("split", self.split), ("type", self.query_type), ("section", self.section))
+        return [f"{name} = {value}" for name, value in named if value]
+
+    def describe(self, queries: int) -> str:
+        """The queries the report covers, as its header's ``queries`` line says it."""
+        chosen = " · ".join(self.filters()) or "all queries, every split"
+        return f"{chosen} ({plural(queries, 'query', 'queries')}; the dashboard's view)"
+
+
 @dataclass
 class Report:
     k: int
@@ -76,17 +114,51 @@ class Report:
     # the meeting's latest verdict per (run, query) (ragrecall_core.analysis.verdicts)
     verdicts: pd.DataFrame | None = None
     verdicts_elsewhere: int = 0  # current verdicts on queries outside this report's split
+    # the runs reported (every run unless a dashboard view chose some)
+    runs: tuple[str, ...] = ()
+    view: ReportView | None = None  # the dashboard view an in-app report reproduces
+    gold_judgments: int = 0  # the gold's own judgments (qrels)
+    file_grades: int = 0  # reviewers' grades read from grade files
+
+    def scope_line(self) -> str:
+        """The report's scope in the words of the dashboard's scope line (issue 29), but for
+        the pass rule, which the header states on its own line."""
+        runs = ("run " if len(self.runs) == 1 else "runs ") + ", ".join(self.runs)
+        filters = self.view.filters() if self.view else [self.scope]
+        only_failing = self.view is not None and self.view.failing_only
+        failing = ["per-query tables: failures only"] if only_failing else []
+        # the pass rule has its own header line (stated once)
+        return "Scope: " + " · ".join([runs, f"k = {self.k}", *filters, *failing])
+
+    def grades_line(self) -> str:
+        """Which grades the numbers include: the files' and the reviewers' stored ones."""
+        return (
+            f"{plural(self.gold_judgments, 'judgment')} in the gold, "
+            f"{plural(self.file_grades, 'reviewer grade')} from grade files; reviewers' "
+            f"grades from the judgment store: {self.stored_judgments}"
+        )
+
+    def verdicts_line(self) -> str:
+        """How many of the meeting's current verdicts the report lists, and how many not."""
+        listed = 0 if self.verdicts is None else len(self.verdicts)
+        line = f"{plural(listed, 'current meeting verdict')} listed"
+        if self.verdicts_elsewhere:
+            line += f"; {self.verdicts_elsewhere} on queries outside this scope not listed"
+        return line
 
     def header(self) -> dict:
         return {
             "tool": f"ragrecall {__version__}",
             "generated": self.generated,
+            "scope": self.scope_line(),
             "k": self.k,
             "queries": self.scope,
             "policy": self.policy.describe(),
             # the key names it: the line without its own "Pass rule: " (issue 29)
             "pass rule": rule_line(self.rule, self.k).removeprefix("Pass rule: "),
+            "grades": self.grades_line(),
             "stored judgments": self.stored_judgments,
+            "verdicts": self.verdicts_line(),
         }
 
     def to_markdown(self) -> str:
@@ -163,11 +235,15 @@ class Report:
         return self.verdicts is not None and not self.verdicts.empty
 
     def elsewhere_note(self) -> str:
-        """Verdicts the report's split leaves out are counted, not silently dropped."""
+        """Verdicts the report's scope leaves out are counted, not silently dropped."""
+        widen = (
+            "clear the dashboard's filters to list them"
+            if self.view
+            else "--split NAME reports another split"
+        )
         return (
             f"{plural(self.verdicts_elsewhere, 'verdict')} on queries outside this report "
-            f"({self.scope}) {'is' if self.verdicts_elsewhere == 1 else 'are'} not listed: "
-            "--split NAME reports another split"
+            f"({self.scope}) {'is' if self.verdicts_elsewhere == 1 else 'are'} not listed: " + widen
         )
 
     def verdict_counts(self) -> pd.DataFrame:
@@ -323,26 +399,43 @@ def build_report(
     rule: str = DEFAULT_RULE,
     *,
     verdicts: pd.DataFrame,
+    view: ReportView | None = None,
 ) -> Report:
     """Everything the report shows, on the held-out split by default; pass and fail per
     query follow the pass ``rule``, which the header states. ``verdicts`` are the meeting's
     latest verdicts (:func:`ragrecall_core.analysis.verdicts.latest_verdicts`), every query's:
-    the report lists those on its split and counts the rest."""
+    the report lists those in its scope and counts the rest.
+
+    With a dashboard ``view`` (the in-app report), its runs and query filters replace
+    ``split``, so the report's numbers are the screen's; failing queries come first."""
     policy = policy or Policy()
     judgments = stored_judgments(workspace, policy)
-    chosen, scope = default_split(workspace, split)
-    ids = query_ids(workspace, split=chosen)
+    if view is None:
+        chosen, scope = default_split(workspace, split)
+        ids = query_ids(workspace, split=chosen)
+    else:
+        ids = view.query_ids(workspace)
+        scope = view.describe(_count(workspace, "queries") if ids is None else len(ids))
+    runs = [r for r in workspace.run_names if view is None or not view.runs or r in view.runs]
     measures = [m.format(k=k) for m in REPORT_MEASURES]
-    evaluation = evaluate(workspace, measures, policy, query_ids=ids)
-    table = query_table(workspace, k, policy, rule=rule)
+    evaluation = evaluate(workspace, measures, policy, runs=runs, query_ids=ids)
+    table = query_table(workspace, k, policy, runs=runs, rule=rule)
     if ids is not None:
         table = table[table.query_id.isin(ids)]
+    fails_in = failing_runs(table, runs)
+    if view is not None and view.failing_only:
+        table = filter_table(table, failing_only=True)
     per_query = pd.concat(
-        [display_frame(rows, k).assign(run=run) for run, rows in table.groupby("run", sort=False)],
+        [
+            failing_first(display_frame(rows, k), fails_in).assign(run=run)
+            for run, rows in table.groupby("run", sort=False)
+        ]
+        or [display_frame(table, k).assign(run=None)],
         ignore_index=True,
     )
     per_query = per_query[["run", *[c for c in per_query.columns if c != "run"]]]
-    shown = verdicts if ids is None else verdicts[verdicts.query_id.isin(ids)]
+    in_scope = verdicts if ids is None else verdicts[verdicts.query_id.isin(ids)]
+    shown = in_scope[in_scope.run.isin(runs)]
     definitions = pd.DataFrame(
         [
             {"measure": m, "definition": parse_measure(m).definition.description}
@@ -355,7 +448,7 @@ def build_report(
         policy=policy,
         aggregate=evaluation.aggregate,
         per_query=per_query,
-        configs=workspace.configs(),
+        configs={r: c for r, c in workspace.configs().items() if r in runs},
         hashes=input_hashes(workspace),
         definitions=definitions,
         generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
@@ -363,7 +456,16 @@ def build_report(
         rule=rule,
         verdicts=shown,
         verdicts_elsewhere=len(verdicts) - len(shown),
+        runs=tuple(runs),
+        view=view,
+        gold_judgments=_count(workspace, "qrels"),
+        file_grades=_count(workspace, "grades"),
     )
+
+
+def _count(workspace: Workspace, table: str) -> int:
+    """Rows of one of the workspace's own tables (``table`` is a literal name, never input)."""
+    return workspace.cursor().execute(f"SELECT count(*) FROM {table}").fetchone()[0]  # noqa: S608
 
 
 HTML = """<!doctype html>
