@@ -133,7 +133,7 @@ def compare(
     improvements follow the pass ``rule`` (:mod:`.pass_rule`)."""
     policy = policy or Policy()
     # measures as asked for (names, or measure objects such as ir_measures'), by their labels
-    labels = [r.label for r in parse_requests(list(measures))] if measures else None
+    labels = [r.label for r in parse_requests(measures)] if measures else None
     labels = labels or [m.format(k=k) for m in COMPARE_MEASURES]
     pass_measure = rule_measure(rule, k)
     if pass_measure not in labels:

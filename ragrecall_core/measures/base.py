@@ -205,12 +205,26 @@ class MeasureRequest:
             object.__setattr__(self, "label", str(self.measure))
 
 
-def parse_requests(texts: list, source: str = "-m") -> list[MeasureRequest]:
-    """Parse every measure (a name, a :class:`Measure` or an ir_measures measure object),
-    reporting all bad ones at once."""
-    requests, problems = gather(texts, lambda item: request_of(item, source))
+def parse_requests(texts: object, source: str = "-m") -> list[MeasureRequest]:
+    """Parse every measure (a name, a :class:`Measure` or an ir_measures measure object; one
+    alone or a list of them: :func:`measure_items`), reporting all bad ones at once."""
+    requests, problems = gather(measure_items(texts, source), lambda item: request_of(item, source))
     raise_if_any(problems)
     return requests
+
+
+MEASURES = "a measure name, a measure object such as ir_measures' nDCG@10, or a list of them"
+
+
+def measure_items(measures: object, source: str = "-m") -> list:
+    """``measures`` as a list: one name, :class:`Measure`, request or measure object alone is
+    one measure (a name is never split into its letters, as ``list()`` would split it); a
+    list, tuple or other iterable gives its items. A number, bytes or a dict is refused."""
+    if isinstance(measures, str | Measure | MeasureRequest) or hasattr(measures, "NAME"):
+        return [measures]
+    if isinstance(measures, bytes | bytearray | Mapping) or not hasattr(type(measures), "__iter__"):
+        raise InputError([Problem(source, None, _name_of(measures, source), MEASURES)])
+    return list(measures)
 
 
 def request_of(item: object, source: str = "-m") -> MeasureRequest:

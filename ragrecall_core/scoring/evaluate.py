@@ -14,7 +14,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from ragrecall_core.inputs.workspace import Workspace
-from ragrecall_core.measures import MeasureRequest, parse_requests
+from ragrecall_core.measures import MeasureRequest, measure_items, parse_requests
 from ragrecall_core.output.text import plural, render
 from ragrecall_core.scoring import families as scoring
 from ragrecall_core.scoring.policy import Policy
@@ -196,9 +196,10 @@ def evaluate(
 
 def as_requests(measures: Sequence[str | MeasureRequest]) -> list[MeasureRequest]:
     """``measures`` as requests: those already parsed kept, the others parsed (every bad
-    one reported at once)."""
-    parsed = iter(parse_requests([m for m in measures if not isinstance(m, MeasureRequest)]))
-    return [m if isinstance(m, MeasureRequest) else next(parsed) for m in measures]
+    one reported at once); one measure alone is one (:func:`measure_items`)."""
+    items = measure_items(measures)
+    parsed = iter(parse_requests([m for m in items if not isinstance(m, MeasureRequest)]))
+    return [m if isinstance(m, MeasureRequest) else next(parsed) for m in items]
 
 
 def notes_of(
