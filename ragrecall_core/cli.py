@@ -437,7 +437,28 @@ def commands() -> list[tuple[str, str, Callable[[argparse.Namespace], int], list
                     required=True,
                     metavar="MODULE:NAME",
                     help="the callable judge(query_text, chunk_text) returning a grade 0/1/2 "
-                    "(or a dict / tuple with grade, harmful, reason)",
+                    "(or a dict / tuple with grade, harmful, reason), or openai: the built-in "
+                    "judge for an OpenAI-compatible chat endpoint",
+                ),
+                arg(
+                    "--base-url",
+                    metavar="URL",
+                    help="with --judge openai: the endpoint's base URL, e.g. "
+                    "https://api.openai.com/v1 or http://localhost:11434/v1",
+                ),
+                arg("--model", metavar="NAME", help="with --judge openai: the model to ask"),
+                arg(
+                    "--api-key-env",
+                    metavar="VAR",
+                    help="with --judge openai: the environment variable holding the API key "
+                    "(default OPENAI_API_KEY; '' sends none); the key is never stored or shown",
+                ),
+                arg(
+                    "--prompt",
+                    type=Path,
+                    metavar="FILE",
+                    help="with --judge openai: a prompt replacing the built-in one, holding "
+                    "{query} and {passage}",
                 ),
                 arg(
                     "--runs",
@@ -854,7 +875,10 @@ def cmd_judge(args: argparse.Namespace) -> int:
     timeout = None
     if args.timeout is not None:
         timeout = take(problems, parse_positive_number, args.timeout, "--timeout")
-    take(problems, parse_judge_spec, args.judge)
+    builtin = args.judge.strip() == "openai"
+    if not builtin:
+        take(problems, parse_judge_spec, args.judge)
+    problems += openai_option_problems(args, builtin)
     if args.name is not None:
         take(problems, judge_annotator, args.name)
     config = take(problems, read_config, args.config) if args.config is not None else {}
@@ -865,12 +889,14 @@ def cmd_judge(args: argparse.Namespace) -> int:
         args.workspace, memory_limit=args.memory_limit, cache=cache_folder(args)
     )
     require_split(workspace, args.split)
-    judge = load_judge(args.judge)
+    judge = openai_judge(args) if builtin else load_judge(args.judge)
+    if builtin:
+        config = {**config, **judge.config()}
     try:
         result = grade_pool(
             workspace,
             judge,
-            name=args.name or args.judge,
+            name=args.name or (f"openai:{judge.model}" if builtin else args.judge),
             runs=args.runs,
             depth=depth,
             query_ids=query_ids(workspace, split=args.split),
@@ -889,6 +915,44 @@ def cmd_judge(args: argparse.Namespace) -> int:
         return 1
     print_result(args.format, result.to_dict, result.to_text)
     return 0
+
+
+OPENAI_OPTIONS = {"base_url": "--base-url", "model": "--model", "api_key_env": "--api-key-env"}
+
+
+def openai_option_problems(args: argparse.Namespace, builtin: bool) -> list[Problem]:
+    """``--base-url`` and ``--model`` go with ``--judge openai`` (both needed), and only
+    with it, as do ``--api-key-env`` and ``--prompt``."""
+    given = {**OPENAI_OPTIONS, "prompt": "--prompt"}
+    if builtin:
+        return [
+            Problem(option, None, "missing", f"{option} with --judge openai")
+            for dest, option in OPENAI_OPTIONS.items()
+            if dest != "api_key_env" and getattr(args, dest) is None
+        ]
+    return [
+        Problem(option, None, str(getattr(args, dest)), "--judge openai, which it configures")
+        for dest, option in given.items()
+        if getattr(args, dest) is not None
+    ]
+
+
+def openai_judge(args: argparse.Namespace):
+    from ragrecall_core.analysis.capture import parse_positive_number
+    from ragrecall_core.judges.openai_chat import (
+        DEFAULT_KEY_ENV,
+        DEFAULT_TIMEOUT,
+        PROMPT,
+        OpenAIChatJudge,
+        read_prompt,
+    )
+
+    prompt = read_prompt(args.prompt) if args.prompt is not None else PROMPT
+    timeout = DEFAULT_TIMEOUT
+    if args.timeout is not None:
+        timeout = parse_positive_number(args.timeout, "--timeout")
+    key_env = DEFAULT_KEY_ENV if args.api_key_env is None else args.api_key_env
+    return OpenAIChatJudge(args.base_url, args.model, key_env, prompt, timeout)
 
 
 def cmd_agreement(args: argparse.Namespace) -> int:

@@ -1,0 +1,2 @@
+"""Built-in judges for ``ragrecall judge`` (:mod:`.openai_chat`: any OpenAI-compatible
+chat endpoint)."""
