@@ -5,6 +5,7 @@ import streamlit as st
 from ragrecall_app import analyses
 from ragrecall_app.context import current, missing_notes
 from ragrecall_app.figures import figure
+from ragrecall_app.grade_notice import grade_notice
 from ragrecall_app.render import escape_markdown, literal_table, notes
 from ragrecall_app.scope import scope_note
 from ragrecall_core.output.literal import as_words, md_labels
@@ -22,6 +23,7 @@ rows = ctx.rows(failing=False, group_filters=False)
 
 st.title("Overview")
 scope_note(ctx, scope.CHARTS)
+grades_changed = st.container()  # filled once the headline numbers are known
 st.caption(
     f"Workspace: {escape_markdown(ctx.source.describe())} · k = {s.k} · "
     f"{plural(rows['query_id'].nunique(), 'query', 'queries')} in view"
@@ -38,6 +40,8 @@ rows = with_harm(rows, harm, s.k)
 measures = [*overview.summary_measures(s.k), harm_label(s.k)]
 with st.spinner("Bootstrapping confidence intervals …"):
     summary = ctx.summary(rows, measures)
+with grades_changed:
+    grade_notice(ctx, summary)
 
 st.subheader(f"Headline measures at k = {s.k}")
 st.caption(

@@ -1,10 +1,16 @@
-"""Numbers for the Overview page: headline table, query counts, no-answer summary."""
+"""Numbers for the Overview page: headline table, query counts, no-answer summary, and
+whether reviewers' grades moved the headline numbers since the session first saw them."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import pandas as pd
 
 from ragrecall_core.analysis.query_table import headline
+from ragrecall_core.inputs.store import STORE, is_open
+from ragrecall_core.inputs.workspace import Workspace
+from ragrecall_core.output.text import plural
 
 MISSING_LABEL = "(not given)"
 
@@ -90,3 +96,90 @@ def no_answer_table(top_scores: pd.DataFrame, runs) -> pd.DataFrame:
             "mean_top_score": "mean top score",
         }
     )
+
+
+# ---------------------------------------------------------------- grades since the session opened
+SHOWN_PLACES = 3  # the headline table's decimals: a move is named when it shows there
+
+
+@dataclass(frozen=True)
+class Numbers:
+    """A snapshot of what the Overview showed: how many grades and resolutions the judgment
+    store held then (every stored row: a new grade, a changed one, an undo, a resolution)
+    and each run's headline means, as ``(run, measure, mean)``."""
+
+    stored: int
+    means: tuple[tuple[str, str, float], ...]
+
+
+@dataclass(frozen=True)
+class GradeChange:
+    """What reviewers' grades changed between two snapshots of the same view."""
+
+    stored: int  # rows stored since (grades, their changes and undos, resolutions)
+    moved: tuple[tuple[str, str, float, float], ...]  # (run, measure, before, after)
+
+    def runs(self) -> list[str]:
+        return list(dict.fromkeys(run for run, *_ in self.moved))
+
+    def line(self) -> str:
+        """One line for the Overview: how many grades, which runs' numbers moved (old → new)."""
+        said = (
+            f"Reviewers' grades changed since this session opened: "
+            f"{plural(self.stored, 'grade')} stored"
+        )
+        if not self.moved:
+            return said + "; no headline number moved (at 3 decimals)."
+        per_run = [
+            f"{run} "
+            + ", ".join(
+                f"{mean_label(m)} {old:.{SHOWN_PLACES}f} → {new:.{SHOWN_PLACES}f}"
+                for r, m, old, new in self.moved
+                if r == run
+            )
+            for run in self.runs()
+        ]
+        return said + "; " + "; ".join(per_run) + "."
+
+
+def stored_rows(workspace: Workspace) -> int:
+    """Rows of the judgment store's grades and resolutions (0 without a store): every new
+    grade, change, undo or resolution adds one."""
+    if not is_open(workspace):
+        return 0
+    sql = (
+        f"SELECT (SELECT count(*) FROM {STORE}.judgments) "  # noqa: S608 - a constant name
+        f"+ (SELECT count(*) FROM {STORE}.resolutions)"
+    )
+    return workspace.cursor().execute(sql).fetchone()[0]
+
+
+def notice_measures(k: int) -> list[str]:
+    """The headline means whose moves the notice names (Recall, MRR, P, nDCG at k)."""
+    return [f"Recall@{k}", f"RR@{k}", f"P@{k}", f"nDCG@{k}"]
+
+
+def numbers(workspace: Workspace, summary: pd.DataFrame, measures: list[str]) -> Numbers:
+    """The snapshot of the ``measures`` of the headline ``summary`` (``run, measure,
+    value``) and of the store."""
+    means = tuple(
+        (str(r.run), str(r.measure), float(r.value))
+        for r in summary.itertuples(index=False)
+        if r.measure in measures and pd.notna(r.value)
+    )
+    return Numbers(stored_rows(workspace), means)
+
+
+def grade_change(before: Numbers, after: Numbers) -> GradeChange | None:
+    """``None`` when nothing was stored between the two snapshots (of one view: same k,
+    policy, rule, filters); else how many rows and which means moved as the table shows
+    them (rounded to its decimals), in the run and measure order of ``after``."""
+    if after.stored == before.stored:
+        return None
+    old = {(run, m): v for run, m, v in before.means}
+    moved = tuple(
+        (run, m, old[run, m], v)
+        for run, m, v in after.means
+        if (run, m) in old and round(old[run, m], SHOWN_PLACES) != round(v, SHOWN_PLACES)
+    )
+    return GradeChange(after.stored - before.stored, moved)
