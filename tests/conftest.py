@@ -19,3 +19,20 @@ def ragrecall_home(tmp_path_factory):
         os.environ.pop("RAGRECALL_HOME", None)
     else:
         os.environ["RAGRECALL_HOME"] = previous
+
+
+# Tests that start a server, a browser or a framework: tens of seconds each. The README's
+# test command runs them all; `pytest -m "not slow"` runs the rest in a few minutes.
+SLOW_FOLDERS = ("browser",)
+SLOW_MODULES = ("test_ui_signals.py", "test_capture_frameworks.py", "test_warm_up.py")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: starts a server, a browser or a framework")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        path = item.path
+        if path.parent.name in SLOW_FOLDERS or path.name in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
