@@ -1,0 +1,270 @@
+"""The Compare page's sections as widgets: the pair of runs, what changed, the deltas, the
+per-query scatter, the outcome lists with one query's dialog, and the deltas by group. The
+tables come from :mod:`ragrecall_core.views.compare_view`, the words around them from
+:mod:`ragrecall_core.views.compare_text`; ``pages/compare.py`` puts the sections in order."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+import pandas as pd
+import streamlit as st
+
+from ragrecall_app import analyses
+from ragrecall_app.context import (
+    Context,
+    new_selection,
+    put_state,
+    set_page_state,
+    state_key,
+    state_value,
+    sync_url,
+)
+from ragrecall_app.figures import figure
+from ragrecall_app.reading import query_html, two_runs_view
+from ragrecall_app.render import escape_markdown
+from ragrecall_core.analysis.compare import Comparison
+from ragrecall_core.views import compare_text as ct
+from ragrecall_core.views import compare_view as cv
+from ragrecall_core.views.highlight import query_terms
+from ragrecall_core.views.plot_events import selected_points, selected_rows
+from ragrecall_core.views.samples import COMPARISON_MINIMUM, small_sample_warning
+
+# wide enough for two readable columns of chunk text on a 1600 px screen
+DIALOG_WIDTH = 1500
+
+
+def swap() -> None:
+    put_state(
+        baseline=state_value("candidate"), candidate=state_value("baseline"), compare_query=""
+    )
+
+
+def open_query(query_id: str) -> None:
+    set_page_state(compare_query=query_id)
+
+
+def close_query() -> None:
+    put_state(compare_query="")
+
+
+def pick_runs(ctx: Context, runs: Sequence[str]) -> tuple[str, str]:
+    """The baseline and candidate pickers and the swap button; the two runs picked."""
+    pick_base, pick_cand, pick_swap = st.columns([5, 5, 1.6], vertical_alignment="bottom")
+    pick_base.selectbox("Baseline run (before)", runs, key=state_key("baseline"))
+    pick_cand.selectbox("Candidate run (after)", runs, key=state_key("candidate"))
+    pick_swap.button("⇄ Swap", on_click=swap, key="compare_swap", width="stretch")
+    return ctx.state.baseline, ctx.state.candidate
+
+
+def comparison(ctx: Context, base: str, cand: str, ids: Sequence[str] | None) -> Comparison:
+    """The comparison of the two runs on the queries in view (cached)."""
+    s = ctx.state
+    with st.spinner("Comparing the runs query by query (paired tests, bootstrap) …"):
+        return analyses.comparison(
+            ctx.key,
+            base,
+            cand,
+            s.k,
+            ctx.policy,
+            None if ids is None else tuple(ids),
+            s.pass_rule,
+            ctx.ws,
+        )
+
+
+def summary(ctx: Context, base: str, cand: str, result: Comparison) -> None:
+    """One line naming the comparison, and a warning when it rests on few queries."""
+    scope = ct.filters_text(ct.applied_filters(ctx.state.filters()))
+    st.caption(
+        f"Candidate **{escape_markdown(cand)}** against baseline **{escape_markdown(base)}** · "
+        f"k = {ctx.state.k} · {escape_markdown(scope)} · a query passes when "
+        f"{result.pass_measure} = 1 · the sidebar's failures-only toggle does not apply here"
+    )
+    compared = ct.compared_queries(result.deltas)
+    small = small_sample_warning(compared, COMPARISON_MINIMUM, "compared queries", "every delta")
+    if small:
+        st.warning(small, icon="⚠️")
+
+
+def what_changed(ctx: Context, base: str, cand: str, result: Comparison) -> None:
+    """The config keys that differ, and a warning when more than one factor changed."""
+    st.subheader("What changed between the two runs")
+    if result.factor_warning:
+        st.warning(
+            f"**More than one factor changed.** {escape_markdown(result.factor_warning)}.",
+            icon="⚠️",
+        )
+    if result.config_diff.empty:
+        st.text(ct.no_config_difference(ctx.ws.configs(), (base, cand)))
+    else:
+        st.dataframe(result.config_diff, hide_index=True, key="compare_config", width="stretch")
+    for note in result.notes:
+        st.warning(escape_markdown("Not fully comparable: " + note))
+
+
+def deltas(result: Comparison) -> None:
+    """Each measure's mean before and after, its delta, p-value, CI and wins / losses."""
+    st.subheader("Measures: candidate minus baseline")
+    st.caption(ct.DELTAS_CAPTION)
+    st.dataframe(
+        cv.deltas_table(result.deltas),
+        hide_index=True,
+        key="compare_deltas",
+        width="stretch",
+        column_config={
+            "baseline": st.column_config.NumberColumn(format="%.3f"),
+            "candidate": st.column_config.NumberColumn(format="%.3f"),
+            "delta": st.column_config.NumberColumn(format="%+.3f"),
+            "p-value": st.column_config.NumberColumn(format="%.4f"),
+        },
+    )
+
+
+def unjudged(ctx: Context, base: str, cand: str, ids: Sequence[str] | None) -> pd.DataFrame:
+    """The candidate's new unjudged chunks in view, summed up in one line; returned."""
+    found = ct.in_view(analyses.unjudged(ctx.key, base, cand, ctx.state.k, ctx.policy, ctx.ws), ids)
+    line = cv.unjudged_summary(found, ctx.facts.queries if ids is None else len(ids))
+    if found.empty:
+        st.caption(line)
+    else:
+        st.warning(escape_markdown(line))
+    return found
+
+
+def scatter(base: str, cand: str, result: Comparison) -> None:
+    """Each query's pass measure before and after; a click opens the query."""
+    measure = result.pass_measure
+    st.subheader(f"Per query: {measure} before and after")
+    event = st.plotly_chart(
+        figure(cv.scatter_figure, cv.scatter_points(result.outcomes), base, cand, measure),
+        key="compare_scatter",
+        on_select="rerun",
+        selection_mode="points",
+        width="stretch",
+    )
+    clicked = selected_points(event)
+    if new_selection("compare_scatter", clicked):
+        chosen = cv.point_query(clicked[0])
+        if chosen:
+            open_query(chosen)
+
+
+def outcome_html(result: Comparison, query_id: str) -> str:
+    """The query, large and marked, and its outcome line, as escaped HTML."""
+    text, line = ct.outcome_line(result.outcomes, query_id, result.pass_measure)
+    return (
+        query_html(text, query_terms(text))
+        + f'<div style="font-size:1rem;opacity:.85">{html.escape(line)}</div>'
+    )
+
+
+def query_dialog(
+    ctx: Context, base: str, cand: str, result: Comparison, new: pd.DataFrame, query_id: str
+) -> None:
+    """Where each relevant chunk moved (the story in a few rows), both runs' top k as text
+    (baseline left, candidate right), the gold chunks, and what entered or left the top k."""
+    k = ctx.state.k
+    st.subheader(
+        f"Query {escape_markdown(query_id)}: {escape_markdown(base)} → {escape_markdown(cand)}"
+    )
+    st.html(outcome_html(result, query_id))
+    baseline, candidate = ctx.detail(base, query_id), ctx.detail(cand, query_id)
+    if not baseline.found:
+        st.warning(f"Query {escape_markdown(query_id)} is not in the gold set.")
+        return
+    new_here = frozenset(new.loc[new["query_id"] == query_id, "chunk_id"])
+    if new_here:
+        st.warning(ct.unjudged_warning(len(new_here), k))
+    sbs = analyses.lists(ctx.key, base, cand, query_id, k, ctx.policy, ctx.ws)
+    relevant = cv.relevant_moves(sbs, k)
+    st.markdown("**Where each relevant chunk moved**")
+    if relevant.empty:
+        st.text("No relevant chunk is known for this query.")
+    else:
+        st.dataframe(relevant, hide_index=True, key="compare_moves", width="stretch")
+    two_runs_view(baseline, candidate, "compare", new_here)
+    st.markdown(f"**Entered or left the top {k}**")
+    swaps = cv.entered_left(sbs, k)
+    if swaps.empty:
+        st.text(f"The same chunks in both top {k} lists.")
+    else:
+        st.dataframe(swaps, hide_index=True, key="compare_swaps", width="stretch")
+    if st.button("Close", key="compare_close"):
+        close_query()
+        st.rerun()
+
+
+def outcome_list(key: str, title: str, frame: pd.DataFrame, measure: str) -> None:
+    """One outcome list as a table; picking a row opens its query."""
+    st.markdown(f"**{title}: {len(frame)}**")
+    if frame.empty:
+        st.text("No query.")
+        return
+    table, cut = ct.listed(key, cv.outcome_table(frame, measure), cv.MAX_LISTED)
+    if cut:
+        st.caption(
+            f"The first {cv.MAX_LISTED} by query id; `ragrecall compare --format json` "
+            "lists every one."
+        )
+    picked = selected_rows(
+        st.dataframe(
+            table,
+            key=key,
+            on_select="rerun",
+            selection_mode="single-row",
+            hide_index=True,
+            width="stretch",
+            height=min(38 + 35 * len(table), 320),
+            column_config={
+                "query": st.column_config.TextColumn(width="large"),
+                f"baseline {measure}": st.column_config.NumberColumn(format="%.2f"),
+                f"candidate {measure}": st.column_config.NumberColumn(format="%.2f"),
+            },
+        )
+    )
+    if new_selection(key, picked) and picked[0] < len(table):
+        open_query(str(table.at[picked[0], "query_id"]))
+
+
+@st.fragment
+def outcome_lists(
+    ctx: Context, base: str, cand: str, result: Comparison, new: pd.DataFrame
+) -> None:
+    """Regressions, improvements and what still fails, and the query opened from them (or
+    from the scatter) in a dialog. A fragment: picking a row reruns these lists and opens
+    the dialog without sending the rest of the page again."""
+    st.caption("Select a row (or click a point above) to read the two ranked lists side by side.")
+    for key, title, attribute in ct.OUTCOME_LISTS:
+        outcome_list(key, title, getattr(result, attribute), result.pass_measure)
+    sync_url()  # the open query is in the URL; a fragment's rerun skips app.py's sync
+    query_id = state_value("compare_query")
+    if query_id:
+        st.dialog("One query, both runs", width=DIALOG_WIDTH, on_dismiss=close_query)(query_dialog)(
+            ctx, base, cand, result, new, query_id
+        )
+
+
+def by_group(ctx: Context, result: Comparison) -> None:
+    """One measure's deltas by query type and by corpus section, worst first."""
+    st.subheader("Deltas by query type and by corpus section")
+    measures = list(result.deltas["measure"])
+    group_measure = st.selectbox("Measure", measures, key=state_key("compare_measure"))
+    given = {"query type": ctx.facts.query_types, "section": ctx.facts.sections}
+    for col, by in zip(st.columns(2), ("query type", "section"), strict=True):
+        with col:
+            st.markdown(f"**By {by}** (worst delta first)")
+            if not given[by]:
+                st.text(cv.GROUP_ENABLERS[by])
+                continue
+            st.dataframe(
+                cv.group_table(result.by_group, by, group_measure).rename(columns={"group": by}),
+                hide_index=True,
+                key=f"compare_by_{by.replace(' ', '_')}",
+                width="stretch",
+                column_config={
+                    c: st.column_config.NumberColumn(format=f)
+                    for c, f in (("baseline", "%.3f"), ("candidate", "%.3f"), ("delta", "%+.3f"))
+                },
+            )
