@@ -497,9 +497,18 @@ def commands() -> list[tuple[str, str, Callable[[argparse.Namespace], int], list
         ),
         (
             "agreement",
-            "agreement between annotators and disagreements",
+            "agreement between annotators and disagreements; judges against the humans",
             cmd_agreement,
-            [arg("grades", type=Path, nargs="+", help="grades files (JSONL/CSV)"), "format"],
+            [
+                arg(
+                    "grades",
+                    type=Path,
+                    nargs="+",
+                    help="grades files (JSONL/CSV), or one workspace folder: its stored grades "
+                    "too, and each model judge against the humans",
+                ),
+                "format",
+            ],
         ),
         (
             "report",
@@ -956,10 +965,28 @@ def openai_judge(args: argparse.Namespace):
 
 
 def cmd_agreement(args: argparse.Namespace) -> int:
-    from ragrecall_core.analysis.agreement import agreement_of_files
+    from ragrecall_core.analysis.agreement import agreement, agreement_of_files
 
-    result = agreement_of_files(args.grades)
-    print_result(args.format, result.to_dict, result.to_text)
+    folders = [path for path in args.grades if path.is_dir()]
+    if folders and len(args.grades) > 1:
+        expected = "grades files, or one workspace folder alone"
+        raise InputError([Problem(str(path), None, "a folder", expected) for path in folders])
+    if not folders:
+        result = agreement_of_files(args.grades)
+        print_result(args.format, result.to_dict, result.to_text)
+        return 0
+    from ragrecall_core.analysis.calibration import calibration
+    from ragrecall_core.inputs.store import open_store
+    from ragrecall_core.inputs.workspace import Workspace
+
+    workspace = Workspace.open(folders[0])
+    open_store(workspace)
+    humans, judges = agreement(workspace), calibration(workspace)
+    print_result(
+        args.format,
+        lambda: {**humans.to_dict(), "judges": judges.to_dict()},
+        lambda: humans.to_text() + "\n" + judges.to_text(),
+    )
     return 0
 
 
