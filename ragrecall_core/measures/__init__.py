@@ -2,7 +2,7 @@
 
 Each module here declares one measure family (``base``, ``sql`` and ``docs`` declare
 none); all are imported, in the order of their file names, so a new family is one new
-file. That order is the registry's: the README's table and the list of valid names.
+file. That order is the registry's: the table in docs/measures.md and the list of valid names.
 """
 
 import importlib

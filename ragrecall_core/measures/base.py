@@ -100,7 +100,7 @@ RANX_LEVEL = re.compile(r"-l(?P<level>[^-@()]*)\s*$")
 TREC_CUT = re.compile(r"^\s*(?P<name>[A-Za-z][A-Za-z_]*?)[_.](?P<cutoff>[0-9]+)\s*$")
 LEADING_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 ALIAS_FAMILIES = (
-    "or another tool's name for one (see the README's measures table): ranx's hit_rate@k, "
+    "or another tool's name for one (see docs/measures.md): ranx's hit_rate@k, "
     "hits@k, mrr@k, map@k, ndcg@k-l2 (-lN: relevance level); trec_eval's P_5, recall_100, "
     "ndcg_cut_10, map_cut_10, recip_rank; ir_measures' R@k, RR@k, Success@k, P(rel=2)@k"
 )

@@ -1,4 +1,4 @@
-"""The README's measure table, generated from the registry."""
+"""The measure table of docs/measures.md, generated from the registry."""
 
 from __future__ import annotations
 
