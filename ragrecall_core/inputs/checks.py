@@ -92,9 +92,19 @@ def positive_whole_number(sql: str) -> str:
     )
 
 
+def without_digit_separator(sql: str) -> str:
+    """SQL: the text of ``sql`` has no digit separator. DuckDB's casts read ``1_0`` as 10 (so
+    does Python's ``float``), trec_eval's ``atof`` as 1: no reading is surely the writer's,
+    so a number written with one is refused (a typed read leaves it to the checks)."""
+    return f"NOT contains(CAST(({sql}) AS VARCHAR), '_')"
+
+
 def is_finite_number(sql: str) -> str:
-    """SQL: ``sql`` is a number other than NaN and ±Infinity (never NULL)."""
-    return f"coalesce(isfinite(TRY_CAST(({sql}) AS DOUBLE)), false)"
+    """SQL: ``sql`` is a number other than NaN and ±Infinity, written without a digit
+    separator (:func:`without_digit_separator`) (never NULL)."""
+    return (
+        f"coalesce(isfinite(TRY_CAST(({sql}) AS DOUBLE)) AND {without_digit_separator(sql)}, false)"
+    )
 
 
 def string_field(name: str, required: bool = True, source: str = "j") -> list[Check]:
