@@ -11,7 +11,8 @@ descending; the rank column is ignored). The stored ``rank`` is the 1-based
 position in that order.
 
 Each run lives in a table of its own (``run_table_<n>``: ``qid, docno, rank`` as
-given, ``score, typed, position``), ranked while it is read, so a 7M-line run is
+given (but for a TREC run's tied rows, numbered as trec_eval orders them), ``score, typed,
+position``), ranked while it is read, so a 7M-line run is
 held once; the ``runs`` view unites them as ``(run, query_id, chunk_id, rank, score)``.
 """
 
@@ -337,58 +338,55 @@ FROM read_csv($path, delim=$delim, header=false, auto_detect=false, quote='', es
                         'rank': 'VARCHAR', 'score': 'VARCHAR', 'tag': 'VARCHAR'}})
 """
 
-# Most TREC runs are written in trec_eval's order with ranks 1..n: then a row's position is
-# its rank (RANKS_AS_POSITIONS_STEPS). in_trec_order decides, in one pass of the rows in
-# some order (any order that passes proves it): each query's rows are one block whose
-# ranks count 1, 2, ... while the score falls, or holds as the docno falls.
-TREC_ORDER_SQL = """
-SELECT count(*) FILTER (WHERE NOT coalesce(CASE WHEN qid IS DISTINCT FROM prev_qid
-                                                THEN rank = 1
-                                                ELSE rank = prev_rank + 1
-                                                     AND (score < prev_score OR score = prev_score
-                                                          AND docno < prev_docno) END, false)) = 0
-       AND count(*) FILTER (WHERE qid IS DISTINCT FROM prev_qid) = count(DISTINCT qid)
-FROM (SELECT qid, docno, rank, score, lag(qid) OVER previous AS prev_qid,
-             lag(docno) OVER previous AS prev_docno, lag(rank) OVER previous AS prev_rank,
-             lag(score) OVER previous AS prev_score
-      FROM {table} WINDOW previous AS ())
-"""
-
-# A run in the writer's order (each query one block ranked 1..n, the score falling or
-# holding, ties in any docno order: how Anserini, Pyserini and most scripts write them):
-# a row's position is its rank, but a tie group (one query's rows of one score, a span of
-# ranks) is numbered again by docno descending. One pass of the rows keeps the few tied
-# ones (a neighbour in the same query has the same score), each block's first row, and any
-# row out of that order (then the run is sorted instead: ties_renumbered).
-TIED_TREC_SQL = """
+# Most TREC runs are written with ranks 1..n, each query one block, the score falling or
+# holding: in trec_eval's order (ties by docno descending) or in the writer's (ties in any
+# docno order: Anserini, Pyserini, most scripts). Then a row's position is its rank
+# (RANKS_AS_POSITIONS_STEPS), once a tie group (one query's rows of one score, a span of
+# ranks) out of trec_eval's order is numbered again by docno descending. One pass of the
+# rows in file order decides both orders (any order that passes proves it): it keeps the few
+# rows the decision needs, each block's first row, every tied row (a neighbour in the same
+# query has its score) and any row out of the writer's order (then the run is sorted).
+TREC_PASS_SQL = """
 CREATE TEMP TABLE {table}_ties AS
-SELECT row, qid, docno, rank, score, in_order, starts
+SELECT row, qid, docno, rank, score, starts, in_order, tied_before, tied_after, tie_in_order
 FROM (SELECT rowid AS row, qid, docno, rank, score,
              qid IS DISTINCT FROM lag(qid) OVER pass AS starts,
              coalesce(CASE WHEN qid IS DISTINCT FROM lag(qid) OVER pass THEN rank = 1
                            ELSE rank = lag(rank) OVER pass + 1
                                 AND score <= lag(score) OVER pass END, false) AS in_order,
-             qid = lag(qid) OVER pass AND score = lag(score) OVER pass
-             OR qid = lead(qid) OVER pass AND score = lead(score) OVER pass AS tied
+             coalesce(qid = lag(qid) OVER pass AND score = lag(score) OVER pass, false)
+                 AS tied_before,
+             coalesce(qid = lead(qid) OVER pass AND score = lead(score) OVER pass, false)
+                 AS tied_after,
+             coalesce(docno < lag(docno) OVER pass, false) AS tie_in_order
       FROM {table} WINDOW pass AS ())
-WHERE tied OR starts OR NOT in_order
+WHERE tied_before OR tied_after OR starts OR NOT in_order
 """
+# the writer's order: every row in it, and each query one block (started once)
 WRITERS_ORDER_SQL = """
 SELECT count(*) FILTER (WHERE NOT in_order) = 0
        AND count(*) FILTER (WHERE starts) = count(DISTINCT qid) FILTER (WHERE starts)
 FROM {table}_ties
 """
-RENUMBER_TIES_STEPS = (
-    "ALTER TABLE {table} DROP COLUMN position",
-    "ALTER TABLE {table} ADD COLUMN position BIGINT",
-    "ALTER TABLE {table} ALTER position SET DATA TYPE BIGINT USING rank",
-    f"""UPDATE {{table}} SET position = tied.position
-       FROM (SELECT row, min(rank) OVER (PARTITION BY qid, score)
-                         + row_number() OVER (PARTITION BY qid, score ORDER BY {TIE_ORDER})
-                         - 1 AS position
-             FROM {{table}}_ties) AS tied
-       WHERE {{table}}.rowid = tied.row""",
-)
+# trec_eval's order: the writer's, with every tie by docno descending
+TREC_ORDER_SQL = f"""
+SELECT ({WRITERS_ORDER_SQL})
+       AND NOT EXISTS (SELECT 1 FROM {{table}}_ties WHERE tied_before AND NOT tie_in_order)
+"""
+# Each tied row's rank set to its place in trec_eval's order, where that differs: the rank
+# column of a TREC run is ignored (trec_eval's order decides), so the position it gives
+# (RANKS_AS_POSITIONS_STEPS) is then right without a column of positions being written.
+RENUMBER_TIES_SQL = f"""
+UPDATE {{table}} SET rank = tied.position
+FROM (SELECT row, position
+      FROM (SELECT row, rank,
+                   min(rank) OVER tie + row_number() OVER (tie ORDER BY {TIE_ORDER}) - 1
+                       AS position
+            FROM {{table}}_ties WHERE tied_before OR tied_after
+            WINDOW tie AS (PARTITION BY qid, score))
+      WHERE position <> rank) AS tied
+WHERE {{table}}.rowid = tied.row
+"""
 
 # Any other order is sorted as trec_eval sorts: score descending, ties by docno descending.
 RANKED_TREC_SQL = f"""
@@ -413,29 +411,30 @@ def holds_any(path: Path, needles: Sequence[bytes]) -> bool:
 
 
 def in_trec_order(con: duckdb.DuckDBPyConnection, table: str) -> bool:
-    """Whether every query's ranks in a TREC run ``table`` are 1..n in trec_eval's order."""
+    """Whether every query's ranks in a TREC run ``table`` are 1..n in trec_eval's order
+    (read from the rows :data:`TREC_PASS_SQL` kept)."""
     return bool(con.execute(TREC_ORDER_SQL.format(table=table)).fetchone()[0])
 
 
 def ties_renumbered(con: duckdb.DuckDBPyConnection, table: str) -> bool:
-    """Whether a TREC run ``table`` is in the writer's order (:data:`TIED_TREC_SQL`); if
-    so its tied rows' positions are numbered again (:data:`RENUMBER_TIES_STEPS`), the file
-    neither read again nor sorted."""
-    con.execute(TIED_TREC_SQL.format(table=table))
-    try:
-        if not con.execute(WRITERS_ORDER_SQL.format(table=table)).fetchone()[0]:
-            return False
-        for step in RENUMBER_TIES_STEPS:
-            con.execute(step.format(table=table))
-        return True
-    finally:
-        con.execute(f"DROP TABLE {table}_ties")
+    """Whether a TREC run ``table`` is in the writer's order (read from the rows
+    :data:`TREC_PASS_SQL` kept); if so its tied rows are numbered again
+    (:data:`RENUMBER_TIES_SQL`), the file neither read again nor sorted."""
+    if not con.execute(WRITERS_ORDER_SQL.format(table=table)).fetchone()[0]:
+        return False
+    con.execute(RENUMBER_TIES_SQL.format(table=table))
+    return True
 
 
 def trec_positions_hold(con: duckdb.DuckDBPyConnection, table: str) -> bool:
-    """Whether a TREC run ``table``'s positions are right without a sort: its ranks in
-    trec_eval's order, or in the writer's order with the ties numbered again."""
-    return in_trec_order(con, table) or ties_renumbered(con, table)
+    """Whether a TREC run ``table``'s positions are right without a sort, decided in one
+    pass of its rows (:data:`TREC_PASS_SQL`): its ranks in trec_eval's order, or in the
+    writer's order with the ties numbered again."""
+    con.execute(TREC_PASS_SQL.format(table=table))
+    try:
+        return in_trec_order(con, table) or ties_renumbered(con, table)
+    finally:
+        con.execute(f"DROP TABLE {table}_ties")
 
 
 def read_trec_typed(con: duckdb.DuckDBPyConnection, table: str, params: dict) -> bool:
