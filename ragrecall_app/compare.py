@@ -24,9 +24,11 @@ from ragrecall_app.context import (
 from ragrecall_app.figures import figure
 from ragrecall_app.reading import query_html, two_runs_view
 from ragrecall_app.render import escape_markdown
+from ragrecall_app.scope import scope_note
 from ragrecall_core.analysis.compare import Comparison
 from ragrecall_core.views import compare_text as ct
 from ragrecall_core.views import compare_view as cv
+from ragrecall_core.views import scope
 from ragrecall_core.views.highlight import query_terms
 from ragrecall_core.views.plot_events import selected_points, selected_rows
 from ragrecall_core.views.samples import COMPARISON_MINIMUM, small_sample_warning
@@ -76,10 +78,10 @@ def comparison(ctx: Context, base: str, cand: str, ids: Sequence[str] | None) ->
 
 def summary(ctx: Context, base: str, cand: str, result: Comparison) -> None:
     """One line naming the comparison, and a warning when it rests on few queries."""
-    scope = ct.filters_text(ct.applied_filters(ctx.state.filters()))
+    filters = ct.filters_text(ct.applied_filters(ctx.state.filters()))
     st.caption(
         f"Candidate **{escape_markdown(cand)}** against baseline **{escape_markdown(base)}** · "
-        f"k = {ctx.state.k} · {escape_markdown(scope)} · a query passes when "
+        f"k = {ctx.state.k} · {escape_markdown(filters)} · a query passes when "
         f"{result.pass_measure} = 1 · the sidebar's failures-only toggle does not apply here"
     )
     compared = ct.compared_queries(result.deltas)
@@ -164,8 +166,10 @@ def query_dialog(
     ctx: Context, base: str, cand: str, result: Comparison, new: pd.DataFrame, query_id: str
 ) -> None:
     """Where each relevant chunk moved (the story in a few rows), both runs' top k as text
-    (baseline left, candidate right), the gold chunks, and what entered or left the top k."""
+    (baseline left, candidate right), the gold chunks, and what entered or left the top k.
+    The page's scope line comes first: the dialog covers the page's own."""
     k = ctx.state.k
+    scope_note(ctx, scope.COMPARE)
     st.subheader(
         f"Query {escape_markdown(query_id)}: {escape_markdown(base)} → {escape_markdown(cand)}"
     )

@@ -185,3 +185,33 @@ def test_trec_data_with_two_runs_and_no_configs(tmp_path, monkeypatch):
     no_exception(at)
     assert any("No config sidecar" in t.value for t in at.text)
     assert len(table(at, "deltas")) == 7  # the six default measures and RecallCap@5
+
+
+def in_order(node) -> list:
+    """The elements under ``node`` (a block), depth first, in page order."""
+    children = getattr(node, "children", None)
+    if children is None:
+        return [node]
+    return [leaf for child in children.values() for leaf in in_order(child)]
+
+
+def test_the_query_dialog_states_the_scope_at_its_top(monkeypatch, regressions):
+    """On a shared screen the dialog covers the page and its scope line: it repeats the line
+    (issue 29), the same one the page shows, first in the dialog."""
+    at = open_compare(monkeypatch, regressions, {"split": "test", "k": "3"})
+    (line,) = [i.value for i in at.info if i.value.startswith("Scope")]
+    assert "split \\= test" in line and "k \\= 3" in line
+    select_row(at, "compare_regressions", 0)
+    no_exception(at)
+    (dialog,) = at.get("dialog")
+    first = in_order(dialog)[0]
+    assert first.value == line
+    assert [i.value for i in at.info].count(line) == 2  # the page's and the dialog's
+
+
+def test_the_query_dialog_has_no_scope_line_when_nothing_is_filtered(monkeypatch, regressions):
+    at = open_compare(monkeypatch, regressions)
+    select_row(at, "compare_regressions", 0)
+    (dialog,) = at.get("dialog")
+    assert not [e for e in in_order(dialog) if str(getattr(e, "value", "")).startswith("Scope")]
+    assert getattr(in_order(dialog)[0], "type", "") == "subheader"
