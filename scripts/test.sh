@@ -19,4 +19,5 @@ trap 'rm -rf "$VENV"' EXIT
 export PATH="$VENV/bin:$PATH"
 ruff check .
 ruff format --check .
-python -m pytest "$@"
+# one worker per core; a test module stays on one worker (its servers start once)
+python -m pytest -n auto --dist loadfile "$@"
