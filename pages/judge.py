@@ -1,328 +1,53 @@
 """Judge: blind 2 / 1 / 0 judging of the pooled chunks (no run, rank or score shown).
 
-The judge sees the query, the chunk text and the criterion, never the run, rank or score.
-Keys 2 / 1 / 0 grade, H toggles harmful; every grade is committed to the judgment store at
-once, and the queue resumes where this annotator stopped. A store that cannot be written
-(read-only workspace) or opened (damaged) leaves the page for viewing, judging off.
+The widgets live in :mod:`ragrecall_app.judge_view`. A store that cannot be written
+(read-only workspace) or opened (damaged) leaves the page for viewing, judging off; data
+without chunk text does not start judging at all, and says what to provide.
 """
 
 import streamlit as st
 
-from ragrecall_app import analyses
-from ragrecall_app.context import current, state_key
-from ragrecall_app.render import escape_markdown, problems
+from ragrecall_app import judge_view as jv
+from ragrecall_app.context import current
+from ragrecall_app.render import escape_markdown
 from ragrecall_app.scope import scope_note
 from ragrecall_core.analysis import judge_session as js
-from ragrecall_core.errors import InputError
-from ragrecall_core.inputs.store import submit
-from ragrecall_core.output.text import plural
 from ragrecall_core.views import scope
+from ragrecall_core.views.judge_text import INTRO, no_text_refusal, store_place
 
 ctx = current()
-s = ctx.state
-ws = ctx.ws
-store = ctx.store
 
 st.title("Judge")
 scope_note(ctx, scope.QUERY_SUBSET)
-st.caption(
-    "Blind judging of the pool: the top d chunks of the chosen runs for each query, minus "
-    "what the gold set or you already judged. You see the query and the chunk, never which "
-    "run returned it, at what rank or with what score."
-)
-st.text(f"Judgment store: {store.path}")
-if store.note:
-    st.warning(escape_markdown(store.note), icon=":material/lock:")
+st.caption(INTRO)
+st.text(f"Judgment store: {ctx.store.path}")
+st.caption(escape_markdown(store_place(ctx.ws)))
+if ctx.store.note:
+    st.warning(escape_markdown(ctx.store.note), icon=":material/lock:")
+if not jv.has_text(ctx.files_key, ctx):
+    st.warning(no_text_refusal(ctx.source.is_folder), icon=":material/text_snippet:")
+    st.stop()
 
-# The name is confirmed explicitly (Enter, or the button), then shown as text: the field
-# leaves the page, so the focus cannot stay in it and the next key press (2, 1, 0, H) grades
-# instead of renaming the annotator. The confirmed name is kept in its own key: a widget's
-# value is dropped when another page is shown.
-CONFIRMED = "judge_name_kept"
-
-
-def confirm_name() -> None:
-    typed = st.session_state.get("judge_annotator", "").strip()
-    if typed:
-        st.session_state[CONFIRMED] = typed
-
-
-def change_name() -> None:
-    st.session_state["judge_annotator"] = st.session_state.pop(CONFIRMED, "")
-
-
-name = st.session_state.get(CONFIRMED, "")
-who, action = st.columns([3, 1], vertical_alignment="center" if name else "bottom")
-if name:
-    who.markdown(f"Judging as **{escape_markdown(name)}**")
-    action.button("Change name", key="judge_change_name", on_click=change_name)
-else:
-    who.text_input(
-        "Your name (annotator)",
-        key="judge_annotator",
-        placeholder="e.g. anna",
-        on_change=confirm_name,
-        help="Required. Your grades are stored under this name; come back with the same name "
-        "to resume where you stopped. Press Enter or the button to start.",
-    )
-    action.button("Start judging", key="judge_start", on_click=confirm_name)
-
-# runs and depth are view state (in the URL): its fit keeps loaded runs and a depth >= k
-c1, c2 = st.columns([3, 1])
-runs = c1.multiselect("Runs to pool", ws.run_names, key=state_key("pool_runs"))
-depth = c2.number_input(
-    f"Pool depth d (≥ k = {s.k})",
-    min_value=s.k,
-    step=1,
-    key=state_key("pool_depth"),
-    help="Each run's top d chunks per query enter the pool.",
-)
-filters = {"split": s.split, "query type": s.query_type, "section": s.section}
-shown = ", ".join(f"{c} = {v}" for c, v in filters.items() if v) or "all queries"
-st.caption(
-    "Queries: " + escape_markdown(shown) + " (the sidebar's split, query type and "
-    "section filters choose the subset)."
-)
-
+name = jv.name_row()
+runs, depth = jv.pool_inputs(ctx)
 if not name:
     st.info(
         "Enter your name to start judging (press Enter or Start judging). Nothing is shown "
         "before that."
     )
     st.stop()
-
 if not runs:
     st.warning("Choose at least one run to pool.")
     st.stop()
-query_ids = js.query_subset(ws, s.split, s.query_type, s.section)
-if query_ids is not None and not query_ids:
+ids = jv.query_ids(ctx)
+if ids is not None and not ids:
     st.warning("No query matches the sidebar's filters.")
     st.stop()
 
-ids = None if query_ids is None else tuple(query_ids)
-try:
-    with st.spinner("Pooling the runs' top chunks …"):
-        order = analyses.pool_order(ctx.files_key, tuple(runs), depth, ids, s.k, ws)
-except InputError as error:
-    problems(error, "Cannot build the pool")
-    st.stop()
-# the pool is computed once per (runs, depth, queries); a grade only advances the queue
-q = js.advance(ws, order, name)
-
-
-# ---------------------------------------------------------------- callbacks
-def grade(query_id: str, chunk_id: str, value: int) -> None:
-    """Store the judgment now, unless this annotator already graded the chunk (a double
-    press, or the same name in another tab): then say so, and the stored grade stands."""
-    annotator = st.session_state.get(CONFIRMED, "")
-    harmful = bool(st.session_state.get("judge_harmful", False))
-    try:
-        stored = submit(
-            ws,
-            query_id,
-            chunk_id,
-            value,
-            annotator,
-            harmful=harmful,
-            reason=st.session_state.get("judge_reason", ""),
-            only_if_new=True,
-        )
-    except InputError as error:
-        st.session_state["judge_note"] = ("error", f"Grade {value} not saved: {error}")
-        return
-    if not stored:
-        st.session_state["judge_note"] = (
-            "warning",
-            f"Grade {value} not saved: {annotator} already graded chunk {chunk_id} (in another "
-            "tab, or a double press); that grade stands. Here is the next chunk.",
-        )
-        return
-    st.session_state["judge_note"] = (
-        "caption",
-        f"Saved grade {value}{' (harmful)' if harmful else ''} for the previous chunk.",
-    )
-    st.session_state["judge_harmful"] = False
-    st.session_state["judge_reason"] = ""
-    st.session_state["judge_reason_pick"] = None
-
-
-def undo() -> None:
-    """Undo this annotator's latest stored grade (a new row: the store stays append-only)."""
-    try:
-        undone = js.undo_last(ws, name)
-    except InputError as error:
-        st.session_state["judge_note"] = ("error", f"Nothing undone: {error}")
-        return
-    if undone is None:
-        st.session_state["judge_note"] = ("warning", f"{name} has no stored grade to undo.")
-        return
-    query_id, chunk_id = undone
-    restored = js.has_judged(ws, name, query_id, chunk_id)
-    st.session_state["judge_note"] = (
-        "caption",
-        f"Undid the last grade of chunk {chunk_id}: "
-        + ("the grade before it counts again." if restored else "it is back in your queue."),
-    )
-
-
-def undo_button() -> None:
-    st.button(
-        "Undo last grade (U)",
-        key="judge_undo",
-        icon=":material/undo:",
-        on_click=undo,
-        shortcut="U",
-        disabled=not store.can_judge,
-        help="Takes back your latest stored grade; the store keeps both (append-only).",
-    )
-
-
-def toggle_harmful() -> None:
-    st.session_state["judge_harmful"] = not st.session_state.get("judge_harmful", False)
-
-
-def pick_reason() -> None:
-    picked = st.session_state.get("judge_reason_pick")
-    if picked:
-        st.session_state["judge_reason"] = picked
-
-
-# ---------------------------------------------------------------- the queue
-st.progress(
-    q.share,
-    text=f"{q.judged} of {q.size} pooled chunks judged by {escape_markdown(name)}",
-)
-NOTES = {"caption": st.caption, "warning": st.warning, "error": st.error}
-note = st.session_state.pop("judge_note", None)
-if note:
-    kind, text = note
-    NOTES[kind](escape_markdown(text))
-
-item = q.current()
-if item is None:
-    st.success(
-        f"Nothing left to judge in this pool for {escape_markdown(name)}: "
-        f"{plural(q.judged, 'chunk')} judged."
-    )
-    undo_button()
-else:
-    left, right = st.columns([3, 2], gap="large")
-    with left:
-        left_for_query = int((q.remaining["query_id"] == item["query_id"]).sum())
-        st.markdown(
-            f"**Query** · {left_for_query} chunks left to judge for it"
-            if left_for_query > 1
-            else "**Query** · its last chunk to judge"
-        )
-        with st.container(border=True, key="judge_query_box"):
-            query_text = item["query"] if isinstance(item["query"], str) else ""
-            st.text(query_text or f"(no query text; query id {item['query_id']})")
-        st.markdown("**Retrieved chunk**")
-        with st.container(border=True, key="judge_chunk_box"):
-            chunk_text = item["text"] if isinstance(item["text"], str) else ""
-            st.text(chunk_text or "(no chunk text: the workspace has no corpus)")
-        st.caption(f"Chunk id: {escape_markdown(item['chunk_id'])}")
-        st.pills(
-            "Common reasons (one click fills the reason)",
-            js.common_reasons(ws),
-            key="judge_reason_pick",
-            on_change=pick_reason,
-            format_func=escape_markdown,  # pills render Markdown; reasons come from files
-            wrap=True,
-            disabled=not store.can_judge,
-        )
-        st.text_input(
-            "Reason (optional, saved with the grade)",
-            key="judge_reason",
-            placeholder="a short cause, e.g. answer cut by the chunk boundary",
-            disabled=not store.can_judge,
-        )
-    with right:
-        st.markdown("**Does this chunk help answer the query?**")
-        args = (item["query_id"], item["chunk_id"])
-        for value in (2, 1, 0):
-            st.button(
-                f"{value} · {js.CRITERION[value]}",
-                key=f"judge_grade_{value}",
-                on_click=grade,
-                args=(*args, value),
-                shortcut=str(value),
-                width="stretch",
-                wrap=True,
-                disabled=not store.can_judge,
-            )
-        harmful = bool(st.session_state.get("judge_harmful", False))
-        st.button(
-            "Harmful: ON (H to clear)" if harmful else "Mark harmful (H)",
-            key="judge_harmful_button",
-            icon=":material/warning:",
-            on_click=toggle_harmful,
-            shortcut="H",
-            width="stretch",
-            disabled=not store.can_judge,
-            help=js.HARMFUL.capitalize() + ". Combine it with any grade.",
-        )
-        if harmful:
-            st.warning("This chunk will be saved as harmful with the grade you press.")
-        st.caption(
-            "Harmful = " + js.HARMFUL.split(": ", 1)[1] + ". Set it and the reason first; "
-            "pressing 2, 1 or 0 saves the grade with them and shows the next chunk. While the "
-            "cursor is in the reason field, keys type into it: click a grade instead."
-        )
-        undo_button()
-
-
-def show_coverage() -> None:
-    st.caption(
-        f"Judged share of each run's top {s.k} before judging this pool and once it is fully "
-        f"judged (pool depth {depth}). Recall and precision computed against a pool are "
-        "relative to that pool: a relevant chunk that no pooled run put in its top d stays "
-        "unknown."
-    )
-    coverage = analyses.pool_coverage(ctx.key, tuple(runs), depth, s.k, ids, ws)
-    st.dataframe(
-        coverage.rename(
-            columns={
-                "in_pool": "in pool",
-                "pool_depth": "pool depth",
-                "judged_before": f"judged share of top {s.k} now",
-                "judged_after": "… after judging the pool",
-            }
-        ),
-        hide_index=True,
-        key="judge_coverage",
-        column_config={
-            f"judged share of top {s.k} now": st.column_config.ProgressColumn(
-                format="percent", min_value=0.0, max_value=1.0
-            ),
-            "… after judging the pool": st.column_config.ProgressColumn(
-                format="percent", min_value=0.0, max_value=1.0
-            ),
-        },
-    )
-
+order = jv.pool_order(ctx, runs, depth, ids)
+q = js.advance(ctx.ws, order, name)
+jv.queue(ctx, q, name)
 
 st.divider()
-# every grade changes it: computed only while the box is open (a lazy expander)
-coverage_box = st.expander("Pool coverage per run", key="judge_coverage_open", on_change="rerun")
-with coverage_box:
-    if coverage_box.open:
-        show_coverage()
-
-mine = js.annotator_judgments(ws, name)
-with st.expander(f"Your grades ({len(mine)})"):
-    if mine.empty:
-        st.text("No grade of yours yet.")
-    else:
-        st.dataframe(mine, hide_index=True, key="judge_mine", width="stretch")
-    if not q.remaining.empty:
-        st.download_button(
-            "Download what is left as a sheet to grade offline (CSV)",
-            # built on the click (in its own thread), not on every key press
-            lambda remaining=q.remaining: js.judging_sheet(js.with_texts(ws, remaining), name),
-            file_name=f"judging_sheet_{name}.csv",
-            mime="text/csv",
-            key="judge_sheet",
-            on_click="ignore",
-        )
-        st.caption("Fill grade (2/1/0), harmful and reason, then import it on the Agreement page.")
+jv.coverage(ctx, runs, depth, ids)
+jv.my_grades(ctx, q, name)

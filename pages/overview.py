@@ -3,15 +3,14 @@
 import streamlit as st
 
 from ragrecall_app import analyses
+from ragrecall_app import overview_sections as sections
 from ragrecall_app.context import current, missing_notes
 from ragrecall_app.figures import figure
 from ragrecall_app.grade_notice import grade_notice
 from ragrecall_app.render import escape_markdown, literal_table, notes
 from ragrecall_app.scope import scope_note
-from ragrecall_core.output.literal import as_words, md_labels
 from ragrecall_core.output.text import plural
 from ragrecall_core.views import charts, overview, scope
-from ragrecall_core.views.compare_view import view_query_ids
 from ragrecall_core.views.harm_view import add_harm_cell, harm_label, with_harm
 
 CHART_ON = "overview_chart_on"  # outlives the toggle while another page is shown
@@ -65,58 +64,7 @@ st.session_state[CHART_ON] = st.session_state["overview_chart"]
 st.subheader("Policy")
 st.text(qt.policy.describe())
 
-st.subheader("Queries in view")
-FACT_OF = {"query_type": "query_types", "section": "sections", "split": "splits"}
-cols = st.columns(3)
-for col, (column, label) in zip(
-    cols,
-    [("query_type", "query type"), ("section", "corpus section"), ("split", "split")],
-    strict=True,
-):
-    with col:
-        if not getattr(ctx.facts, FACT_OF[column]):
-            st.caption(f"No {label} in this data: add `{column}` to the gold to count by it.")
-            continue
-        counts = overview.query_counts(rows, column)
-        literal_table(counts.rename(columns={"value": label}))
-
-st.subheader("No-answer queries")
-st.caption(
-    "Queries with no relevant chunk: the retriever should not return anything "
-    "confident. They are measured apart from Recall, Hit and MRR."
-)
-view_ids = view_query_ids(ctx.ws, s.split, s.query_type, s.section)
-no_answer = analyses.no_answer(
-    ctx.key, s.k, ctx.policy, tuple(s.runs), None if view_ids is None else tuple(view_ids), ctx.ws
-)
-literal_table(
-    as_words(
-        overview.no_answer_table(no_answer.top_scores, s.runs),
-        {"mean top score": ("{:.4f}", "no scores")},
-    )
-)
-
-st.subheader("Validation warnings")
-if filters:
-    st.caption(
-        "Validation warnings cover every query of each run: the sidebar's filters do not "
-        "apply to them."
-    )
-any_warning = False
-for run in s.runs:
-    for line in qt.warnings.get(run, []):
-        any_warning = True
-        st.warning(f"**{escape_markdown(run)}**: {escape_markdown(line)}")
-if not any_warning:
-    st.success("No warnings for the selected runs.")
-
-st.subheader("Run configurations")
-st.caption("As loaded from each run's .config.json sidecar; secrets are redacted on load.")
-configs = ctx.ws.configs()
-tabs = st.tabs(md_labels(s.runs))
-for tab, run in zip(tabs, s.runs, strict=True):
-    with tab:
-        if configs.get(run):
-            st.json(configs[run], expanded=True)
-        else:
-            st.text("No config sidecar for this run.")
+sections.queries_in_view(ctx, rows)
+sections.no_answer_queries(ctx)
+sections.validation_warnings(ctx, qt, bool(filters))
+sections.run_configurations(ctx)
