@@ -487,23 +487,21 @@ def warm_up(source: Source) -> None:
 
 
 def missing_notes(facts: WorkspaceFacts) -> list[str]:
-    """Plain sentences about what the workspace lacks, for the pages to show."""
-    notes = []
-    if not facts.has_query_text:
-        notes.append("The gold file has no query text (e.g. TREC qrels): queries show by id only.")
+    """What the workspace lacks, in one compact line for the pages to show (issue 29: four
+    lines repeated on every page pushed each page's content down); none when nothing is."""
+    parts = []
     if not facts.corpus_chunks:
-        notes.append(
-            "No corpus is loaded: chunk text, chunk sections and document lengths "
-            "are not available."
-        )
+        parts.append("No corpus: no chunk text, chunk sections or document lengths")
+    if not facts.has_query_text:
+        parts.append("no query text (e.g. TREC qrels): queries show by id")
     if not facts.grades:
-        notes.append(
-            "No manual grades are loaded: unjudged chunks stay unjudged and there are "
-            "no reviewer reasons."
-        )
+        parts.append("no manual grades: unjudged chunks stay unjudged, no reviewer reasons")
     if not (facts.query_types or facts.sections or facts.splits):
-        notes.append("The gold file gives no query type, section or split: those filters are off.")
-    return notes
+        parts.append("no query type, section or split to filter by")
+    if not parts:
+        return []
+    line = " · ".join(parts)
+    return [line[0].upper() + line[1:] + "."]
 
 
 def new_selection(name: str, value) -> bool:
