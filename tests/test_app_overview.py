@@ -4,9 +4,8 @@ import json
 
 import pytest
 
-from ragrecall_core import Workspace, evaluate
-from ragrecall_core.scoring.policy import Policy
-from tests.dashboard_support import ROOT, app, no_exception, table, titles, trec_workspace
+from tests.dashboard_support import app, no_exception, table, titles, trec_workspace
+from tests.plain_scores import mean
 
 
 @pytest.fixture
@@ -25,7 +24,9 @@ def test_overview_renders_on_data_samples(at):
         "hybrid-rrf",
     ]
     assert {"Recall@5", "Hit@5", "MRR@5", "P@5", "Judged@5", "nDCG@5"} <= set(headline.columns)
-    # bm25 Recall@5 = 0.794574 (scoring.evaluate on data_samples), with a CI around it
+    # bm25 Recall@5 = 102.5 / 129 = 0.794574 (tests/plain_scores.py, from the raw files),
+    # with a CI around it
+    assert mean("bm25", 5) == pytest.approx(102.5 / 129)
     cell = headline.loc[headline.run == "bm25", "Recall@5"].iloc[0]
     value, interval = cell.split(" ", 1)
     low, high = map(float, interval.strip("[]").split("–"))
@@ -57,18 +58,18 @@ def _recall5(at, run: str) -> str:
     return headline.loc[headline.run == run, "Recall@5"].iloc[0].split(" ")[0]
 
 
-def _core_recall5(run: str, policy: Policy) -> str:
-    ws = Workspace.open(ROOT / "data_samples")
-    return f"{evaluate(ws, ['Recall@5'], policy=policy, runs=[run]).value(run, 'Recall@5'):.3f}"
+def _plain_recall5(run: str, **policy) -> str:
+    """Recall@5 as the headline shows it, computed from the raw files by
+    tests/plain_scores.py (the measure's definition, not ragrecall's code)."""
+    return f"{mean(run, 5, **policy):.3f}"
 
 
-def test_policy_unit_document_changes_headline_as_the_core_predicts(at):
-    assert _recall5(at, "bm25") == _core_recall5("bm25", Policy())
+def test_policy_unit_document_changes_headline_as_the_definition_says(at):
+    assert _recall5(at, "bm25") == _plain_recall5("bm25") == "0.795"
     at.selectbox(key="side_unit").select("doc").run()
     no_exception(at)
-    expected = _core_recall5("bm25", Policy(unit="doc"))
-    assert expected != _core_recall5("bm25", Policy())
-    assert _recall5(at, "bm25") == expected
+    # a document counts once, at its first chunk's rank: 112 / 129 at document level
+    assert _recall5(at, "bm25") == _plain_recall5("bm25", unit="doc") == "0.868"
     assert at.query_params["unit"] in ("doc", ["doc"])
     assert any("unit = doc" in t.value for t in at.text)
 
@@ -77,8 +78,10 @@ def test_policy_from_deep_link_changes_every_number_source(monkeypatch):
     at = app(monkeypatch=monkeypatch, params={"rel": "2", "manual": "0"})
     no_exception(at)
     assert at.session_state["side_rel"] == 2 and at.session_state["side_manual"] is False
-    policy = Policy(rel_level=2, manual_grades=False)
-    assert _recall5(at, "dense-minilm") == _core_recall5("dense-minilm", policy)
+    # grade >= 2 in the gold alone: q018 and q066 (their "grades"), each fully in the top 5
+    expected = _plain_recall5("dense-minilm", rel_level=2, reviewers=False)
+    assert _recall5(at, "dense-minilm") == expected == "1.000"
+    assert _recall5(at, "dense-minilm") != _plain_recall5("dense-minilm")  # "0.934"
     assert any(
         "grade >= 2" in t.value and "reviewers' grades = ignored" in t.value for t in at.text
     )

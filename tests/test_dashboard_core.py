@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ragrecall_core import Workspace, evaluate
+from ragrecall_core import Workspace
 from ragrecall_core.analysis.bootstrap import mean_ci, summary_with_ci
 from ragrecall_core.analysis.query_detail import (
     HARMFUL,
@@ -38,6 +38,7 @@ from ragrecall_core.views.ranks import (
     hit_rate_by_depth,
     rank_bins,
 )
+from tests.plain_scores import mean, plain_scores
 
 DATA = Path(__file__).parent.parent / "data_samples"
 
@@ -160,12 +161,19 @@ def test_workspace_facts_keep_hostile_values_as_data(tmp_path):
 
 
 # ---------------------------------------------------------------- per-query table
-def test_table_matches_evaluate(ws, table):
-    ev = evaluate(ws, ["Recall@5", "RR@5"]).per_query.dropna()
-    merged = ev.pivot_table(index=["run", "query_id"], columns="measure", values="value")
-    mine = table.set_index(["run", "query_id"]).loc[merged.index]
-    assert np.allclose(mine["Recall@5"], merged["Recall@5"])
-    assert np.allclose(mine["RR@5"], merged["RR@5"])
+def test_table_matches_the_definitions(table):
+    """Every run's Recall@5, RR@5 and Hit@5 per query equal the values tests/plain_scores.py
+    computes from the raw files by the measures' definitions (not by ragrecall)."""
+    for run in table["run"].unique():
+        expected = pd.DataFrame.from_dict(plain_scores(run, 5), orient="index").sort_index()
+        mine = table[(table.run == run) & (table.relevant > 0)].set_index("query_id")
+        mine = mine.sort_index()[["Recall@5", "RR@5", "Hit@5"]]
+        assert list(mine.index) == list(expected.index)  # the same 129 answerable queries
+        assert np.allclose(mine.to_numpy(), expected[["Recall", "RR", "Hit"]].to_numpy())
+    # by hand: q076's gold chunk is bm25's #4 (RR 1/4) and the chunk both reviewers add
+    # (sick-leave#chunk-02) is not in its top 5, so Recall@5 = 1/2
+    q076 = table[(table.run == "bm25") & (table.query_id == "q076")].iloc[0]
+    assert (q076["Recall@5"], q076["RR@5"], q076["Hit@5"]) == (0.5, 0.25, 1.0)
     assert len(table) == 4 * 144
     assert (table["failure_class"] == NO_ANSWER).sum() == 4 * 15
 
@@ -225,8 +233,9 @@ def test_histogram_and_hit_curve_agree_with_hit(ws, table):
     assert bm25["queries"].sum() == len(answerable)
     assert bm25.loc[NOT_RETRIEVED, "queries"] == answerable["FirstRank"].isna().sum()
     curve = hit_rate_by_depth(table, {"bm25": 20})
-    hit5 = evaluate(ws, ["Hit@5"], runs=["bm25"]).value("bm25", "Hit@5")
-    assert curve.set_index("k").loc[5, "hit"] == pytest.approx(hit5)
+    # 105 of bm25's 129 answerable queries have a relevant chunk in the top 5 (plain_scores)
+    assert curve.set_index("k").loc[5, "hit"] == pytest.approx(mean("bm25", 5, "Hit"))
+    assert curve.set_index("k").loc[5, "hit"] == pytest.approx(105 / 129)
 
 
 def test_rank_bins():

@@ -1,0 +1,103 @@
+"""Recall@k, RR@k and Hit@k of ``data_samples`` computed from its raw files in plain Python,
+without ragrecall: the independent side of the dashboard's correctness tests.
+
+By the definitions alone (README's measure table and ``Policy``'s docstring): a run's list is
+read in its ``rank`` order; Recall@k = relevant items in the top k / relevant items; RR@k =
+1 / rank of the first relevant item in the top k (0 if none); Hit@k = 1 if any relevant item
+is in the top k. Queries without a relevant item (no-answer) are left out of the mean.
+
+- Gold: each ``relevant_ids`` chunk has grade 1 unless the row's ``grades`` says otherwise;
+  an item is relevant when its grade is at least ``rel_level``.
+- Reviewers' grades (``grades/*.jsonl``; ``reviewers=False`` is ``manual_grades=False``) add a
+  chunk the gold lacks when the lower median of its annotators' grades is 2 (a partial 1 is
+  not relevant) and no annotator flags it harmful (``scoring/prepared.py``'s docstring). In
+  ``data_samples`` that is q075's support-tiers#chunk-04 and q076's sick-leave#chunk-02 (both
+  graded 2 by anna and boris); q127's onboarding-checklist#chunk-01 (anna 1, boris 2) has
+  lower median 1 and stays not relevant.
+- ``unit="doc"``: a chunk stands for its document (``doc_id`` in corpus.jsonl), which counts
+  once, at the rank of its first chunk; a document is relevant when one of its chunks is.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+SAMPLES = Path(__file__).resolve().parent.parent / "data_samples"
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+
+
+def gold_grades() -> dict[str, dict[str, int]]:
+    """Query id -> {chunk id: gold grade}."""
+    return {
+        r["id"]: {**dict.fromkeys(r["relevant_ids"], 1), **r.get("grades", {})}
+        for r in _lines(SAMPLES / "gold.jsonl")
+    }
+
+
+def reviewed_relevant() -> dict[str, set[str]]:
+    """Query id (the gold gives it a relevant chunk) -> the chunks the gold lacks that
+    reviewers make relevant."""
+    gold = {q: g for q, g in gold_grades().items() if any(v > 0 for v in g.values())}
+    graded: dict[tuple[str, str], list[dict]] = {}
+    for path in sorted((SAMPLES / "grades").glob("*.jsonl")):
+        for row in _lines(path):
+            graded.setdefault((row["query_id"], row["chunk_id"]), []).append(row)
+    found: dict[str, set[str]] = {}
+    for (query_id, chunk_id), rows in graded.items():
+        if query_id not in gold or chunk_id in gold[query_id]:
+            continue
+        grades = sorted(r["grade"] for r in rows)
+        if grades[(len(grades) - 1) // 2] >= 2 and not any(r["harmful"] for r in rows):
+            found.setdefault(query_id, set()).add(chunk_id)
+    return found
+
+
+def ranked(run: str) -> dict[str, list[str]]:
+    """Query id -> the run's chunk ids in rank order."""
+    rows = _lines(SAMPLES / "runs" / f"{run}.jsonl")
+    return {
+        r["id"]: [c["chunk_id"] for c in sorted(r["retrieved"], key=lambda c: c["rank"])]
+        for r in rows
+    }
+
+
+def plain_scores(
+    run: str, k: int, reviewers: bool = True, rel_level: int = 1, unit: str = "chunk"
+) -> dict[str, dict[str, float]]:
+    """Query id (with a relevant item) -> {"Recall", "RR", "Hit"} at ``k`` for ``run``."""
+    docs = {r["chunk_id"]: r["doc_id"] for r in _lines(SAMPLES / "corpus.jsonl")}
+    item = (lambda c: docs[c]) if unit == "doc" else (lambda c: c)
+    lists = ranked(run)
+    extra = reviewed_relevant() if reviewers else {}
+    scores = {}
+    for query_id, grades in gold_grades().items():
+        chunks = {c for c, g in grades.items() if g >= rel_level} | extra.get(query_id, set())
+        relevant = {item(c) for c in chunks}
+        if not relevant:
+            continue
+        # (rank, item) of each item's first chunk within the top k
+        top: dict[str, int] = {}
+        for rank, chunk in enumerate(lists.get(query_id, [])[:k], 1):
+            top.setdefault(item(chunk), rank)
+        ranks = sorted(rank for i, rank in top.items() if i in relevant)
+        scores[query_id] = {
+            "Recall": len(ranks) / len(relevant),
+            "RR": 1 / ranks[0] if ranks else 0.0,
+            "Hit": float(bool(ranks)),
+        }
+    return scores
+
+
+def mean(run: str, k: int, measure: str = "Recall", **policy) -> float:
+    """``measure`` at ``k`` averaged over the queries with a relevant item."""
+    scores = plain_scores(run, k, **policy)
+    return sum(s[measure] for s in scores.values()) / len(scores)
+
+
+def failing(run: str, k: int, measure: str = "Recall", **policy) -> list[str]:
+    """The queries with a relevant item whose ``measure`` at ``k`` is below 1, sorted."""
+    return sorted(q for q, s in plain_scores(run, k, **policy).items() if s[measure] < 1)
