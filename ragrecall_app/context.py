@@ -491,13 +491,13 @@ def missing_notes(facts: WorkspaceFacts) -> list[str]:
     lines repeated on every page pushed each page's content down); none when nothing is."""
     parts = []
     if not facts.corpus_chunks:
-        parts.append("No corpus: no chunk text, chunk sections or document lengths")
+        parts.append("No corpus: no chunk text or sections")
     if not facts.has_query_text:
-        parts.append("no query text (e.g. TREC qrels): queries show by id")
+        parts.append("no query text: ids only")
     if not facts.grades:
-        parts.append("no manual grades: unjudged chunks stay unjudged, no reviewer reasons")
+        parts.append("no manual grades")
     if not (facts.query_types or facts.sections or facts.splits):
-        parts.append("no query type, section or split to filter by")
+        parts.append("no type, section or split filters")
     if not parts:
         return []
     line = " · ".join(parts)

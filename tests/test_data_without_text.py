@@ -28,10 +28,10 @@ def test_what_is_missing_is_one_line():
     (line,) = missing_notes(NOTHING)
     assert "\n" not in line
     assert line == (
-        "No corpus: no chunk text, chunk sections or document lengths · no query text "
-        "(e.g. TREC qrels): queries show by id · no manual grades: unjudged chunks stay "
-        "unjudged, no reviewer reasons · no query type, section or split to filter by."
+        "No corpus: no chunk text or sections · no query text: ids only · "
+        "no manual grades · no type, section or split filters."
     )
+    assert len(line) <= 120  # one line at 1600 px
 
 
 def test_nothing_missing_says_nothing_and_one_gap_is_a_sentence():
@@ -47,9 +47,7 @@ def test_nothing_missing_says_nothing_and_one_gap_is_a_sentence():
     )
     assert missing_notes(full) == []
     no_grades = WorkspaceFacts(**{**full.__dict__, "grades": 0})
-    assert missing_notes(no_grades) == [
-        "No manual grades: unjudged chunks stay unjudged, no reviewer reasons."
-    ]
+    assert missing_notes(no_grades) == ["No manual grades."]
 
 
 def test_trec_pages_show_one_line_and_whole_query_ids(tmp_path, monkeypatch):
