@@ -251,6 +251,14 @@ def commands() -> list[tuple[str, str, Callable[[argparse.Namespace], int], list
                 *POLICY,
                 *LOADING,
                 arg("--per-query", action="store_true", help="also print every query's values"),
+                arg(
+                    "--judge-grades",
+                    choices=("show", "count"),
+                    default="show",
+                    help="a model judge's grades (a --grades file whose annotator is "
+                    "judge:NAME): shown, not counted (default), or counted where no one else "
+                    "judged, each mean then with its prediction-powered 95%% interval",
+                ),
                 shared("format", choices=FORMATS),
             ],
         ),
@@ -642,13 +650,37 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     measures = take(problems, measures_from, args.measure, args.k)
     policy = policy_from(args, problems)
     memory_limit_from(args, problems)
+    if args.judge_grades == "count" and args.format not in ("table", "json"):
+        expected = "--format table or json with --judge-grades count (they say it is counted)"
+        problems.append(Problem("--format", None, args.format, expected))
     raise_if_any(problems)
     workspace = load(args, args.runs, cache_folder(args))
     selected = query_ids(workspace, split=args.split)
+    if args.judge_grades == "count":
+        return print_judge_counted(args, workspace, measures, policy, selected)
     evaluation = evaluate(workspace, measures, policy=policy, query_ids=selected)
     per_query = args.per_query
     as_dict = said_mappings(workspace, args.format, lambda: evaluation.to_dict(per_query))
     print_result(args.format, as_dict, lambda: render(evaluation, args.format, per_query))
+    return 0
+
+
+def print_judge_counted(args, workspace, measures, policy, selected) -> int:
+    """``evaluate --judge-grades count``: the evaluation with the judge counted (its policy
+    line says so), then each mean's prediction-powered interval."""
+    from ragrecall_core.analysis.judge_counting import count_judge
+    from ragrecall_core.output.text import render
+
+    counted = count_judge(workspace, measures, policy=policy, query_ids=selected)
+    evaluation, per_query = counted.evaluation, args.per_query
+    as_dict = said_mappings(
+        workspace, args.format, lambda: {**evaluation.to_dict(per_query), **counted.to_dict()}
+    )
+    print_result(
+        args.format,
+        as_dict,
+        lambda: render(evaluation, args.format, per_query) + "\n" + counted.to_text(),
+    )
     return 0
 
 

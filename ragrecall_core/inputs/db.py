@@ -20,9 +20,15 @@ from ragrecall_core.inputs import progress
 
 # What the evaluation sees of reviewers while no judgment store is attached: the files'
 # grades and resolutions (inputs/store.py widens both views to the store when attached).
+# a model judge's grades (annotator ``judge:NAME``, :data:`.store.JUDGE_PREFIX`) are no
+# human's: never in all_grades, in judge_grades only
 FILE_ONLY_VIEWS = """
 CREATE OR REPLACE VIEW all_grades AS
-    SELECT query_id, chunk_id, grade, harmful, reason, annotator, source FROM grades;
+    SELECT query_id, chunk_id, grade, harmful, reason, annotator, source FROM grades
+    WHERE NOT starts_with(annotator, 'judge:');
+CREATE OR REPLACE VIEW judge_grades AS
+    SELECT query_id, chunk_id, grade, harmful, reason, annotator FROM grades
+    WHERE starts_with(annotator, 'judge:');
 CREATE OR REPLACE VIEW all_resolutions AS SELECT *, 0 AS id FROM resolutions;
 """
 

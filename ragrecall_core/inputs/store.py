@@ -92,13 +92,19 @@ CREATE OR REPLACE VIEW store_latest AS (
 CREATE OR REPLACE VIEW all_grades AS
 WITH latest AS (SELECT * FROM store_latest WHERE NOT starts_with(annotator, '{JUDGE_PREFIX}'))
 SELECT query_id, chunk_id, grade, harmful, reason, annotator, source FROM grades
-WHERE NOT EXISTS (SELECT 1 FROM latest s WHERE s.query_id = grades.query_id
+WHERE NOT starts_with(annotator, '{JUDGE_PREFIX}')
+  AND NOT EXISTS (SELECT 1 FROM latest s WHERE s.query_id = grades.query_id
                   AND s.chunk_id = grades.chunk_id AND s.annotator = grades.annotator
                   AND NOT s.withdrawn)
 UNION ALL
 SELECT query_id, chunk_id, grade, harmful, reason, annotator, 'judge page'
 FROM latest WHERE NOT withdrawn;
 CREATE OR REPLACE VIEW judge_grades AS
+SELECT query_id, chunk_id, grade, harmful, reason, annotator FROM grades
+WHERE starts_with(annotator, '{JUDGE_PREFIX}')
+  AND NOT EXISTS (SELECT 1 FROM store_latest s WHERE s.query_id = grades.query_id
+                  AND s.chunk_id = grades.chunk_id AND s.annotator = grades.annotator)
+UNION ALL
 SELECT query_id, chunk_id, grade, harmful, reason, annotator FROM store_latest
 WHERE starts_with(annotator, '{JUDGE_PREFIX}') AND NOT withdrawn;
 CREATE OR REPLACE VIEW all_resolutions AS
@@ -516,19 +522,10 @@ def submit_judge_grade(
 
 
 def judge_grades(workspace: Workspace, annotator: str | None = None) -> pd.DataFrame:
-    """Every model judge's latest grade (``annotator`` only, if given): query_id, chunk_id,
-    grade, harmful, reason, annotator. Empty without a store."""
-    if not is_open(workspace):
-        open_store(workspace)
-    if not is_open(workspace):
-        return (
-            workspace.cursor()
-            .execute(
-                "SELECT query_id, chunk_id, grade, harmful, reason, annotator FROM grades "
-                "WHERE false"
-            )
-            .df()
-        )
+    """Every model judge's latest grade (``annotator`` only, if given), from grades files
+    and the store (attached if it exists): query_id, chunk_id, grade, harmful, reason,
+    annotator."""
+    open_store(workspace)
     return (
         workspace.cursor()
         .execute(

@@ -26,6 +26,9 @@ class Policy:
       authority for its own labels: a gold chunk flagged harmful is listed as a gold gap
       candidate (:mod:`ragrecall_core.analysis.gold_gaps`), not silently dropped.
     - ``manual_grades``: whether reviewers' grades judge chunks the gold set lacks.
+    - ``judge``: ``None`` (default: a model judge's grades are shown, never counted), or
+      the annotator ``judge:NAME`` whose grades judge the chunks neither the gold set nor
+      (with ``manual_grades``) a reviewer judged, counted as a reviewer's grade is.
     """
 
     rel_level: int = 1
@@ -35,6 +38,7 @@ class Policy:
     partial: str = "not_relevant"
     harmful: str = "not_relevant"
     manual_grades: bool = True
+    judge: str | None = None
 
     def describe(self) -> str:
         if self.compat == "trec_eval":
@@ -53,7 +57,15 @@ class Policy:
             f"reviewer partial (1) = {self.partial.replace('_', ' ')}; "
             f"harmful = {self.harmful.replace('_', ' ')}; "
             f"reviewers' grades = {'used' if self.manual_grades else 'ignored (gold only)'}"
+        ) + (
+            f"; judge grades = counted ({self.judge} fills what no one else judged)"
+            if self.judge
+            else ""
         )
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """Its fields (``judge`` only when one is counted)."""
+        fields = asdict(self)
+        if self.judge is None:
+            del fields["judge"]
+        return fields

@@ -50,7 +50,16 @@ manual AS (
                       WHERE r.query_id = g.query_id AND r.chunk_id = g.chunk_id)
     GROUP BY query_id, chunk_id
     UNION ALL
-    SELECT query_id, chunk_id, harmful, grade FROM latest_resolution WHERE $manual),
+    SELECT query_id, chunk_id, harmful, grade FROM latest_resolution WHERE $manual
+    UNION ALL
+    -- a model judge counted (policy.judge): what no reviewer judged (all, without them)
+    SELECT query_id, chunk_id, harmful, grade FROM judge_grades j
+    WHERE annotator = $judge
+      AND NOT ($manual AND (
+          EXISTS (SELECT 1 FROM all_grades g
+                  WHERE g.query_id = j.query_id AND g.chunk_id = j.chunk_id)
+          OR EXISTS (SELECT 1 FROM latest_resolution r
+                     WHERE r.query_id = j.query_id AND r.chunk_id = j.chunk_id)))),
 manual_effective AS (
     SELECT query_id, chunk_id,
            CASE WHEN harmful AND $harmful_not_relevant THEN 0
@@ -127,6 +136,9 @@ SELECT (SELECT count(*) || ':' || coalesce(sum(hash(query_id, chunk_id, grade, h
     || '/' ||
        (SELECT count(*) || ':' || coalesce(sum(hash(query_id, chunk_id, grade, harmful,
                                                     created_at)), 0) FROM all_resolutions)
+    || '/' ||
+       (SELECT count(*) || ':' || coalesce(sum(hash(query_id, chunk_id, grade, harmful,
+                                                    annotator)), 0) FROM judge_grades)
 """
 
 KEPT_PER_WORKSPACE = 8
@@ -186,6 +198,7 @@ def _build(workspace: Workspace, policy: Policy) -> PreparedEvaluation:
             "manual": policy.manual_grades,
             "harmful_not_relevant": policy.harmful == "not_relevant",
             "partial_relevant": policy.partial == "relevant",
+            "judge": policy.judge,
         },
     )
     con.execute(prepared.sql(DOC_UNIT_SQL if policy.unit == DOC else CHUNK_UNIT_SQL))
