@@ -20,8 +20,7 @@ ctx = current()
 st.title("Judge")
 scope_note(ctx, scope.QUERY_SUBSET)
 st.caption(INTRO)
-st.text(f"Judgment store: {ctx.store.path}")
-st.caption(escape_markdown(store_place(ctx.ws)))
+st.text(store_place(ctx.ws))  # where the grades go, for this kind of source
 if ctx.store.note:
     st.warning(escape_markdown(ctx.store.note), icon=":material/lock:")
 if not jv.has_text(ctx.files_key, ctx):
