@@ -493,7 +493,12 @@ def commands() -> list[tuple[str, str, Callable[[argparse.Namespace], int], list
                     help="a JSON object describing the judge, stored (redacted) with its grades",
                 ),
                 shared("concurrency", help="pairs in flight at once (default 1)"),
-                shared("timeout", help="seconds one pair may take before it is a failed pair"),
+                shared(
+                    "timeout",
+                    default=f"{capture_defaults.TIMEOUT:g}",
+                    help="seconds one pair may take before it is a failed pair (default "
+                    "%(default)s)",
+                ),
                 shared(
                     "allow-errors",
                     help="failed pairs allowed before the command fails (exit 1): a number, or "

@@ -172,3 +172,11 @@ def test_an_unknown_run_is_refused(tmp_path):
     with pytest.raises(InputError) as error:
         grade_pool(Workspace.open(assist_workspace(tmp_path)), by_letter, runs=["nope"])
     assert "nope" in str(error.value)
+
+
+def test_a_judge_that_never_answers_cannot_hang_the_command():
+    from ragrecall_core.analysis.capture_defaults import TIMEOUT
+    from ragrecall_core.cli import build_parser
+
+    args = build_parser().parse_args(["judge", "ws", "--judge", "m:f"])
+    assert float(args.timeout) == TIMEOUT
