@@ -367,4 +367,20 @@ def test_runs_in_memory_load_as_their_files(run):
                     "CSV": via_file(path, ["header", *row_order]),
                 }
             )
+            # without ranks, both ordered by score as trec_eval (every row needs one)
+            rankless = frame.drop(columns="rank")
+            header = ["query_id", "chunk_id", "score"]
+            csv_rows = [(q, c, cell(s)) for q, c, _, s in ranked_rows]
+            path = write_csv(tmp / "rankless.csv", header, csv_rows)
+            same(
+                {
+                    "frame without ranks": outcome(
+                        con,
+                        lambda: memory.load_memory_run(con, "rankless", rankless),
+                        run_tables("rankless"),
+                        row_order,
+                    ),
+                    "CSV without ranks": via_file(path, ["header", *row_order]),
+                }
+            )
     con.close()

@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 from ragrecall_core import InputError
-from ragrecall_core.inputs import db, memory, runs
+from ragrecall_core.inputs import db, memory, readers, runs
 from tests.peer_shapes import Run, ScoredDoc
 from tests.test_one_contract_memory import validating_read, write_csv, write_trec
 
@@ -145,3 +145,44 @@ def test_a_frame_with_tied_ranks_is_refused_as_its_csv_file(tmp_path, with_score
     # a frame's row 1 is the file's line 2 (its header is line 1)
     assert [(v.replace("line 1", "line 2"), e) for v, e in from_frame] == from_file
     assert len(from_file) == 1 and "rank 1" in from_file[0][0]
+
+
+# ------------------------------------------------------------------ long form without ranks
+def validating_long(con: duckdb.DuckDBPyConnection, path, name: str) -> None:
+    """The validating read of a CSV or Parquet run, added as run ``name``."""
+    table = f"run_table_{con.execute('SELECT count(*) FROM run_files').fetchone()[0]}"
+    runs._load_long_validating(con, path, readers.detect_format(path), table)
+    runs.register_run(con, runs.ReadRun(path, table, readers.detect_format(path)), name)
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+@pytest.mark.parametrize("order", ORDERS)
+def test_a_long_form_file_without_ranks_reads_as_its_frame(tmp_path, suffix, order):
+    """ranx's frame columns (``q_id, doc_id, score``) written as a file: ordered by score as
+    the frame is, not refused for want of a rank."""
+    data = frame(("q_id", "doc_id", "score"), ORDERS[order](TIED), True)
+    path = tmp_path / f"run{suffix}"
+    data.to_csv(path, index=False) if suffix == ".csv" else data.to_parquet(path, index=False)
+    con = db.connect()
+    runs.load_run(con, path, "fast")
+    validating_long(con, path, "validating")
+    assert table(con, "fast") == table(con, "validating") == in_memory(data) == expected_table()
+
+
+@pytest.mark.parametrize(
+    ("header", "cells", "scores"),
+    [
+        (["query_id", "chunk_id", "score"], [("q1", "a", "0.5"), ("q1", "b", "")], [0.5, None]),
+        (["query_id", "chunk_id"], [("q1", "a"), ("q1", "b")], None),
+    ],
+)
+def test_without_ranks_a_file_and_a_frame_refuse_alike(tmp_path, header, cells, scores):
+    """Without a rank, every row needs a score; without either column, a rank is asked for."""
+    path = write_csv(tmp_path / "run.csv", header, cells)
+    columns = {"query_id": [c[0] for c in cells], "chunk_id": [c[1] for c in cells]}
+    data = pd.DataFrame(columns if scores is None else {**columns, "score": scores})
+    con = db.connect()
+    from_file = refusal(lambda: runs.load_run(con, path, "file"))
+    from_frame = refusal(lambda: memory.load_memory_run(con, "frame", data))
+    assert from_frame == from_file
+    assert len(from_file) == 1

@@ -78,16 +78,6 @@ SELECT j->'$.id' AS id,
 FROM run_stage
 """
 
-# a scored run's positions in trec_eval's order (run_files.TREC_ORDER) for data in memory
-# ({qid: {id: score}}, ranx, ir_measures, a frame without ranks); its reads number them in
-# list order first
-SCORE_POSITIONS = f"""
-CREATE OR REPLACE TABLE {{table}} AS
-SELECT * REPLACE (CASE WHEN docno IS NOT NULL THEN row_number() OVER (
-                      PARTITION BY qid ORDER BY {run_files.TREC_ORDER}) END AS position)
-FROM {{table}}
-"""
-
 # qrels in memory, staged as the fields of TREC qrels lines, so TREC's columns and checks
 # read them; ids there cannot be blank (whitespace splits fields), here they could
 QRELS_FIELDS_SQL = f"""
@@ -117,16 +107,6 @@ SCORED_ITEM = Check(
     run_files.ITEM + " || item",
     "a score for each item (the list is ordered by score, as trec_eval orders it)",
 )
-# a frame without a rank column is ranked by its scores, which it must then all have
-SCORE_REQUIRED = Check(
-    "score IS NULL", "'score missing'", "a score for each row (the frame has no rank column)"
-)
-LIST_RANKS = """
-CREATE OR REPLACE TEMP TABLE run_stage AS
-SELECT * REPLACE (CAST(row_number() OVER (PARTITION BY query_id ORDER BY line) AS VARCHAR)
-                  AS rank)
-FROM run_stage
-"""
 
 READABLE = "data that can be read (reading it raised this)"
 ID_TYPE = "an id that is a str (ids in memory are never converted to text)"
@@ -444,7 +424,7 @@ def _load_run_records(
             con.execute(f"DROP TABLE IF EXISTS {table}")
             _load_checked_records(con, label, table, found, scored)
         if scored:
-            con.execute(SCORE_POSITIONS.format(table=table))
+            con.execute(run_files.SCORE_POSITIONS.format(table=table))
     finally:
         con.execute("DROP TABLE run_stage")
 
@@ -474,18 +454,12 @@ def _load_run_frame(
 ) -> None:
     columns = _stage_frame(con, frame, "run_stage")
     readers.keep_as_text(con, "run_stage", columns, run_files.LONG_ROLES)
-    checks = run_files.LONG_CHECKS
     rankless = "rank" not in columns
-    if rankless:
-        con.execute(LIST_RANKS)
-        checks = [*checks, SCORE_REQUIRED]
-    problems = run_checks(con, "run_stage", checks, label)
+    problems = run_files.check_long_stage(con, label, rankless)
     try:
         problems = _unless_refused(found, problems)
         raise_if_any(_with_cells(found, _naming_queries(con, "run_stage", "query_id", problems)))
-        con.execute(run_files.RUN_LONG_TABLE.format(table=table))
-        if rankless:
-            con.execute(SCORE_POSITIONS.format(table=table))
+        run_files.create_long_table(con, table, rankless)
     finally:
         con.execute("DROP TABLE run_stage")
     _record_mapping(con, label, renamed)
@@ -496,13 +470,13 @@ def _load_run_frame(
 # other columns a loader reads by their own name; text columns hold ids and labels
 GOLD_FRAME = {
     "roles": gold_files.LONG_MAPPED,
-    "required": gold_files.LONG_ROLES,
+    "required": lambda roles: gold_files.LONG_ROLES,
     "columns": gold_files.LONG_COLUMNS,
     "numbers": ("grade",),
 }
 RUN_FRAME = {
     "roles": run_files.LONG_ROLES,
-    "required": ("query_id", "chunk_id"),
+    "required": run_files.required_roles,
     "columns": run_files.LONG_ROLES,
     "numbers": ("rank", "score"),
 }
@@ -566,10 +540,7 @@ def _frame_roles(names: list[str], label: str, layout: dict) -> dict[str, tuple[
     name the input, not a line."""
     try:
         roles = readers.column_roles(label, readers.PARQUET, names, layout["roles"])
-        required = layout["required"]
-        if "rank" in layout["roles"] and "score" not in roles:
-            required = (*required, "rank")
-        readers.require_roles(label, names, roles, required)
+        readers.require_roles(label, names, roles, layout["required"](roles))
     except InputError as error:
         raise InputError([replace(p, line=None) for p in error.problems]) from None
     return roles

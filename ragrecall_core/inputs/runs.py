@@ -7,8 +7,9 @@ TREC run files (``qid Q0 docno rank score tag``) and CSV / Parquet in long form
 
 Order: JSON lines and long form follow ``rank`` (the list position when a JSON
 item has none); TREC runs follow trec_eval (score descending, ties by docno
-descending; the rank column is ignored). The stored ``rank`` is the 1-based
-position in that order.
+descending; the rank column is ignored), and so does a long-form run without a rank
+column (an in-memory frame's too). The stored ``rank`` is the 1-based position in that
+order.
 
 Each run lives in a table of its own (``run_table_<n>``: ``qid, docno, rank`` as
 given (but for a TREC run's tied rows, numbered as trec_eval orders them), ``score, typed,
@@ -812,6 +813,12 @@ LONG_ROLES = ("query_id", "chunk_id", "rank", "score")
 LONG_REQUIRED = ("query_id", "chunk_id", "rank")
 
 
+def required_roles(roles: dict | list) -> tuple[str, ...]:
+    """The roles a long-form run (a file or a DataFrame) needs, given those it has: a rank,
+    unless a score orders its lists (as trec_eval orders a TREC run: :data:`SCORE_POSITIONS`)."""
+    return LONG_REQUIRED if "rank" in roles or "score" not in roles else LONG_REQUIRED[:2]
+
+
 def long_rows_sql(
     source: str, roles: dict[str, tuple[str, str]], types: dict[str, str]
 ) -> str | None:
@@ -886,15 +893,55 @@ SELECT query_id AS qid, chunk_id AS docno, CAST(CAST(rank AS DOUBLE) AS BIGINT) 
                           ORDER BY CAST(CAST(rank AS DOUBLE) AS BIGINT)) AS position
 FROM run_stage
 """
+# A long-form run without a rank column is ordered by its scores, which it must then all
+# have: each row's rank is first its place in its query's list (so the rank checks hold),
+# then its position is numbered by score (SCORE_POSITIONS)
+LIST_RANKS = """
+CREATE OR REPLACE TEMP TABLE run_stage AS
+SELECT * REPLACE (CAST(row_number() OVER (PARTITION BY query_id ORDER BY line) AS VARCHAR)
+                  AS rank)
+FROM run_stage
+"""
+SCORE_REQUIRED = Check(
+    "score IS NULL", "'score missing'", "a score for each row (there is no rank column)"
+)
+# a scored run's positions in trec_eval's order (TREC_ORDER) for what has no ranks: a
+# long-form run without a rank column, and scored data in memory ({qid: {id: score}}, ranx,
+# ir_measures), whose reads number them in list order first
+SCORE_POSITIONS = f"""
+CREATE OR REPLACE TABLE {{table}} AS
+SELECT * REPLACE (CASE WHEN docno IS NOT NULL THEN row_number() OVER (
+                      PARTITION BY qid ORDER BY {TREC_ORDER}) END AS position)
+FROM {{table}}
+"""
+
+
+def check_long_stage(
+    con: duckdb.DuckDBPyConnection, label: Path | str, rankless: bool
+) -> list[Problem]:
+    """The problems of a long-form run staged as ``run_stage`` (``label`` names it); a run
+    without ranks is given its list places first (:data:`LIST_RANKS`) and needs scores."""
+    if rankless:
+        con.execute(LIST_RANKS)
+    checks = [*LONG_CHECKS, SCORE_REQUIRED] if rankless else LONG_CHECKS
+    return run_checks(con, "run_stage", checks, label)
+
+
+def create_long_table(con: duckdb.DuckDBPyConnection, table: str, rankless: bool) -> None:
+    """Run table ``table`` from the checked ``run_stage``: by rank, or by score without one."""
+    con.execute(RUN_LONG_TABLE.format(table=table))
+    if rankless:
+        con.execute(SCORE_POSITIONS.format(table=table))
 
 
 def _load_long_validating(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str) -> None:
     columns = readers.stage_table_rows(con, path, fmt, "run_stage")
     roles = readers.column_roles(path, fmt, columns, LONG_ROLES)
-    readers.require_roles(path, columns, roles, LONG_REQUIRED)
+    readers.require_roles(path, columns, roles, required_roles(roles))
     raise_if_any(readers.column_type_problems(path, readers.column_types(con, path, fmt), roles))
     readers.keep_as_text(con, "run_stage", columns, LONG_ROLES, roles)
-    raise_if_any(run_checks(con, "run_stage", LONG_CHECKS, path))
-    con.execute(RUN_LONG_TABLE.format(table=table))
+    rankless = "rank" not in roles
+    raise_if_any(check_long_stage(con, path, rankless))
+    create_long_table(con, table, rankless)
     con.execute("DROP TABLE run_stage")
     readers.record_mapping(con, path, roles)
