@@ -79,6 +79,7 @@ def test_a_section_view_reports_that_slice_by_hand(ws):
     whole = build_report(ws, 5, verdicts=latest_verdicts(ws), view=ReportView())
     assert means(whole)["Recall@5"] == pytest.approx(0.75)
     assert means(whole)["MRR@5"] == pytest.approx(0.625)
+    assert whole.header()["scope"] == "Scope: run bm25 · k = 5 · all queries"
 
 
 def test_the_report_names_its_scope_grades_and_verdicts(ws):
@@ -93,8 +94,10 @@ def test_the_report_names_its_scope_grades_and_verdicts(ws):
     )
     assert header["queries"] == "section = it-ops (2 queries; the dashboard's view)"
     assert header["grades"] == (
-        "5 judgments in the gold, 0 reviewer grades from grade files; reviewers' grades "
-        "from the judgment store: "
+        "5 judgments in the gold, 0 reviewer grades from grade files, and the reviewers' "
+        "stored judgments (next line)"
+    )
+    assert header["stored judgments"] == (
         "1 used from judgments.duckdb (each annotator's latest grade of a chunk)"
     )
     assert header["verdicts"] == (

@@ -124,7 +124,7 @@ class Report:
         """The report's scope in the words of the dashboard's scope line (issue 29), but for
         the pass rule, which the header states on its own line."""
         runs = ("run " if len(self.runs) == 1 else "runs ") + ", ".join(self.runs)
-        filters = self.view.filters() if self.view else [self.scope]
+        filters = (self.view.filters() or ["all queries"]) if self.view else [self.scope]
         only_failing = self.view is not None and self.view.failing_only
         failing = ["per-query tables: failures only"] if only_failing else []
         # the pass rule has its own header line (stated once)
@@ -134,8 +134,8 @@ class Report:
         """Which grades the numbers include: the files' and the reviewers' stored ones."""
         return (
             f"{plural(self.gold_judgments, 'judgment')} in the gold, "
-            f"{plural(self.file_grades, 'reviewer grade')} from grade files; reviewers' "
-            f"grades from the judgment store: {self.stored_judgments}"
+            f"{plural(self.file_grades, 'reviewer grade')} from grade files, and the "
+            "reviewers' stored judgments (next line)"
         )
 
     def verdicts_line(self) -> str:
