@@ -163,6 +163,7 @@ OPTIONS: dict[str, Option] = {
         "0.05 or 5%% (default 0)",
     ),
     "depth": arg("--depth", default="10", metavar="D", help="top-d of each run (default 10)"),
+    "export": arg("--export", type=Path, metavar="FILE", help="write what is stored to FILE"),
 }
 POLICY = ("grades", "corpus", "unit", "rel-level", "compat", "complete", "partial", "harmful")
 LOADING = ("memory-limit", "cache")  # the options of every command that loads gold and runs
@@ -442,7 +443,6 @@ def commands() -> list[tuple[str, str, Callable[[argparse.Namespace], int], list
                 "workspace",
                 arg(
                     "--judge",
-                    required=True,
                     metavar="MODULE:NAME",
                     help="the callable judge(query_text, chunk_text) returning a grade 0/1/2 "
                     "(or a dict / tuple with grade, harmful, reason), or openai: the built-in "
@@ -504,6 +504,11 @@ def commands() -> list[tuple[str, str, Callable[[argparse.Namespace], int], list
                     help="failed pairs allowed before the command fails (exit 1): a number, or "
                     "a share like 0.05 or 5%% (default 0)",
                 ),
+                shared(
+                    "export",
+                    help="instead of grading: write the judges' stored grades (all, or --name's) "
+                    "to FILE (.jsonl or .csv), for evaluate --grades FILE --judge-grades count",
+                ),
                 *LOADING,
                 "format",
             ],
@@ -542,10 +547,8 @@ def commands() -> list[tuple[str, str, Callable[[argparse.Namespace], int], list
             cmd_verdicts,
             [
                 shared("workspace", help="a workspace folder (its judgments.duckdb)"),
-                arg(
-                    "--export",
-                    type=Path,
-                    metavar="FILE",
+                shared(
+                    "export",
                     help="write every recorded verdict (the whole history) to FILE: .jsonl or .csv",
                 ),
                 arg(
@@ -915,6 +918,8 @@ def cmd_judge(args: argparse.Namespace) -> int:
     from ragrecall_core.analysis.selection import query_ids, require_split
     from ragrecall_core.inputs.workspace import Workspace
 
+    if args.export is not None or args.judge is None:
+        return export_judges(args)
     problems: list[Problem] = []
     depth = take(problems, parse_cutoff, args.depth, "--depth", "a pool depth d")
     concurrency = take(problems, parse_cutoff, args.concurrency, "--concurrency", "pairs")
@@ -960,6 +965,24 @@ def cmd_judge(args: argparse.Namespace) -> int:
         print_result(args.format, failed.result.to_dict, failed.result.to_text)
         return 1
     print_result(args.format, result.to_dict, result.to_text)
+    return 0
+
+
+def export_judges(args: argparse.Namespace) -> int:
+    """``judge WORKSPACE --export FILE``: the stored judge grades as a grades file."""
+    from ragrecall_core.analysis.judging_assist import export_judge_grades, judge_annotator
+    from ragrecall_core.inputs.workspace import Workspace
+
+    if args.judge is not None or args.export is None:
+        shown = args.judge or "neither"
+        raise InputError([Problem("--judge", None, shown, "--judge or --export (one of them)")])
+    problems: list[Problem] = []
+    name = take(problems, judge_annotator, args.name) if args.name is not None else None
+    memory_limit_from(args, problems)
+    raise_if_any(problems)
+    workspace = Workspace.open(args.workspace, memory_limit=args.memory_limit)
+    written = export_judge_grades(workspace, args.export, name)
+    sys.stdout.write(f"{written} judge grades written to {one_line(str(args.export))}\n")
     return 0
 
 

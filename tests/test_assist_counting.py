@@ -147,3 +147,20 @@ def test_a_csv_cannot_carry_judge_counted_means(tmp_path):
     argv += [folder / "grades" / "judge.jsonl", "--judge-grades", "count", "--format", "csv"]
     code, out, err = run_cli_in(tmp_path, argv)
     assert code == 2 and out == "" and "--format table or json" in err
+
+
+def test_from_judging_a_workspace_to_counting_on_the_command_line(tmp_path):
+    folder = counting_folder(tmp_path / "ws")  # the judge's grades are in the store
+    exported = tmp_path / "judge.jsonl"
+    code, out, err = run_cli_in(tmp_path, ["judge", folder, "--export", exported])
+    assert (code, err, out) == (0, "", f"8 judge grades written to {exported}\n")
+    argv = ["evaluate", folder / "gold.jsonl", folder / "runs" / "r.jsonl", "-m", "P@3"]
+    argv += ["--grades", folder / "grades" / "anna.jsonl", "--grades", exported]
+    code, out, err = run_cli_in(tmp_path, [*argv, "--judge-grades", "count", "--format", "json"])
+    assert code == 0, err
+    means = json.loads(out)["judge_counted"]["means"][0]
+    assert (means["mean"], means["ppi_mean"]) == (pytest.approx(0.75), pytest.approx(0.5))
+    code, _, err = run_cli_in(tmp_path, ["judge", folder])
+    assert code == 2 and "--judge or --export" in err
+    code, _, err = run_cli_in(tmp_path, ["judge", folder, "--export", tmp_path / "x.txt"])
+    assert code == 2 and ".jsonl or .csv" in err

@@ -33,6 +33,7 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
@@ -57,6 +58,7 @@ from ragrecall_core.inputs.configs import redact, redact_text
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.output.text import plural
 
+EXPORT_SUFFIXES = (".jsonl", ".csv")
 MAX_REASON = 300  # characters of a judge's reason kept (one line, then redacted)
 MAX_NAME = 80
 VERDICT_KEYS = {"grade", "harmful", "reason"}
@@ -418,3 +420,21 @@ async def grade_one_async(grading: Grading, row: Any) -> Verdict | str:
         return describe(error)
     except BaseException as error:  # the user's code, SystemExit too: one failed pair
         return describe(error)
+
+
+def export_judge_grades(workspace: Workspace, path: Path, annotator: str | None = None) -> int:
+    """Write every judge's latest grades (``annotator``'s only, if given) as a grades file
+    (``.jsonl`` or ``.csv``, formula cells neutralised); return how many. Loaded again
+    with ``--grades``, they are judge grades still (annotator ``judge:NAME``): counted only
+    with ``evaluate --judge-grades count``."""
+    from ragrecall_core.analysis.judge_session import grades_csv, grades_jsonl
+
+    path = Path(path)
+    if path.suffix.lower() not in EXPORT_SUFFIXES:
+        raise InputError([Problem("--export", None, str(path), "a file ending in .jsonl or .csv")])
+    if path.is_dir() or not path.parent.is_dir():
+        raise InputError([Problem("--export", None, str(path), "a file in an existing folder")])
+    grades = store.judge_grades(workspace, annotator)
+    text = grades_csv(grades) if path.suffix.lower() == ".csv" else grades_jsonl(grades)
+    path.write_text(text, encoding="utf-8")
+    return len(grades)
