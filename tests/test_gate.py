@@ -159,6 +159,14 @@ def test_check_gate_in_python(files):
     assert strict.max_regressions == 0 and not strict.passed
 
 
+def test_one_requirement_passed_alone_is_that_requirement(files):
+    """A single string is one requirement, never split into its letters."""
+    ws = Workspace.from_files(files["gold"], [files["candidate"]])
+    alone = check_gate(ws, "candidate", "Hit@5>=0.6")
+    listed = check_gate(ws, "candidate", ["Hit@5>=0.6"])
+    assert alone.checks == listed.checks and len(alone.checks) == 1
+
+
 @pytest.mark.parametrize("split", ["test", None])
 def test_the_gate_counts_the_regressions_compare_lists(files, split):
     """The gate skips compare's significance tests, not its definition of a regression."""

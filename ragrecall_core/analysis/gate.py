@@ -199,7 +199,7 @@ def mark(ok: bool) -> str:
 def check_gate(
     workspace: Workspace,
     run: str,
-    requirements: Sequence[str],
+    requirements: str | Sequence[str],
     baseline: str | None = None,
     max_regressions: int | None = None,
     split: str | None = None,
@@ -213,8 +213,11 @@ def check_gate(
     With a ``baseline`` and no ``max_regressions``, no regression is allowed: a gate that
     lists regressions and passes anyway would check nothing. A gold query that ``run`` or
     the ``baseline`` misses (or lists empty) fails the gate unless ``allow_missing``: it
-    scores 0, so a baseline's gap hides the candidate's regression on it.
+    scores 0, so a baseline's gap hides the candidate's regression on it. One requirement
+    may be passed alone, as a string.
     """
+    if isinstance(requirements, str):
+        requirements = [requirements]
     parsed, problems = gather(requirements, parse_requirement)
     raise_if_any(problems + gate_problems(requirements, baseline, max_regressions))
     require_split(workspace, split)
