@@ -22,6 +22,7 @@ concurrency, the process state kept, an error's message cut and redacted.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import inspect
 import json
@@ -329,7 +330,8 @@ def grade_pool(
     bar = JudgeProgress(len(pool), result.graded_before, progress_stream)
     call = Target(judge_call(target), is_coroutine_call(target), None, ())
     grading = Grading(workspace, call, annotator, run_id, timeout, result, bar)
-    with process_state_kept():
+    # what the judge prints goes to stderr: stdout carries the result (JSON for programs)
+    with process_state_kept(), contextlib.redirect_stdout(sys.stderr):
         run_pairs(grading, todo, concurrency)
     if not allowed(allowance, len(result.errors), max(len(todo), 1)):
         raise JudgeFailed(result)

@@ -5,6 +5,7 @@ stored, never a traceback; exit 1 unless allowed."""
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 import threading
 
@@ -139,3 +140,16 @@ def test_a_judge_module_that_exits_on_import_is_an_input_error(tmp_path):
     assert code == 2 and "SystemExit" in err
     code, _, err = run_cli_in(tmp_path, ["judge", folder, "--judge", "notcallable:grade"])
     assert code == 2 and "a callable judge" in err
+
+
+def test_what_a_judge_prints_never_corrupts_the_json_result(tmp_path):
+    folder = assist_workspace(tmp_path / "ws")
+    write_text(
+        tmp_path / "chatty.py",
+        "def grade(query, chunk):\n    print('thinking about', chunk)\n    return 1\n",
+    )
+    argv = ["judge", folder, "--judge", "chatty:grade", "--format", "json"]
+    code, out, err = run_cli_in(tmp_path, argv)
+    assert code == 0
+    assert json.loads(out)["graded"] == 7
+    assert "thinking about text D" in err
