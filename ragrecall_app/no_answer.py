@@ -1,0 +1,136 @@
+"""The No-answer page's sections as widgets: the possible gold errors, the threshold a
+trade-off picks with its sweep, the top-1 score distributions, the sweep as tables, and
+what each run returned on top for a no-answer query. The tables and figures come from
+:mod:`ragrecall_core.views.no_answer_view`, the words around them from
+:mod:`ragrecall_core.views.no_answer_text`; ``pages/no_answer.py`` puts the sections in
+order."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import streamlit as st
+
+from ragrecall_app import analyses
+from ragrecall_app.context import Context, state_key
+from ragrecall_app.figures import figure
+from ragrecall_core.analysis.no_answer import NoAnswerReport
+from ragrecall_core.output.literal import as_words, md_labels
+from ragrecall_core.views import no_answer_text as nat
+from ragrecall_core.views import no_answer_view as nav
+from ragrecall_core.views.samples import NO_ANSWER_MINIMUM, small_sample_warning
+
+
+def gold_errors(ctx: Context, ids: Sequence[str] | None) -> None:
+    """Relevant grades on queries the gold calls no-answer (``ids``: the queries in view)."""
+    st.subheader("Possible gold errors")
+    st.caption(nat.GOLD_ERRORS_CAPTION)
+    errors = analyses.gold_errors(ctx.key, None if ids is None else tuple(ids), ctx.ws)
+    if errors.empty:
+        st.text(nat.NO_GOLD_ERRORS)
+    else:
+        st.dataframe(errors, hide_index=True, key="noans_gold_errors", width="stretch")
+
+
+def report(ctx: Context, ids: Sequence[str] | None) -> NoAnswerReport:
+    """Each run's top-1 score per query in view (cached)."""
+    s = ctx.state
+    with st.spinner("Reading top-1 scores …"):
+        return analyses.no_answer(
+            ctx.key, s.k, ctx.policy, tuple(s.runs), None if ids is None else tuple(ids), ctx.ws
+        )
+
+
+def tradeoff(ctx: Context, result: NoAnswerReport, no_answer: int) -> dict[str, float]:
+    """The false confidence slider, the threshold each run picks under it and the sweep
+    curve; the picked thresholds (run -> threshold)."""
+    s = ctx.state
+    st.subheader("The threshold a trade-off picks")
+    small = small_sample_warning(
+        no_answer, NO_ANSWER_MINIMUM, "no-answer queries", "the picked threshold"
+    )
+    if small:
+        st.warning(small, icon="⚠️")
+    accepted_percent = st.slider(
+        nat.SLIDER_LABEL,
+        min_value=0,
+        max_value=100,
+        step=5,
+        format="%d%%",
+        key=state_key("max_false_confidence"),  # the view state keeps it on the slider's steps
+    )
+    max_fc = accepted_percent / 100
+    st.caption(nat.tradeoff_caption(max_fc, s.k))
+    st.dataframe(
+        as_words(nav.picked_table(result, s.runs, max_fc), nat.PICKED_FORMATS),
+        hide_index=True,
+        key="noans_picked",
+        width="stretch",
+    )
+    picked = nav.thresholds(result, max_fc)
+    st.plotly_chart(
+        figure(nav.sweep_figure, result, ctx.colors, s.runs, max_fc),
+        key="noans_sweep",
+        width="stretch",
+    )
+    return picked
+
+
+def distributions(ctx: Context, result: NoAnswerReport, picked: dict[str, float]) -> None:
+    """Top-1 scores of answerable and no-answer queries, one chart per run."""
+    st.subheader("Top-1 score: answerable vs no-answer queries")
+    st.caption(nat.scores_caption(nav.MAX_POINTS))
+    st.plotly_chart(
+        figure(nav.score_figure, result, tuple(ctx.state.runs), ctx.colors, picked),
+        key="noans_scores",
+        width="stretch",
+    )
+
+
+def _sweep_tables(ctx: Context, result: NoAnswerReport) -> None:
+    runs = ctx.state.runs
+    tabs = st.tabs(md_labels(runs))
+    for i, (tab, run) in enumerate(zip(tabs, runs, strict=True)):
+        with tab:
+            st.dataframe(
+                nav.sweep_table(result, run),
+                hide_index=True,
+                key=f"noans_sweep_table_{i}",
+                width="stretch",
+                height=320,
+                column_config={
+                    "threshold": st.column_config.NumberColumn(format="%.4f"),
+                    "false confidence": st.column_config.NumberColumn(format="percent"),
+                    "answerable coverage": st.column_config.NumberColumn(format="percent"),
+                },
+            )
+
+
+def sweep_tables(ctx: Context, result: NoAnswerReport) -> None:
+    """The threshold sweep per run as a table, in an expander. Lazy: its tables (one row per
+    distinct score: ~6,000 per run at 10k) are built only while it is open."""
+    box = st.expander("The threshold sweep as a table", key="noans_sweep_open", on_change="rerun")
+    with box:
+        if box.open:
+            _sweep_tables(ctx, result)
+
+
+def tops(ctx: Context, result: NoAnswerReport, picked: dict[str, float], no_answer: int) -> None:
+    """What each run returned on top for each no-answer query (the first ones)."""
+    st.subheader("What each run returned on top for a no-answer query")
+    if not ctx.facts.corpus_chunks:
+        st.caption(nat.NO_CORPUS)
+    shown = nav.no_answer_tops(ctx.ws, result, picked, limit=nav.MAX_TOP_QUERIES)
+    if no_answer > nav.MAX_TOP_QUERIES:
+        st.caption(nat.first_listed(nav.MAX_TOP_QUERIES, no_answer))
+    st.dataframe(
+        as_words(shown, nat.TOPS_FORMATS),
+        hide_index=True,
+        key="noans_tops",
+        width="stretch",
+        column_config={
+            "query": st.column_config.TextColumn(width="large"),
+            "confident": st.column_config.TextColumn(width="medium"),
+            "text": st.column_config.TextColumn(width="large"),
+        },
+    )

@@ -1,0 +1,101 @@
+"""What the No-answer page says around its tables and figures: the lines naming the view,
+how many queries of each kind it holds, the trade-off's slider and caption, and the cells'
+formats. The tables and figures come from :mod:`ragrecall_core.views.no_answer_view`;
+``pages/no_answer.py`` over :mod:`ragrecall_app.no_answer` only lays them out.
+
+>>> kinds_caption(1, 2)
+'1 no-answer query (no relevant chunk listed or judged) and 2 answerable queries in view'
+>>> first_listed(250, 300).split(":")[0]
+'The first 250 of 300 no-answer queries'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import pandas as pd
+
+from ragrecall_core.output.text import plural
+
+GOLD_ERRORS_CAPTION = (
+    "A reviewer graded a chunk relevant (2) for a query the gold set calls no-answer: "
+    "either the gold is wrong or the grade is (a relevant grade also makes the query "
+    "answerable in every measure). Decide before trusting the numbers on this page."
+)
+NO_GOLD_ERRORS = "No reviewer graded a chunk relevant for a no-answer query."
+NONE_IN_VIEW = (
+    "No no-answer query in this view: the gold set (under these filters) has no query "
+    'with "relevant_ids": [] (or, in qrels, judged only non-relevant). Add some to '
+    "measure false confidence."
+)
+NO_SCORES = "The runs carry no scores, so no threshold can be set."
+SLIDER_LABEL = "Most false confidence you accept (share of no-answer queries still answered)"
+NO_CORPUS = "No corpus is loaded: chunk text is empty."
+# as_words formats (column -> (format, word for a missing value)) of the page's tables
+PICKED_FORMATS = {
+    "threshold (top-1 score ≥)": ("{:.4f}", "none"),
+    "false confidence": ("{:.1%}", "—"),
+    "answerable coverage": ("{:.1%}", "—"),
+}
+TOPS_FORMATS = {"top score": ("{:.4f}", "no score")}
+
+
+def runs_caption(k: int, runs: Sequence[str], literal: Callable[[str], str] = str) -> str:
+    """The line naming k and the runs (their names through ``literal``), every figure per run.
+
+    >>> runs_caption(5, ["a", "b"]).split(" · ")[:2]
+    ['k = 5', 'runs: a, b']
+    """
+    return (
+        f"k = {k} · runs: {literal(', '.join(runs))} · every figure is per run: "
+        "scores of different models are on different scales and are never pooled"
+    )
+
+
+def kinds(top_scores: pd.DataFrame) -> tuple[list[str], int]:
+    """The no-answer query ids in view (sorted) and how many answerable queries there are.
+
+    >>> kinds(pd.DataFrame({"kind": ["no answer", "answerable", "answerable"],
+    ...                     "query_id": ["q2", "q1", "q1"]}))
+    (['q2'], 1)
+    """
+    no_answer = sorted(set(top_scores.loc[top_scores["kind"] == "no answer", "query_id"]))
+    answerable = top_scores.loc[top_scores["kind"] == "answerable", "query_id"].nunique()
+    return no_answer, int(answerable)
+
+
+def kinds_caption(no_answer: int, answerable: int) -> str:
+    """How many queries of each kind are in view."""
+    return (
+        f"{plural(no_answer, 'no-answer query', 'no-answer queries')} (no relevant chunk "
+        f"listed or judged) and {plural(answerable, 'answerable query', 'answerable queries')} "
+        "in view"
+    )
+
+
+def tradeoff_caption(max_fc: float, k: int) -> str:
+    """How the picked threshold is chosen, and what answerable coverage counts."""
+    return (
+        "Refuse when the top-1 score is below the threshold. The picked threshold is the lowest "
+        f"one whose false confidence is at most {max_fc:.0%}; answerable coverage is the share "
+        f"of answerable queries that are still answered and have a relevant chunk in the top {k}."
+    )
+
+
+def scores_caption(most: int) -> str:
+    """What the score charts draw: every query as a point, up to ``most`` per group."""
+    return (
+        "One chart per run, each on its own score scale; every query is a point (no-answer "
+        f"queries as orange diamonds), up to {most} per group: above that, the box and "
+        f"whiskers summarise every query and {most} evenly spread ones are drawn (the "
+        "label says so). The dashed line is the picked threshold."
+    )
+
+
+def first_listed(most: int, no_answer: int) -> str:
+    """The caption over the tops table when it lists only the first ``most`` of the
+    ``no_answer`` queries."""
+    return (
+        f"The first {most} of {no_answer} no-answer queries: those "
+        "some run answers above its threshold come first. `ragrecall no-answer` lists every one."
+    )
