@@ -42,8 +42,15 @@ def folder(tmp_path):
     return folder
 
 
+def opened(folder) -> Workspace:
+    """The workspace with its store attached (as the dashboard and the command attach it)."""
+    ws = Workspace.open(folder)
+    store.open_store(ws)
+    return ws
+
+
 def figures(folder) -> dict[str, dict]:
-    result = calibration(Workspace.open(folder))
+    result = calibration(opened(folder))
     return {row["reference"]: row for row in result.to_dict()["judges"]}
 
 
@@ -109,7 +116,7 @@ def test_without_judge_grades_it_says_how_to_get_them(tmp_path):
 def test_the_page_view_names_its_columns_and_warns(folder, tmp_path):
     from ragrecall_core.views.judge_calibration_view import NO_JUDGE, calibration_view
 
-    view = calibration_view(Workspace.open(folder))
+    view = calibration_view(opened(folder))
     assert view.note == ""
     assert view.table["against"].tolist() == ["anna", "boris", RESOLVED]
     assert view.table["Cohen's kappa"].iloc[0] == pytest.approx(0.25)
@@ -117,7 +124,7 @@ def test_the_page_view_names_its_columns_and_warns(folder, tmp_path):
     assert title == "judge:j against anna" and anna.loc["anna: 1", "judge:j: 2"] == 1
     assert len(view.warnings) == 3 and "only 6 shared chunks" in view.warnings[0]
     # under the sidebar's filters: q2 alone leaves anna 3 shared chunks
-    narrowed = calibration_view(Workspace.open(folder), ["q2"])
+    narrowed = calibration_view(opened(folder), ["q2"])
     assert narrowed.table["shared chunks"].iloc[0] == 3
     empty = calibration_view(Workspace.open(assist_workspace(tmp_path / "plain")))
     assert empty.note == NO_JUDGE and empty.table.empty

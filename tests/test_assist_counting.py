@@ -164,3 +164,21 @@ def test_from_judging_a_workspace_to_counting_on_the_command_line(tmp_path):
     assert code == 2 and "--judge or --export" in err
     code, _, err = run_cli_in(tmp_path, ["judge", folder, "--export", tmp_path / "x.txt"])
     assert code == 2 and ".jsonl or .csv" in err
+
+
+def test_counting_reads_the_same_human_grades_as_the_plain_evaluation(tmp_path):
+    """The command line's evaluation reads files, not a store: counting a judge must not
+    attach the store beside the gold file and so change the humans' grades it compares."""
+    folder = counting_folder(tmp_path / "ws", judge_in_file=True)
+    gold, run = folder / "gold.jsonl", folder / "runs" / "r.jsonl"
+    loose = Workspace.from_files(gold, [run])
+    store.submit(loose, "q3", "B", 2, "carla")  # into gold.jsonl.judgments.duckdb
+    loose.con.close()
+    argv = ["evaluate", gold, run, "-m", "P@3", "--grades", folder / "grades" / "anna.jsonl"]
+    argv += ["--grades", folder / "grades" / "judge.jsonl", "--format", "json"]
+    _, plain, _ = run_cli_in(tmp_path, argv)
+    _, counted, _ = run_cli_in(tmp_path, [*argv, "--judge-grades", "count"])
+    plain_mean = json.loads(plain)["runs"][0]["aggregate"]["P@3"]
+    means = json.loads(counted)["judge_counted"]["means"][0]
+    assert plain_mean == pytest.approx(5 / 12) == means["humans_mean"]
+    assert means["mean"] == pytest.approx(3 / 4)

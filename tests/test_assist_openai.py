@@ -80,6 +80,7 @@ def test_the_command_grades_through_the_endpoint_and_never_keeps_the_key(
     assert "judge:openai:tiny graded 7 pairs" in out
     assert {s["path"] for s in ChatServer.seen} == {"/v1/chat/completions"}
     ws = Workspace.open(folder)
+    store.open_store(ws)
     grades = store.judge_grades(ws, "judge:openai:tiny").set_index(["query_id", "chunk_id"])
     assert grades.grade[("q1", "D")] == 2 and grades.grade[("q1", "E")] == 0
     assert grades.reason[("q1", "D")] == "saw text D"

@@ -302,6 +302,7 @@ def grade_pool(
     label = judge if isinstance(judge, str) else retriever_name(target)
     annotator = judge_annotator(name or label)
     require_corpus(workspace)
+    store.open_store(workspace)  # the humans' stored grades leave the pool, the judge's resume
     pool = build_pool(workspace, runs, depth, query_ids, k=1, include_judged=include_judged)
     done = store.judge_grades(workspace, annotator)
     graded = set(zip(done.query_id, done.chunk_id, strict=True))
@@ -436,6 +437,7 @@ def export_judge_grades(workspace: Workspace, path: Path, annotator: str | None 
         raise InputError([Problem("--export", None, str(path), "a file ending in .jsonl or .csv")])
     if path.is_dir() or not path.parent.is_dir():
         raise InputError([Problem("--export", None, str(path), "a file in an existing folder")])
+    store.open_store(workspace)
     grades = store.judge_grades(workspace, annotator)
     text = grades_csv(grades) if path.suffix.lower() == ".csv" else grades_jsonl(grades)
     path.write_text(text, encoding="utf-8")

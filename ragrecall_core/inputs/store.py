@@ -523,9 +523,8 @@ def submit_judge_grade(
 
 def judge_grades(workspace: Workspace, annotator: str | None = None) -> pd.DataFrame:
     """Every model judge's latest grade (``annotator`` only, if given), from grades files
-    and the store (attached if it exists): query_id, chunk_id, grade, harmful, reason,
-    annotator."""
-    open_store(workspace)
+    and, when it is attached (:func:`open_store`), the store: query_id, chunk_id, grade,
+    harmful, reason, annotator. Never attaches it: what counts stays the caller's choice."""
     return (
         workspace.cursor()
         .execute(
