@@ -37,6 +37,7 @@ from ragrecall_core.views import scope
 from ragrecall_core.views.harm_view import add_harm_column
 from ragrecall_core.views.highlight import query_terms
 from ragrecall_core.views.plot_events import selected_rows
+from ragrecall_core.views.table_widths import text_width
 
 ctx = current()
 s = ctx.state
@@ -48,11 +49,17 @@ display = add_harm_column(display, rows, harm, s.k)
 # the meeting's triage order; J / K step through the failing queries in it
 display = failing_first(display, failing_runs(ctx.query_table().table, s.runs))
 
-st.title("Queries")
-scope_note(ctx, scope.QUERIES)
+# the title, the scope line and (behind a button) the policy and pass rule share one row:
+# the reading view's chunks start high enough for a 1280x720 shared screen (the reading
+# view makes an "rr_title" smaller)
+head = st.container(horizontal=True, vertical_alignment="center", key="rr_title_queries")
+head.title("Queries", width="content")
+with head:
+    scope_note(ctx, scope.QUERIES)
+    with st.popover("Policy and pass rule", key="queries_rules"):
+        policy_note(ctx.policy)
+        rule_note(ctx)
 notes(missing_notes(ctx.facts))
-policy_note(ctx.policy)
-rule_note(ctx)
 
 query_id = state_value("query_id")
 triage = failing_ids(display)
@@ -94,6 +101,13 @@ def open_query() -> None:
     if not query_id:  # closed: the whole page shows its table alone again
         st.rerun()
     sync_url()
+    # tight rows: the query, its gold and the top 3 retrieved fit a 1280x720 screen
+    with st.container(gap="xsmall"):
+        open_query_rows(query_id)
+    st.divider()
+
+
+def open_query_rows(query_id: str) -> None:
     # the buttons at their own width beside the title: they wrap below it when the screen
     # is narrow, never cut their labels (1280 px with the sidebar open)
     row = st.container(horizontal=True, vertical_alignment="center", key="queries_head")
@@ -120,12 +134,13 @@ def open_query() -> None:
         st.warning(f"Query {escape_markdown(query_id)} is not in the gold set.")
         return
     st.html(query_line_html(detail.query))
-    verdict_form(ctx, run, query_id)
     for line in detail.missing:
         if "corpus" not in line:  # the page's notes already say it, once
             st.caption(escape_markdown(line))
-    reading_view(detail, "queries", corpus_noted=True)
-    st.divider()
+    # the verdict under the gold chunks, beside the retrieved ones: not above them all
+    reading_view(
+        detail, "queries", corpus_noted=True, below_gold=lambda: verdict_form(ctx, run, query_id)
+    )
 
 
 def query_line_html(query: dict) -> str:
@@ -208,7 +223,7 @@ event = st.dataframe(
     # pixel widths: the review columns (and a verdict) fit the ~1,100 px of a 1600 px screen
     column_config={
         "status": st.column_config.TextColumn("status", width=70),
-        "query_id": st.column_config.TextColumn("query_id", width=60),
+        "query_id": st.column_config.TextColumn("query_id", width=text_width(shown["query_id"])),
         "query": st.column_config.TextColumn("query", width=280),
         "type": st.column_config.TextColumn(width=110),
         "section": st.column_config.TextColumn(width=95),

@@ -1,15 +1,17 @@
 """The reading view of one query: its text, then gold chunks beside retrieved chunks, as text.
 
-Built for a shared screen at 1600x1000: chunk cards that wrap (no sideways scroll), each
-with its mark as colour AND word, the document's title / section / version / status, the
-reviewers under it, and the query's words marked in the text. Every piece of file text
-goes through :func:`ragrecall_core.views.highlight.highlight_html` or ``html.escape`` before
-``st.html``: the only tags in the HTML are the ones written here.
+Built for a shared screen, down to 1280x720 in presentation mode: compact chunk cards that
+wrap (no sideways scroll), each with its mark as colour AND word, the document's title /
+section / version / status, the reviewers under it, and the query's words marked in the
+text; the text cut to a few lines until the card is opened (a click). Every piece of file
+text goes through :func:`ragrecall_core.views.highlight.highlight_html` or ``html.escape``
+before ``st.html``: the only tags in the HTML are the ones written here.
 """
 
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 
 import pandas as pd
 import streamlit as st
@@ -34,9 +36,31 @@ MARK_COLOURS = {
     UNJUDGED: ("#b08900", "#fff8dc"),
 }
 TEXT_STYLE = (
-    "white-space:pre-wrap;overflow-wrap:anywhere;font-size:1.08rem;line-height:1.5;margin:.3rem 0"
+    "white-space:pre-wrap;overflow-wrap:anywhere;font-size:1.05rem;line-height:1.4;margin:.1rem 0"
 )
-SMALL = "font-size:.95rem;opacity:.85;overflow-wrap:anywhere"
+SMALL = "font-size:.92rem;opacity:.85;overflow-wrap:anywhere"
+HEADING_STYLE = "font-size:1.02rem;font-weight:600;overflow-wrap:anywhere"
+CODE_STYLE = "font-size:.85em;font-weight:400"
+# lines of chunk text a card shows until it is opened: a gold chunk's, a retrieved chunk's
+# (two on a short screen, :data:`CARD_CSS`)
+GOLD_LINES = 7
+RETRIEVED_LINES = 3
+# The compact cards: text cut to a few lines (``-webkit-line-clamp``, set on each) until a
+# click opens the card's ``details``, whose disclosure triangle says it can open. On a
+# screen up to 1000 px high a retrieved chunk shows two lines, so that the query, its gold
+# and the top 3 retrieved fit 1280x720 (the top 5, 1600x1000). While the view is shown, a
+# page title in a container keyed ``rr_title...`` is smaller. A constant: nothing from any
+# file goes in.
+CARD_CSS = """<style>
+.rr-clip { display: -webkit-box; -webkit-box-orient: vertical; overflow: hidden; }
+.rr-card details[open] .rr-clip { display: block; -webkit-line-clamp: none !important; }
+.rr-card summary { cursor: pointer; }
+@media (max-height: 1000px) { .rr-short { -webkit-line-clamp: 2 !important; } }
+[class*="st-key-rr_title"] h1 { font-size: 2.2rem; padding: 0; }
+</style>"""
+# how a card opens (whole text; a gold chunk's, the chunks around it too), said once
+# beside the gold list (Markdown, a constant)
+OPEN_HINT = "click a card to open it"
 NO_CORPUS = "No corpus is loaded: chunks show by id only (no text, title or section)."
 
 
@@ -54,7 +78,7 @@ def _text(value) -> str:
 
 def _document_line(item: pd.Series) -> str:
     """Chunk id, then the document's title, section, version and status where known."""
-    parts = [f"<code>{_e(item['chunk_id'])}</code>"]
+    parts = [f'<span style="{CODE_STYLE}"><code>{_e(item["chunk_id"])}</code></span>']
     for name in ("title", "section", "version", "status"):
         value = _e(item.get(name))
         if value:
@@ -62,24 +86,43 @@ def _document_line(item: pd.Series) -> str:
     return " · ".join(parts)
 
 
-def _card(heading: str, item: pd.Series, terms: list[str], has_corpus: bool, why: str = "") -> str:
-    """One chunk as a card: mark-coloured edge, heading, document line, text, the gold's
-    rationale (``why``, escaped here) and the reviewers' grades and reasons."""
+def _clipped(body: str, style: str, lines: int, short: bool = False) -> str:
+    """``body`` (escaped HTML) cut to ``lines`` lines with an ellipsis (fewer on a short
+    screen if ``short``); whole once its card is opened (:data:`CARD_CSS`)."""
+    names = "rr-clip rr-short" if short else "rr-clip"
+    return f'<div class="{names}" style="{style};-webkit-line-clamp:{lines}">{body}</div>'
+
+
+def _card(
+    heading: str,
+    item: pd.Series,
+    terms: list[str],
+    has_corpus: bool,
+    why: str = "",
+    lines: int = RETRIEVED_LINES,
+    more: str = "",
+) -> str:
+    """One chunk as a compact card: mark-coloured edge, heading, then the document line,
+    the text cut to ``lines`` lines, the gold's rationale (``why``, escaped here) and the
+    reviewers' grades and reasons, each but the text cut to a line. A click on the card
+    shows it whole, and ``more`` (escaped HTML) under it: an HTML ``details``, no rerun."""
     border, background = MARK_COLOURS[item["mark"]]
+    short = lines == RETRIEVED_LINES
     text = (
-        f'<div style="{TEXT_STYLE}">{highlight_html(item["text"], terms)}</div>'
+        _clipped(highlight_html(item["text"], terms), TEXT_STYLE, lines, short)
         if has_corpus and isinstance(item.get("text"), str)
         else (f'<div style="{SMALL}">(not in the corpus)</div>' if has_corpus else "")
     )
     notes = [("Why gold", _e(why)), ("Reviewers", _e(item.get("reviews")))]
     reviewed = "".join(
-        f'<div style="{SMALL}"><b>{label}</b>: {value}</div>' for label, value in notes if value
+        _clipped(f"<b>{label}</b>: {value}", SMALL, 1) for label, value in notes if value
     )
     return (
-        f'<div style="border-left:8px solid {border};background:{background};color:#1a1a1a;'
-        'padding:.45rem .8rem;margin:0 0 .7rem 0;border-radius:4px">'
-        f'<div style="font-size:1.05rem;font-weight:600">{heading}</div>'
-        f'<div style="{SMALL}">{_document_line(item)}</div>{text}{reviewed}</div>'
+        f'<div class="rr-card" style="border-left:8px solid {border};background:{background};'
+        'color:#1a1a1a;padding:.25rem .7rem;border-radius:4px">'
+        f'<details><summary><span style="{HEADING_STYLE}">{heading}</span>'
+        f"{_clipped(_document_line(item), SMALL, 1)}{text}{reviewed}"
+        f"</summary>{more}</details></div>"
     )
 
 
@@ -109,13 +152,37 @@ def retrieved_card(
     return _card(heading, item, terms, has_corpus)
 
 
-def gold_card(item: pd.Series, terms: list[str], has_corpus: bool, where: str) -> str:
-    """A gold chunk; ``where``: where the run(s) found it (plain text, escaped here)."""
+def gold_card(
+    item: pd.Series,
+    terms: list[str],
+    has_corpus: bool,
+    where: str,
+    lines: int = GOLD_LINES,
+    more: str = "",
+) -> str:
+    """A gold chunk; ``where``: where the run(s) found it (plain text, escaped here);
+    ``more``: what its opened card shows under it (escaped HTML: its neighbours)."""
     source = "gold" if item["source"] == "gold" else "reviewers' grade"
     heading = (
         f"{html.escape(where)} · {_mark_badge(item['mark'])} · grade {_e(item['grade'])} ({source})"
     )
-    return _card(heading, item, terms, has_corpus, why=item.get("rationale"))
+    return _card(heading, item, terms, has_corpus, item.get("rationale"), lines, more)
+
+
+def gold_lines(gold: pd.DataFrame) -> int:
+    """Lines of text per gold card: :data:`GOLD_LINES` shared by the gold chunks (at least
+    3), so that two of them fit beside the top 3 retrieved on a 1280x720 screen."""
+    return max(3, GOLD_LINES // max(1, len(gold)))
+
+
+def neighbours_block(detail: QueryDetail, chunk_id: str, terms: list[str]) -> str:
+    """A gold chunk's neighbours as the bottom of its opened card ('' without a corpus)."""
+    if not detail.has_corpus:
+        return ""
+    return (
+        '<div style="border-top:1px solid #0003;margin-top:.3rem;padding-top:.2rem">'
+        f"{neighbours_html(detail, chunk_id, terms)}</div>"
+    )
 
 
 def query_html(text: str | None, terms: list[str]) -> str:
@@ -146,18 +213,22 @@ def neighbours_html(detail: QueryDetail, chunk_id: str, terms: list[str]) -> str
     return "".join(parts)
 
 
-def gold_column(detail: QueryDetail, terms: list[str], key: str) -> None:
+def gold_column(
+    detail: QueryDetail, terms: list[str], key: str, below: Callable[[], None] | None = None
+) -> None:
+    """The gold chunks as cards (opened, each shows its neighbours too); then ``below``
+    (the page's verdict form), in the room the gold chunks leave."""
     listed = len(detail.retrieved)
-    st.markdown("**Gold list: what the answer needs**")
+    st.markdown(f"**Gold list: what the answer needs** :gray[· {OPEN_HINT}]")
     if detail.gold.empty:
         st.text("No relevant chunk: a no-answer query.")
-        return
-    for i, item in detail.gold.iterrows():
+    lines = gold_lines(detail.gold)
+    for _, item in detail.gold.iterrows():
         where = found_text(item["retrieved_at"], listed)
-        st.html(gold_card(item, terms, detail.has_corpus, where))
-        if detail.has_corpus:
-            with st.popover("Chunks before and after", key=f"{key}_nb_{i}"):
-                st.html(neighbours_html(detail, item["chunk_id"], terms))
+        more = neighbours_block(detail, item["chunk_id"], terms)
+        st.html(gold_card(item, terms, detail.has_corpus, where, lines, more))
+    if below is not None:
+        below()
 
 
 def gold_columns(baseline: QueryDetail, candidate: QueryDetail, terms: list[str], key: str):
@@ -167,17 +238,16 @@ def gold_columns(baseline: QueryDetail, candidate: QueryDetail, terms: list[str]
         return
     found_in_candidate = candidate.gold.set_index("chunk_id")["retrieved_at"]
     listed = (len(baseline.retrieved), len(candidate.retrieved))
+    st.caption(OPEN_HINT)
     columns = st.columns(2, gap="medium")
     for i, item in baseline.gold.reset_index(drop=True).iterrows():
         where = (
             f"baseline: {found_text(item['retrieved_at'], listed[0])} · candidate: "
             f"{found_text(found_in_candidate.get(item['chunk_id']), listed[1])}"
         )
+        more = neighbours_block(baseline, item["chunk_id"], terms)
         with columns[i % 2]:
-            st.html(gold_card(item, terms, baseline.has_corpus, where=where))
-            if baseline.has_corpus:
-                with st.popover("Chunks before and after", key=f"{key}_nb_{i}"):
-                    st.html(neighbours_html(baseline, item["chunk_id"], terms))
+            st.html(gold_card(item, terms, baseline.has_corpus, where, more=more))
 
 
 def retrieved_column(
@@ -208,17 +278,24 @@ def retrieved_column(
             )
 
 
-def reading_view(detail: QueryDetail, key: str, corpus_noted: bool = False) -> None:
+def reading_view(
+    detail: QueryDetail,
+    key: str,
+    corpus_noted: bool = False,
+    below_gold: Callable[[], None] | None = None,
+) -> None:
     """Gold left, the run's top k right, as readable text (``key`` prefixes widget keys).
 
-    ``corpus_noted``: the page already said that no corpus is loaded (said once only)."""
+    ``corpus_noted``: the page already said that no corpus is loaded (said once only);
+    ``below_gold``: draws what goes under the gold chunks (the page's verdict form)."""
     terms = query_terms(detail.query.get("query"))
+    st.html(CARD_CSS)
     if not detail.has_corpus and not corpus_noted:
         st.info(NO_CORPUS, icon="ℹ️")
     gold, retrieved = st.columns(2, gap="medium")
-    with gold:
-        gold_column(detail, terms, key)
-    with retrieved:
+    with gold.container(gap="xsmall"):
+        gold_column(detail, terms, key, below_gold)
+    with retrieved.container(gap="xsmall"):
         retrieved_column(detail, terms, f"Retrieved by {detail.run}", key)
 
 
@@ -228,12 +305,13 @@ def two_runs_view(
     """A query's gold chunks, then the baseline's top k left and the candidate's right
     (``new_unjudged``: the candidate's chunks new in its top k and unjudged, flagged)."""
     terms = query_terms(baseline.query.get("query"))
+    st.html(CARD_CSS)
     if not baseline.has_corpus:
         st.info(NO_CORPUS, icon="ℹ️")
     left, right = st.columns(2, gap="medium")
-    with left:
+    with left.container(gap="xsmall"):
         retrieved_column(baseline, terms, f"Baseline {baseline.run}", f"{key}_b")
-    with right:
+    with right.container(gap="xsmall"):
         retrieved_column(candidate, terms, f"Candidate {candidate.run}", f"{key}_c", new_unjudged)
     with st.expander(f"Gold chunks: {len(baseline.gold)}", expanded=True):
         gold_columns(baseline, candidate, terms, key)

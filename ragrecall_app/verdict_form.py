@@ -71,41 +71,61 @@ def _save(ctx: Context, run: str, query_id: str, reason, note, owner, by) -> Non
 
 
 def verdict_form(ctx: Context, run: str, query_id: str) -> None:
-    """The current verdict, the form to record one, and the history of (run, query)."""
+    """The current verdict (and its history), then the form to record one on one line: the
+    reading view's chunks stay on a 1280x720 screen. The fields' labels are their
+    placeholders (and the inputs' accessible names)."""
     verdict = current_verdict(ctx, run, query_id)
-    st.markdown(current_line(verdict))
+    history = verdicts.verdict_history(ctx.ws, run, query_id)
+    line = st.container(horizontal=True, vertical_alignment="center", gap="small")
+    line.markdown(current_line(verdict), width="content")
     if st.session_state.pop(SAVED, None) == (run, query_id):
-        st.caption("Saved.")
+        line.caption("Saved.", width="content")
+    if len(history):
+        with line.expander(f"Verdict history ({len(history)})"):
+            st.dataframe(
+                history.assign(reason=history["reason"].replace("", "(withdrawn)")),
+                hide_index=True,
+                width="stretch",
+            )
     if not ctx.store.can_judge:
         st.caption(escape_markdown("Recording verdicts is off: " + ctx.store.note))
         return
     options = [*verdicts.REASONS, *([WITHDRAW] if verdict else [])]
     chosen = verdict.get("reason")
+    hidden = "collapsed"
     with st.form(_form_key(run, query_id), border=False, enter_to_submit=False):
-        reason_col, note_col, owner_col, by_col, save_col = st.columns(
-            [2.2, 4, 1.6, 1.6, 1.3], vertical_alignment="bottom"
-        )
-        reason = reason_col.selectbox(
+        # two rows that fit half a 1280 px screen; fixed widths but the reason's and the
+        # note's, the rows wrap (never cut a label) on a narrow screen
+        first = st.container(horizontal=True, vertical_alignment="center", gap="xsmall")
+        second = st.container(horizontal=True, vertical_alignment="center", gap="xsmall")
+        reason = first.selectbox(
             "Failure reason",
             options,
             index=options.index(chosen) if chosen in options else None,
-            placeholder="choose a reason",
+            placeholder="Failure reason",
+            label_visibility=hidden,
         )
-        note = note_col.text_input("Note", value=verdict.get("note", ""))
-        owner = owner_col.text_input("Owner (optional)", value=verdict.get("owner", ""))
-        by = by_col.text_input("Recorded by", value=st.session_state.get(RECORDER, ""))
-        if save_col.form_submit_button("Save verdict", type="primary", width="stretch"):
+        by = first.text_input(
+            "Recorded by",
+            value=st.session_state.get(RECORDER, ""),
+            placeholder="Recorded by",
+            label_visibility=hidden,
+            width=170,
+        )
+        note = second.text_input(
+            "Note", value=verdict.get("note", ""), placeholder="Note", label_visibility=hidden
+        )
+        owner = second.text_input(
+            "Owner (optional)",
+            value=verdict.get("owner", ""),
+            placeholder="Owner (optional)",
+            label_visibility=hidden,
+            width=170,
+        )
+        if first.form_submit_button("Save verdict", type="primary"):
             if reason is None:
                 st.warning("Choose a failure reason first.")
             elif not by.strip():
                 st.warning(NAME_FIRST)
             else:
                 _save(ctx, run, query_id, reason, note, owner, by)
-    history = verdicts.verdict_history(ctx.ws, run, query_id)
-    if len(history):
-        with st.expander(f"Verdict history ({len(history)})"):
-            st.dataframe(
-                history.assign(reason=history["reason"].replace("", "(withdrawn)")),
-                hide_index=True,
-                width="stretch",
-            )

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from ragrecall_app.reading import CARD_CSS
 from tests.dashboard_support import app, no_exception
 
 PAYLOADS = (
@@ -26,8 +27,10 @@ PAYLOADS = (
 )
 HOSTILE = " ".join(PAYLOADS)
 QUERY = f"vpn access {HOSTILE}"
-# the tags the reading view writes itself; the only attribute it writes is style
-OWN_TAGS = {"div", "span", "b", "code", "mark"}
+# the tags the reading view writes itself; the only attributes it writes are style and its
+# own class names (the compact cards of issue 29, styled by the constant CARD_CSS)
+OWN_TAGS = {"div", "span", "b", "code", "mark", "details", "summary"}
+OWN_CLASSES = {"rr-card", "rr-clip", "rr-clip rr-short"}
 
 
 class Tags(HTMLParser):
@@ -100,13 +103,17 @@ def hostile_reading_workspace(folder: Path) -> Path:
 
 
 def assert_text_only(fragments: list[str]) -> str:
-    """No tag but the view's own, no attribute but style; returns the visible text."""
+    """No tag but the view's own, no attribute but style and its own classes (the one
+    style sheet, a constant, aside); returns the visible text."""
     text = []
     for fragment in fragments:
+        if fragment == CARD_CSS:
+            continue
         tags = parsed(fragment)
         for tag, attrs in tags.tags:
             assert tag in OWN_TAGS, (tag, fragment[:200])
-            assert all(name == "style" for name, _ in attrs), (tag, attrs)
+            assert all(name == "style" for name, _ in attrs if name != "class"), (tag, attrs)
+            assert all(v in OWN_CLASSES for name, v in attrs if name == "class"), (tag, attrs)
         text.append("".join(tags.data))
     return "\n".join(text)
 
