@@ -583,8 +583,11 @@ def _write(
     Table names come from the catalog of the load's own database (quoted all the same)."""
     try:
         cur.execute("BEGIN")
-        for name in map(quote_identifier, tables):
-            cur.execute(f"CREATE TABLE {ALIAS}.{name} AS SELECT * FROM main.{name}")
+        for table in tables:
+            name = quote_identifier(table)
+            cur.execute(
+                f"CREATE TABLE {ALIAS}.{name} AS SELECT {_kept_columns(table)} FROM main.{name}"
+            )
         cur.execute(f"CREATE TABLE {ALIAS}.{KEY_TABLE} (key VARCHAR)")
         cur.execute(f"INSERT INTO {ALIAS}.{KEY_TABLE} VALUES ($key)", {"key": key})
         cur.execute("COMMIT")
@@ -602,6 +605,14 @@ def _write(
         cur.close()
         with _PENDING_LOCK:
             _PENDING.discard(threading.current_thread())
+
+
+def _kept_columns(table: str) -> str:
+    """What a cache file keeps of ``table``: a run table's columns as RUN_TABLE_COLUMNS types
+    them (a run read as listed JSON lines holds its positions as INTEGER), any other whole."""
+    if not RUN_TABLE.fullmatch(table):
+        return "*"
+    return ", ".join(f"CAST({name} AS {kind}) AS {name}" for name, kind in RUN_TABLE_COLUMNS)
 
 
 def _discard(cur: duckdb.DuckDBPyConnection, temp: Path) -> None:

@@ -497,10 +497,12 @@ FROM (SELECT id, line_typed, empty, unnest(items) AS r, generate_subscripts(item
 # virtual column: the given rank is needed only to decide that, and 7M BIGINTs are 56 MB of
 # the read's peak), so an item whose given rank is not its place keeps its place negated,
 # and in_list_order sends the run to the sorted read (as a rank below 1, never a place: the
-# sorted read's rows carry the ranks given, which the whole-table tests see).
+# sorted read's rows carry the ranks given, which the whole-table tests see). A place is a
+# 32-bit INTEGER (a list the fast read takes is at most 2 MB long); the load cache keeps it
+# as BIGINT.
 LISTED_JSONL_STEPS = (
     """CREATE TABLE {table} (qid VARCHAR, docno VARCHAR, rank BIGINT AS (abs(position)),
-                             score DOUBLE, typed BOOLEAN, position BIGINT)""",
+                             score DOUBLE, typed BOOLEAN, position INTEGER)""",
     """INSERT INTO {table} (qid, docno, score, typed, position)
        SELECT id, docno, score, item_typed,
               CASE WHEN empty THEN NULL WHEN coalesce(rank = pos, true) THEN pos ELSE -pos END
