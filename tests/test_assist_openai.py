@@ -31,7 +31,13 @@ class ChatServer(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802 (http.server's name)
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        type(self).seen.append({"path": self.path, "auth": self.headers.get("Authorization")})
+        type(self).seen.append(
+            {
+                "path": self.path,
+                "auth": self.headers.get("Authorization"),
+                "content": body["messages"][0]["content"],
+            }
+        )
         if self.path != "/v1/chat/completions":
             return self.answer(404, {"error": "not found"})
         if self.headers.get("Authorization") != f"Bearer {KEY}":
@@ -147,3 +153,51 @@ def test_an_answer_without_a_grade_is_an_error():
 
 def test_the_default_prompt_holds_both_texts_and_the_scale():
     assert "{query}" in PROMPT and "{passage}" in PROMPT and "2 = " in PROMPT
+
+
+def test_a_redirect_is_refused_and_never_carries_the_key(monkeypatch):
+    """A server redirecting elsewhere (302): urllib would follow it, as a GET carrying the
+    Authorization header; the judge refuses it, and the other server sees nothing."""
+    reached: list[str | None] = []
+
+    class Elsewhere(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            reached.append(self.headers.get("Authorization"))
+            self.send_response(404)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        do_POST = do_GET  # noqa: N815
+
+        def log_message(self, *args) -> None:
+            pass
+
+    other = ThreadingHTTPServer(("127.0.0.1", 0), Elsewhere)
+
+    class Redirecting(Elsewhere):
+        def do_POST(self) -> None:  # noqa: N802
+            self.send_response(302)
+            self.send_header("Location", f"http://127.0.0.1:{other.server_address[1]}/x")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+    redirector = ThreadingHTTPServer(("127.0.0.1", 0), Redirecting)
+    for httpd in (other, redirector):
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    monkeypatch.setenv(KEY_ENV, KEY)
+    try:
+        url = f"http://127.0.0.1:{redirector.server_address[1]}/v1"
+        with pytest.raises(ConnectionError, match="HTTP 302"):
+            OpenAIChatJudge(url, "m", KEY_ENV)("q", "text D")
+    finally:
+        for httpd in (other, redirector):
+            httpd.shutdown()
+            httpd.server_close()
+    assert reached == []
+
+
+def test_a_query_holding_a_placeholder_stays_text(server, monkeypatch):
+    monkeypatch.setenv(KEY_ENV, KEY)
+    judge = OpenAIChatJudge(server, "m", KEY_ENV, prompt="Q {query}\nPassage: {passage}\n")
+    judge("what is {passage}?", "text D")
+    assert ChatServer.seen[-1]["content"] == "Q what is {passage}?\nPassage: text D\n"

@@ -10,7 +10,8 @@ The API key is read from the environment variable named by ``api_key_env`` (defa
 ``OPENAI_API_KEY``; an empty name sends no key, as a local server needs none) when the
 judge is made. It is sent only in the ``Authorization`` header: it is never stored (the
 config records the variable's name), never printed, and removed from any error message
-(a server may echo it back). Standard library only (``urllib``).
+(a server may echo it back). A redirect is refused: followed, it would carry the key
+elsewhere. Standard library only (``urllib``).
 """
 
 from __future__ import annotations
@@ -46,11 +47,22 @@ exactly two lines:
 Reason: <one short sentence>
 Grade: <0, 1 or 2>
 """
+PLACES = re.compile(r"\{(query|passage)\}")
 GRADE = re.compile(r"grade\s*[:=]\s*\**\s*(-?[0-9]+)", re.IGNORECASE)
 REASON = re.compile(r"reason\s*[:=]\s*(.+)", re.IGNORECASE)
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 DEFAULT_TIMEOUT = 60.0
 MAX_ANSWER = 1 << 20  # bytes of a response read
+
+
+class NoRedirects(urllib.request.HTTPRedirectHandler):
+    """A redirect is an error: followed, it would carry the key to wherever it points."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None
+
+
+OPENER = urllib.request.build_opener(NoRedirects)
 
 
 class OpenAIChatJudge:
@@ -98,7 +110,8 @@ class OpenAIChatJudge:
         }
 
     def __call__(self, query: str, passage: str) -> dict[str, Any]:
-        content = self.prompt.replace("{query}", query).replace("{passage}", passage)
+        texts = {"query": query, "passage": passage}  # both at once: a query holding
+        content = PLACES.sub(lambda m: texts[m.group(1)], self.prompt)  # "{passage}" stays text
         body = {
             "model": self.model,
             "messages": [{"role": "user", "content": content}],
@@ -120,7 +133,7 @@ class OpenAIChatJudge:
             self.url, json.dumps(body).encode("utf-8"), headers, method="POST"
         )
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310
+            with OPENER.open(request, timeout=self.timeout) as response:
                 raw = response.read(MAX_ANSWER)
         except urllib.error.HTTPError as error:
             said = error.read(500).decode("utf-8", "replace")
