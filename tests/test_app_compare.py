@@ -2,10 +2,9 @@
 
 import pytest
 
-from ragrecall_core import Workspace
-from ragrecall_core.analysis.compare import compare
 from tests import fixtures_regressions as fx
 from tests.dashboard_support import TREC, app, no_exception, titles, trec_workspace
+from tests.plain_scores import plain_scores
 
 PAGE = "pages/compare.py"
 
@@ -47,6 +46,21 @@ def regressions(tmp_path):
     return fx.write_workspace(tmp_path / "ws")
 
 
+def plain_deltas(measure: str) -> dict[str, float]:
+    """dense-minilm against bm25 on ``measure`` at 5, from tests/plain_scores.py: both means,
+    their difference, and the queries where the candidate scores higher / the same / lower."""
+    before, after = plain_scores("bm25", 5), plain_scores("dense-minilm", 5)
+    pairs = [(before[q][measure], after[q][measure]) for q in before]
+    return {
+        "baseline": sum(b for b, _ in pairs) / len(pairs),
+        "candidate": sum(a for _, a in pairs) / len(pairs),
+        "delta": sum(a - b for b, a in pairs) / len(pairs),
+        "wins": sum(a > b for b, a in pairs),
+        "ties": sum(a == b for b, a in pairs),
+        "losses": sum(a < b for b, a in pairs),
+    }
+
+
 def test_renders_on_data_samples(monkeypatch):
     at = open_compare(monkeypatch)
     no_exception(at)
@@ -60,11 +74,17 @@ def test_renders_on_data_samples(monkeypatch):
     ]
     harm = deltas[deltas.measure == "Harm@5"].iloc[0]
     assert harm["better when"] == "lower ↓"
-    # the same numbers as ragrecall_core.analysis.compare
-    c = compare(
-        Workspace.open(fx.Path(__file__).parent.parent / "data_samples"), "bm25", "dense-minilm", 5
-    )
-    assert deltas["delta"].round(6).tolist() == c.deltas["delta"].round(6).tolist()
+    # Recall@5, Hit@5 and MRR@5 against the measures' definitions on the raw files
+    # (tests/plain_scores.py), not against ragrecall's own compare
+    shown = deltas.set_index("measure")
+    for measure, name in (("Recall@5", "Recall"), ("Hit@5", "Hit"), ("MRR@5", "RR")):
+        expected = plain_deltas(name)
+        row = shown.loc[measure]
+        assert row[["baseline", "candidate", "delta"]].tolist() == pytest.approx(
+            [expected["baseline"], expected["candidate"], expected["delta"]], abs=1e-9
+        ), measure
+        counts = (row["wins"], row["ties"], row["losses"], row["queries"])
+        assert counts == (expected["wins"], expected["ties"], expected["losses"], 129), measure
     warnings = " ".join(w.value for w in at.warning)
     assert "More than one factor changed" in warnings
     assert "embedding model" in warnings
