@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -313,6 +314,9 @@ def uploaded(at, gold: bytes) -> None:
     run_new = json.dumps(ranked("q1", "DBE")).encode() + b"\n"
     at.file_uploader(key="side_up_gold").upload("gold.jsonl", gold)
     at.file_uploader(key="side_up_runs").upload("old.jsonl", run_old).upload("new.jsonl", run_new)
+    # blind judging needs chunk text: the corpus goes up with them
+    corpus = [{"chunk_id": c, "doc_id": c, "text": f"text of chunk {c}"} for c in "ABCDE"]
+    at.file_uploader(key="side_up_corpus").upload("corpus.jsonl", jsonl(corpus))
     at.run()
 
 
@@ -333,7 +337,7 @@ def test_grades_on_uploaded_files_survive_an_edited_gold(tmp_path, monkeypatch):
     no_exception(at)
     shown = [t.value for t in at.text if "judgments.duckdb" in t.value]
     assert len(shown) == 1 and str(home) in shown[0], [t.value for t in at.text]
-    store = Path(shown[0].split(": ", 1)[1])
+    store = Path(re.search(r"stored in (\S+\.judgments\.duckdb)", shown[0]).group(1))
     graded = []
     while grade_buttons(at) and len(graded) < 5:
         graded.append(at.session_state["_ragrecall_ctx"].ws)
