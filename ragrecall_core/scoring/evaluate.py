@@ -234,10 +234,12 @@ WHERE q.judged AND NOT EXISTS (SELECT 1 FROM {s}.lists x WHERE x.run = rn.run
 GROUP BY rn.run ORDER BY rn.run
 """
 
+# (``rank <= $last`` first: one comparison leaves the few top ranks of a 7M-row run to the
+# list tests, 0.78 -> 0.36 s)
 TIES_SQL = """
 WITH edge AS (
     SELECT run, query_id, rank, score FROM runs
-    WHERE ($all_runs OR list_contains($runs, run))
+    WHERE rank <= $last AND ($all_runs OR list_contains($runs, run))
       AND (list_contains($cutoffs, rank) OR list_contains($cutoffs, rank - 1)))
 SELECT a.run, a.rank AS k, count(*) FROM edge a JOIN edge b
   ON a.run = b.run AND a.query_id = b.query_id AND b.rank = a.rank + 1
@@ -290,7 +292,8 @@ def collect_warnings(
             f"from the run and score 0 (e.g. {', '.join(sample)})"
         )
     if cutoffs:
-        for run, k, n in prepared.fetch(TIES_SQL, {**runs_only, "cutoffs": list(cutoffs)}):
+        bounds = {"cutoffs": list(cutoffs), "last": max(cutoffs) + 1}
+        for run, k, n in prepared.fetch(TIES_SQL, {**runs_only, **bounds}):
             text = (
                 f"{plural(n, 'query', 'queries')} {'has' if n == 1 else 'have'} tied scores at "
                 f"ranks {k} and {k + 1}: @{k} depends on tie order"
