@@ -101,15 +101,22 @@ def _card(
     why: str = "",
     lines: int = RETRIEVED_LINES,
     more: str = "",
+    retrieved: bool = False,
 ) -> str:
     """One chunk as a compact card: mark-coloured edge, heading, then the document line,
     the text cut to ``lines`` lines, the gold's rationale (``why``, escaped here) and the
     reviewers' grades and reasons, each but the text cut to a line. A click on the card
-    shows it whole, and ``more`` (escaped HTML) under it: an HTML ``details``, no rerun."""
+    shows it whole, and ``more`` (escaped HTML) under it: an HTML ``details``, no rerun.
+
+    A ``retrieved`` chunk's card is shorter still: two lines of text on a screen up to
+    1000 px high, and its reviewers (whose verdict its mark already says) shown once it
+    is opened."""
     border, background = MARK_COLOURS[item["mark"]]
-    short = lines == RETRIEVED_LINES
+    if retrieved and _e(item.get("reviews")):
+        more = f'<div style="{SMALL}"><b>Reviewers</b>: {_e(item.get("reviews"))}</div>{more}'
+        item = item.drop("reviews")
     text = (
-        _clipped(highlight_html(item["text"], terms), TEXT_STYLE, lines, short)
+        _clipped(highlight_html(item["text"], terms), TEXT_STYLE, lines, retrieved)
         if has_corpus and isinstance(item.get("text"), str)
         else (f'<div style="{SMALL}">(not in the corpus)</div>' if has_corpus else "")
     )
@@ -149,7 +156,7 @@ def retrieved_card(
     score = "" if pd.isna(item["score"]) else f" · score {item['score']:.4f}"
     flag = NEW_FLAG if flagged else ""
     heading = f"#{int(item['rank'])} · {_mark_badge(item['mark'])}{html.escape(score + flag)}"
-    return _card(heading, item, terms, has_corpus)
+    return _card(heading, item, terms, has_corpus, retrieved=True)
 
 
 def gold_card(
@@ -207,8 +214,10 @@ def neighbours_html(detail: QueryDetail, chunk_id: str, terms: list[str]) -> str
             parts.append(f'<div style="{SMALL}">{label}: nothing (document edge)</div>')
             continue
         parts.append(
-            f'<div style="{SMALL}"><b>{label}</b>: <code>{_e(row[f"{side}_id"])}</code></div>'
-            f'<div style="{TEXT_STYLE}">{highlight_html(_text(row[f"{side}_text"]), terms)}</div>'
+            f'<div style="{SMALL}"><b>{label}</b>: <span style="{CODE_STYLE}">'
+            f"<code>{_e(row[f'{side}_id'])}</code></span></div>"
+            f'<div style="{TEXT_STYLE};opacity:.8">'
+            f"{highlight_html(_text(row[f'{side}_text']), terms)}</div>"
         )
     return "".join(parts)
 

@@ -17,8 +17,8 @@ from tests.dashboard_support import ROOT
 
 TIMEOUT = 60_000
 RUN = "bm25"
-# one gold chunk (q046), two gold chunks (q020)
-QUERIES = ("q046", "q020")
+# one gold chunk (q046), two gold chunks (q020), reviewers' grades on every retrieved (q045)
+QUERIES = ("q046", "q020", "q045")
 # a chunk card of the reading view: its mark-coloured left edge
 CARD = "[data-testid=stMain] [data-testid=stHtml] div[style*='border-left']"
 # a gold card's heading says where the run put the chunk (ragrecall_app.reading.found_text)
@@ -84,3 +84,31 @@ def test_the_query_its_gold_and_the_top_retrieved_fit_the_first_screen(
         card = page.locator(CARD).filter(has_text=f"#{rank} · ")
         outside += off_screen(page, f"retrieved #{rank}", card.first)
     assert outside == []
+
+
+def test_a_click_opens_a_card_whole(page: Page, server, shots):
+    """A retrieved card shows two lines of text at 1280x720 until clicked; then all of it.
+    An opened gold card shows the chunks before and after it too."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(f"{server.url}/query-table?q=q045&focus={RUN}&present=1")
+    first = page.locator(CARD).filter(has_text="#1 · ").first
+    expect(first).to_be_visible(timeout=TIMEOUT)
+    settled(page)
+    text = first.locator(".rr-clip").nth(1)  # the document line, then the text
+    lines = (
+        "e => [e.scrollHeight > e.clientHeight + 1, e.clientHeight / "
+        "parseFloat(getComputedStyle(e).lineHeight)]"
+    )
+    cut, shown = text.evaluate(lines)
+    assert cut and round(shown) == 2
+    assert first.get_by_text("Reviewers").first.is_hidden()  # its mark says the verdict
+    first.locator("summary").click()
+    expect(first.get_by_text("Reviewers").first).to_be_visible()
+    cut, opened = text.evaluate(lines)
+    assert not cut and round(opened) > 2
+    gold = page.locator(CARD).filter(has_text=GOLD_HEADING).first
+    expect(gold.get_by_text("Before", exact=True)).to_be_hidden()
+    gold.locator("summary").click()
+    expect(gold.get_by_text("Before", exact=True)).to_be_visible()
+    expect(gold.get_by_text("After", exact=True)).to_be_visible()
+    page.screenshot(path=str(shots / "reading_opened_1280x720.png"))
