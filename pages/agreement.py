@@ -27,6 +27,7 @@ if view_ids is not None:
 ids = None if view_ids is None else tuple(view_ids)
 result, items = analyses.agreement_view(ctx.key, ids, ctx.ws)
 agreement.pairs(result.pairs)
+agreement.judges_vs_humans(ctx, ids)
 agreement.disagreements(ctx, items, any_pair=not result.pairs.empty)
 agreement.grade_downloads(ctx)
 agreement.grade_import(ctx)

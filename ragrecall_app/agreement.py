@@ -19,6 +19,7 @@ from ragrecall_core.errors import InputError
 from ragrecall_core.inputs.store import resolve
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.views import agreement_view as av
+from ragrecall_core.views import judge_calibration_view as jcv
 
 
 def pairs(frame: pd.DataFrame) -> None:
@@ -38,6 +39,49 @@ def pairs(frame: pd.DataFrame) -> None:
             "linear-weighted kappa": st.column_config.NumberColumn(format="%.3f"),
         },
     )
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _calibration(key: str, ids: tuple | None, _ws: Workspace) -> jcv.CalibrationView:
+    """Keyed by content: a stored grade (a judge's too) changes ``key``."""
+    return jcv.calibration_view(_ws, None if ids is None else list(ids))
+
+
+def judges_vs_humans(ctx: Context, ids: tuple | None) -> None:
+    """Each model judge against each annotator and the humans' resolved grades (issue 32):
+    the figures of :func:`jcv.calibration_view`, under the sidebar's filters (``ids``)."""
+    st.subheader("Model judges vs humans")
+    view = _calibration(ctx.key, ids, ctx.ws)
+    if view.note:
+        st.info(view.note)
+        return
+    st.caption(jcv.CAPTION)
+    for line in view.warnings:
+        st.warning(escape_markdown(line), icon="⚠️")
+    ratio = st.column_config.NumberColumn(format="%.3f")
+    st.dataframe(
+        view.table,
+        hide_index=True,
+        key="agreement_judges",
+        width="stretch",
+        column_config={
+            name: ratio
+            for name in (
+                "Cohen's kappa",
+                "linear-weighted kappa",
+                "precision (relevant)",
+                "recall (relevant)",
+                "Kendall's tau (run ranking)",
+            )
+        },
+    )
+    with st.expander(f"Confusion tables ({len(view.confusions)}): rows the humans' grade"):
+        for column, (i, (title, counts)) in zip(
+            st.columns(3) * len(view.confusions), enumerate(view.confusions), strict=False
+        ):
+            with column:
+                st.markdown(f"**{escape_markdown(title)}**")
+                st.dataframe(counts, key=f"agreement_confusion_{i}")
 
 
 def disagreements(ctx: Context, items: pd.DataFrame, any_pair: bool) -> None:
