@@ -35,6 +35,7 @@ from ragrecall_core.views.dashboard_state import (
     ViewState,
     parse_source,
 )
+from ragrecall_core.views.judge_marks import POLICY_HELP, policy_label
 
 HERE = Path(__file__).resolve().parent
 # url_path differs from the file stem on purpose: AppTest (streamlit 1.67) runs a page
@@ -138,7 +139,7 @@ except InputError as error:
     st.stop()
 
 facts = context.facts_of(key, ws)
-options = context.view_options(ws, facts)
+options = context.view_options(ws, facts, context.judges_of(key, ws))
 default_state = ViewState().fit(options)
 context.fit_session(options)
 
@@ -167,6 +168,14 @@ def choose_policy() -> None:
             "Use reviewers' grades",
             key=state_key("manual_grades"),
             help="Off: only the gold set judges; reviewers' grades are ignored.",
+        )
+        st.selectbox(
+            "Judge grades",
+            any_of(list(options.judges)),
+            key=state_key("judge_grades"),
+            format_func=policy_label,
+            disabled=not options.judges,
+            help=POLICY_HELP,
         )
 
 

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ragrecall_app import analyses
+from ragrecall_app import analyses, judge_counted
 from ragrecall_app import overview_sections as sections
 from ragrecall_app.context import current, missing_notes
 from ragrecall_app.figures import figure
@@ -52,6 +52,7 @@ st.caption(
 )
 literal_table(add_harm_cell(overview.headline_table(summary, s.k), summary, s.k))
 st.caption(f"{overview.band_label(s.k)}: {overview.band_help(s.k)}")
+judge_counted.ppi_intervals(ctx)  # when the sidebar counts a model judge's grades
 # plotly's code is the slowest part of a first page: the chart is drawn when asked for
 if st.toggle("Show as a chart", key="overview_chart", value=st.session_state.get(CHART_ON, False)):
     st.plotly_chart(

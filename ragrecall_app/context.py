@@ -46,6 +46,7 @@ from ragrecall_core.views.dashboard_state import (
     session_key,
     to_params,
 )
+from ragrecall_core.views.judge_marks import judge_names
 from ragrecall_core.views.ranks import bin_labels
 
 CTX = "_ragrecall_ctx"
@@ -466,15 +467,23 @@ def facts_of(key: str, _ws: Workspace) -> WorkspaceFacts:
     return workspace_facts(_ws)
 
 
-def view_options(ws: Workspace, facts: WorkspaceFacts) -> ViewOptions:
-    """What the sidebar offers for ``ws``: its runs, the cutoffs its lists allow, its filters."""
+def view_options(ws: Workspace, facts: WorkspaceFacts, judges: Sequence[str] = ()) -> ViewOptions:
+    """What the sidebar offers for ``ws``: its runs, the cutoffs its lists allow, its filters,
+    and the model judges (:func:`judges_of`) whose grades may be counted."""
     return ViewOptions(
         runs=ws.run_names,
         k_choices=k_choices(max(facts.depths.values() or [0])),
         splits=facts.splits,
         query_types=facts.query_types,
         sections=facts.sections,
+        judges=tuple(judges),
     )
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def judges_of(key: str, _ws: Workspace) -> tuple[str, ...]:
+    """The model judges whose grades ``ws`` holds; ``key`` changes with every stored grade."""
+    return judge_names(_ws)
 
 
 def warm_up(source: Source) -> None:

@@ -204,6 +204,8 @@ class ViewState:
     partial: str = view_field(PARTIAL[0], "partial", "side_partial", OneOf(PARTIAL))
     harmful: str = view_field(HARMFUL[0], "harmful", "side_harmful", OneOf(HARMFUL))
     manual_grades: bool = view_field(True, "manual", "side_manual", Flag())
+    # the model judge (annotator ``judge:NAME``) whose grades count; empty: shown, not counted
+    judge_grades: str = view_field(ANY, "judge", "side_judge")
     # the Judge page's pool: its runs (empty: every run) and depth (never below k)
     pool_runs: tuple[str, ...] = view_field((), "jrun", "judge_runs", Names())
     pool_depth: int = view_field(DEFAULT_DEPTH, "depth", "judge_depth", WholeNumber(1, MAX_K))
@@ -232,6 +234,7 @@ class ViewState:
             **self._fit_choices(),
             max_false_confidence=_round_to(self.max_false_confidence, FALSE_CONFIDENCE_STEP),
             pool_runs=_loaded(self.pool_runs, options.runs),
+            judge_grades=_keep(self.judge_grades, options.judges),
             pool_depth=max(self.pool_depth, k),
         )
 
@@ -251,6 +254,7 @@ class ViewState:
             partial=self.partial,
             harmful=self.harmful,
             manual_grades=self.manual_grades,
+            judge=self.judge_grades or None,
         )
 
     def filters(self) -> dict[str, str]:
@@ -327,6 +331,7 @@ class ViewOptions:
     splits: Sequence[str] = ()
     query_types: Sequence[str] = ()
     sections: Sequence[str] = ()
+    judges: Sequence[str] = ()  # the model judges whose grades the workspace holds
 
 
 def _keep(value, allowed: Sequence):

@@ -31,13 +31,14 @@ SECTION = "section"
 GROUPS = "groups"  # the filters a Failures group or a Ranks bar set (Queries only)
 FAILING = "failing"  # the failures-only switch
 RULE = "rule"  # the pass rule
-# the parts that filter the queries: the line shows when one of them is set
-FILTERING = (RUNS, SPLIT, TYPE, SECTION, GROUPS, FAILING)
+JUDGE = "judge"  # a model judge's grades counted (issue 32): every measure must say so
+# the parts that filter the queries (or change every measure): the line shows when one is set
+FILTERING = (RUNS, SPLIT, TYPE, SECTION, GROUPS, FAILING, JUDGE)
 
-QUERIES = (RUN, K, SPLIT, TYPE, SECTION, GROUPS, FAILING, RULE)
-FAILURES = (RUNS, K, SPLIT, TYPE, SECTION, RULE)
-CHARTS = (RUNS, K, SPLIT, TYPE, SECTION)  # Overview, Ranks, No-answer
-COMPARE = (K, SPLIT, TYPE, SECTION, RULE)  # its pair of runs is on the page itself
+QUERIES = (RUN, K, SPLIT, TYPE, SECTION, GROUPS, FAILING, RULE, JUDGE)
+FAILURES = (RUNS, K, SPLIT, TYPE, SECTION, RULE, JUDGE)
+CHARTS = (RUNS, K, SPLIT, TYPE, SECTION, JUDGE)  # Overview, Ranks, No-answer
+COMPARE = (K, SPLIT, TYPE, SECTION, RULE, JUDGE)  # its pair of runs is on the page itself
 QUERY_SUBSET = (SPLIT, TYPE, SECTION)  # Agreement, Judge
 # group filter column -> its name in the line
 GROUP_NAMES = {
@@ -60,6 +61,7 @@ def filtered(state: ViewState, default: ViewState, applies: Collection[str]) -> 
         SECTION: bool(state.section),
         GROUPS: bool(state.group_filters()),
         FAILING: state.failing_only,
+        JUDGE: bool(state.judge_grades),
     }
     return any(checks[part] for part in FILTERING if part in applies)
 
@@ -87,6 +89,8 @@ def scope_parts(state: ViewState, applies: Collection[str]) -> list[str]:
         parts.append("failures only")
     if RULE in applies:
         parts.append(f"pass rule {pass_measure(state.pass_rule, state.k)} = 1")
+    if JUDGE in applies and state.judge_grades:
+        parts.append(f"judge grades counted ({state.judge_grades})")
     return parts
 
 
