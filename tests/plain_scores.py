@@ -13,7 +13,8 @@ is in the top k. Queries without a relevant item (no-answer) are left out of the
   not relevant) and no annotator flags it harmful (``scoring/prepared.py``'s docstring). In
   ``data_samples`` that is q075's support-tiers#chunk-04 and q076's sick-leave#chunk-02 (both
   graded 2 by anna and boris); q127's onboarding-checklist#chunk-01 (anna 1, boris 2) has
-  lower median 1 and stays not relevant.
+  lower median 1 and stays not relevant. A model judge's grades (annotator ``judge:NAME``,
+  ``grades/judge-minilm.jsonl``) are no reviewer's: by default they are shown, not counted.
 - ``unit="doc"``: a chunk stands for its document (``doc_id`` in corpus.jsonl), which counts
   once, at the rank of its first chunk; a document is relevant when one of its chunks is.
 """
@@ -45,6 +46,8 @@ def reviewed_relevant() -> dict[str, set[str]]:
     graded: dict[tuple[str, str], list[dict]] = {}
     for path in sorted((SAMPLES / "grades").glob("*.jsonl")):
         for row in _lines(path):
+            if row["annotator"].startswith("judge:"):  # a model judge: shown, not counted
+                continue
             graded.setdefault((row["query_id"], row["chunk_id"]), []).append(row)
     found: dict[str, set[str]] = {}
     for (query_id, chunk_id), rows in graded.items():

@@ -127,4 +127,5 @@ def test_grades_reference_corpus(gold, chunk_ids):
             assert r["query_id"] in gold_ids
             assert r["grade"] in (0, 1, 2)
             assert isinstance(r["harmful"], bool)
-            assert r["annotator"] == f.stem
+            # a model judge's file judge-NAME.jsonl holds annotator judge:NAME
+            assert r["annotator"] == re.sub(r"^judge-", "judge:", f.stem)

@@ -25,7 +25,12 @@ def by_type():
 def test_every_sample_file_passes_validation():
     ws = Workspace.open(SAMPLES)
     assert ws.run_names == ["bm25", "dense-minilm", "hybrid-rrf-k10-titleboost", "hybrid-rrf"]
-    assert len(ws.grades) == 2 and ws.corpus is not None
+    assert [p.name for p in sorted(ws.grades)] == [
+        "anna.jsonl",
+        "boris.jsonl",
+        "judge-minilm.jsonl",
+    ]
+    assert ws.corpus is not None
 
 
 def test_lexical_wins_on_exact_terms_and_dense_on_paraphrases(by_type):
