@@ -344,24 +344,22 @@ FROM read_csv($path, delim=$delim, header=false, auto_detect=false, quote='', es
 # docno order: Anserini, Pyserini, most scripts). Then a row's position is its rank
 # (RANKS_AS_POSITIONS_STEPS), once a tie group (one query's rows of one score, a span of
 # ranks) out of trec_eval's order is numbered again by docno descending. One pass of the
-# rows in file order decides both orders (any order that passes proves it): it keeps the few
-# rows the decision needs, each block's first row, every tied row (a neighbour in the same
-# query has its score) and any row out of the writer's order (then the run is sorted).
+# rows in file order decides both orders (any order that passes proves it); it keeps only
+# the rows the decision needs: each block's first row, any row out of the writer's order
+# (then the run is sorted) and any tied row whose docno does not fall (its group is then
+# numbered again). A file in trec_eval's order keeps one row per query.
 TREC_PASS_SQL = """
 CREATE TEMP TABLE {table}_ties AS
-SELECT row, qid, docno, rank, score, starts, in_order, tied_before, tied_after, tie_in_order
-FROM (SELECT rowid AS row, qid, docno, rank, score,
+SELECT qid, score, starts, in_order, tie_out_of_order
+FROM (SELECT qid, score,
              qid IS DISTINCT FROM lag(qid) OVER pass AS starts,
              coalesce(CASE WHEN qid IS DISTINCT FROM lag(qid) OVER pass THEN rank = 1
                            ELSE rank = lag(rank) OVER pass + 1
                                 AND score <= lag(score) OVER pass END, false) AS in_order,
-             coalesce(qid = lag(qid) OVER pass AND score = lag(score) OVER pass, false)
-                 AS tied_before,
-             coalesce(qid = lead(qid) OVER pass AND score = lead(score) OVER pass, false)
-                 AS tied_after,
-             coalesce(docno < lag(docno) OVER pass, false) AS tie_in_order
+             coalesce(qid = lag(qid) OVER pass AND score = lag(score) OVER pass
+                      AND docno >= lag(docno) OVER pass, false) AS tie_out_of_order
       FROM {table} WINDOW pass AS ())
-WHERE tied_before OR tied_after OR starts OR NOT in_order
+WHERE starts OR NOT in_order OR tie_out_of_order
 """
 # the writer's order: every row in it, and each query one block (started once)
 WRITERS_ORDER_SQL = """
@@ -372,19 +370,22 @@ FROM {table}_ties
 # trec_eval's order: the writer's, with every tie by docno descending
 TREC_ORDER_SQL = f"""
 SELECT ({WRITERS_ORDER_SQL})
-       AND NOT EXISTS (SELECT 1 FROM {{table}}_ties WHERE tied_before AND NOT tie_in_order)
+       AND NOT EXISTS (SELECT 1 FROM {{table}}_ties WHERE tie_out_of_order)
 """
-# Each tied row's rank set to its place in trec_eval's order, where that differs: the rank
-# column of a TREC run is ignored (trec_eval's order decides), so the position it gives
+# Each row of a tie group out of trec_eval's order (found in one scan, by its query and
+# score) gets as rank its place in that order, where that differs: the rank column of a
+# TREC run is ignored (trec_eval's order decides), so the position it gives
 # (RANKS_AS_POSITIONS_STEPS) is then right without a column of positions being written.
 RENUMBER_TIES_SQL = f"""
 UPDATE {{table}} SET rank = tied.position
 FROM (SELECT row, position
-      FROM (SELECT row, rank,
-                   min(rank) OVER tie + row_number() OVER (tie ORDER BY {TIE_ORDER}) - 1
+      FROM (SELECT t.rowid AS row, t.rank,
+                   min(t.rank) OVER tie + row_number() OVER (tie ORDER BY t.{TIE_ORDER}) - 1
                        AS position
-            FROM {{table}}_ties WHERE tied_before OR tied_after
-            WINDOW tie AS (PARTITION BY qid, score))
+            FROM {{table}} t
+            SEMI JOIN (SELECT DISTINCT qid, score FROM {{table}}_ties WHERE tie_out_of_order) g
+                   ON t.qid = g.qid AND t.score = g.score
+            WINDOW tie AS (PARTITION BY t.qid, t.score))
       WHERE position <> rank) AS tied
 WHERE {{table}}.rowid = tied.row
 """
