@@ -46,7 +46,7 @@ from ragrecall_core.views.dashboard_state import (
     session_key,
     to_params,
 )
-from ragrecall_core.views.judge_marks import judge_names
+from ragrecall_core.views.judge_marks import judge_names, with_judge_marks
 from ragrecall_core.views.ranks import bin_labels
 
 CTX = "_ragrecall_ctx"
@@ -352,7 +352,8 @@ def _summary(
 def _detail(
     key: str, run: str, query_id: str, k: int, policy: Policy, _ws: Workspace
 ) -> QueryDetail:
-    return query_detail(_ws, run, query_id, k, policy)
+    """The query's detail, each chunk with its model judges' marks (shown apart)."""
+    return with_judge_marks(_ws, query_detail(_ws, run, query_id, k, policy), policy.judge)
 
 
 # ---------------------------------------------------------------- the context

@@ -26,6 +26,7 @@ from ragrecall_core.analysis.query_detail import (
 )
 from ragrecall_core.output.literal import as_words
 from ragrecall_core.views.highlight import highlight_html, query_terms
+from ragrecall_core.views.judge_marks import marks_note
 from ragrecall_core.views.marks import MARK_TEXT
 
 # mark -> (border colour, background); the word from MARK_TEXT always goes with it
@@ -127,7 +128,7 @@ def _card(
     return (
         f'<div class="rr-card" style="border-left:8px solid {border};background:{background};'
         'color:#1a1a1a;padding:.25rem .7rem;border-radius:4px">'
-        f'<details><summary><span style="{HEADING_STYLE}">{heading}</span>'
+        f'<details><summary><span style="{HEADING_STYLE}">{heading}</span>{judge_badge(item)}'
         f"{_clipped(_document_line(item), SMALL, 1)}{text}{reviewed}"
         f"</summary>{more}</details></div>"
     )
@@ -301,6 +302,7 @@ def reading_view(
     st.html(CARD_CSS)
     if not detail.has_corpus and not corpus_noted:
         st.info(NO_CORPUS, icon="ℹ️")
+    judge_note(detail)
     gold, retrieved = st.columns(2, gap="medium")
     with gold.container(gap="xsmall"):
         gold_column(detail, terms, key, below_gold)
@@ -317,6 +319,7 @@ def two_runs_view(
     st.html(CARD_CSS)
     if not baseline.has_corpus:
         st.info(NO_CORPUS, icon="ℹ️")
+    judge_note(baseline, candidate)
     left, right = st.columns(2, gap="medium")
     with left.container(gap="xsmall"):
         retrieved_column(baseline, terms, f"Baseline {baseline.run}", f"{key}_b")
@@ -324,3 +327,30 @@ def two_runs_view(
         retrieved_column(candidate, terms, f"Candidate {candidate.run}", f"{key}_c", new_unjudged)
     with st.expander(f"Gold chunks: {len(baseline.gold)}", expanded=True):
         gold_columns(baseline, candidate, terms, key)
+
+
+# ---------------------------------------------------------------- model judges' marks
+# A model judge's grade (issue 32) is its own mark: violet, dashed, beside the heading, never
+# the mark colour or word the measures use (a constant: the judge's name is escaped below).
+JUDGE_STYLE = (
+    "margin-left:.5rem;padding:0 .35rem;border:1px dashed #6a3fa0;border-radius:3px;"
+    "color:#5a2d91;font-size:.9rem;white-space:nowrap"
+)
+
+
+def judge_badge(item: pd.Series) -> str:
+    """The chunk's model judges' grades (``judge:NAME 2``) as a mark apart ('' if none)."""
+    marks = item.get("judge_marks")
+    if not isinstance(marks, str) or not marks:
+        return ""
+    return (
+        f'<span class="rr-judge" style="{JUDGE_STYLE}" title="a model judge\'s grade">'
+        f"⚖ {html.escape(marks)}</span>"
+    )
+
+
+def judge_note(*details: QueryDetail) -> None:
+    """One line saying what the judge marks are, when any is shown."""
+    note = next((n for n in map(marks_note, details) if n), "")
+    if note:
+        st.caption(escape_markdown(note))

@@ -52,9 +52,12 @@ def policy_label(judge: str) -> str:
     return f"count {judge}" if judge else "show (not counted)"
 
 
-def with_judge_marks(workspace: Workspace, detail: QueryDetail) -> QueryDetail:
+def with_judge_marks(
+    workspace: Workspace, detail: QueryDetail, counted: str | None = None
+) -> QueryDetail:
     """``detail`` with a ``judge_marks`` column on its gold and retrieved chunks: each
-    judge's grade of the chunk for this query (``judge:a 2 · judge:b 0``), else missing."""
+    judge's grade of the chunk for this query (``judge:a 2 · judge:b 0``), else missing;
+    and ``judge_counted``: the judge the policy counts (``counted``), else missing."""
     if not detail.found:
         return detail
     marks = workspace.cursor().execute(MARKS_SQL, {"q": detail.query["query_id"]}).df()
@@ -62,20 +65,18 @@ def with_judge_marks(workspace: Workspace, detail: QueryDetail) -> QueryDetail:
     def marked(frame: pd.DataFrame) -> pd.DataFrame:
         if "chunk_id" not in frame.columns:
             return frame
-        return frame.merge(marks, on="chunk_id", how="left").set_axis(frame.index)
+        joined = frame.merge(marks, on="chunk_id", how="left").set_axis(frame.index)
+        return joined.assign(judge_counted=counted)
 
     return replace(detail, gold=marked(detail.gold), retrieved=marked(detail.retrieved))
 
 
-def marks_note(detail: QueryDetail, counted: str | None) -> str:
+def marks_note(detail: QueryDetail) -> str:
     """One line saying what the judge marks on screen are ('' when there is none)."""
-    shown = [
-        frame["judge_marks"].notna().sum()
-        for frame in (detail.gold, detail.retrieved)
-        if "judge_marks" in frame.columns
-    ]
-    if not sum(shown):
+    frames = [f for f in (detail.gold, detail.retrieved) if "judge_marks" in f.columns]
+    if not any(f["judge_marks"].notna().any() for f in frames):
         return ""
+    counted = next((j for f in frames for j in f["judge_counted"].dropna()), None)
     return COUNTED_NOTE.format(judge=counted) if counted else SHOWN_NOTE
 
 
