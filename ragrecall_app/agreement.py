@@ -12,7 +12,7 @@ import streamlit as st
 
 from ragrecall_app import analyses
 from ragrecall_app.context import Context, state_key
-from ragrecall_app.render import escape_markdown, problems
+from ragrecall_app.render import escape_markdown, literal_table, problems
 from ragrecall_core.analysis import judge_session as js
 from ragrecall_core.analysis.gold_gaps import gold_gaps
 from ragrecall_core.errors import InputError
@@ -41,6 +41,24 @@ def pairs(frame: pd.DataFrame) -> None:
     )
 
 
+# the judges' table at 1600 px: short headers (their full names as help), ratios to 3 places
+_RATIO = {"format": "%.3f"}
+JUDGE_TABLE_COLUMNS = {
+    name: st.column_config.NumberColumn(short, help=name, **({} if count else _RATIO))
+    for name, short, count in (
+        ("shared chunks", "pairs", True),
+        ("Cohen's kappa", "kappa", False),
+        ("linear-weighted kappa", "linear kappa", False),
+        ("precision (relevant)", "precision", False),
+        ("chunks it calls relevant", "its relevant", True),
+        ("recall (relevant)", "recall", False),
+        ("chunks humans call relevant", "humans' relevant", True),
+        ("Kendall's tau (run ranking)", "Kendall's tau", False),
+        ("runs ranked", "runs", True),
+    )
+}
+
+
 @st.cache_data(show_spinner=False, max_entries=16)
 def _calibration(key: str, ids: tuple | None, _ws: Workspace) -> jcv.CalibrationView:
     """Keyed by content: a stored grade (a judge's too) changes ``key``."""
@@ -58,30 +76,19 @@ def judges_vs_humans(ctx: Context, ids: tuple | None) -> None:
     st.caption(jcv.CAPTION)
     for line in view.warnings:
         st.warning(escape_markdown(line), icon="⚠️")
-    ratio = st.column_config.NumberColumn(format="%.3f")
     st.dataframe(
         view.table,
         hide_index=True,
         key="agreement_judges",
         width="stretch",
-        column_config={
-            name: ratio
-            for name in (
-                "Cohen's kappa",
-                "linear-weighted kappa",
-                "precision (relevant)",
-                "recall (relevant)",
-                "Kendall's tau (run ranking)",
-            )
-        },
+        column_config=JUDGE_TABLE_COLUMNS,
     )
     with st.expander(f"Confusion tables ({len(view.confusions)}): rows the humans' grade"):
-        for column, (i, (title, counts)) in zip(
-            st.columns(3) * len(view.confusions), enumerate(view.confusions), strict=False
-        ):
-            with column:
+        columns = st.columns(3)
+        for i, (title, counts) in enumerate(view.confusions):
+            with columns[i % 3]:
                 st.markdown(f"**{escape_markdown(title)}**")
-                st.dataframe(counts, key=f"agreement_confusion_{i}")
+                literal_table(counts, hide_index=False)
 
 
 def disagreements(ctx: Context, items: pd.DataFrame, any_pair: bool) -> None:

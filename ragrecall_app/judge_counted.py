@@ -34,7 +34,7 @@ def ppi_intervals(ctx: Context) -> None:
         counted = _counted(ctx.key, s.k, ctx.policy, None if ids is None else tuple(ids), ctx.ws)
     st.markdown(f"**{escape_markdown(counted.judge)} counted: prediction-powered 95% intervals**")
     st.caption(escape_markdown(counted.statement()[0].upper() + counted.statement()[1:] + "."))
-    literal_table(ppi_table(counted.intervals, ppi_measures(s.k)))
+    literal_table(ppi_table(counted.intervals, ppi_measures(s.k), s.runs))
     if (counted.intervals.human_judged_queries < 2).any():
         st.caption(
             "— : no interval where fewer than 2 queries are human-judged to that depth; judge "

@@ -10,7 +10,7 @@ import pytest
 from ragrecall_core import Workspace
 from ragrecall_core.inputs import store
 from ragrecall_core.views.judge_calibration_view import NO_JUDGE, calibration_view
-from tests.dashboard_support import app, no_exception, unescaped_text
+from tests.dashboard_support import app, no_exception, unescaped, unescaped_text
 from tests.helpers import write_jsonl
 from tests.test_assist_calibration import ANNA, BORIS, JUDGE, rows
 from tests.test_assist_judge import assist_workspace
@@ -36,7 +36,7 @@ def judge_table(at):
 
 
 def confusion_tables(at) -> list:
-    return [df.value for df in at.dataframe if "judge:j: 0" in df.value.columns]
+    return [unescaped(t.value) for t in at.table if "judge:j: 0" in unescaped(t.value).columns]
 
 
 def texts(at) -> str:

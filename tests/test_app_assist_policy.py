@@ -97,3 +97,22 @@ def test_a_judge_the_workspace_lacks_is_dropped_from_the_state(judges):
 
     fitted = ViewState(judge_grades=JUDGE).fit(ViewOptions(runs=("r",), judges=judges))
     assert fitted.judge_grades == "" and fitted.policy().judge is None
+
+
+def test_the_interval_table_lists_the_runs_shown_in_their_order():
+    import pandas as pd
+
+    from ragrecall_core.views.judge_marks import ppi_table
+
+    intervals = pd.DataFrame(
+        [
+            {"run": r, "measure": "P@3", "ppi_mean": m, "ppi_low": m - 0.1, "ppi_high": m + 0.1}
+            | {"human_judged_queries": n}
+            for r, m, n in (("a", 0.5, 2), ("b", 0.25, 2), ("c", 0.75, 1))
+        ]
+    )
+    shown = ppi_table(intervals, ["P@3", "RR@3"], ["c", "a"])
+    assert shown["run"].tolist() == ["c", "a"]
+    assert shown["P@3"].tolist() == ["0.750 [0.65–0.85]", "0.500 [0.40–0.60]"]
+    assert shown["MRR@3"].tolist() == ["—", "—"]  # not computed: no interval shown
+    assert shown["human-judged queries"].tolist() == ["1 query", "2 queries"]

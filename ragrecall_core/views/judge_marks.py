@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 import pandas as pd
@@ -38,7 +39,7 @@ POLICY_HELP = (
 )
 SHOWN_NOTE = "judge:NAME marks are a model judge's grades: shown, not counted."
 COUNTED_NOTE = (
-    "judge:NAME marks are a model judge's grades; {judge}'s count where no one else judged."
+    "judge:NAME marks are model judges' grades; those of {judge} count where no one else judged."
 )
 
 
@@ -86,10 +87,18 @@ def ppi_measures(k: int) -> list[str]:
     return [f"Recall@{k}", f"Hit@{k}", f"RR@{k}", f"P@{k}", f"nDCG@{k}"]
 
 
-def ppi_table(intervals: pd.DataFrame, measures: list[str]) -> pd.DataFrame:
-    """One row per run: each of ``measures`` as ``estimate [low–high]`` (the prediction-
-    powered mean and its 95% interval, like the headline cells), '—' without an interval,
-    and how many queries humans judged to the depth the correction rests on."""
+def ppi_table(
+    intervals: pd.DataFrame, measures: list[str], runs: Sequence[str] | None = None
+) -> pd.DataFrame:
+    """One row per run (the ``runs`` shown, in their order, when given): each of
+    ``measures`` as ``estimate [low–high]`` (the prediction-powered mean and its 95%
+    interval, like the headline cells), '—' without an interval, and how many queries
+    humans judged to the depth the correction rests on."""
+    if runs is not None:
+        order = {run: i for i, run in enumerate(runs)}
+        intervals = intervals[intervals.run.isin(order)].sort_values(
+            "run", key=lambda r: r.map(order)
+        )
     rows = []
     for run, group in intervals.groupby("run", sort=False):
         by = group.set_index("measure")
