@@ -28,7 +28,8 @@ STORED = 50
 UNJUDGED_TOP_K = """
 SELECT DISTINCT r.query_id, r.chunk_id FROM runs r
 WHERE r.rank <= $k AND NOT EXISTS (
-    SELECT 1 FROM grades g WHERE g.query_id = r.query_id AND g.chunk_id = r.chunk_id)
+    SELECT 1 FROM grades g WHERE g.query_id = r.query_id AND g.chunk_id = r.chunk_id
+    AND NOT starts_with(g.annotator, 'judge:'))  -- a model judge's grade judges nothing
   AND r.query_id IN (SELECT query_id FROM queries)
 ORDER BY r.query_id, r.chunk_id LIMIT $n
 """
