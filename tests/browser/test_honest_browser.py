@@ -55,8 +55,15 @@ def trec_url(browser):
         server.stop()
 
 
+def rule_shown(page: Page, text: str) -> None:
+    """The pass rule, behind the Queries page's "Policy and pass rule" button, says ``text``."""
+    page.get_by_role("button", name="Policy and pass rule").click()
+    expect(page.get_by_text(text).first).to_be_visible(timeout=TIMEOUT)
+
+
 def test_queries_pass_and_fail_sensibly_under_the_default_rule(page: Page, trec_url, shots):
-    open_page(page, f"{trec_url}/query-table", "Pass rule: a query passes when RecallCap@5 = 1")
+    open_page(page, f"{trec_url}/query-table", "Policy and pass rule")
+    rule_shown(page, "Pass rule: a query passes when RecallCap@5 = 1")
     expect(page.get_by_text("of 30 answerable failing")).to_be_visible()
     expect(page.get_by_text("0 of 30 answerable failing")).to_have_count(0)
     expect(page.get_by_text("30 of 30 answerable failing")).to_have_count(0)
@@ -64,7 +71,8 @@ def test_queries_pass_and_fail_sensibly_under_the_default_rule(page: Page, trec_
 
 
 def test_every_topic_fails_under_the_recall_rule(page: Page, trec_url):
-    open_page(page, f"{trec_url}/query-table?rule=recall", "Recall@5 = 1")
+    open_page(page, f"{trec_url}/query-table?rule=recall", "Policy and pass rule")
+    rule_shown(page, "Recall@5 = 1")
     expect(page.get_by_text("30 of 30 answerable failing")).to_be_visible()
 
 
