@@ -43,6 +43,8 @@ SCOPES = {
     "fixture makers": (["tests/data"], ["runtime", "test", "bench"]),
     "benchmarks": (["benchmarks"], ["runtime", "test", "bench"]),
     "samples": (["data_samples"], ["runtime", "samples"]),
+    # the local MiniLM judge imports torch and its model only when asked for (samples extra)
+    "local judge": (["ragrecall_core/judges/minilm.py"], ["runtime", "samples"]),
 }
 
 
