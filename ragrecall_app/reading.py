@@ -266,7 +266,7 @@ def retrieved_column(
     """The run's top k as cards (``flagged``: chunk ids to flag as new and unjudged), the
     rest of its list in a collapsed table."""
     k = detail.k
-    st.markdown(f"**{escape_markdown(label)}: top {k}**")
+    st.markdown(f"**{escape_markdown(label)}: top {k}**{judge_legend(detail)}")
     top = detail.retrieved[detail.retrieved["rank"] <= k]
     if top.empty:
         st.text("The run returned nothing for this query (it scores 0).")
@@ -302,7 +302,6 @@ def reading_view(
     st.html(CARD_CSS)
     if not detail.has_corpus and not corpus_noted:
         st.info(NO_CORPUS, icon="ℹ️")
-    judge_note(detail)
     gold, retrieved = st.columns(2, gap="medium")
     with gold.container(gap="xsmall"):
         gold_column(detail, terms, key, below_gold)
@@ -319,7 +318,6 @@ def two_runs_view(
     st.html(CARD_CSS)
     if not baseline.has_corpus:
         st.info(NO_CORPUS, icon="ℹ️")
-    judge_note(baseline, candidate)
     left, right = st.columns(2, gap="medium")
     with left.container(gap="xsmall"):
         retrieved_column(baseline, terms, f"Baseline {baseline.run}", f"{key}_b")
@@ -349,8 +347,8 @@ def judge_badge(item: pd.Series) -> str:
     )
 
 
-def judge_note(*details: QueryDetail) -> None:
-    """One line saying what the judge marks are, when any is shown."""
-    note = next((n for n in map(marks_note, details) if n), "")
-    if note:
-        st.caption(escape_markdown(note))
+def judge_legend(detail: QueryDetail) -> str:
+    """What the ⚖ marks are, for the end of a list's heading (Markdown; '' without any): on
+    the heading's line, so the cards keep their place on a 1280x720 screen."""
+    note = marks_note(detail)
+    return f" :gray[· {escape_markdown(note)}]" if note else ""

@@ -59,7 +59,7 @@ def test_the_reading_view_shows_the_judges_grade_apart_from_the_humans(tmp_path,
     assert "? unjudged" in d
     gold = card_of(shown, "A", "(gold)")
     assert judge_mark(gold) is None  # no judge grade, no mark
-    assert any("shown, not counted" in unescaped_text(c.value) for c in at.caption)
+    assert any("shown, not counted" in unescaped_text(m.value) for m in at.markdown)
 
 
 def test_counted_the_mark_says_its_grade_counts(tmp_path, monkeypatch):
@@ -69,7 +69,7 @@ def test_counted_the_mark_says_its_grade_counts(tmp_path, monkeypatch):
     no_exception(at)
     d = card_of(cards(at), "D", "#1 · ")
     assert "✓ relevant" in d and judge_mark(d).endswith("judge:letters 2")
-    assert any("count where no one else judged" in unescaped_text(c.value) for c in at.caption)
+    assert any("judge:letters counted" in unescaped_text(m.value) for m in at.markdown)
 
 
 def test_the_compare_dialog_shows_the_judge_mark(tmp_path, monkeypatch):
@@ -80,7 +80,7 @@ def test_the_compare_dialog_shows_the_judge_mark(tmp_path, monkeypatch):
     shown = cards(at)
     assert judge_mark(card_of(shown, "D", "#1 · ")).endswith("judge:letters 2")
     assert judge_mark(card_of(shown, "A", "#1 · ")) is None
-    assert any("shown, not counted" in unescaped_text(c.value) for c in at.caption)
+    assert any("shown, not counted" in unescaped_text(m.value) for m in at.markdown)
 
 
 def test_a_hostile_judge_name_is_shown_as_text(tmp_path, monkeypatch):

@@ -37,10 +37,9 @@ POLICY_HELP = (
     "judged, every page says so, and the Overview gives each mean its prediction-powered "
     "95% interval. Measure the judge on the Agreement page first."
 )
-SHOWN_NOTE = "judge:NAME marks are a model judge's grades: shown, not counted."
-COUNTED_NOTE = (
-    "judge:NAME marks are model judges' grades; those of {judge} count where no one else judged."
-)
+# short: they end a list's heading in the reading view (ragrecall_app.reading.judge_legend)
+SHOWN_NOTE = "⚖ a model judge's grade: shown, not counted"
+COUNTED_NOTE = "⚖ a model judge's grade: {judge} counted"
 
 
 def judge_names(workspace: Workspace) -> tuple[str, ...]:
