@@ -83,12 +83,22 @@ def judges_vs_humans(ctx: Context, ids: tuple | None) -> None:
         width="stretch",
         column_config=JUDGE_TABLE_COLUMNS,
     )
-    with st.expander(f"Confusion tables ({len(view.confusions)}): rows the humans' grade"):
+    with st.expander(f"Confusion tables ({len(view.confusions)})"):
+        st.caption("Rows: the grade of the annotator (or resolution) named; columns: the judge's.")
         columns = st.columns(3)
         for i, (title, counts) in enumerate(view.confusions):
             with columns[i % 3]:
                 st.markdown(f"**{escape_markdown(title)}**")
-                literal_table(counts, hide_index=False)
+                literal_table(_short_labels(counts), hide_index=False)
+
+
+def _short_labels(counts: pd.DataFrame) -> pd.DataFrame:
+    """A confusion table labelled ``grade 0`` (rows) and ``judge 0`` (columns): its title
+    names both sides, and three of them must fit side by side at 1600 px."""
+    grade = lambda label: str(label).rsplit(": ", 1)[-1]  # noqa: E731
+    return counts.set_axis([f"grade {grade(r)}" for r in counts.index]).set_axis(
+        [f"judge {grade(c)}" for c in counts.columns], axis=1
+    )
 
 
 def disagreements(ctx: Context, items: pd.DataFrame, any_pair: bool) -> None:
