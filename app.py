@@ -222,6 +222,7 @@ with st.sidebar:
     st.caption(
         f"{plural(facts.queries, 'query', 'queries')} · {plural(len(ws.run_names), 'run')} · "
         f"{plural(facts.corpus_chunks, 'chunk')} · {plural(facts.grades, 'manual grade')}"
+        + (f" · {plural(facts.judge_grades, 'judge grade')}" if facts.judge_grades else "")
     )
     if store.note:
         st.warning(escape_markdown(store.note), icon=":material/lock:")

@@ -18,17 +18,19 @@ import duckdb
 from ragrecall_core.errors import InputError, Problem
 from ragrecall_core.inputs import progress
 
+# the annotator names of model judges (``ragrecall judge``): a person's name never starts so,
+# and their grades are kept out of ``all_grades`` (the humans' evidence) in ``judge_grades``
+JUDGE_PREFIX = "judge:"
 # What the evaluation sees of reviewers while no judgment store is attached: the files'
 # grades and resolutions (inputs/store.py widens both views to the store when attached).
-# a model judge's grades (annotator ``judge:NAME``, :data:`.store.JUDGE_PREFIX`) are no
-# human's: never in all_grades, in judge_grades only
-FILE_ONLY_VIEWS = """
+# a model judge's grades are no human's: never in all_grades, in judge_grades only
+FILE_ONLY_VIEWS = f"""
 CREATE OR REPLACE VIEW all_grades AS
     SELECT query_id, chunk_id, grade, harmful, reason, annotator, source FROM grades
-    WHERE NOT starts_with(annotator, 'judge:');
+    WHERE NOT starts_with(annotator, '{JUDGE_PREFIX}');
 CREATE OR REPLACE VIEW judge_grades AS
     SELECT query_id, chunk_id, grade, harmful, reason, annotator FROM grades
-    WHERE starts_with(annotator, 'judge:');
+    WHERE starts_with(annotator, '{JUDGE_PREFIX}');
 CREATE OR REPLACE VIEW all_resolutions AS SELECT *, 0 AS id FROM resolutions;
 """
 

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from ragrecall_core.errors import InputError, Problem
-from ragrecall_core.inputs.db import FILE_ONLY_VIEWS
+from ragrecall_core.inputs.db import FILE_ONLY_VIEWS, JUDGE_PREFIX  # noqa: F401 (its users)
 from ragrecall_core.inputs.home import store_location, uploads_folder  # noqa: F401
 from ragrecall_core.inputs.workspace import Workspace
 
@@ -45,9 +45,6 @@ STORE_TABLES = {"judgments", "resolutions", "verdicts", "judge_runs"}
 # a store written before verdicts (or judge runs) existed: still a store (attached writable,
 # it is upgraded); any set of tables between these two is one
 OLD_STORE_TABLES = {"judgments", "resolutions"}
-# the annotator names of model judges (``ragrecall judge``): a person's name never starts so,
-# and their grades are kept out of ``all_grades`` (the humans' evidence) in ``judge_grades``
-JUDGE_PREFIX = "judge:"
 STORE_SCHEMA = f"""
 CREATE SEQUENCE IF NOT EXISTS {STORE}.judgment_ids;
 CREATE TABLE IF NOT EXISTS {STORE}.judgments (

@@ -28,7 +28,7 @@ from ragrecall_core.inputs import load_cache
 from ragrecall_core.inputs.beir import beir_files, is_beir_folder, load_beir
 from ragrecall_core.inputs.configs import config_path_for, run_stem
 from ragrecall_core.inputs.corpus import load_corpus
-from ragrecall_core.inputs.db import connect, lock_down, store_files
+from ragrecall_core.inputs.db import JUDGE_PREFIX, connect, lock_down, store_files
 from ragrecall_core.inputs.gold import load_gold
 from ragrecall_core.inputs.grades import load_grades
 from ragrecall_core.inputs.home import store_location
@@ -439,7 +439,8 @@ class WorkspaceFacts:
     queries: int
     has_query_text: bool
     corpus_chunks: int
-    grades: int
+    grades: int  # people's grades in grades files
+    judge_grades: int = 0  # model judges' grades in grades files (shown, never counted)
 
 
 # the filter values a query can carry, by fact: each SQL text a constant
@@ -451,9 +452,12 @@ _DISTINCT_SQL = {
         ("sections", "section"),
     )
 }
+# grades files' rows: people's, then model judges' (annotator "judge:NAME"), kept apart
 _COUNTS_SQL = """
 SELECT (SELECT count(*) FROM queries), (SELECT count(query) FROM queries),
-       (SELECT count(*) FROM corpus), (SELECT count(*) FROM grades)
+       (SELECT count(*) FROM corpus),
+       (SELECT count(*) FILTER (WHERE NOT starts_with(annotator, $judge)) FROM grades),
+       (SELECT count(*) FILTER (WHERE starts_with(annotator, $judge)) FROM grades)
 """
 
 
@@ -465,7 +469,8 @@ def workspace_facts(workspace: Workspace) -> WorkspaceFacts:
         for name, sql in _DISTINCT_SQL.items()
     }
     depths = dict(con.execute("SELECT run, max(rank) FROM runs GROUP BY run").fetchall())
-    queries, with_text, chunks, grades = con.execute(_COUNTS_SQL).fetchone()
+    counts = con.execute(_COUNTS_SQL, {"judge": JUDGE_PREFIX}).fetchone()
+    queries, with_text, chunks, grades, judge_grades = counts
     return WorkspaceFacts(
         **distinct,
         depths={run: int(depths.get(run) or 0) for run in workspace.run_names},
@@ -473,4 +478,5 @@ def workspace_facts(workspace: Workspace) -> WorkspaceFacts:
         has_query_text=with_text > 0,
         corpus_chunks=chunks,
         grades=grades,
+        judge_grades=judge_grades,
     )
