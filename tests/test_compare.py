@@ -232,6 +232,31 @@ def test_side_by_side_marks_movement_and_judgment(small):
         assert (got_b, got_c, row.movement, row.judgment) == (b, c, movement, judgment), chunk
 
 
+def test_a_relevant_chunk_below_k_in_both_runs_is_listed_with_its_ranks(small):
+    """The Compare dialog's "where each relevant chunk moved" must show a relevant chunk
+    that both runs rank below k (the failing query's whole story), not only those in a
+    top k or retrieved by neither."""
+    rows = side_by_side(small, "base", "cand", "q1", k=2).set_index("chunk_id")
+    assert "C" in rows.index
+    c = rows.loc["C"]
+    assert (int(c.baseline_rank), int(c.candidate_rank), c.movement, c.judgment) == (
+        3,
+        5,
+        "moved down",
+        "relevant",
+    )
+    # an irrelevant chunk below k in both stays out: the table is the top k's
+    assert "F" not in rows.index
+    # one run missing it, the other ranking it below k: it moved, from or to nowhere
+    moved = side_by_side(small, "base", "cand", "q1", k=1).set_index("chunk_id")
+    assert moved.loc["C", "movement"] == "moved down"  # 3 in base, 5 in cand
+    gone = side_by_side(small, "base", "cand", "q3", k=1).set_index("chunk_id")
+    assert gone.loc["R", "movement"] == "left top k"  # rank 1, then not retrieved
+    # with no top k at all (k = 0), from not retrieved to rank 1 is a move up
+    came = side_by_side(small, "cand", "base", "q3", k=0).set_index("chunk_id")
+    assert came.loc["R", "movement"] == "moved up"
+
+
 def test_side_by_side_of_identical_lists_is_all_same(small):
     table = side_by_side(small, "base", "cand", "q2", k=4)
     assert list(table.chunk_id) == ["P", "Q"]

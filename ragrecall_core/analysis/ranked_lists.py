@@ -36,8 +36,10 @@ SELECT x.chunk_id, x.baseline_rank, x.candidate_rank, {relevance} AS judgment,
             WHEN coalesce(x.baseline_rank, 1e9) > $k AND coalesce(x.candidate_rank, 1e9) <= $k
                 THEN 'entered top k'
             WHEN x.baseline_rank IS NULL AND x.candidate_rank IS NULL THEN 'not retrieved'
-            WHEN x.baseline_rank < x.candidate_rank THEN 'moved down'
-            WHEN x.baseline_rank > x.candidate_rank THEN 'moved up'
+            WHEN coalesce(x.baseline_rank, 1e9) < coalesce(x.candidate_rank, 1e9)
+                THEN 'moved down'
+            WHEN coalesce(x.baseline_rank, 1e9) > coalesce(x.candidate_rank, 1e9)
+                THEN 'moved up'
             ELSE 'same' END AS movement,
        t.text
 FROM listed x
@@ -45,6 +47,8 @@ LEFT JOIN judged j USING (chunk_id)
 LEFT JOIN corpus t USING (chunk_id)
 WHERE coalesce(x.baseline_rank, 1e9) <= $k OR coalesce(x.candidate_rank, 1e9) <= $k
    OR (x.baseline_rank IS NULL AND x.candidate_rank IS NULL)
+   -- a relevant item both runs rank below k: where it went is the failing query's story
+   OR j.grade >= $level
 ORDER BY least(coalesce(x.baseline_rank, 1e9), coalesce(x.candidate_rank, 1e9)), x.chunk_id
 """
 
@@ -68,8 +72,8 @@ def side_by_side(
     k: int,
     policy: Policy | None = None,
 ) -> pd.DataFrame:
-    """Every chunk in either top k of one query (and every relevant chunk neither run
-    retrieved): its rank in each run, how it moved, its judgment under ``policy``
+    """Every chunk in either top k of one query, and every relevant chunk below both top ks
+    or retrieved by neither run: its rank in each run, how it moved, its judgment under ``policy``
     (``relevant`` / ``judged not relevant`` / ``unjudged``), the harmful flag and who
     judged it (``gold`` or ``reviewers``)."""
     prepared = prepare(workspace, policy)
