@@ -35,10 +35,20 @@ class Problem:
         escaped and cannot fake a second problem line."""
         file = one_line(self.file)
         where = file if self.line is None else f"{file}:{self.line}"
-        value = self.value
-        if len(value) > MAX_VALUE_CHARS:
-            value = value[: MAX_VALUE_CHARS - 3] + "..."
-        return f"{where}: got {value!r}, expected {one_line(self.expected)}"
+        return f"{where}: got {shortened(self.value)!r}, expected {one_line(self.expected)}"
+
+
+def shortened(value: str) -> str:
+    """``value`` cut to :data:`MAX_VALUE_CHARS` in its middle: its start (a line's first
+    fields) and its end (a path's file name) both stay.
+
+    >>> shortened("/tmp/" + "d" * 100 + "/taken.jsonl")
+    '/tmp/ddddddddddddddddddddddddddddddddd...ddddddddddddddddddddddddddd/taken.jsonl'
+    """
+    if len(value) <= MAX_VALUE_CHARS:
+        return value
+    head = (MAX_VALUE_CHARS - 3) // 2
+    return value[:head] + "..." + value[-(MAX_VALUE_CHARS - 3 - head) :]
 
 
 def one_line(text, keep: str = "") -> str:

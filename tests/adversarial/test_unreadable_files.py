@@ -158,7 +158,11 @@ def test_a_damaged_parquet_file_is_refused(tmp_path, capsys, role, query, damage
 
 def test_problem_shows_at_most_80_characters_of_the_value():
     shown = str(Problem("run.jsonl", 4, "v" * 500, "a short value"))
-    assert shown == f"run.jsonl:4: got {'v' * 77 + '...'!r}, expected a short value"
+    assert shown == f"run.jsonl:4: got {'v' * 38 + '...' + 'v' * 39!r}, expected a short value"
+    # cut in the middle: a long path keeps its file name, a long line its first fields
+    path = "/tmp/" + "d" * 200 + "/taken.jsonl"
+    assert str(Problem("-o", None, path, "e")).endswith("/taken.jsonl', expected e")
+    assert str(Problem("f", 1, "q1\t" + "x" * 200, "e")).startswith("f:1: got 'q1\\t")
     assert str(Problem("f", None, "v" * 80, "e")) == f"f: got {'v' * 80!r}, expected e"
 
 
