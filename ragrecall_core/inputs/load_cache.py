@@ -93,6 +93,8 @@ RUN_TABLE_COLUMNS = (
     ("typed", "BOOLEAN"),
     ("position", "BIGINT"),
 )
+# a run read as listed JSON lines holds its positions as INTEGER (a narrower table)
+RUN_POSITION_TYPES = ("BIGINT", "INTEGER")
 LOADER_SOURCES = Path(__file__).parent
 # the user's signing key, in $RAGRECALL_HOME; a cache file ends in MAGIC + its HMAC-SHA256
 SECRET_NAME = "load_cache.secret"
@@ -470,13 +472,20 @@ def _valid_tables(con: duckdb.DuckDBPyConnection, key: str) -> list[str] | None:
     run_tables = [
         row[0] for row in con.execute(f"SELECT tbl FROM {ALIAS}.run_files ORDER BY tbl").fetchall()
     ]
-    run_columns = tuple(f"{name} {kind}" for name, kind in RUN_TABLE_COLUMNS)
     wanted = expected | {KEY_TABLE: ("key VARCHAR",)}
-    wanted |= {table: run_columns for table in run_tables}
     named_well = all(isinstance(t, str) and RUN_TABLE.fullmatch(t) for t in run_tables)
-    if stored_key != [key] or not named_well or cached != wanted:
+    fixed = {table: columns for table, columns in cached.items() if table not in run_tables}
+    runs_well = all(cached.get(table) in _RUN_SCHEMAS for table in run_tables)
+    if stored_key != [key] or not named_well or fixed != wanted or not runs_well:
         return None
     return [*sorted(expected), *run_tables]
+
+
+# the column lists a run table may have, as _columns reports them: one per position type
+_RUN_SCHEMAS = {
+    tuple(f"{name} {position if name == 'position' else kind}" for name, kind in RUN_TABLE_COLUMNS)
+    for position in RUN_POSITION_TYPES
+}
 
 
 def _copy_in(con: duckdb.DuckDBPyConnection, tables: Sequence[str]) -> None:
@@ -585,9 +594,7 @@ def _write(
         cur.execute("BEGIN")
         for table in tables:
             name = quote_identifier(table)
-            cur.execute(
-                f"CREATE TABLE {ALIAS}.{name} AS SELECT {_kept_columns(table)} FROM main.{name}"
-            )
+            cur.execute(f"CREATE TABLE {ALIAS}.{name} AS SELECT * FROM main.{name}")
         cur.execute(f"CREATE TABLE {ALIAS}.{KEY_TABLE} (key VARCHAR)")
         cur.execute(f"INSERT INTO {ALIAS}.{KEY_TABLE} VALUES ($key)", {"key": key})
         cur.execute("COMMIT")
@@ -605,14 +612,6 @@ def _write(
         cur.close()
         with _PENDING_LOCK:
             _PENDING.discard(threading.current_thread())
-
-
-def _kept_columns(table: str) -> str:
-    """What a cache file keeps of ``table``: a run table's columns as RUN_TABLE_COLUMNS types
-    them (a run read as listed JSON lines holds its positions as INTEGER), any other whole."""
-    if not RUN_TABLE.fullmatch(table):
-        return "*"
-    return ", ".join(f"CAST({name} AS {kind}) AS {name}" for name, kind in RUN_TABLE_COLUMNS)
 
 
 def _discard(cur: duckdb.DuckDBPyConnection, temp: Path) -> None:
