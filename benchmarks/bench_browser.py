@@ -22,6 +22,13 @@ a generated 10,000 queries x 100 results x 4 runs workspace (make_large_workspac
 peak memory is the sum of VmHWM of the streamlit process and its descendants, read at the end
 of each phase; the last phase opens 4 browser sessions at once. Where an interaction's widget
 cannot be found or the page does not settle, the row says "not measurable: why".
+
+The floor, measured first in the same run: a bare streamlit page (a title, a button that
+reruns, a line of text; ``streamlit run`` with the same server flags), timed with the same
+settle detection: a fresh server's first page, a new session's first page on a warm server
+and a button click's rerun, each --repeat times. The goals table then sets each interaction
+against it: median <= floor rerun + 0.1 s, p95 <= 0.8 s, a cold first page <= the floor's
+cold first page + 0.3 s (a new session's first page <= the floor's + 0.3 s).
 """
 
 from __future__ import annotations
@@ -134,6 +141,18 @@ RERUN_SEEN = """() => window.__bench.sawRun ||
 """
 TWO_FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
 QUERIES_TABLE = ".st-key-queries_table [data-testid=stDataFrame]"
+# the floor: a bare page whose last line changes on every run (a rerun is seen by its text)
+FLOOR_SCRIPT = """import streamlit as st
+
+st.title("Floor")
+st.session_state.runs = st.session_state.get("runs", 0) + 1
+st.button("Rerun")
+st.write(f"Run {st.session_state.runs}")
+"""
+FLOOR_TEXT = r"^Run \d+$"
+FLOOR_RERUN_SLACK = 0.1  # s an interaction's median may take over the floor's rerun
+FIRST_PAGE_SLACK = 0.3  # s a first page may take over the floor's
+P95_GOAL = 0.8
 REGRESSIONS_TABLE = ".st-key-compare_regressions [data-testid=stDataFrame]"
 
 
@@ -152,9 +171,17 @@ class Server:
     """The dashboard on one workspace, headless, on a free port, launched as `ragrecall ui`
     launches it (see ``launch_command``)."""
 
-    def __init__(self, workspace: Path, log: Path, source: Path = ROOT, home: Path | None = None):
+    def __init__(
+        self,
+        workspace: Path,
+        log: Path,
+        source: Path = ROOT,
+        home: Path | None = None,
+        script: Path | None = None,
+    ):
         """``home``: the server's $RAGRECALL_HOME (its load cache and uploads); a fresh
-        temporary one when None."""
+        temporary one when None. ``script``: serve this file with ``streamlit run`` (from its
+        folder) instead of the dashboard, with the same server flags (the floor)."""
         self.port = free_port()
         self.url = f"http://localhost:{self.port}"
         env = {
@@ -166,12 +193,15 @@ class Server:
             "PYTHONPATH": str(source),
         }
         command = launch_command(source)
+        if script is not None:
+            command = [sys.executable, "-m", "streamlit", "run", str(script)]
         command += ["--server.headless", "true", "--server.port", str(self.port)]
         command += ["--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"]
         command += ["--client.toolbarMode", "minimal"]
         self.log = log.open("ab")
         self.started = time.perf_counter()
-        self.proc = subprocess.Popen(command, cwd=source, env=env, stdout=self.log, stderr=self.log)
+        cwd = source if script is None else script.parent
+        self.proc = subprocess.Popen(command, cwd=cwd, env=env, stdout=self.log, stderr=self.log)
 
     def wait_healthy(self, timeout: float = 120) -> float:
         """Seconds from process start to /_stcore/health answering ok."""
@@ -635,6 +665,84 @@ def new_context(browser: Browser) -> BrowserContext:
     return browser.new_context(viewport=VIEWPORT)
 
 
+# ---------------------------------------------------------------- the floor
+def floor(args, browser: Browser) -> dict:
+    """The bare page (FLOOR_SCRIPT) timed as the dashboard is: a fresh server's first page,
+    a new session's first page on a warm server and a button rerun, --repeat times each."""
+    folder = Path(tempfile.mkdtemp(prefix="bench-floor-"))
+    script = folder / "floor.py"
+    script.write_text(FLOOR_SCRIPT)
+    shots = Path(tempfile.gettempdir()) / "bench_browser_floor"
+    shots.mkdir(exist_ok=True)
+    bench = Bench(args.repeat, args.timeout, args.budget, shots)
+    log = shots / "server.log"
+    print(f"== floor: {script}", flush=True)
+    server = None
+    cold = Result("floor: cold first page (fresh server)")
+    bench.results.append(cold)
+    try:
+        for i in range(args.repeat):
+            if server is not None:
+                server.stop()
+            server = bench.server = Server(folder, log, script=script)
+            server.wait_healthy()
+            context = new_context(browser)
+            try:
+                cold.samples.append(
+                    timed_goto(context.new_page(), server.url, FLOOR_TEXT, bench.timeout)
+                )
+                print(f"  {cold.name} #{i + 1}: {cold.samples[-1]:.3f} s", flush=True)
+            except NotMeasurable as error:
+                cold.note = f"not measurable: {error}"
+            finally:
+                context.close()
+        cold.peak_rss_mb = round(server.peak_rss_mb())
+        first_page_floor(bench, browser, server.url)
+        rerun_floor(bench, browser, server.url)
+    finally:
+        if server is not None:
+            server.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+    return {
+        "workspace": "a bare streamlit page (title, button, one line of text)",
+        "script": FLOOR_SCRIPT,
+        "results": [r.summary() for r in bench.results],
+        "peak_rss_mb": {},
+    }
+
+
+def first_page_floor(bench: Bench, browser: Browser, url: str) -> None:
+    def once(_i: int) -> float:
+        context = new_context(browser)
+        try:
+            return timed_goto(context.new_page(), url, FLOOR_TEXT, bench.timeout)
+        finally:
+            context.close()
+
+    bench.measure("floor: first page, new session (warm server)", once)
+
+
+def rerun_floor(bench: Bench, browser: Browser, url: str) -> None:
+    context = new_context(browser)
+    page = bench.page = context.new_page()
+    shown = page.locator("p").filter(has_text=re.compile(FLOOR_TEXT))
+
+    def once(_i: int) -> float:
+        button = page.get_by_role("button", name="Rerun")
+        previous = shown.first.inner_text().strip()
+        return timed(page, button.click, FLOOR_TEXT, bench.timeout, previous)[0]
+
+    try:
+        bench.measure(
+            "floor: button click rerun",
+            once,
+            lambda: timed_goto(page, url, FLOOR_TEXT, bench.timeout),
+        )
+    finally:
+        context.close()
+        bench.page = None
+
+
 # ---------------------------------------------------------------- one workspace
 def cold_first_pages(
     bench: Bench, browser: Browser, workspace: Path, log: Path, n: int, source: Path
@@ -752,7 +860,7 @@ def large_workspace(folder: Path | None, scratch: Path) -> Path:
 
 # ---------------------------------------------------------------- report
 def verdict(row: dict, label: str) -> str:
-    if "median_s" not in row:
+    if "median_s" not in row or label not in GOALS:
         return "n/a"
     goal = GOALS[label]
     if "first page" in row["interaction"] or "first load" in row["interaction"]:
@@ -778,6 +886,71 @@ def print_table(label: str, report: dict) -> None:
         print(line + (f"  ({row['note']})" if row["note"] else ""))
     for phase, mb in report["peak_rss_mb"].items():
         print(f"server peak RSS {phase}: {mb:.0f} MB")
+
+
+def floor_goals(report: dict, floor_report: dict) -> list[dict]:
+    """Each single-session interaction against the floor of the same run: median <= the
+    floor's rerun + 0.1 s and p95 <= 0.8 s; a first page <= the floor's first page of the
+    same kind (fresh server / new session) + 0.3 s. The N-sessions rows are left out (the
+    floor is one session)."""
+    floors = {row["interaction"]: row.get("median_s") for row in floor_report["results"]}
+    rerun = floors.get("floor: button click rerun")
+    cold = floors.get("floor: cold first page (fresh server)")
+    warm = floors.get("floor: first page, new session (warm server)")
+    goals = []
+    for row in report["results"]:
+        name = row["interaction"]
+        if "median_s" not in row or re.match(r"\d+ sessions: ", name):
+            continue
+        if name.startswith("cold first page"):
+            base, slack, p95_goal = cold, FIRST_PAGE_SLACK, None
+        elif "first page" in name:
+            base, slack, p95_goal = warm, FIRST_PAGE_SLACK, None
+        else:
+            base, slack, p95_goal = rerun, FLOOR_RERUN_SLACK, P95_GOAL
+        goal = None if base is None else base + slack
+        goals.append(
+            {
+                "interaction": name,
+                "median_s": row["median_s"],
+                "median_goal_s": goal,
+                "median_met": None if goal is None else row["median_s"] <= goal,
+                "p95_s": row["p95_s"],
+                "p95_goal_s": p95_goal,
+                "p95_met": None if p95_goal is None else row["p95_s"] <= p95_goal,
+            }
+        )
+    return goals
+
+
+def against(value: float, goal: float | None) -> str:
+    """'met, 0.02 s under' / 'NOT met, 0.13 s over' / 'n/a' (no floor measured)."""
+    if goal is None:
+        return "n/a"
+    if value <= goal:
+        return f"met, {goal - value:.3f} s under"
+    return f"NOT met, {value - goal:.3f} s over"
+
+
+def print_goals(label: str, goals: list[dict], floor_report: dict) -> None:
+    floors = ", ".join(
+        f"{row['interaction'].removeprefix('floor: ')} {row['median_s']:.3f} s"
+        for row in floor_report["results"]
+        if "median_s" in row
+    )
+    print(f"\n{label}: goals against the floor of this run ({floors})")
+    head = f"{'interaction':50} {'median':>7} {'goal':>7}  {'median vs goal':24}"
+    print(head + f" {'p95':>7} {'goal':>5}  p95 vs goal")
+    for goal in goals:
+        median_goal = goal["median_goal_s"]
+        line = f"{goal['interaction'][:50]:50} {goal['median_s']:7.3f} "
+        line += f"{median_goal:7.3f}" if median_goal is not None else f"{'-':>7}"
+        line += f"  {against(goal['median_s'], median_goal):24} {goal['p95_s']:7.3f} "
+        p95_goal = goal["p95_goal_s"]
+        line += f"{p95_goal:5.1f}" if p95_goal is not None else f"{'-':>5}"
+        print(line + f"  {against(goal['p95_s'], p95_goal) if p95_goal is not None else '-'}")
+    both = [g for g in goals if g["median_met"] and g["p95_met"] is not False]
+    print(f"{len(both)} of {len(goals)} rows meet their goals")
 
 
 def machine() -> dict:
@@ -855,6 +1028,8 @@ def main(argv: list[str] | None = None) -> None:
     report["workspaces"] = {}
     with tempfile.TemporaryDirectory(prefix="bench_browser_") as scratch, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        report["floor"] = floor(args, browser)
+        print_table("floor", report["floor"])
         for label in labels:
             workspace = (
                 samples_copy(Path(scratch))
@@ -863,6 +1038,9 @@ def main(argv: list[str] | None = None) -> None:
             )
             report["workspaces"][label] = bench_workspace(args, label, workspace, browser)
             print_table(label, report["workspaces"][label])
+            goals = floor_goals(report["workspaces"][label], report["floor"])
+            report["workspaces"][label]["floor_goals"] = goals
+            print_goals(label, goals, report["floor"])
             report["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
             if args.out:
                 args.out.write_text(json.dumps(report, indent=2))
