@@ -17,6 +17,7 @@ answerable coverage(t) = share of answerable queries whose top score >= t AND th
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from fixtures_regressions import write_jsonl
@@ -231,3 +232,14 @@ def test_cli_no_answer_text(files, capsys):
     assert "threshold 0.9500: false confidence 0.0% (at most 10%), answerable coverage 25.0%" in (
         out
     )
+
+
+def test_the_no_answer_summary_lists_runs_in_the_workspace_order():
+    """Grouped in SQL, the runs came back in a different order from one call to the next."""
+    from ragrecall_core import Workspace
+    from ragrecall_core.scoring.evaluate import no_answer_summary
+    from ragrecall_core.scoring.prepared import prepare
+
+    ws = Workspace.open(Path(__file__).resolve().parent.parent / "data_samples")
+    orders = {tuple(no_answer_summary(prepare(ws, None))) for _ in range(20)}
+    assert orders == {tuple(ws.run_names)}

@@ -334,7 +334,9 @@ def no_answer_summary(
         NO_ANSWER_SQL.replace("{scope}", SCOPE_CTES),
         {**scope_params(runs, query_ids), "level": prepared.policy.rel_level},
     )
-    return {
+    found = {
         run: {"queries": n, "with_results": w, "mean_top_score": _number(s)}
         for run, n, w, s in rows
     }
+    # the workspace's run order, as every other output lists runs (SQL grouping has none)
+    return {run: found[run] for run in prepared.workspace.run_names if run in found}
