@@ -80,18 +80,19 @@ SHARE = re.compile(r"(0?\.[0-9]+|[01](\.0*)?)|([0-9]+(\.[0-9]*)?)%")
 # --- options -------------------------------------------------------------------------------
 
 
-def parse_retriever_spec(spec: str) -> tuple[str, str]:
-    """``"package.module:function"`` -> its two parts."""
+def parse_spec(spec: str, option: str, example: str) -> tuple[str, str]:
+    """``"package.module:function"`` -> its two parts; ``option`` and ``example`` name the
+    command-line option in the problem (``--retriever`` / ``mymod:search``)."""
     module, _, attribute = spec.partition(":")
     if not module.strip() or not attribute.strip() or ":" in attribute:
-        raise InputError([Problem("--retriever", None, spec, "module:callable, like mymod:search")])
+        raise InputError([Problem(option, None, spec, f"module:callable, like {example}")])
     return module.strip(), attribute.strip()
 
 
-def load_retriever(spec: str) -> Any:
-    """Import ``module:name`` (from the current folder too, as ``python -m`` would): a
-    callable or a retriever object (checked by :func:`check_retriever`)."""
-    module_name, attribute = parse_retriever_spec(spec)
+def import_target(spec: str, option: str, example: str) -> Any:
+    """Import ``module:name`` (from the current folder too, as ``python -m`` would) and
+    return what ``name`` (dotted: ``obj.method``) names there, or None when nothing is."""
+    module_name, attribute = parse_spec(spec, option, example)
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     try:
@@ -100,12 +101,25 @@ def load_retriever(spec: str) -> Any:
         raise
     except BaseException as error:  # the user's module: any failure of its import, exit too
         raise InputError(
-            [Problem("--retriever", None, f"{spec} ({describe(error)})", "an importable module")]
+            [Problem(option, None, f"{spec} ({describe(error)})", "an importable module")]
         ) from None
     target: Any = module
     for part in attribute.split("."):
         target = getattr(target, part, None)
+    return target
+
+
+def parse_retriever_spec(spec: str) -> tuple[str, str]:
+    """``"package.module:function"`` -> its two parts."""
+    return parse_spec(spec, "--retriever", "mymod:search")
+
+
+def load_retriever(spec: str) -> Any:
+    """Import ``module:name``: a callable or a retriever object (checked by
+    :func:`check_retriever`)."""
+    target = import_target(spec, "--retriever", "mymod:search")
     if target is None:
+        attribute = parse_retriever_spec(spec)[1]
         expected = f"a callable or a retriever object named {attribute!r} in the module"
         raise InputError([Problem("--retriever", None, spec, expected)])
     check_retriever(target)

@@ -23,12 +23,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import inspect
 import json
 import math
 import numbers
-import os
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -39,7 +37,13 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from ragrecall_core.analysis.capture import Progress, allowed, parse_allowance
+from ragrecall_core.analysis.capture import (
+    Progress,
+    allowed,
+    import_target,
+    parse_allowance,
+    parse_spec,
+)
 from ragrecall_core.analysis.capture_calls import (
     QueryFailed,
     Target,
@@ -122,27 +126,12 @@ class JudgeResult:
 
 def parse_judge_spec(spec: str) -> tuple[str, str]:
     """``"package.module:function"`` -> its two parts."""
-    module, _, attribute = spec.partition(":")
-    if not module.strip() or not attribute.strip() or ":" in attribute:
-        raise InputError([Problem("--judge", None, spec, "module:callable, like myjudge:grade")])
-    return module.strip(), attribute.strip()
+    return parse_spec(spec, "--judge", "myjudge:grade")
 
 
 def load_judge(spec: str) -> Callable:
     """Import ``module:name`` (from the current folder too) and return the callable."""
-    module_name, attribute = parse_judge_spec(spec)
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
-    try:
-        module = importlib.import_module(module_name)
-    except KeyboardInterrupt:
-        raise
-    except BaseException as error:  # the user's module: any failure of its import, exit too
-        shown = f"{spec} ({describe(error)})"
-        raise InputError([Problem("--judge", None, shown, "an importable module")]) from None
-    target: Any = module
-    for part in attribute.split("."):
-        target = getattr(target, part, None)
+    target = import_target(spec, "--judge", "myjudge:grade")
     check_judge(target, spec)
     return target
 
