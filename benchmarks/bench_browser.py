@@ -39,13 +39,11 @@ import os
 import platform
 import re
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -54,19 +52,18 @@ from pathlib import Path
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from scripts.chromium import (  # noqa: E402
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    SERVE,
+    VIEWPORT,
+    free_port,
+    healthy_within,
+    server_flags,
+)
+
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-VIEWPORT = {"width": 1600, "height": 1000}
 GRACE_MS = 300  # a click that starts no rerun within this is taken as settled
 QUIET_MS = 250  # a settled page must start no further rerun within this (st.rerun, callbacks)
 MAX_FOLLOW_UPS = 5
@@ -161,12 +158,6 @@ class NotMeasurable(Exception):
 
 
 # ---------------------------------------------------------------- the server
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Server:
     """The dashboard on one workspace, headless, on a free port, launched as `ragrecall ui`
     launches it (see ``launch_command``)."""
@@ -195,8 +186,7 @@ class Server:
         command = launch_command(source)
         if script is not None:
             command = [sys.executable, "-m", "streamlit", "run", str(script)]
-        command += ["--server.headless", "true", "--server.port", str(self.port)]
-        command += ["--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"]
+        command += [*server_flags(self.port), "--browser.gatherUsageStats", "false"]
         command += ["--client.toolbarMode", "minimal"]
         self.log = log.open("ab")
         self.started = time.perf_counter()
@@ -205,14 +195,8 @@ class Server:
 
     def wait_healthy(self, timeout: float = 120) -> float:
         """Seconds from process start to /_stcore/health answering ok."""
-        deadline = time.perf_counter() + timeout
-        while time.perf_counter() < deadline:
-            try:
-                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=1) as r:
-                    if r.read().decode().strip() == "ok":
-                        return time.perf_counter() - self.started
-            except OSError:
-                time.sleep(0.1)
+        if healthy_within(self.url, timeout):
+            return time.perf_counter() - self.started
         self.stop()
         raise RuntimeError(f"streamlit did not start on port {self.port}; see {self.log.name}")
 
@@ -235,7 +219,7 @@ def launch_command(source: Path) -> list[str]:
     server's first session sees the real page list) where ``source`` has it, else the plain
     `streamlit run app.py` an older checkout was served with. Both take streamlit's options."""
     if (source / "ragrecall_app" / "serve.py").is_file():
-        return [sys.executable, "-m", "ragrecall_app.serve"]
+        return [sys.executable, *SERVE]
     return [sys.executable, "-m", "streamlit", "run", "app.py"]
 
 
@@ -590,13 +574,31 @@ def compare_interactions(bench: Bench, page: Page) -> None:
         close_dialog(page, bench.timeout)
         return seconds
 
-    def enough_regressions() -> None:
+    def regressions() -> int:
         label = next(
             (t for t in page.locator("p").all_inner_texts() if t.startswith("Regressions:")), ""
         )
         count = re.search(r": (\d+)$", label)
-        if count is None or int(count.group(1)) < 2:
-            raise NotMeasurable(f"fewer than two regressions to alternate ({label!r})")
+        return int(count.group(1)) if count else 0
+
+    def enough_regressions() -> None:
+        """Two rows to alternate: when the pair on screen has fewer regressions, the first
+        baseline (chosen untimed) whose pair has two or more."""
+        if regressions() >= 2:
+            return
+        runs = open_select(page, "Baseline run (before)")
+        close_select(page)
+        caption = next((t for t in page.locator("p").all_inner_texts() if re.match(pair, t)), "")
+        shown = re.match(pair, caption)
+        for run in runs:
+            if shown is None or run in shown.groups():
+                continue
+            open_select(page, "Baseline run (before)")
+            pattern = rf"against baseline {re.escape(run)} · k = "
+            untimed(page, lambda run=run: choose(page, run), pattern, bench.timeout)
+            if regressions() >= 2:
+                return
+        raise NotMeasurable("no baseline gives two regressions to alternate")
 
     bench.measure("Compare baseline change", change_baseline, pick_baselines)
     bench.measure("open a regression (Compare row)", open_regression, enough_regressions)

@@ -16,29 +16,25 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
 from playwright.sync_api import Page, sync_playwright
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from scripts.chromium import (  # noqa: E402
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    SERVE,
+    VIEWPORT,
+    free_port,
+    healthy_within,
+    server_flags,
+)
+
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-VIEWPORT = {"width": 1600, "height": 1000}
 TIMEOUT = 60_000
 PLOT = "[data-testid=stPlotlyChart] .main-svg"
 # file name -> (URL path and query, text the finished page shows, element it draws last)
@@ -49,12 +45,6 @@ SHOTS = {
 }
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def start_server(home: Path) -> tuple[subprocess.Popen, str]:
     """The dashboard on data_samples/, served as ``ragrecall ui`` serves it."""
     port = free_port()
@@ -62,31 +52,15 @@ def start_server(home: Path) -> tuple[subprocess.Popen, str]:
     env.pop("RAGRECALL_WORKSPACE", None)
     env["RAGRECALL_HOME"] = str(home)
     server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "ragrecall_app.serve",
-            "--server.headless",
-            "true",
-            "--server.port",
-            str(port),
-            "--server.fileWatcherType",
-            "none",
-        ],
+        [sys.executable, *SERVE, *server_flags(port)],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     url = f"http://localhost:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as answer:
-                if answer.read().decode().strip() == "ok":
-                    return server, url
-        except OSError:
-            time.sleep(0.2)
+    if healthy_within(url, 60):
+        return server, url
     server.terminate()
     raise SystemExit(f"streamlit did not start on port {port}")
 

@@ -6,27 +6,23 @@ Never `playwright install` here: the browser is /usr/bin/chromium (apt-get insta
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
+from scripts.chromium import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    SERVE,
+    VIEWPORT,
+    free_port,
+    healthy_within,
+    server_flags,
+)
 from tests.dashboard_support import ROOT, hostile_workspace
 
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 SHOTS = Path(os.environ.get("RAGRECALL_SHOTS", "/tmp/shots"))
 
 
@@ -34,41 +30,25 @@ SHOTS = Path(os.environ.get("RAGRECALL_SHOTS", "/tmp/shots"))
 def browser_type_launch_args(browser_type_launch_args):
     return {
         **browser_type_launch_args,
-        "executable_path": "/usr/bin/chromium",
+        "executable_path": CHROMIUM,
         "args": CHROMIUM_ARGS,
     }
 
 
 @pytest.fixture(scope="session")
 def browser_context_args(browser_context_args):
-    return {**browser_context_args, "viewport": {"width": 1600, "height": 1000}}
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    return {**browser_context_args, "viewport": VIEWPORT}
 
 
 class Server:
     def __init__(self, workspace: Path | None):
-        self.port = _free_port()
+        self.port = free_port()
         env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
         env.pop("RAGRECALL_WORKSPACE", None)
         if workspace is not None:
             env["RAGRECALL_WORKSPACE"] = str(workspace)
         self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "ragrecall_app.serve",  # what `ragrecall ui` runs
-                "--server.headless",
-                "true",
-                "--server.port",
-                str(self.port),
-                "--server.fileWatcherType",
-                "none",
-            ],
+            [sys.executable, *SERVE, *server_flags(self.port)],
             cwd=ROOT,
             env=env,
             stdout=subprocess.DEVNULL,
@@ -77,14 +57,8 @@ class Server:
         self.url = f"http://localhost:{self.port}"
 
     def wait(self, timeout: float = 40) -> Server:
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            try:
-                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=1) as r:
-                    if r.read().decode().strip() == "ok":
-                        return self
-            except OSError:
-                time.sleep(0.2)
+        if healthy_within(self.url, timeout):
+            return self
         self.stop()
         raise RuntimeError(f"streamlit did not start on port {self.port}")
 

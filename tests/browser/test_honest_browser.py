@@ -15,7 +15,8 @@ import sys
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import Server, _free_port
+from scripts.chromium import free_port, server_flags
+from tests.browser.conftest import Server
 from tests.browser.test_dashboard_browser import TIMEOUT, open_page
 from tests.dashboard_support import ROOT, TREC
 
@@ -24,14 +25,13 @@ class LooseServer(Server):
     """conftest's server, started on loose files instead of a workspace folder."""
 
     def __init__(self, gold, run):
-        self.port = _free_port()
+        self.port = free_port()
         env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
         env.pop("RAGRECALL_WORKSPACE", None)
         self.proc = subprocess.Popen(
             [
                 *(sys.executable, "-m", "streamlit", "run", "app.py"),
-                *("--server.headless", "true", "--server.port", str(self.port)),
-                *("--server.fileWatcherType", "none"),
+                *server_flags(self.port),
                 *("--", "--gold", str(gold), "--run", str(run)),
             ],
             cwd=ROOT,

@@ -16,12 +16,12 @@ from playwright.sync_api import Browser, Page, expect
 
 from ragrecall_core import Workspace
 from ragrecall_core.analysis import judge_session as js
+from scripts.chromium import VIEWPORT
 from tests.browser.conftest import Server
 from tests.dashboard_support import ROOT
 
 TIMEOUT = 30_000
 SHOTS3 = Path(os.environ.get("RAGRECALL_SHOTS3", "/tmp/shots3"))
-VIEWPORT = {"width": 1600, "height": 1000}
 
 
 def samples_copy(folder: Path) -> Path:
