@@ -13,8 +13,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import pandas as pd
@@ -356,6 +357,13 @@ def _detail(
     return with_judge_marks(_ws, query_detail(_ws, run, query_id, k, policy), policy.judge)
 
 
+@st.cache_resource(show_spinner=False, max_entries=256)
+def _view_result(name: str, view: tuple, _build: Callable[[], object]) -> object:
+    """What ``_build`` returns for view ``view`` (small values: see :attr:`Context.view_key`),
+    built once and shared by every session and rerun: read-only."""
+    return _build()
+
+
 # ---------------------------------------------------------------- the context
 @dataclass
 class Context:
@@ -384,10 +392,26 @@ class Context:
         """The longest ranked list of each run."""
         return self.facts.depths
 
-    @property
+    @cached_property
     def policy(self) -> Policy:
         """The evaluation policy chosen in the sidebar: every cached computation takes it."""
         return self.state.policy()
+
+    @cached_property
+    def view_key(self) -> tuple:
+        """The view every page's numbers follow, as small values (cheap to hash on each
+        rerun, unlike the frames built from them): the content key (the stored grades'
+        version in it), k, the policy, the pass rule, the split, type and section filters
+        and the runs in charts."""
+        s = self.state
+        policy = repr(self.policy)
+        return (self.key, s.k, policy, s.pass_rule, s.split, s.query_type, s.section, s.runs)
+
+    def memo(self, name: str, build: Callable[[], object], *more) -> object:
+        """``build()``, computed once per view (:attr:`view_key`, and ``more``: small values
+        of what else it reads) and shared by reruns and sessions: read-only. A rerun that
+        changes nothing in the view reads it instead of filtering and formatting again."""
+        return _view_result(name, (*self.view_key, *more), build)
 
     def query_table(self) -> QueryTable:
         with st.spinner(f"Scoring every run at k = {self.state.k} …"):

@@ -9,7 +9,6 @@ pass rule, filters, runs), the numbers it showed first in this session
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from ragrecall_app.context import Context
@@ -24,12 +23,12 @@ def _signature(ctx: Context) -> tuple:
     return (ctx.files_key, s.k, ctx.policy, s.pass_rule, s.split, s.query_type, s.section, s.runs)
 
 
-def grade_notice(ctx: Context, summary: pd.DataFrame) -> None:
+def grade_notice(ctx: Context, now: overview.Numbers) -> None:
     """Say how many grades were stored since the numbers were first shown in this session and
     which runs' numbers moved (nothing when none was stored); a button takes the numbers as
-    seen."""
+    seen. ``now``: the view's numbers as shown (:func:`ragrecall_core.views.overview.numbers`
+    of its headline summary)."""
     seen = st.session_state.setdefault(SEEN, {})
-    now = overview.numbers(ctx.ws, summary, overview.notice_measures(ctx.state.k))
     before = seen.setdefault(_signature(ctx), now)
     change = overview.grade_change(before, now)
     if change is None:

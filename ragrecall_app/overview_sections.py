@@ -1,18 +1,21 @@
-"""The Overview's sections below the headline numbers: queries in view, no-answer queries,
-validation warnings and run configurations (the page composes them)."""
+"""The Overview's numbers and tables for one view, built once (:func:`view`), and its
+sections below the headline numbers: queries in view, no-answer queries, validation
+warnings and run configurations (the page composes them)."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 import pandas as pd
 import streamlit as st
 
 from ragrecall_app import analyses
 from ragrecall_app.context import Context
-from ragrecall_app.render import escape_markdown, literal_table
-from ragrecall_core.analysis.query_table import QueryTable
+from ragrecall_app.render import escape_markdown, escaped_table, literal_frame
 from ragrecall_core.output.literal import as_words, md_labels
 from ragrecall_core.views import overview
 from ragrecall_core.views.compare_view import view_query_ids
+from ragrecall_core.views.harm_view import add_harm_cell, harm_label, with_harm
 
 # query attribute -> (its label, the workspace fact listing its values)
 COUNTED = {
@@ -22,28 +25,61 @@ COUNTED = {
 }
 
 
-def queries_in_view(ctx: Context, rows: pd.DataFrame) -> None:
-    st.subheader("Queries in view")
-    for col, (column, (label, fact)) in zip(st.columns(3), COUNTED.items(), strict=True):
-        with col:
-            if not getattr(ctx.facts, fact):
-                st.caption(f"No {label} in this data: add `{column}` to the gold to count by it.")
-                continue
-            counts = overview.query_counts(rows, column)
-            literal_table(counts.rename(columns={"value": label}))
+@dataclass(frozen=True)
+class OverviewView:
+    """What the Overview shows for one view, the tables escaped for ``st.table``: shared
+    by reruns and sessions (read-only), so a rerun only draws them."""
+
+    queries: int  # distinct queries in view
+    policy_text: str
+    warnings: tuple[tuple[str, str], ...]  # (run, line) of the runs in view
+    headline: pd.DataFrame | None = None  # None: no query in view
+    chart_frame: pd.DataFrame | None = None
+    numbers: overview.Numbers | None = None  # what the grade notice compares
+    counts: dict[str, pd.DataFrame] = field(default_factory=dict)  # column -> its counts
+    no_answer: pd.DataFrame | None = None
 
 
-def no_answer_queries(ctx: Context) -> None:
+def view(ctx: Context) -> OverviewView:
+    """The Overview of the view on screen (computed on its first rerun, then read)."""
+    with st.spinner("Bootstrapping confidence intervals …"):
+        return ctx.memo("overview", lambda: _build(ctx))
+
+
+def _build(ctx: Context) -> OverviewView:
     s = ctx.state
-    st.subheader("No-answer queries")
-    st.caption(
-        "Queries with no relevant chunk: the retriever should not return anything "
-        "confident. They are measured apart from Recall, Hit and MRR."
+    qt = ctx.query_table()
+    rows = ctx.rows(failing=False, group_filters=False)
+    lines = tuple((run, line) for run in s.runs for line in qt.warnings.get(run, []))
+    base = OverviewView(rows["query_id"].nunique(), qt.policy.describe(), lines)
+    if rows.empty:
+        return base
+    harm = analyses.harm(ctx.key, s.k, ctx.policy, tuple(ctx.options.k_choices), ctx.ws)
+    rows = with_harm(rows, harm, s.k)
+    summary = ctx.summary(rows, [*overview.summary_measures(s.k), harm_label(s.k)])
+    counts = {
+        column: literal_frame(overview.query_counts(rows, column).rename(columns={"value": label}))
+        for column, (label, fact) in COUNTED.items()
+        if getattr(ctx.facts, fact)
+    }
+    return OverviewView(
+        queries=base.queries,
+        policy_text=base.policy_text,
+        warnings=lines,
+        headline=literal_frame(add_harm_cell(overview.headline_table(summary, s.k), summary, s.k)),
+        chart_frame=overview.chart_frame(summary),
+        numbers=overview.numbers(ctx.ws, summary, overview.notice_measures(s.k)),
+        counts=counts,
+        no_answer=_no_answer_table(ctx),
     )
+
+
+def _no_answer_table(ctx: Context) -> pd.DataFrame:
+    s = ctx.state
     view_ids = view_query_ids(ctx.ws, s.split, s.query_type, s.section)
     ids = None if view_ids is None else tuple(view_ids)
     no_answer = analyses.no_answer(ctx.key, s.k, ctx.policy, tuple(s.runs), ids, ctx.ws)
-    literal_table(
+    return literal_frame(
         as_words(
             overview.no_answer_table(no_answer.top_scores, s.runs),
             {"mean top score": ("{:.4f}", "no scores")},
@@ -51,17 +87,35 @@ def no_answer_queries(ctx: Context) -> None:
     )
 
 
-def validation_warnings(ctx: Context, qt: QueryTable, filtered: bool) -> None:
+def queries_in_view(shown: OverviewView) -> None:
+    st.subheader("Queries in view")
+    for col, (column, (label, _fact)) in zip(st.columns(3), COUNTED.items(), strict=True):
+        with col:
+            if column not in shown.counts:
+                st.caption(f"No {label} in this data: add `{column}` to the gold to count by it.")
+                continue
+            escaped_table(shown.counts[column])
+
+
+def no_answer_queries(shown: OverviewView) -> None:
+    st.subheader("No-answer queries")
+    st.caption(
+        "Queries with no relevant chunk: the retriever should not return anything "
+        "confident. They are measured apart from Recall, Hit and MRR."
+    )
+    escaped_table(shown.no_answer)
+
+
+def validation_warnings(shown: OverviewView, filtered: bool) -> None:
     st.subheader("Validation warnings")
     if filtered:
         st.caption(
             "Validation warnings cover every query of each run: the sidebar's filters do not "
             "apply to them."
         )
-    lines = [(run, line) for run in ctx.state.runs for line in qt.warnings.get(run, [])]
-    for run, line in lines:
+    for run, line in shown.warnings:
         st.warning(f"**{escape_markdown(run)}**: {escape_markdown(line)}")
-    if not lines:
+    if not shown.warnings:
         st.success("No warnings for the selected runs.")
 
 
@@ -69,7 +123,7 @@ def run_configurations(ctx: Context) -> None:
     runs = ctx.state.runs
     st.subheader("Run configurations")
     st.caption("As loaded from each run's .config.json sidecar; secrets are redacted on load.")
-    configs = ctx.ws.configs()
+    configs = ctx.memo("run_configs", ctx.ws.configs)
     for tab, run in zip(st.tabs(md_labels(runs)), runs, strict=True):
         with tab:
             if configs.get(run):

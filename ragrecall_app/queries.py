@@ -7,6 +7,7 @@ puts the sections in order."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
@@ -25,7 +26,7 @@ from ragrecall_app.render import escape_markdown, policy_note, table_height
 from ragrecall_app.ruled import rule_note
 from ragrecall_app.scope import scope_note
 from ragrecall_app.verdict_form import verdict_form
-from ragrecall_core.analysis.query_table import neighbour
+from ragrecall_core.analysis.query_table import failing_ids, neighbour
 from ragrecall_core.output.literal import as_words
 from ragrecall_core.views import queries_text as qt
 from ragrecall_core.views import scope
@@ -35,11 +36,44 @@ from ragrecall_core.views.plot_events import selected_rows
 from ragrecall_core.views.table_widths import text_width
 
 
-def display(ctx: Context, rows: pd.DataFrame) -> pd.DataFrame:
-    """The table's rows (``rows``: the focus run's), failing queries first in triage order."""
+@dataclass(frozen=True)
+class QueriesView:
+    """The table of one view (run, k, policy, rule, filters, failures-only, verdicts) as it
+    is shown: built once, then shared by reruns and sessions (read-only), so a row click or
+    a step reruns only the reading view, never the table's filtering and formatting."""
+
+    rows: pd.DataFrame  # the focus run's rows under every filter
+    shown: pd.DataFrame  # the table's rows in review order (a row position -> its query)
+    cells: pd.DataFrame  # ``shown`` as the table shows it (numbers as text, missing as words)
+    triage: tuple[str, ...]  # the failing queries in triage order (J / K)
+    caption: str  # the line over the table
+    id_width: int  # the query_id column's width in pixels
+
+
+def view(ctx: Context) -> QueriesView:
+    """The Queries table of the view on screen (built on the view's first rerun)."""
     s = ctx.state
+    groups = tuple(sorted(s.filters().items()))
+    return ctx.memo(
+        "queries", lambda: _build(ctx), s.focus, s.failing_only, groups, ctx.verdicts_version()
+    )
+
+
+def _build(ctx: Context) -> QueriesView:
+    s = ctx.state
+    rows = ctx.rows(runs=[s.focus])
     harm = analyses.harm(ctx.key, s.k, ctx.policy, tuple(ctx.options.k_choices), ctx.ws)
-    return qt.display(rows, ctx.query_table().table, harm, s.k, s.runs)
+    # the meeting's triage order; J / K step through the failing queries in it
+    display = qt.display(rows, ctx.query_table().table, harm, s.k, s.runs)
+    shown = qt.in_review_order(display, s.k)
+    return QueriesView(
+        rows=rows,
+        shown=shown,
+        cells=as_words(shown, qt.formats(s.k)),
+        triage=tuple(failing_ids(display)),
+        caption=qt.table_caption(s.focus, s.k, rows, escape_markdown),
+        id_width=text_width(shown["query_id"]),
+    )
 
 
 def head(ctx: Context) -> None:
@@ -116,7 +150,7 @@ def open_query_rows(
     )
 
 
-def table_bar(s: ViewState, run: str, rows: pd.DataFrame):
+def table_bar(s: ViewState, caption: str):
     """The failures-only button, a place for J's first-failing button (returned: drawn once
     it is known that no query is open) and the line over the table, in one row."""
     # the buttons at their own width (never cut), the caption in the rest of the row
@@ -133,7 +167,7 @@ def table_bar(s: ViewState, run: str, rows: pd.DataFrame):
         help=qt.SWITCH_HELP,
     )
     first_failing = bar.empty()
-    bar.caption(qt.table_caption(run, s.k, rows, escape_markdown))
+    bar.caption(caption)
     return first_failing
 
 
@@ -152,13 +186,13 @@ def group_banner(s: ViewState) -> None:
     )
 
 
-def column_config(k: int, shown: pd.DataFrame) -> dict:
+def column_config(k: int, id_width: int) -> dict:
     """Pixel widths: the review columns (and a verdict) fit the ~1,100 px of a 1600 px
     screen."""
     text = st.column_config.TextColumn
     return {
         "status": text("status", width=70),
-        "query_id": text("query_id", width=text_width(shown["query_id"])),
+        "query_id": text("query_id", width=id_width),
         "query": text("query", width=280),
         "type": text(width=110),
         "section": text(width=95),
@@ -173,10 +207,11 @@ def column_config(k: int, shown: pd.DataFrame) -> dict:
     }
 
 
-def table(k: int, shown: pd.DataFrame) -> str:
+def table(k: int, view: QueriesView) -> str:
     """The table of queries; the query a new row selection opens ("" when none)."""
+    shown = view.shown
     event = st.dataframe(
-        as_words(shown, qt.formats(k)),
+        view.cells,
         key="queries_table",
         on_select="rerun",
         selection_mode="single-row",
@@ -185,7 +220,7 @@ def table(k: int, shown: pd.DataFrame) -> str:
         # sized to its rows (up to 13, then it scrolls): the height changes with the rows
         # only, never with what is open (a new height makes streamlit send the table again)
         height=table_height(len(shown), most=13),
-        column_config=column_config(k, shown),
+        column_config=column_config(k, view.id_width),
     )
     # A new row selection opens that query (compared with the last one seen, so the
     # previous / next buttons are not overridden by a stale table selection).

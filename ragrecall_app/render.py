@@ -21,17 +21,27 @@ def escape_markdown(text: str) -> str:
     return "  \n".join(md_literal(line) for line in str(text).split("\n"))
 
 
-def literal_table(frame: pd.DataFrame, hide_index: bool = True) -> None:
-    """``frame`` as a static ``st.table``, every text cell and header shown as written.
-
-    ``st.table`` renders Markdown in each cell and header (links, images, ``:red[...]``,
-    maths), so text is escaped first; numbers stay numbers. It is drawn as plain HTML, far
-    quicker on a first page than ``st.dataframe``'s canvas grid."""
+def literal_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every text cell and header escaped for ``st.table`` (which renders
+    Markdown in each: links, images, ``:red[...]``, maths); numbers stay numbers. Built once
+    per view where it is cached (:meth:`ragrecall_app.context.Context.memo`), then shown by
+    :func:`escaped_table` on every rerun."""
     shown = frame.rename(columns=md_literal)
     for column in shown.columns:
         if not pd.api.types.is_numeric_dtype(shown[column]):
             shown[column] = shown[column].map(lambda v: v if pd.isna(v) else md_literal(v))
-    st.table(shown, hide_index=hide_index)
+    return shown
+
+
+def escaped_table(frame: pd.DataFrame, hide_index: bool = True) -> None:
+    """A frame :func:`literal_frame` escaped, as a static ``st.table``: plain HTML, far
+    quicker on a first page than ``st.dataframe``'s canvas grid."""
+    st.table(frame, hide_index=hide_index)
+
+
+def literal_table(frame: pd.DataFrame, hide_index: bool = True) -> None:
+    """``frame`` as a static ``st.table``, every text cell and header shown as written."""
+    escaped_table(literal_frame(frame), hide_index)
 
 
 # st.dataframe's row and header height in pixels, and its border

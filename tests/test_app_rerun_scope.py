@@ -1,0 +1,76 @@
+"""AppTest: a rerun does only what its click changes (issue 30). The view's tables are built
+on its first rerun and read afterwards: a row click, a rerun or a return to a view seen
+before does not filter and format them again. Counted by calls of the builders, never timed.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections import Counter
+
+import pytest
+
+from ragrecall_core.views import overview, queries_text
+from tests.dashboard_support import ROOT, app, no_exception, titles
+
+
+@pytest.fixture
+def samples(tmp_path, monkeypatch):
+    """A copy of data_samples: its own content key, so no earlier test's cache answers."""
+    folder = tmp_path / "ws"
+    shutil.copytree(ROOT / "data_samples", folder)
+    monkeypatch.setenv("RAGRECALL_WORKSPACE", str(folder))
+    return folder
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    """Calls of the builders of the Overview's headline table and of the Queries table."""
+    counted = Counter()
+
+    def counting(module, name):
+        original = getattr(module, name)
+
+        def wrapper(*args, **kwargs):
+            counted[name] += 1
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, wrapper)
+
+    counting(overview, "headline_table")
+    counting(queries_text, "display")
+    return counted
+
+
+def select_row(at, row: int):
+    at.session_state["queries_table"] = {"selection": {"rows": [row], "columns": [], "cells": []}}
+    return at.run()
+
+
+def test_overview_reruns_read_the_views_tables(samples, calls):
+    at = app()
+    no_exception(at)
+    assert calls["headline_table"] == 1
+    at.run()
+    at.run()
+    assert calls["headline_table"] == 1  # nothing changed: read, not built again
+    at.selectbox(key="side_k").select(10).run()
+    assert calls["headline_table"] == 2  # a new view
+    at.selectbox(key="side_k").select(5).run()
+    assert calls["headline_table"] == 2  # a view seen before
+    no_exception(at)
+
+
+def test_a_row_click_does_not_rebuild_the_queries_table(samples, calls):
+    at = app().switch_page("pages/queries.py").run()
+    assert titles(at) == ["Queries"] and calls["display"] == 1
+    table = at.dataframe(key="queries_table").value
+    select_row(at, 3)
+    no_exception(at)
+    assert at.query_params["q"] in (table.at[3, "query_id"], [table.at[3, "query_id"]])
+    select_row(at, 5)
+    at.button(key="queries_next").click().run()
+    no_exception(at)
+    assert calls["display"] == 1  # the reading view changed three times, the table never
+    at.selectbox(key="side_section").select("hr").run()
+    assert calls["display"] == 2  # a filter is a new table
