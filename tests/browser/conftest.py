@@ -70,6 +70,29 @@ class Server:
             self.proc.kill()
 
 
+def settled(page, after_ms: int = 500, timeout_ms: int = 60_000) -> None:
+    """The script has run and the page has painted: a rerun may start just after a click,
+    so first a short wait, then until the app's script state leaves ``running``, then
+    ``after_ms`` for the browser to paint."""
+    page.wait_for_timeout(300)
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=stApp]')"
+        ".getAttribute('data-test-script-state') !== 'running'",
+        timeout=timeout_ms,
+    )
+    page.wait_for_timeout(after_ms)
+
+
+@pytest.fixture(scope="module")
+def server():
+    """A dashboard server on data_samples/ of one test module's own."""
+    started = Server(None).wait()
+    try:
+        yield started
+    finally:
+        started.stop()
+
+
 @pytest.fixture(scope="session")
 def servers(tmp_path_factory):
     """Two servers started together: data_samples, and a workspace of hostile text. No

@@ -23,7 +23,7 @@ from ragrecall_core.analysis.query_table import (
     filter_table,
     query_table,
 )
-from tests.browser.conftest import Server
+from tests.browser.conftest import Server, settled
 from tests.browser.test_judge_browser import samples_copy
 from tests.dashboard_support import ROOT
 
@@ -42,17 +42,6 @@ def meeting(tmp_path_factory):
         server.stop()
 
 
-def settled(page: Page) -> None:
-    """The script has run and the page has painted (a rerun may start just after a click)."""
-    page.wait_for_timeout(300)
-    page.wait_for_function(
-        "() => document.querySelector('[data-testid=stApp]')"
-        ".getAttribute('data-test-script-state') !== 'running'",
-        timeout=TIMEOUT,
-    )
-    page.wait_for_timeout(400)
-
-
 def choose(page: Page, box, value: str) -> None:
     """Pick ``value`` in a selectbox. A click that lands while the page redraws can toggle
     the list shut again, so the list is opened again until its option shows (3 tries)."""
@@ -65,7 +54,7 @@ def choose(page: Page, box, value: str) -> None:
             break
         except PlaywrightError:
             page.keyboard.press("Escape")
-            settled(page)
+            settled(page, 400)
     option.click(timeout=TIMEOUT)
 
 
@@ -98,33 +87,33 @@ def test_the_meeting(page: Page, meeting, shots):
     expect(page.locator("h1").filter(has_text="Overview")).to_be_visible(timeout=TIMEOUT)
 
     # 1. filter a section in the sidebar, then go to Failures
-    settled(page)  # a first page may still be rerunning: its widgets are redrawn
+    settled(page, 400)  # a first page may still be rerunning: its widgets are redrawn
     sidebar = page.locator("[data-testid=stSidebar]")
     choose(page, sidebar.get_by_role("combobox", name="Corpus section"), SECTION)
-    settled(page)
+    settled(page, 400)
     page.get_by_role("link", name="Failures").click()
     expect(page.locator("h1").filter(has_text="Failures")).to_be_visible(timeout=TIMEOUT)
     page.wait_for_selector(".js-plotly-plot .point path", timeout=TIMEOUT)
-    settled(page)
+    settled(page, 400)
     page.screenshot(path=str(shots / "meeting_1_failures.png"))
 
     # 2. open the failing queries of a group from a bar: Queries names the filter
     page.locator(".js-plotly-plot .point path").first.click(force=True)
     expect(page.get_by_text("Opened from Failures")).to_be_visible(timeout=TIMEOUT)
-    settled(page)
+    settled(page, 400)
     assert f"section={SECTION}" in page.url
 
     # 3. open the first failing query of the run from its table row
     page.goto(f"{server.url}/query-table?focus={RUN}&section={SECTION}&failing=1")
     expect(page.locator("h1").filter(has_text="Queries")).to_be_visible(timeout=TIMEOUT)
-    settled(page)
+    settled(page, 400)
     table = page.locator(".st-key-queries_table [data-testid=stDataFrame]")
     table.scroll_into_view_if_needed()
     box = table.bounding_box()
     page.mouse.click(box["x"] + 16, box["y"] + 35 + 17)
     first = failing[0]
     expect(page.get_by_text(f"Query {first} · run {RUN}")).to_be_visible(timeout=TIMEOUT)
-    settled(page)
+    settled(page, 400)
 
     # 4. read: the gold chunk's text and the run's retrieved text are on the screen as text
     expect(page.get_by_text("Gold list: what the answer needs")).to_be_visible()
@@ -145,14 +134,14 @@ def test_the_meeting(page: Page, meeting, shots):
     page.locator("h1").first.click()
     page.keyboard.press("j")
     expect(page.get_by_text(f"Query {failing[1]} · run {RUN}")).to_be_visible(timeout=TIMEOUT)
-    settled(page)
+    settled(page, 400)
     expect(page).to_have_url(re.compile(rf"q={failing[1]}"))  # a copied link opens it
 
     # 7. the verdicts grouped on Failures
     page.get_by_role("link", name="Failures").click()
     expect(page.locator("h1").filter(has_text="Failures")).to_be_visible(timeout=TIMEOUT)
     page.get_by_role("radio", name="meeting reason").click()
-    settled(page)
+    settled(page, 400)
     groups = page.locator(".st-key-failures_groups")
     expect(groups).to_be_visible(timeout=TIMEOUT)
     page.wait_for_selector(".js-plotly-plot .point path", timeout=TIMEOUT)

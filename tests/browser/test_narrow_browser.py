@@ -13,7 +13,7 @@ from ragrecall_app.render import ROW_PX
 from ragrecall_core import Workspace
 from ragrecall_core.analysis.query_table import query_table
 from ragrecall_core.views.failure_groups import failure_groups
-from tests.browser.conftest import Server
+from tests.browser.conftest import Server, settled
 from tests.dashboard_support import ROOT
 
 TIMEOUT = 60_000
@@ -46,26 +46,6 @@ CUT_TEXT = """() => {
   }
   return cut;
 }"""
-
-
-@pytest.fixture(scope="module")
-def server():
-    started = Server(None).wait()
-    try:
-        yield started
-    finally:
-        started.stop()
-
-
-def settled(page: Page) -> None:
-    """The script has run and the page has painted."""
-    page.wait_for_timeout(300)
-    page.wait_for_function(
-        "() => document.querySelector('[data-testid=stApp]')"
-        ".getAttribute('data-test-script-state') !== 'running'",
-        timeout=TIMEOUT,
-    )
-    page.wait_for_timeout(500)
 
 
 # text only the finished page shows, beyond its title

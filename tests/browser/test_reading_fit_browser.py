@@ -12,7 +12,7 @@ from playwright.sync_api import Page, expect
 
 from ragrecall_core import Workspace
 from ragrecall_core.analysis.query_detail import query_detail
-from tests.browser.conftest import Server
+from tests.browser.conftest import settled
 from tests.dashboard_support import ROOT
 
 TIMEOUT = 60_000
@@ -23,26 +23,6 @@ QUERIES = ("q046", "q020", "q045")
 CARD = "[data-testid=stMain] [data-testid=stHtml] div[style*='border-left']"
 # a gold card's heading says where the run put the chunk (ragrecall_app.reading.found_text)
 GOLD_HEADING = re.compile(r"^\W*(not retrieved|found at rank)")
-
-
-@pytest.fixture(scope="module")
-def server():
-    started = Server(None).wait()
-    try:
-        yield started
-    finally:
-        started.stop()
-
-
-def settled(page: Page) -> None:
-    """The script has run and the page has painted."""
-    page.wait_for_timeout(300)
-    page.wait_for_function(
-        "() => document.querySelector('[data-testid=stApp]')"
-        ".getAttribute('data-test-script-state') !== 'running'",
-        timeout=TIMEOUT,
-    )
-    page.wait_for_timeout(800)
 
 
 def off_screen(page: Page, name: str, locator) -> list[str]:
@@ -72,7 +52,7 @@ def test_the_query_its_gold_and_the_top_retrieved_fit_the_first_screen(
     heading = page.get_by_text(f"Query {query_id} · run {RUN}")
     expect(heading).to_be_visible(timeout=TIMEOUT)
     expect(page.locator(CARD).filter(has_text=f"#{top} · ").first).to_be_visible(timeout=TIMEOUT)
-    settled(page)
+    settled(page, 800)
     page.screenshot(path=str(shots / f"reading_{query_id}_{width}x{height}.png"))
     query = page.locator("[data-testid=stHtml] div").filter(has_text=detail.query["query"])
     outside = off_screen(page, "query", query.last)
@@ -93,7 +73,7 @@ def test_a_click_opens_a_card_whole(page: Page, server, shots):
     page.goto(f"{server.url}/query-table?q=q045&focus={RUN}&present=1")
     first = page.locator(CARD).filter(has_text="#1 · ").first
     expect(first).to_be_visible(timeout=TIMEOUT)
-    settled(page)
+    settled(page, 800)
     text = first.locator(".rr-clip").nth(1)  # the document line, then the text
     lines = (
         "e => [e.scrollHeight > e.clientHeight + 1, e.clientHeight / "
