@@ -9,33 +9,31 @@ from ragrecall_app.context import current, missing_notes
 from ragrecall_app.render import notes, policy_note
 from ragrecall_app.ruled import rule_note
 from ragrecall_app.scope import scope_note
-from ragrecall_core.analysis.pass_rule import pass_measure
 from ragrecall_core.views import failures_text as ft
 from ragrecall_core.views import scope
-from ragrecall_core.views.failure_groups import failure_groups
 
 ctx = current()
 s = ctx.state
-rows = ctx.rows(failing=False, group_filters=False)
-measure = pass_measure(s.pass_rule, s.k)
+# the groups, their chart and counts: built once per view and grouping, then read
+shown = failures.view(ctx)
+failures.follow_click(ctx, shown)  # a bar or row picked: its queries open on Queries
 
 st.title("Failures")
 scope_note(ctx, scope.FAILURES)
 notes(missing_notes(ctx.facts))
 policy_note(ctx.policy)
 rule_note(ctx)
-failures.counts(ctx, rows, measure)
+st.caption(shown.caption)
 
 # the meeting's reason is offered when the rows carry the verdicts (Context.rows attaches them)
-labels, missing = failures.pick_grouping(rows)
+failures.pick_grouping(shown)
 dimension = s.group_by  # the view state puts a deselected control back on the default
-if dimension in missing:
-    st.info(ft.missing_text(labels[dimension], missing[dimension]))
+if dimension in shown.missing:
+    st.info(ft.missing_text(shown.labels[dimension], shown.missing[dimension]))
     st.stop()
-groups = failure_groups(rows, dimension)
-if groups.empty:
+if shown.groups.empty:
     st.success(ft.none_failing(s.k))
     st.stop()
 
-failures.chart(ctx, groups, dimension, labels[dimension], measure)
-failures.group_table(ctx, groups, dimension, labels[dimension])
+failures.chart(shown)
+failures.group_table(shown, shown.labels[dimension])

@@ -5,16 +5,23 @@ groups come from :mod:`ragrecall_core.views.failure_groups`, the words around th
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 import pandas as pd
 import streamlit as st
 
-from ragrecall_app.context import Context, go, new_selection, state_key
-from ragrecall_app.figures import figure
+from ragrecall_app.context import Context, new_selection, state_key
+from ragrecall_app.context import go as go_to
 from ragrecall_app.render import escape_markdown, table_height
+from ragrecall_core.analysis.pass_rule import pass_measure
 from ragrecall_core.views import charts
 from ragrecall_core.views import failures_text as ft
-from ragrecall_core.views.failure_groups import missing_dimensions
+from ragrecall_core.views.failure_groups import COLUMNS, failure_groups, missing_dimensions
 from ragrecall_core.views.plot_events import point_run_and_label, selected_points, selected_rows
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
 
 QUERIES_PAGE = "pages/queries.py"
 
@@ -23,19 +30,63 @@ def open_group(ctx: Context, dimension: str, run: str, group: str) -> None:
     """Open the group's failing queries on Queries, the filter named there in a banner (also
     a sidebar one: query type, section) with a way back."""
     changes = ft.group_changes(dimension, group, ctx.state.without_group_filters())
-    go(QUERIES_PAGE, focus=run, failing_only=True, query_id="", **changes)
+    go_to(QUERIES_PAGE, focus=run, failing_only=True, query_id="", **changes)
 
 
-def counts(ctx: Context, rows: pd.DataFrame, measure: str) -> None:
-    """Failing / answerable queries per run, in one line."""
-    st.caption(ft.counts_caption(rows, ctx.state.k, measure, escape_markdown))
+@dataclass(frozen=True)
+class FailuresView:
+    """The Failures page of one view and grouping: built once, shared by reruns and
+    sessions (read-only)."""
+
+    caption: str  # failing / answerable queries per run
+    labels: dict[str, str]  # the groupings the rows carry -> their labels
+    missing: dict[str, str]  # the groupings the data lacks -> what would enable each
+    groups: pd.DataFrame  # failing queries per group and run (empty: none failing)
+    chart: go.Figure | None = None  # None: no group
+    trace_runs: tuple[str, ...] = ()
 
 
-def pick_grouping(rows: pd.DataFrame) -> tuple[dict[str, str], dict[str, str]]:
-    """The grouping picker; the groupings' labels, and those the data lacks with what would
-    enable each."""
+def view(ctx: Context) -> FailuresView:
+    """The Failures page of the view on screen and its grouping (the sidebar's ``group_by``)."""
+    s = ctx.state
+    return ctx.memo("failures", lambda: _build(ctx), s.group_by, ctx.verdicts_version())
+
+
+def _build(ctx: Context) -> FailuresView:
+    s = ctx.state
+    rows = ctx.rows(failing=False, group_filters=False)
+    measure = pass_measure(s.pass_rule, s.k)
     labels = ft.grouping_labels(rows.columns)
     missing = missing_dimensions(rows)
+    caption = ft.counts_caption(rows, s.k, measure, escape_markdown)
+    if s.group_by in missing:
+        return FailuresView(caption, labels, missing, pd.DataFrame(columns=COLUMNS))
+    groups = failure_groups(rows, s.group_by)
+    if groups.empty:
+        return FailuresView(caption, labels, missing, groups)
+    label = labels[s.group_by]
+    title = ft.chart_title(measure, label)
+    chart = charts.failure_bars(groups, ctx.colors, label, s.k, title)
+    runs = tuple(dict.fromkeys(groups["run"]))
+    return FailuresView(caption, labels, missing, groups, chart, runs)
+
+
+def follow_click(ctx: Context, shown: FailuresView) -> None:
+    """A bar or a row picked on the last run opens its group's queries on Queries: before
+    this page draws anything (its chart and table would be sent only to be replaced)."""
+    points = selected_points(st.session_state.get("failures_chart"))
+    if new_selection("failures_chart", points):
+        run, group = point_run_and_label(points[0], shown.trace_runs, "y")
+        open_group(ctx, ctx.state.group_by, run, group)
+    picked = selected_rows(st.session_state.get("failures_groups"))
+    if new_selection("failures_groups", picked) and picked[0] < len(shown.groups):
+        chosen = shown.groups.iloc[picked[0]]
+        open_group(ctx, ctx.state.group_by, str(chosen["run"]), str(chosen["group"]))
+
+
+def pick_grouping(shown: FailuresView) -> None:
+    """The grouping picker (a grouping the data lacks is named so)."""
+    labels, missing = shown.labels, shown.missing
     st.segmented_control(
         "Group failing queries by",
         list(labels),
@@ -43,44 +94,36 @@ def pick_grouping(rows: pd.DataFrame) -> tuple[dict[str, str], dict[str, str]]:
         key=state_key("group_by"),
         selection_mode="single",
     )
-    return labels, missing
 
 
-def chart(ctx: Context, groups: pd.DataFrame, dimension: str, label: str, measure: str) -> None:
-    """Failing queries per group and run as bars; a click opens the bar's queries."""
-    trace_runs = list(dict.fromkeys(groups["run"]))
-    title = ft.chart_title(measure, label)
-    fig = figure(charts.failure_bars, groups, ctx.colors, label, ctx.state.k, title)
-    event = st.plotly_chart(
-        fig, key="failures_chart", on_select="rerun", selection_mode="points", width="stretch"
+def chart(shown: FailuresView) -> None:
+    """Failing queries per group and run as bars; a click opens the bar's queries
+    (:func:`follow_click`, on the next run)."""
+    st.plotly_chart(
+        shown.chart,
+        key="failures_chart",
+        on_select="rerun",
+        selection_mode="points",
+        width="stretch",
     )
-    points = selected_points(event)
-    if new_selection("failures_chart", points):
-        run, group = point_run_and_label(points[0], trace_runs, "y")
-        open_group(ctx, dimension, run, group)
 
 
-def group_table(ctx: Context, groups: pd.DataFrame, dimension: str, label: str) -> None:
+def group_table(shown: FailuresView, label: str) -> None:
     """The groups as a table with their rate; picking a row opens its queries."""
     st.subheader("Groups")
     st.caption(ft.GROUPS_CAPTION)
-    table = groups.rename(columns={"group": label}).drop(columns="dimension")
-    picked = selected_rows(
-        st.dataframe(
-            table,
-            key="failures_groups",
-            on_select="rerun",
-            selection_mode="single-row",
-            hide_index=True,
-            width="stretch",
-            height=table_height(len(table), most=20),
-            column_config={
-                "rate": st.column_config.ProgressColumn(
-                    "rate", format="percent", min_value=0.0, max_value=1.0
-                )
-            },
-        )
+    table = shown.groups.rename(columns={"group": label}).drop(columns="dimension")
+    st.dataframe(
+        table,
+        key="failures_groups",
+        on_select="rerun",
+        selection_mode="single-row",
+        hide_index=True,
+        width="stretch",
+        height=table_height(len(table), most=20),
+        column_config={
+            "rate": st.column_config.ProgressColumn(
+                "rate", format="percent", min_value=0.0, max_value=1.0
+            )
+        },
     )
-    if new_selection("failures_groups", picked):
-        chosen = groups.iloc[picked[0]]
-        open_group(ctx, dimension, str(chosen["run"]), str(chosen["group"]))

@@ -9,6 +9,7 @@ import shutil
 from collections import Counter
 
 import pytest
+import streamlit as st
 
 from ragrecall_core.views import overview, queries_text
 from tests.dashboard_support import ROOT, app, no_exception, titles
@@ -74,3 +75,44 @@ def test_a_row_click_does_not_rebuild_the_queries_table(samples, calls):
     assert calls["display"] == 1  # the reading view changed three times, the table never
     at.selectbox(key="side_section").select("hr").run()
     assert calls["display"] == 2  # a filter is a new table
+
+
+@pytest.fixture
+def charts_drawn(monkeypatch):
+    """Keys of the plotly charts drawn, in order."""
+    drawn = []
+    original = st.plotly_chart
+
+    def counting(*args, **kwargs):
+        drawn.append(kwargs.get("key"))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(st, "plotly_chart", counting)
+    return drawn
+
+
+NEVER = "never retrieved"
+FAILURES_BAR = {"points": [{"curve_number": 0, "y": NEVER, "x": 5, "customdata": ["bm25", NEVER]}]}
+RANKS_BAR = {"points": [{"curve_number": 0, "x": "1", "customdata": ["bm25", "1", 0.1]}]}
+
+
+@pytest.mark.parametrize(
+    ("page", "key", "selection", "param"),
+    [
+        ("pages/failures.py", "failures_chart", FAILURES_BAR, "fclass"),
+        ("pages/ranks.py", "ranks_hist", RANKS_BAR, "bin"),
+    ],
+)
+def test_a_bar_click_opens_queries_before_drawing_its_page(
+    samples, charts_drawn, page, key, selection, param
+):
+    """The click's run switches to Queries first: the clicked page's charts are not drawn
+    again only to be replaced."""
+    at = app().switch_page(page).run()
+    assert key in charts_drawn
+    charts_drawn.clear()
+    at.session_state[key] = {"selection": selection}
+    at.run()
+    no_exception(at)
+    assert titles(at) == ["Queries"] and param in at.query_params
+    assert charts_drawn == []

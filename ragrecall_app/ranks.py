@@ -1,0 +1,59 @@
+"""The Ranks page's charts of one view, built once (:func:`view`), and a bar click that
+opens its bin's queries on Queries (:func:`follow_click`); ``pages/ranks.py`` lays them
+out. The frames come from :mod:`ragrecall_core.views.ranks`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import streamlit as st
+
+from ragrecall_app.context import Context, go, new_selection
+from ragrecall_core.views import charts, ranks
+from ragrecall_core.views.plot_events import point_run_and_label, selected_points
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as pgo
+
+QUERIES_PAGE = "pages/queries.py"
+
+
+@dataclass(frozen=True)
+class RanksView:
+    """The Ranks page of one view: shared by reruns and sessions (read-only)."""
+
+    counts: str  # answerable queries per run, in words
+    histogram: pgo.Figure  # where the first relevant item lands, per run
+    trace_runs: tuple[str, ...]  # the histogram's runs, trace by trace
+    curve: pgo.Figure  # Hit@k as k grows
+
+
+def view(ctx: Context) -> RanksView:
+    """The Ranks charts of the view on screen (built on the view's first rerun)."""
+    return ctx.memo("ranks", lambda: _build(ctx))
+
+
+def _build(ctx: Context) -> RanksView:
+    s = ctx.state
+    rows = ctx.rows(failing=False, group_filters=False)
+    # the bins of the query table (its rank_bin column): up to the longest list of any run
+    depth = max(ctx.depths.values() or [1])
+    hist = ranks.first_rank_counts(rows, depth)
+    curve = ranks.hit_rate_by_depth(rows, {r: ctx.depths.get(r, 1) for r in s.runs})
+    return RanksView(
+        counts=ranks.answerable_counts(rows),
+        histogram=charts.first_rank_histogram(hist, ctx.colors),
+        trace_runs=tuple(dict.fromkeys(hist["run"])),
+        curve=charts.hit_curve(curve, ctx.colors, s.k),
+    )
+
+
+def follow_click(ctx: Context, shown: RanksView) -> None:
+    """A bar picked on the last run opens its bin's queries on Queries (one behaviour for
+    every bar, the filter named in a banner there): before this page draws anything."""
+    points = selected_points(st.session_state.get("ranks_hist"))
+    if new_selection("ranks_hist", points):
+        run, label = point_run_and_label(points[0], shown.trace_runs, "x")
+        changes = {**ctx.state.without_group_filters(), "opened_from": "rank_bin"}
+        go(QUERIES_PAGE, focus=run, query_id="", **changes, rank_bin=label)
