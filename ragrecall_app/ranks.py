@@ -55,5 +55,6 @@ def follow_click(ctx: Context, shown: RanksView) -> None:
     points = selected_points(st.session_state.get("ranks_hist"))
     if new_selection("ranks_hist", points):
         run, label = point_run_and_label(points[0], shown.trace_runs, "x")
+        # the filters an earlier bar or group set are replaced, not combined
         changes = {**ctx.state.without_group_filters(), "opened_from": "rank_bin"}
-        go(QUERIES_PAGE, focus=run, query_id="", **changes, rank_bin=label)
+        go(QUERIES_PAGE, focus=run, query_id="", **{**changes, "rank_bin": label})

@@ -116,3 +116,15 @@ def test_a_bar_click_opens_queries_before_drawing_its_page(
     no_exception(at)
     assert titles(at) == ["Queries"] and param in at.query_params
     assert charts_drawn == []
+
+
+def test_a_second_ranks_bar_replaces_the_first_bin(samples):
+    at = app().switch_page("pages/ranks.py").run()
+    for label in ("1", "not retrieved"):
+        at.switch_page("pages/ranks.py").run()
+        point = {"curve_number": 0, "x": label, "customdata": ["bm25", label]}
+        at.session_state["ranks_hist"] = {"selection": {"points": [point]}}
+        at.run()
+        no_exception(at)
+        assert titles(at) == ["Queries"]
+        assert at.query_params["bin"] in (label, [label])
