@@ -346,20 +346,23 @@ FROM read_csv($path, delim=$delim, header=false, auto_detect=false, quote='', es
 # ranks) out of trec_eval's order is numbered again by docno descending. One pass of the
 # rows in file order decides both orders (any order that passes proves it); it keeps only
 # the rows the decision needs: each block's first row, any row out of the writer's order
-# (then the run is sorted) and any tied row whose docno does not fall (its group is then
-# numbered again). A file in trec_eval's order keeps one row per query.
+# (then the run is sorted) and every row that ties the row before it (same query and score),
+# with that row's rowid and docno: what numbering a tie group again needs (its tied rows and
+# the row before the first). A group out of trec_eval's order has a tied row whose docno
+# does not fall. A file without ties keeps one row per query.
 TREC_PASS_SQL = """
 CREATE TEMP TABLE {table}_ties AS
-SELECT qid, score, starts, in_order, tie_out_of_order
-FROM (SELECT qid, score,
+SELECT row, qid, docno, rank, score, starts, in_order, tied, tie_out_of_order, before, before_docno
+FROM (SELECT rowid AS row, qid, docno, rank, score,
              qid IS DISTINCT FROM lag(qid) OVER pass AS starts,
              coalesce(CASE WHEN qid IS DISTINCT FROM lag(qid) OVER pass THEN rank = 1
                            ELSE rank = lag(rank) OVER pass + 1
                                 AND score <= lag(score) OVER pass END, false) AS in_order,
-             coalesce(qid = lag(qid) OVER pass AND score = lag(score) OVER pass
-                      AND docno >= lag(docno) OVER pass, false) AS tie_out_of_order
+             coalesce(qid = lag(qid) OVER pass AND score = lag(score) OVER pass, false) AS tied,
+             lag(rowid) OVER pass AS before, lag(docno) OVER pass AS before_docno,
+             tied AND coalesce(docno >= before_docno, false) AS tie_out_of_order
       FROM {table} WINDOW pass AS ())
-WHERE starts OR NOT in_order OR tie_out_of_order
+WHERE starts OR NOT in_order OR tied
 """
 # the writer's order: every row in it, and each query one block (started once)
 WRITERS_ORDER_SQL = """
@@ -372,20 +375,22 @@ TREC_ORDER_SQL = f"""
 SELECT ({WRITERS_ORDER_SQL})
        AND NOT EXISTS (SELECT 1 FROM {{table}}_ties WHERE tie_out_of_order)
 """
-# Each row of a tie group out of trec_eval's order (found in one scan, by its query and
-# score) gets as rank its place in that order, where that differs: the rank column of a
-# TREC run is ignored (trec_eval's order decides), so the position it gives
-# (RANKS_AS_POSITIONS_STEPS) is then right without a column of positions being written.
+# Each row of a tie group gets as rank its place in trec_eval's order of its group, where
+# that differs: the rank column of a TREC run is ignored (trec_eval's order decides), so the
+# position it gives (RANKS_AS_POSITIONS_STEPS) is then right without a column of positions
+# being written. In the writer's order a group's rows are neighbours ranked over a span: its
+# tied rows and the row before the first (rank one less), all read from what the pass kept
+# (joining the whole table on the groups' query and score: 0.75 -> 0.25 s CPU, 7M lines).
 RENUMBER_TIES_SQL = f"""
 UPDATE {{table}} SET rank = tied.position
 FROM (SELECT row, position
-      FROM (SELECT t.rowid AS row, t.rank,
-                   min(t.rank) OVER tie + row_number() OVER (tie ORDER BY t.{TIE_ORDER}) - 1
+      FROM (SELECT row, rank,
+                   min(rank) OVER tie + row_number() OVER (tie ORDER BY {TIE_ORDER}) - 1
                        AS position
-            FROM {{table}} t
-            SEMI JOIN (SELECT DISTINCT qid, score FROM {{table}}_ties WHERE tie_out_of_order) g
-                   ON t.qid = g.qid AND t.score = g.score
-            WINDOW tie AS (PARTITION BY t.qid, t.score))
+            FROM (SELECT row, qid, docno, rank, score FROM {{table}}_ties WHERE tied
+                  UNION
+                  SELECT before, qid, before_docno, rank - 1, score FROM {{table}}_ties WHERE tied)
+            WINDOW tie AS (PARTITION BY qid, score))
       WHERE position <> rank) AS tied
 WHERE {{table}}.rowid = tied.row
 """
