@@ -1,10 +1,15 @@
-"""Recall@k, RR@k and Hit@k of ``data_samples`` computed from its raw files in plain Python,
-without ragrecall: the independent side of the dashboard's correctness tests.
+"""Recall@k, RR@k, Hit@k, P@k, nDCG@k and Harm@k of ``data_samples`` computed from its raw
+files in plain Python, without ragrecall: the independent side of the dashboard's
+correctness tests.
 
-By the definitions alone (README's measure table and ``Policy``'s docstring): a run's list is
-read in its ``rank`` order; Recall@k = relevant items in the top k / relevant items; RR@k =
-1 / rank of the first relevant item in the top k (0 if none); Hit@k = 1 if any relevant item
-is in the top k. Queries without a relevant item (no-answer) are left out of the mean.
+By the definitions alone (SPEC's measure list, README's measure table and ``Policy``'s
+docstring): a run's list is read in its ``rank`` order; Recall@k = relevant items in the top k
+/ relevant items; RR@k = 1 / rank of the first relevant item in the top k (0 if none); Hit@k =
+1 if any relevant item is in the top k; P@k = relevant items in the top k / k; nDCG@k = the
+sum of grade / log2(rank + 1) over the top k, over the same sum for the query's judged grades
+sorted from the best (every grade above 0 gains). Queries without a relevant item (no-answer)
+are left out of these means. Harm@k (:func:`plain_harm`) = 1 if a chunk a reviewer flagged
+harmful is in the top k; every gold query counts, no-answer ones too.
 
 - Gold: each ``relevant_ids`` chunk has grade 1 unless the row's ``grades`` says otherwise;
   an item is relevant when its grade is at least ``rel_level``.
@@ -15,6 +20,9 @@ is in the top k. Queries without a relevant item (no-answer) are left out of the
   graded 2 by anna and boris); q127's onboarding-checklist#chunk-01 (anna 1, boris 2) has
   lower median 1 and stays not relevant. A model judge's grades (annotator ``judge:NAME``,
   ``grades/judge-minilm.jsonl``) are no reviewer's: by default they are shown, not counted.
+- Judged grades (nDCG's ideal): the gold's, and for a chunk the gold lacks, the lower median
+  of its reviewers' grades, taken as 0 when one of them flags it harmful or when it is a
+  partial 1 (grades that are not relevant gain nothing either way).
 - ``unit="doc"``: a chunk stands for its document (``doc_id`` in corpus.jsonl), which counts
   once, at the rank of its first chunk; a document is relevant when one of its chunks is.
 """
@@ -22,6 +30,7 @@ is in the top k. Queries without a relevant item (no-answer) are left out of the
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 SAMPLES = Path(__file__).resolve().parent.parent / "data_samples"
@@ -59,6 +68,32 @@ def reviewed_relevant() -> dict[str, set[str]]:
     return found
 
 
+def reviewer_grades() -> dict[tuple[str, str], list[dict]]:
+    """(query id, chunk id) -> its reviewers' rows (a model judge's left out)."""
+    graded: dict[tuple[str, str], list[dict]] = {}
+    for path in sorted((SAMPLES / "grades").glob("*.jsonl")):
+        for row in _lines(path):
+            if not row["annotator"].startswith("judge:"):
+                graded.setdefault((row["query_id"], row["chunk_id"]), []).append(row)
+    return graded
+
+
+def judged_gains(query_id: str, gold: dict[str, int]) -> dict[str, int]:
+    """Chunk id -> the gain of its judged grade for ``query_id`` (only gains above 0)."""
+    gains = {c: g for c, g in gold.items() if g > 0}
+    for (q, chunk_id), rows in reviewer_grades().items():
+        if q != query_id or chunk_id in gold or any(r["harmful"] for r in rows):
+            continue
+        grades = sorted(r["grade"] for r in rows)
+        if grades[(len(grades) - 1) // 2] >= 2:
+            gains[chunk_id] = grades[(len(grades) - 1) // 2]
+    return gains
+
+
+def dcg(gains: list[int]) -> float:
+    return sum(g / math.log2(rank + 1) for rank, g in enumerate(gains, 1))
+
+
 def ranked(run: str) -> dict[str, list[str]]:
     """Query id -> the run's chunk ids in rank order."""
     rows = _lines(SAMPLES / "runs" / f"{run}.jsonl")
@@ -91,8 +126,22 @@ def plain_scores(
             "Recall": len(ranks) / len(relevant),
             "RR": 1 / ranks[0] if ranks else 0.0,
             "Hit": float(bool(ranks)),
+            "P": len(ranks) / k,
         }
+        if unit == "chunk" and rel_level == 1:
+            gains = judged_gains(query_id, grades) if reviewers else grades
+            got = [gains.get(c, 0) for c in lists.get(query_id, [])[:k]]
+            ideal = dcg(sorted((g for g in gains.values() if g > 0), reverse=True)[:k])
+            scores[query_id]["nDCG"] = dcg(got) / ideal
     return scores
+
+
+def plain_harm(run: str, k: int) -> dict[str, float]:
+    """Every gold query id -> Harm@k of ``run``: 1.0 when a chunk a reviewer flagged harmful
+    for that query is in its top k."""
+    harmful = {key for key, rows in reviewer_grades().items() if any(r["harmful"] for r in rows)}
+    lists = ranked(run)
+    return {q: float(any((q, c) in harmful for c in lists.get(q, [])[:k])) for q in gold_grades()}
 
 
 def mean(run: str, k: int, measure: str = "Recall", **policy) -> float:

@@ -4,7 +4,7 @@ import pytest
 
 from tests import fixtures_regressions as fx
 from tests.dashboard_support import TREC, app, no_exception, titles, trec_workspace
-from tests.plain_scores import plain_scores
+from tests.plain_scores import plain_harm, plain_scores
 
 PAGE = "pages/compare.py"
 
@@ -48,16 +48,22 @@ def regressions(tmp_path):
 
 def plain_deltas(measure: str) -> dict[str, float]:
     """dense-minilm against bm25 on ``measure`` at 5, from tests/plain_scores.py: both means,
-    their difference, and the queries where the candidate scores higher / the same / lower."""
-    before, after = plain_scores("bm25", 5), plain_scores("dense-minilm", 5)
-    pairs = [(before[q][measure], after[q][measure]) for q in before]
+    their difference, and the queries where the candidate is better / the same / worse
+    (for Harm lower is better)."""
+    if measure == "Harm":
+        before, after = plain_harm("bm25", 5), plain_harm("dense-minilm", 5)
+        pairs = [(before[q], after[q]) for q in before]
+    else:
+        before, after = plain_scores("bm25", 5), plain_scores("dense-minilm", 5)
+        pairs = [(before[q][measure], after[q][measure]) for q in before]
     return {
+        "queries": len(pairs),
         "baseline": sum(b for b, _ in pairs) / len(pairs),
         "candidate": sum(a for _, a in pairs) / len(pairs),
         "delta": sum(a - b for b, a in pairs) / len(pairs),
-        "wins": sum(a > b for b, a in pairs),
+        "wins": sum(a < b if measure == "Harm" else a > b for b, a in pairs),
         "ties": sum(a == b for b, a in pairs),
-        "losses": sum(a < b for b, a in pairs),
+        "losses": sum(a > b if measure == "Harm" else a < b for b, a in pairs),
     }
 
 
@@ -74,17 +80,19 @@ def test_renders_on_data_samples(monkeypatch):
     ]
     harm = deltas[deltas.measure == "Harm@5"].iloc[0]
     assert harm["better when"] == "lower ↓"
-    # Recall@5, Hit@5 and MRR@5 against the measures' definitions on the raw files
-    # (tests/plain_scores.py), not against ragrecall's own compare
+    # every measure shown but the pass rule's against the measures' definitions on the raw
+    # files (tests/plain_scores.py), not against ragrecall's own compare
     shown = deltas.set_index("measure")
-    for measure, name in (("Recall@5", "Recall"), ("Hit@5", "Hit"), ("MRR@5", "RR")):
+    named = {"Recall@5": "Recall", "Hit@5": "Hit", "MRR@5": "RR", "P@5": "P", "nDCG@5": "nDCG"}
+    for measure, name in {**named, "Harm@5": "Harm"}.items():
         expected = plain_deltas(name)
         row = shown.loc[measure]
         assert row[["baseline", "candidate", "delta"]].tolist() == pytest.approx(
             [expected["baseline"], expected["candidate"], expected["delta"]], abs=1e-9
         ), measure
         counts = (row["wins"], row["ties"], row["losses"], row["queries"])
-        assert counts == (expected["wins"], expected["ties"], expected["losses"], 129), measure
+        wanted = tuple(expected[c] for c in ("wins", "ties", "losses", "queries"))
+        assert counts == wanted, measure
     warnings = " ".join(w.value for w in at.warning)
     assert "More than one factor changed" in warnings
     assert "embedding model" in warnings
