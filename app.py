@@ -138,8 +138,7 @@ except InputError as error:
     problems(error, "Could not open " + escape_markdown(source_label))
     st.stop()
 
-facts = context.facts_of(key, ws)
-options = context.view_options(ws, facts, context.judges_of(key, ws))
+facts, options = context.options_of(key, ws)
 default_state = ViewState().fit(options)
 context.fit_session(options)
 

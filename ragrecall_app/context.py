@@ -34,6 +34,7 @@ from ragrecall_core.errors import InputError, Problem
 from ragrecall_core.inputs.store import StoreStatus, store_path, uploads_folder
 from ragrecall_core.inputs.workspace import Workspace, WorkspaceFacts, workspace_facts
 from ragrecall_core.scoring.policy import Policy
+from ragrecall_core.views.charts import run_colors
 from ragrecall_core.views.dashboard_state import (
     FIELD,
     FIELDS,
@@ -511,13 +512,33 @@ def judges_of(key: str, _ws: Workspace) -> tuple[str, ...]:
     return judge_names(_ws)
 
 
-def warm_up(source: Source) -> None:
-    """A first page's loading and scoring of ``source`` under the default view, into the
+def options_of(key: str, ws: Workspace) -> tuple[WorkspaceFacts, ViewOptions]:
+    """What ``ws`` holds and what the sidebar offers for it (cached by content key)."""
+    facts = facts_of(key, ws)
+    return facts, view_options(ws, facts, judges_of(key, ws))
+
+
+def warm_up(source: Source) -> Context:
+    """A first visit's loading and scoring of ``source`` under the default view, into the
     caches every session shares: what the launcher (serve.py) runs while the server starts
-    and the browser loads the page, so the first session finds it done."""
-    ws, key, _store = open_source(source)
-    state = ViewState().fit(view_options(ws, facts_of(key, ws)))
-    _query_table(key, state.k, state.policy(), state.pass_rule, ws)
+    and the browser loads the page, so the first session finds it done. The context of
+    that visit (the default view, no session), for the launcher to build its first page."""
+    ws, key, store = open_source(source)
+    facts, options = options_of(key, ws)
+    state = ViewState().fit(options)
+    ctx = Context(
+        ws=ws,
+        key=key,
+        source=source,
+        state=state,
+        options=options,
+        default_state=state,
+        colors=run_colors(ws.run_names),
+        facts=facts,
+        store=store,
+    )
+    _query_table(key, state.k, ctx.policy, state.pass_rule, ws)
+    return ctx
 
 
 def missing_notes(facts: WorkspaceFacts) -> list[str]:

@@ -8,22 +8,31 @@ names, a deep link such as ``/query-table`` was not among them, and the browser 
 "Page not found" dialog over the right page. ``st.navigation`` turns that mode off, but only
 once app.py has run. This launcher turns it off before the server starts, as app.py's first
 ``st.navigation`` call would.
+
+It also begins the first page's work at once (:func:`warm_up`), so a fresh server's first
+session only draws the page (issue 30).
 """
 
 from __future__ import annotations
 
+import ast
+import importlib
 import os
 import sys
 import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
+import streamlit.delta_generator
 from streamlit.runtime import Runtime
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.runtime import RuntimeState
 from streamlit.web import cli
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
+# the page a first visit shows (app.py's default page)
+FIRST_PAGE = APP.parent / "pages" / "overview.py"
 RUNTIME_WAIT_S = 30
 
 
@@ -31,6 +40,10 @@ def main(argv: list[str] | None = None) -> int:
     """``streamlit run app.py`` with the old ``pages/`` mode off from the start, and the
     first page's work started at once (:func:`warm_up`)."""
     PagesManager.uses_pages_directory = False
+    # Streamlit's first element of a process asks whether it runs in a REPL, through
+    # inspect.stack(): the source of every frame, every module's real path (0.1 s of the
+    # first page). Under `streamlit run` the answer is no and its warning never shows.
+    streamlit.delta_generator._use_warning_has_been_displayed = True
     sys.argv = ["streamlit", "run", str(APP), *(sys.argv[1:] if argv is None else argv)]
     threading.Thread(target=warm_up, name="ragrecall-warm-up", daemon=True).start()
     return cli.main()
@@ -38,26 +51,52 @@ def main(argv: list[str] | None = None) -> int:
 
 def warm_up() -> None:
     """A fresh server's first page, begun while the server starts and the browser loads the
-    page: import what app.py imports, then, once streamlit's runtime exists (and ``sys.argv``
-    holds the app's own arguments), open and score the workspace app.py will open, into the
-    caches its sessions share (:func:`ragrecall_app.context.warm_up`).
+    page: import what app.py and its first page import, then, once streamlit's runtime
+    exists (its caches are the sessions', and ``sys.argv`` holds the app's own arguments),
+    open, score and build the first page of the workspace app.py will open, into the caches
+    its sessions share (:func:`warm_first_page`), and compile the two scripts.
 
     Nothing here is shown: a source that fails to open fails again in the first session,
     which shows its problems on the page."""
     try:
+        import_first_page([APP, FIRST_PAGE])
         deadline = time.monotonic() + RUNTIME_WAIT_S
         while not (Runtime.exists() and Runtime.instance().state != RuntimeState.INITIAL):
             if time.monotonic() > deadline:
                 return
             time.sleep(0.02)
-        import plotly.graph_objects  # noqa: F401  (the pages' charts)
-
-        from ragrecall_app import context
         from ragrecall_core.views.dashboard_state import parse_source
 
-        context.warm_up(parse_source(sys.argv[1:], os.environ, APP.parent / "data_samples"))
+        warm_first_page(parse_source(sys.argv[1:], os.environ, APP.parent / "data_samples"))
+        scripts = getattr(Runtime.instance(), "_script_cache", None)  # streamlit's own
+        for script in (APP, FIRST_PAGE):
+            if scripts is not None:
+                scripts.get_bytecode(str(script))
     except Exception:  # noqa: BLE001 (left to the first session, which reports it)
         return
+
+
+def warm_first_page(source) -> None:
+    """The default Overview of ``source`` (loaded, scored, its numbers and tables built)
+    into the caches every session shares: a first visit only draws it."""
+    from ragrecall_app import context, overview_sections
+
+    overview_sections.view(context.warm_up(source))
+
+
+def import_first_page(scripts: Iterable[Path]) -> None:
+    """Import every module the top level of ``scripts`` imports (``import a.b``, ``from a
+    import b``, a submodule ``b`` too), without running the scripts."""
+    for script in scripts:
+        for node in ast.parse(script.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    importlib.import_module(alias.name)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                module = importlib.import_module(node.module)
+                for alias in node.names:
+                    if not hasattr(module, alias.name):
+                        importlib.import_module(f"{node.module}.{alias.name}")
 
 
 if __name__ == "__main__":

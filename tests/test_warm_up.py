@@ -4,6 +4,7 @@ browser loads the page, into the caches the first session then finds."""
 from __future__ import annotations
 
 import shutil
+import sys
 
 from dashboard_support import ROOT, app, no_exception
 
@@ -26,3 +27,59 @@ def test_the_first_session_finds_the_warmed_up_scoring(tmp_path, monkeypatch):
     no_exception(at)
     assert len(builds) == 1, "the first page scored the workspace again: another cache key"
     assert at.title[0].value == "Overview"
+
+
+def test_the_first_session_finds_the_overview_built(tmp_path, monkeypatch):
+    """Issue 30: the launcher's warm-up builds the whole default Overview (headline numbers
+    with their intervals, harm, no-answer table, query counts), not only the scoring, so the
+    first session only draws it; the workspace is opened and scored once in all."""
+    from ragrecall_app import overview_sections, serve
+    from ragrecall_core.inputs.workspace import Workspace
+
+    workspace = shutil.copytree(ROOT / "data_samples", tmp_path / "ws")
+    calls = []
+
+    def counting(name, real):
+        def counted(*args, **kwargs):
+            calls.append(name)
+            return real(*args, **kwargs)
+
+        return counted
+
+    monkeypatch.setattr(overview_sections, "_build", counting("build", overview_sections._build))
+    monkeypatch.setattr(
+        context, "build_query_tables", counting("score", context.build_query_tables)
+    )
+    monkeypatch.setattr(Workspace, "open", staticmethod(counting("open", Workspace.open)))
+    once_each = ["build", "open", "score"]
+
+    serve.warm_first_page(Source(workspace=workspace))
+    assert sorted(calls) == once_each
+
+    at = app(workspace, monkeypatch)
+    no_exception(at)
+    assert sorted(calls) == once_each, "the first session opened, scored or built again"
+    assert at.title[0].value == "Overview"
+    assert at.table, "the Overview shows its tables"
+
+
+def test_the_warm_up_imports_what_the_first_page_imports(tmp_path, monkeypatch):
+    """The first page's modules are imported before the first session asks for them (the
+    script itself is not run)."""
+    from ragrecall_app import serve
+
+    package = tmp_path / "warmpkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "sub.py").write_text("")
+    (package / "other.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    script = tmp_path / "page.py"
+    script.write_text(
+        "import warmpkg.other\nfrom warmpkg import sub\nraise SystemExit('the script ran')\n"
+    )
+    for name in ("warmpkg", "warmpkg.sub", "warmpkg.other"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+
+    serve.import_first_page([script])
+    assert {"warmpkg.sub", "warmpkg.other"} <= set(sys.modules)
