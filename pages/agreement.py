@@ -9,7 +9,6 @@ from ragrecall_app.render import escape_markdown
 from ragrecall_app.scope import scope_note
 from ragrecall_core.views import scope
 from ragrecall_core.views.agreement_view import INTRO, filters_caption
-from ragrecall_core.views.compare_view import view_query_ids
 
 ctx = current()
 s = ctx.state
@@ -21,10 +20,9 @@ if ctx.store.note:
     st.warning(escape_markdown(ctx.store.note), icon=":material/lock:")
 
 # pairs and disagreements follow the sidebar's filters; export, import and gaps do not
-view_ids = view_query_ids(ctx.ws, s.split, s.query_type, s.section)
-if view_ids is not None:
-    st.caption(filters_caption(view_ids))
-ids = None if view_ids is None else tuple(view_ids)
+ids = ctx.view_ids()
+if ids is not None:
+    st.caption(filters_caption(ids))
 result, items = analyses.agreement_view(ctx.key, ids, ctx.ws)
 agreement.pairs(result.pairs)
 agreement.judges_vs_humans(ctx, ids)

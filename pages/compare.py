@@ -30,7 +30,7 @@ base, cand = compare.pick_runs(ctx, runs)
 if base == cand:
     st.warning("Pick two different runs to compare.")
     st.stop()
-ids = cv.view_query_ids(ctx.ws, s.split, s.query_type, s.section)
+ids = ctx.view_ids()
 if ids is not None and not ids:
     st.info("No query matches the sidebar's filters.")
     st.stop()
@@ -40,9 +40,9 @@ if s.split == TEST_SPLIT:
 comparison = compare.comparison(ctx, base, cand, ids)
 compare.summary(ctx, base, cand, comparison)
 compare.what_changed(ctx, base, cand, comparison)
-compare.deltas(comparison)
+compare.deltas(ctx, base, cand, comparison)
 unjudged = compare.unjudged(ctx, base, cand, ids)
-compare.scatter(base, cand, comparison)
+compare.scatter(ctx, base, cand, comparison)
 compare.outcome_lists(ctx, base, cand, comparison, unjudged)
 compare.by_group(ctx, comparison)
 

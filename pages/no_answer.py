@@ -8,7 +8,6 @@ from ragrecall_app.render import escape_markdown, notes, policy_note
 from ragrecall_app.scope import scope_note
 from ragrecall_core.views import no_answer_text as nat
 from ragrecall_core.views import scope
-from ragrecall_core.views.compare_view import view_query_ids
 
 ctx = current()
 s = ctx.state
@@ -18,7 +17,7 @@ scope_note(ctx, scope.CHARTS)
 notes(missing_notes(ctx.facts))
 policy_note(ctx.policy)
 st.caption(nat.runs_caption(s.k, s.runs, escape_markdown))
-ids = view_query_ids(ctx.ws, s.split, s.query_type, s.section)
+ids = ctx.view_ids()
 if ids is not None and not ids:
     st.info("No query matches the sidebar's filters.")
     st.stop()

@@ -21,7 +21,6 @@ from ragrecall_app.context import (
     state_value,
     sync_url,
 )
-from ragrecall_app.figures import figure
 from ragrecall_app.reading import query_html, two_runs_view
 from ragrecall_app.render import escape_markdown
 from ragrecall_app.scope import scope_note
@@ -106,12 +105,12 @@ def what_changed(ctx: Context, base: str, cand: str, result: Comparison) -> None
         st.warning(escape_markdown("Not fully comparable: " + note))
 
 
-def deltas(result: Comparison) -> None:
+def deltas(ctx: Context, base: str, cand: str, result: Comparison) -> None:
     """Each measure's mean before and after, its delta, p-value, CI and wins / losses."""
     st.subheader("Measures: candidate minus baseline")
     st.caption(ct.DELTAS_CAPTION)
     st.dataframe(
-        cv.deltas_table(result.deltas),
+        ctx.memo("compare_deltas", lambda: cv.deltas_table(result.deltas), base, cand),
         hide_index=True,
         key="compare_deltas",
         width="stretch",
@@ -126,8 +125,13 @@ def deltas(result: Comparison) -> None:
 
 def unjudged(ctx: Context, base: str, cand: str, ids: Sequence[str] | None) -> pd.DataFrame:
     """The candidate's new unjudged chunks in view, summed up in one line; returned."""
-    found = ct.in_view(analyses.unjudged(ctx.key, base, cand, ctx.state.k, ctx.policy, ctx.ws), ids)
-    line = cv.unjudged_summary(found, ctx.facts.queries if ids is None else len(ids))
+
+    def build() -> tuple[pd.DataFrame, str]:
+        new = analyses.unjudged(ctx.key, base, cand, ctx.state.k, ctx.policy, ctx.ws)
+        found = ct.in_view(new, ids)
+        return found, cv.unjudged_summary(found, ctx.facts.queries if ids is None else len(ids))
+
+    found, line = ctx.memo("compare_unjudged", build, base, cand)
     if found.empty:
         st.caption(line)
     else:
@@ -135,12 +139,17 @@ def unjudged(ctx: Context, base: str, cand: str, ids: Sequence[str] | None) -> p
     return found
 
 
-def scatter(base: str, cand: str, result: Comparison) -> None:
+def scatter(ctx: Context, base: str, cand: str, result: Comparison) -> None:
     """Each query's pass measure before and after; a click opens the query."""
     measure = result.pass_measure
     st.subheader(f"Per query: {measure} before and after")
     event = st.plotly_chart(
-        figure(cv.scatter_figure, cv.scatter_points(result.outcomes), base, cand, measure),
+        ctx.memo(
+            "compare_scatter",
+            lambda: cv.scatter_figure(cv.scatter_points(result.outcomes), base, cand, measure),
+            base,
+            cand,
+        ),
         key="compare_scatter",
         on_select="rerun",
         selection_mode="points",
@@ -200,13 +209,19 @@ def query_dialog(
         st.rerun()
 
 
-def outcome_list(key: str, title: str, frame: pd.DataFrame, measure: str) -> None:
+def outcome_list(
+    ctx: Context, pair: tuple[str, str], key: str, title: str, frame: pd.DataFrame, measure: str
+) -> None:
     """One outcome list as a table; picking a row opens its query."""
     st.markdown(f"**{title}: {len(frame)}**")
     if frame.empty:
         st.text("No query.")
         return
-    table, cut = ct.listed(key, cv.outcome_table(frame, measure), cv.MAX_LISTED)
+    table, cut = ctx.memo(
+        "compare_" + key,
+        lambda: ct.listed(key, cv.outcome_table(frame, measure), cv.MAX_LISTED),
+        *pair,
+    )
     if cut:
         st.caption(
             f"The first {cv.MAX_LISTED} by query id; `ragrecall compare --format json` "
@@ -241,7 +256,7 @@ def outcome_lists(
     the dialog without sending the rest of the page again."""
     st.caption("Select a row (or click a point above) to read the two ranked lists side by side.")
     for key, title, attribute in ct.OUTCOME_LISTS:
-        outcome_list(key, title, getattr(result, attribute), result.pass_measure)
+        outcome_list(ctx, (base, cand), key, title, getattr(result, attribute), result.pass_measure)
     sync_url()  # the open query is in the URL; a fragment's rerun skips app.py's sync
     query_id = state_value("compare_query")
     if query_id:
@@ -263,7 +278,16 @@ def by_group(ctx: Context, result: Comparison) -> None:
                 st.text(cv.GROUP_ENABLERS[by])
                 continue
             st.dataframe(
-                cv.group_table(result.by_group, by, group_measure).rename(columns={"group": by}),
+                ctx.memo(
+                    "compare_by_group",
+                    lambda by=by: cv.group_table(result.by_group, by, group_measure).rename(
+                        columns={"group": by}
+                    ),
+                    result.baseline,
+                    result.candidate,
+                    by,
+                    group_measure,
+                ),
                 hide_index=True,
                 key=f"compare_by_{by.replace(' ', '_')}",
                 width="stretch",

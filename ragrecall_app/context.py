@@ -35,6 +35,7 @@ from ragrecall_core.inputs.store import StoreStatus, store_path, uploads_folder
 from ragrecall_core.inputs.workspace import Workspace, WorkspaceFacts, workspace_facts
 from ragrecall_core.scoring.policy import Policy
 from ragrecall_core.views.charts import run_colors
+from ragrecall_core.views.compare_view import view_query_ids
 from ragrecall_core.views.dashboard_state import (
     FIELD,
     FIELDS,
@@ -78,9 +79,11 @@ def state_key(name: str) -> str:
 def state_value(name: str):
     """Field ``name`` as the session holds it now (after this run's widgets and callbacks)."""
     f = FIELD[name]
-    if f.key not in st.session_state:
+    try:  # not `in`: streamlit lists every key of the session to answer it
+        value = st.session_state[f.key]
+    except KeyError:
         return f.default
-    return f.kind.from_session(st.session_state[f.key])
+    return f.kind.from_session(value)
 
 
 def put_state(**changes) -> None:
@@ -407,6 +410,17 @@ class Context:
         s = self.state
         policy = repr(self.policy)
         return (self.key, s.k, policy, s.pass_rule, s.split, s.query_type, s.section, s.runs)
+
+    def view_ids(self) -> tuple[str, ...] | None:
+        """The query ids under the sidebar's split, type and section filters (``None``: no
+        filter), looked up once per view."""
+        s = self.state
+
+        def build() -> tuple[str, ...] | None:
+            ids = view_query_ids(self.ws, s.split, s.query_type, s.section)
+            return None if ids is None else tuple(ids)
+
+        return self.memo("view_ids", build)
 
     def memo(self, name: str, build: Callable[[], object], *more) -> object:
         """``build()``, computed once per view (:attr:`view_key`, and ``more``: small values

@@ -11,7 +11,6 @@ from ragrecall_app.render import escape_markdown, literal_table
 from ragrecall_core.analysis.judge_counting import JudgeCounted, count_judge
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.scoring.policy import Policy
-from ragrecall_core.views.compare_view import view_query_ids
 from ragrecall_core.views.judge_marks import ppi_measures, ppi_table
 
 
@@ -29,9 +28,9 @@ def ppi_intervals(ctx: Context) -> None:
     if not ctx.policy.judge:
         return
     s = ctx.state
-    ids = view_query_ids(ctx.ws, s.split, s.query_type, s.section)
+    ids = ctx.view_ids()
     with st.spinner("Correcting the judge's means by the humans' grades …"):
-        counted = _counted(ctx.key, s.k, ctx.policy, None if ids is None else tuple(ids), ctx.ws)
+        counted = _counted(ctx.key, s.k, ctx.policy, ids, ctx.ws)
     st.markdown(f"**{escape_markdown(counted.judge)} counted: prediction-powered 95% intervals**")
     st.caption(escape_markdown(counted.statement()[0].upper() + counted.statement()[1:] + "."))
     literal_table(ppi_table(counted.intervals, ppi_measures(s.k), s.runs))

@@ -13,7 +13,6 @@ import streamlit as st
 
 from ragrecall_app import analyses
 from ragrecall_app.context import Context, state_key
-from ragrecall_app.figures import figure
 from ragrecall_core.analysis.no_answer import NoAnswerReport
 from ragrecall_core.output.literal import as_words, md_labels
 from ragrecall_core.views import no_answer_text as nat
@@ -25,7 +24,10 @@ def gold_errors(ctx: Context, ids: Sequence[str] | None) -> None:
     """Relevant grades on queries the gold calls no-answer (``ids``: the queries in view)."""
     st.subheader("Possible gold errors")
     st.caption(nat.GOLD_ERRORS_CAPTION)
-    errors = analyses.gold_errors(ctx.key, None if ids is None else tuple(ids), ctx.ws)
+    errors = ctx.memo(
+        "no_answer_gold_errors",
+        lambda: analyses.gold_errors(ctx.key, None if ids is None else tuple(ids), ctx.ws),
+    )
     if errors.empty:
         st.text(nat.NO_GOLD_ERRORS)
     else:
@@ -35,9 +37,11 @@ def gold_errors(ctx: Context, ids: Sequence[str] | None) -> None:
 def report(ctx: Context, ids: Sequence[str] | None) -> NoAnswerReport:
     """Each run's top-1 score per query in view (cached)."""
     s = ctx.state
+    ids = None if ids is None else tuple(ids)
     with st.spinner("Reading top-1 scores …"):
-        return analyses.no_answer(
-            ctx.key, s.k, ctx.policy, tuple(s.runs), None if ids is None else tuple(ids), ctx.ws
+        return ctx.memo(
+            "no_answer_report",
+            lambda: analyses.no_answer(ctx.key, s.k, ctx.policy, tuple(s.runs), ids, ctx.ws),
         )
 
 
@@ -61,18 +65,17 @@ def tradeoff(ctx: Context, result: NoAnswerReport, no_answer: int) -> dict[str, 
     )
     max_fc = accepted_percent / 100
     st.caption(nat.tradeoff_caption(max_fc, s.k))
-    st.dataframe(
-        as_words(nav.picked_table(result, s.runs, max_fc), nat.PICKED_FORMATS),
-        hide_index=True,
-        key="noans_picked",
-        width="stretch",
+    table, picked, sweep = ctx.memo(
+        "no_answer_tradeoff",
+        lambda: (
+            as_words(nav.picked_table(result, s.runs, max_fc), nat.PICKED_FORMATS),
+            nav.thresholds(result, max_fc),
+            nav.sweep_figure(result, ctx.colors, s.runs, max_fc),
+        ),
+        max_fc,
     )
-    picked = nav.thresholds(result, max_fc)
-    st.plotly_chart(
-        figure(nav.sweep_figure, result, ctx.colors, s.runs, max_fc),
-        key="noans_sweep",
-        width="stretch",
-    )
+    st.dataframe(table, hide_index=True, key="noans_picked", width="stretch")
+    st.plotly_chart(sweep, key="noans_sweep", width="stretch")
     return picked
 
 
@@ -81,7 +84,11 @@ def distributions(ctx: Context, result: NoAnswerReport, picked: dict[str, float]
     st.subheader("Top-1 score: answerable vs no-answer queries")
     st.caption(nat.scores_caption(nav.MAX_POINTS))
     st.plotly_chart(
-        figure(nav.score_figure, result, tuple(ctx.state.runs), ctx.colors, picked),
+        ctx.memo(
+            "no_answer_scores",
+            lambda: nav.score_figure(result, tuple(ctx.state.runs), ctx.colors, picked),
+            tuple(sorted(picked.items())),
+        ),
         key="noans_scores",
         width="stretch",
     )
@@ -120,11 +127,19 @@ def tops(ctx: Context, result: NoAnswerReport, picked: dict[str, float], no_answ
     st.subheader("What each run returned on top for a no-answer query")
     if not ctx.facts.corpus_chunks:
         st.caption(nat.NO_CORPUS)
-    shown = nav.no_answer_tops(ctx.ws, result, picked, limit=nav.MAX_TOP_QUERIES)
+    shown = ctx.memo(
+        "no_answer_tops",
+        lambda: as_words(
+            nav.no_answer_tops(ctx.ws, result, picked, limit=nav.MAX_TOP_QUERIES),
+            nat.TOPS_FORMATS,
+        ),
+        tuple(sorted(picked.items())),
+        nav.MAX_TOP_QUERIES,
+    )
     if no_answer > nav.MAX_TOP_QUERIES:
         st.caption(nat.first_listed(nav.MAX_TOP_QUERIES, no_answer))
     st.dataframe(
-        as_words(shown, nat.TOPS_FORMATS),
+        shown,
         hide_index=True,
         key="noans_tops",
         width="stretch",

@@ -14,7 +14,6 @@ from ragrecall_app.context import Context
 from ragrecall_app.render import escape_markdown, escaped_table, literal_frame
 from ragrecall_core.output.literal import as_words, md_labels
 from ragrecall_core.views import overview
-from ragrecall_core.views.compare_view import view_query_ids
 from ragrecall_core.views.harm_view import add_harm_cell, harm_label, with_harm
 
 # query attribute -> (its label, the workspace fact listing its values)
@@ -76,8 +75,7 @@ def _build(ctx: Context) -> OverviewView:
 
 def _no_answer_table(ctx: Context) -> pd.DataFrame:
     s = ctx.state
-    view_ids = view_query_ids(ctx.ws, s.split, s.query_type, s.section)
-    ids = None if view_ids is None else tuple(view_ids)
+    ids = ctx.view_ids()
     no_answer = analyses.no_answer(ctx.key, s.k, ctx.policy, tuple(s.runs), ids, ctx.ws)
     return literal_frame(
         as_words(
