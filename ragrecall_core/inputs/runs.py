@@ -570,17 +570,26 @@ def read_unsorted_first(
     also: Sequence[str] = (),
 ) -> bool:
     """A typed read that numbers positions without a sort when it can: the ``unsorted``
-    steps make ``table``, and its whole-table tests start (:func:`typed_tests`); while they
-    finish, the ``also`` steps (tests of the file) and ``in_order`` run. When ``in_order``
-    says the positions hold, the whole-table tests decide; otherwise the table is made
-    again by ``sorted_read``, sorting, and its rows tested again (the sort may find more
-    wrong with them; the pairs are the same). On failure the table is dropped."""
+    steps make ``table``; then ``in_order`` runs on a cursor in a thread of its own while
+    the whole-table tests start (:func:`typed_tests`) and the ``also`` steps (tests of the
+    file) run. When ``in_order`` says the positions hold, the whole-table tests decide;
+    otherwise the table is made again by ``sorted_read``, sorting, and its rows tested
+    again (the sort may find more wrong with them; the pairs are the same). On failure the
+    table is dropped."""
     if not read_typed(con, unsorted, params):
         return False  # the sorted read would cast the same values
-    passed = typed_tests(con, table)
-    if not read_typed(con, list(also), params):
+    # A TREC run's order pass is a window over all rows in one sequence: one core's work,
+    # which the other core spends on the tests' fetch of the pairs (the pass may number
+    # tied rows again meanwhile: their ranks stay those of their group, as the tests read).
+    ordered = in_background(on_cursor, in_order, con, table)
+    try:
+        passed = typed_tests(con, table)
+        fits = read_typed(con, list(also), params)
+    finally:
+        holds = ordered()  # never left running on a table about to be dropped
+    if not fits:
         return _kept(con, table, False)
-    if in_order(con, table):
+    if holds:
         return _kept(con, table, passed())
     if not _kept(con, table, passed()):
         return False
@@ -588,6 +597,15 @@ def read_unsorted_first(
     if not read_typed(con, [sorted_read], params):
         return False
     return _kept(con, table, con.execute(ROWS_OK_SQL.format(table=table)).fetchone()[0])
+
+
+def on_cursor(
+    test: Callable[[duckdb.DuckDBPyConnection, str], T], con: duckdb.DuckDBPyConnection, table: str
+) -> T:
+    """``test(cursor, table)`` on a cursor of ``con`` of its own (a connection is not
+    thread-safe; a cursor shares its database, settings and committed tables)."""
+    with con.cursor() as cursor:
+        return test(cursor, table)
 
 
 def _kept(con: duckdb.DuckDBPyConnection, table: str, ok: bool) -> bool:
