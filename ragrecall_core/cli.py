@@ -445,8 +445,9 @@ def commands() -> list[tuple[str, str, Callable[[argparse.Namespace], int], list
                     "--judge",
                     metavar="MODULE:NAME",
                     help="the callable judge(query_text, chunk_text) returning a grade 0/1/2 "
-                    "(or a dict / tuple with grade, harmful, reason), or openai: the built-in "
-                    "judge for an OpenAI-compatible chat endpoint",
+                    "(or a dict / tuple with grade, harmful, reason); openai: the built-in "
+                    "judge for an OpenAI-compatible chat endpoint; minilm: the local MiniLM "
+                    "judge (the optional samples extra)",
                 ),
                 arg(
                     "--base-url",
@@ -941,8 +942,6 @@ def cmd_judge(args: argparse.Namespace) -> int:
     )
     require_split(workspace, args.split)
     judge = openai_judge(args) if builtin else load_judge(args.judge)
-    if builtin:
-        config = {**config, **judge.config()}
     try:
         result = grade_pool(
             workspace,

@@ -4,6 +4,7 @@ test here needs torch."""
 
 from __future__ import annotations
 
+import json
 import sys
 
 import numpy as np
@@ -128,3 +129,38 @@ def test_with_the_packaged_model_it_regrades_shipped_rows_the_same():
     for row in rows:
         got = judge(queries[row["query_id"]], texts[row["chunk_id"]])
         assert got == {"grade": row["grade"], "reason": row["reason"]}
+
+
+def test_its_model_and_thresholds_are_stored_with_its_grades(tmp_path):
+    """A judge that says what it is (``config()``) has that recorded in judge_runs beside
+    its grades, whoever calls grade_pool: the MiniLM judge's model and thresholds."""
+    ws = Workspace.open(assist_workspace(tmp_path))
+    model = FakeModel(dict.fromkeys("ABCDE", 0.5))
+    grade_pool(ws, minilm.MiniLMJudge(model), name="minilm", config={"note": "mine"})
+    config = json.loads(store.judge_runs(ws).config.iloc[-1])
+    assert config["judge_model"] == minilm.MODEL
+    assert (config["judge_partly"], config["judge_relevant"]) == (minilm.PARTLY, minilm.RELEVANT)
+    assert config["note"] == "mine"
+
+
+def test_minilm_is_a_short_name_for_the_judge(tmp_path, monkeypatch):
+    """``--judge minilm`` is the packaged judge (here over a stand-in model), stored as
+    judge:minilm as the shipped grades are, with its thresholds."""
+    folder = assist_workspace(tmp_path / "ws")
+    monkeypatch.setattr(
+        minilm, "_JUDGE", minilm.MiniLMJudge(FakeModel(dict.fromkeys("ABCDE", 0.9)))
+    )
+    code, out, err = run_cli_in(tmp_path, ["judge", folder, "--judge", "minilm"])
+    assert code == 0, err
+    ws = Workspace.open(folder)
+    store.open_store(ws)
+    assert set(store.judge_grades(ws).annotator) == {"judge:minilm"}
+    assert set(store.judge_grades(ws).grade) == {2}
+    assert json.loads(store.judge_runs(ws).config.iloc[-1])["judge_relevant"] == minilm.RELEVANT
+
+
+def test_without_torch_the_short_name_names_the_install_command(tmp_path, without_torch):
+    folder = assist_workspace(tmp_path / "ws")
+    code, out, err = run_cli_in(tmp_path, ["judge", folder, "--judge", "minilm"])
+    assert code == 2, err
+    assert minilm.INSTALL in err and "Traceback" not in err

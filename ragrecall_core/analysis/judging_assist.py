@@ -124,16 +124,35 @@ class JudgeResult:
 # --- options ---------------------------------------------------------------------------------
 
 
+# judges named by a short name: the name -> its ``module:name``
+NAMED_JUDGES = {"minilm": "ragrecall_core.judges.minilm:judge"}
+
+
 def parse_judge_spec(spec: str) -> tuple[str, str]:
-    """``"package.module:function"`` -> its two parts."""
-    return parse_spec(spec, "--judge", "myjudge:grade")
+    """``"package.module:function"`` (or a short name of :data:`NAMED_JUDGES`) -> its two
+    parts."""
+    return parse_spec(NAMED_JUDGES.get(spec.strip(), spec), "--judge", "myjudge:grade")
 
 
 def load_judge(spec: str) -> Callable:
-    """Import ``module:name`` (from the current folder too) and return the callable."""
-    target = import_target(spec, "--judge", "myjudge:grade")
+    """Import ``module:name`` (from the current folder too; or a short name of
+    :data:`NAMED_JUDGES`) and return the callable."""
+    target = import_target(NAMED_JUDGES.get(spec.strip(), spec), "--judge", "myjudge:grade")
     check_judge(target, spec)
     return target
+
+
+def judge_config(judge: Any) -> dict:
+    """What a judge says it is (its ``config()``, a dict: model, thresholds, endpoint), to be
+    stored with its grades; nothing when it says nothing or fails to."""
+    described = getattr(judge, "config", None)
+    if not callable(described):
+        return {}
+    try:
+        found = described()
+    except Exception:  # noqa: BLE001 (the user's code: a failing description is left out)
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 def check_judge(judge: Any, shown: str = "") -> None:
@@ -303,6 +322,7 @@ def grade_pool(
     package, version = retriever_version(target)
     settings = {
         **(config or {}),
+        **judge_config(target),
         "judge": label,
         "runs": list(runs or workspace.run_names),
         "depth": depth,

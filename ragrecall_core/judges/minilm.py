@@ -1,7 +1,7 @@
 """A local judge that needs no network: the cosine similarity of the query's and the chunk's
 all-MiniLM-L6-v2 embeddings, cut into grades by two fixed thresholds::
 
-    ragrecall judge WORKSPACE --judge ragrecall_core.judges.minilm:judge --name minilm
+    ragrecall judge WORKSPACE --judge minilm     # = ragrecall_core.judges.minilm:judge
 
 Similarity >= :data:`RELEVANT` (0.6) is grade 2, >= :data:`PARTLY` (0.4) grade 1, below it
 0; the reason says the similarity (``cosine 0.532 (>= 0.4: 1)``). The thresholds were set
@@ -78,6 +78,15 @@ class MiniLMJudge:
                 show_progress_bar=False,
             )
         return np.asarray(vectors, dtype=np.float64)[0]
+
+    def config(self) -> dict[str, Any]:
+        """What the judge is: stored with its grades (``judge_runs``)."""
+        return {
+            "judge_model": MODEL,
+            "judge_partly": PARTLY,
+            "judge_relevant": RELEVANT,
+            "judge_decimals": DECIMALS,
+        }
 
     def similarity(self, query_text: str, chunk_text: str) -> float:
         return float(self.embedding(query_text) @ self.embedding(chunk_text))
