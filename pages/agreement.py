@@ -23,10 +23,10 @@ if ctx.store.note:
 ids = ctx.view_ids()
 if ids is not None:
     st.caption(filters_caption(ids))
-result, items = analyses.agreement_view(ctx.key, ids, ctx.ws)
+result, items = ctx.memo("agreement", lambda: analyses.agreement_view(ctx.key, ids, ctx.ws))
 agreement.pairs(result.pairs)
 agreement.judges_vs_humans(ctx, ids)
 agreement.disagreements(ctx, items, any_pair=not result.pairs.empty)
 agreement.grade_downloads(ctx)
 agreement.grade_import(ctx)
-agreement.gold_gap_candidates(ctx.ws)
+agreement.gold_gap_candidates(ctx)

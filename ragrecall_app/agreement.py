@@ -69,7 +69,7 @@ def judges_vs_humans(ctx: Context, ids: tuple | None) -> None:
     """Each model judge against each annotator and the humans' resolved grades (issue 32):
     the figures of :func:`jcv.calibration_view`, under the sidebar's filters (``ids``)."""
     st.subheader("Model judges vs humans")
-    view = _calibration(ctx.key, ids, ctx.ws)
+    view = ctx.memo("agreement_judges", lambda: _calibration(ctx.key, ids, ctx.ws), ids)
     if view.note:
         st.info(view.note)
         return
@@ -117,14 +117,25 @@ def disagreements(ctx: Context, items: pd.DataFrame, any_pair: bool) -> None:
     query_id, chunk_id = labels[pick]
     left, right = st.columns([3, 2], gap="large")
     with left:
-        item(ctx.ws, query_id, chunk_id)
+        item(ctx, query_id, chunk_id)
     with right:
         resolution_form(ctx, query_id, chunk_id, pick)
 
 
-def item(ws: Workspace, query_id: str, chunk_id: str) -> None:
-    """One disagreement: the query, the chunk, each annotator's grade and the resolutions."""
-    query_text, chunk_text = js.item_text(ws, query_id, chunk_id)
+def _item(ws: Workspace, query_id: str, chunk_id: str) -> tuple:
+    return (
+        *js.item_text(ws, query_id, chunk_id),
+        js.item_grades(ws, query_id, chunk_id),
+        js.item_resolutions(ws, query_id, chunk_id),
+    )
+
+
+def item(ctx: Context, query_id: str, chunk_id: str) -> None:
+    """One disagreement: the query, the chunk, each annotator's grade and the resolutions
+    (read once per stored grade or resolution: the context's key changes with each)."""
+    query_text, chunk_text, grades, history = ctx.memo(
+        "agreement_item", lambda: _item(ctx.ws, query_id, chunk_id), query_id, chunk_id
+    )
     st.markdown("**Query**")
     with st.container(border=True):
         st.text(query_text or f"(no query text; query id {query_id})")
@@ -132,10 +143,7 @@ def item(ws: Workspace, query_id: str, chunk_id: str) -> None:
     with st.container(border=True):
         st.text(chunk_text or "(no chunk text: the workspace has no corpus)")
     st.markdown("**Annotators' grades**")
-    st.dataframe(
-        js.item_grades(ws, query_id, chunk_id), hide_index=True, key="agreement_item_grades"
-    )
-    history = js.item_resolutions(ws, query_id, chunk_id)
+    st.dataframe(grades, hide_index=True, key="agreement_item_grades")
     st.markdown("**Resolutions recorded** (the latest one counts)")
     if history.empty:
         st.text("No resolution recorded yet.")
@@ -181,7 +189,9 @@ def resolution_form(ctx: Context, query_id: str, chunk_id: str, label: str) -> N
 def grade_downloads(ctx: Context) -> None:
     """Every current grade as JSONL and CSV."""
     st.subheader("All grades")
-    graded, grades_jsonl, grades_csv = analyses.grade_exports(ctx.key, ctx.ws)
+    graded, grades_jsonl, grades_csv = ctx.memo(
+        "agreement_exports", lambda: analyses.grade_exports(ctx.key, ctx.ws)
+    )
     st.caption(av.grades_caption(graded))
     c1, c2, _ = st.columns([1, 1, 3])
     c1.download_button(
@@ -227,19 +237,25 @@ def grade_import(ctx: Context) -> None:
             st.success(escape_markdown(imported))
 
 
-def gold_gap_candidates(ws: Workspace) -> None:
-    """What the gold set may lack, as a proposed gold update to download."""
-    st.subheader("Gold gap candidates")
+def _gaps(ws: Workspace) -> tuple[pd.DataFrame, str]:
     gaps = gold_gaps(ws)
+    shown = gaps.assign(annotators=[", ".join(a) for a in gaps["annotators"]])
+    return shown, "" if gaps.empty else js.proposal_jsonl(gaps)
+
+
+def gold_gap_candidates(ctx: Context) -> None:
+    """What the gold set may lack, as a proposed gold update to download (read once per
+    stored grade: the context's key changes with each)."""
+    st.subheader("Gold gap candidates")
+    shown, proposal = ctx.memo("agreement_gaps", lambda: _gaps(ctx.ws))
     st.caption(av.GAPS_CAPTION)
-    if gaps.empty:
+    if shown.empty:
         st.success("No gold gap candidates.")
         return
-    shown = gaps.assign(annotators=[", ".join(a) for a in gaps["annotators"]])
     st.dataframe(shown, hide_index=True, key="agreement_gaps", width="stretch")
     st.download_button(
         "Download the proposed gold update (JSONL)",
-        js.proposal_jsonl(gaps),
+        proposal,
         file_name="gold_proposal.jsonl",
         mime="application/jsonl",
         key="agreement_proposal",
