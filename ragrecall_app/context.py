@@ -353,15 +353,15 @@ def _summary(
     return summary_with_ci(_rows, list(measures))
 
 
-@st.cache_data(show_spinner=False, max_entries=256)
 def _detail(
     key: str, run: str, query_id: str, k: int, policy: Policy, _ws: Workspace
 ) -> QueryDetail:
-    """The query's detail, each chunk with its model judges' marks (shown apart)."""
+    """The query's detail, each chunk with its model judges' marks (shown apart); cached by
+    :meth:`Context.detail`."""
     return with_judge_marks(_ws, query_detail(_ws, run, query_id, k, policy), policy.judge)
 
 
-@st.cache_resource(show_spinner=False, max_entries=256)
+@st.cache_resource(show_spinner=False, max_entries=512)
 def _view_result(name: str, view: tuple, _build: Callable[[], object]) -> object:
     """What ``_build`` returns for view ``view`` (small values: see :attr:`Context.view_key`),
     built once and shared by every session and rerun: read-only."""
@@ -489,7 +489,14 @@ class Context:
         return _summary(self.key, s.k, self.policy, filters, tuple(s.runs), rows, tuple(measures))
 
     def detail(self, run: str, query_id: str) -> QueryDetail:
-        return _detail(self.key, run, query_id, self.state.k, self.policy, self.ws)
+        """The query's detail in ``run``: shared, read-only (not unpickled on each rerun)."""
+        s = self.state
+        return self.memo(
+            "detail",
+            lambda: _detail(self.key, run, query_id, s.k, self.policy, self.ws),
+            run,
+            query_id,
+        )
 
 
 def current() -> Context:
