@@ -1,0 +1,72 @@
+"""The typed read of a TREC run leaves out each row test that a byte absent from the whole
+file decides (``runs.TREC_ROW_TESTS``: a digit separator, a comment, a Unicode space); a
+file holding that byte anywhere is tested row by row as before (issue 30).
+
+Each file here is plain but for one line: the fast read must still load exactly what the
+validating read loads, or refuse with the same problems.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ragrecall_core.inputs import runs
+from ragrecall_core.inputs.db import connect
+
+PLAIN = ["q1 Q0 a 1 0.9 t", "q1 Q0 b 2 0.5 t", "q2 Q0 c 1 0.7 t"]
+ODD_LINES = {
+    "a comment line": "#q1 Q0 z 3 0.1 t",
+    "a '#' inside a docno": "q2 Q0 c#1 2 0.6 t",
+    "a digit separator in a score": "q2 Q0 z 2 0_5 t",
+    "a '_' inside a docno": "q2 Q0 z_1 2 0.5 t",
+    "a query id after an ideographic space": "\u3000q3 Q0 z 1 0.5 t",
+    "a tag of one no-break space": "q3 Q0 z 1 0.5 \u00a0",
+    "a docno outside ASCII": "q3 Q0 é 1 0.5 t",
+}
+
+
+def loaded(path: Path, validating: bool):
+    con = connect()
+    with pytest.MonkeyPatch.context() as patch:
+        if validating:
+            patch.setattr(runs, "read_typed", lambda *args: False)
+        read = runs.read_run(con, path, "run_table_0")
+    if read.file_problems:
+        return sorted((p.line or 0, p.value, p.expected) for p in read.file_problems)
+    return con.execute(
+        "SELECT qid, docno, rank, score, position FROM run_table_0 ORDER BY ALL"
+    ).fetchall()
+
+
+@pytest.mark.parametrize("odd", list(ODD_LINES))
+@pytest.mark.parametrize("at", [0, 3])
+def test_one_odd_line_loads_as_the_validating_read(tmp_path, odd, at):
+    lines = [*PLAIN]
+    lines.insert(at, ODD_LINES[odd])
+    path = tmp_path / "run.trec"
+    path.write_bytes(("\n".join(lines) + "\n").encode("utf-8"))
+    assert loaded(path, validating=False) == loaded(path, validating=True)
+
+
+@pytest.mark.parametrize("byte", [b"_", b"#", "é".encode()])
+@pytest.mark.parametrize("at", [0, 65_535, 65_536, 200_000])
+def test_a_byte_anywhere_in_the_file_is_found(tmp_path, byte, at):
+    """Before, at and past the end of the first slice the scan reads; the last byte too."""
+    data = bytearray(b"q1 Q0 a 1 0.9 t\n" * (250_000 // 16))
+    data[at : at + len(byte)] = byte
+    path = tmp_path / "run.trec"
+    path.write_bytes(bytes(data))
+    held = runs.bytes_held(path, [b"_", b"#"])
+    assert (None if byte == "é".encode() else byte) in held
+    path.write_bytes(bytes(data[: at + len(byte)]))
+    assert (None if byte == "é".encode() else byte) in runs.bytes_held(path, [b"_", b"#"])
+
+
+def test_a_plain_file_holds_none_of_them(tmp_path):
+    path = tmp_path / "run.trec"
+    path.write_text("\n".join(PLAIN) + "\n")
+    assert runs.bytes_held(path, [b"_", b"#"]) == set()
+    assert "starts_with" not in runs.trec_rows_sql(set())
+    assert "starts_with" in runs.trec_rows_sql({b"#"})
