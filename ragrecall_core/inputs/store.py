@@ -406,20 +406,8 @@ def undo_last(workspace: Workspace, annotator: str) -> tuple[str, str] | None:
             STATE_BEFORE, {"a": person, "q": query_id, "c": chunk_id, "id": undone_id}
         ).fetchone()
         grade, harmful, reason, withdrawn = before or (grade, False, "", True)
-        con.execute(
-            f"INSERT INTO {STORE}.judgments (query_id, chunk_id, grade, harmful, reason, "
-            "annotator, withdrawn, undoes) VALUES ($q, $c, $g, $h, $r, $p, $w, $u)",
-            {
-                "q": query_id,
-                "c": chunk_id,
-                "g": grade,
-                "h": harmful,
-                "r": reason,
-                "p": person,
-                "w": withdrawn,
-                "u": undone_id,
-            },
-        )
+        row = {**_graded(query_id, chunk_id, grade, harmful, reason), "annotator": person}
+        _insert(con, "judgments", {**row, "withdrawn": withdrawn, "undoes": undone_id})
     return query_id, chunk_id
 
 
@@ -432,20 +420,33 @@ def _has_grade(con: duckdb.DuckDBPyConnection, annotator: str, query_id: str, ch
 
 
 def _append(con: duckdb.DuckDBPyConnection, table: str, person_column: str, row: tuple) -> None:
-    """Insert one row into a store table (``table`` and ``person_column`` are constants)."""
+    """Insert one grade row into a store table (``table`` and ``person_column`` are
+    constants)."""
     query_id, chunk_id, grade, harmful, reason, person = row
-    con.execute(
-        f"INSERT INTO {STORE}.{table} (query_id, chunk_id, grade, harmful, reason, "
-        f"{person_column}) VALUES ($q, $c, $g, $h, $r, $p)",
-        {
-            "q": query_id,
-            "c": chunk_id,
-            "g": grade,
-            "h": harmful,
-            "r": reason.strip(),
-            "p": person.strip(),
-        },
-    )
+    graded = _graded(query_id, chunk_id, grade, harmful, reason)
+    _insert(con, table, {**graded, person_column: person.strip()})
+
+
+def _graded(query_id: str, chunk_id: str, grade: int, harmful: bool, reason: str) -> dict:
+    """The columns every grade row has (judgments and resolutions alike)."""
+    return {
+        "query_id": query_id,
+        "chunk_id": chunk_id,
+        "grade": grade,
+        "harmful": harmful,
+        "reason": reason.strip(),
+    }
+
+
+def _insert(
+    con: duckdb.DuckDBPyConnection, table: str, values: dict, returning: str = ""
+) -> duckdb.DuckDBPyConnection:
+    """Append one row to the store's ``table``. The table's and the columns' names (the keys of
+    ``values``) are this module's constants, never input; every value is bound."""
+    columns = ", ".join(values)
+    places = ", ".join(f"${column}" for column in values)
+    tail = f" RETURNING {returning}" if returning else ""
+    return con.execute(f"INSERT INTO {STORE}.{table} ({columns}) VALUES ({places}){tail}", values)
 
 
 def _require_valid(
@@ -482,10 +483,9 @@ def record_judge_run(
     version) before it grades; return the id its grades carry."""
     _require_valid("judge", 0, annotator, "the judge's name", judge=True)
     with store_transaction(workspace) as con:
-        row = con.execute(
-            f"INSERT INTO {STORE}.judge_runs (annotator, judge, config, package, version) "
-            "VALUES ($a, $j, $c, $p, $v) RETURNING id",
-            {"a": annotator.strip(), "j": judge, "c": config, "p": package, "v": version},
+        described = {"judge": judge, "config": config, "package": package, "version": version}
+        row = _insert(
+            con, "judge_runs", {"annotator": annotator.strip(), **described}, returning="id"
         ).fetchone()
     return int(row[0])
 
@@ -503,19 +503,8 @@ def submit_judge_grade(
     """Commit one model judge's grade now (append-only, as :func:`submit`)."""
     _require_valid("judge", grade, annotator, "the judge's name", judge=True)
     with store_transaction(workspace) as con:
-        con.execute(
-            f"INSERT INTO {STORE}.judgments (query_id, chunk_id, grade, harmful, reason, "
-            "annotator, judge_run) VALUES ($q, $c, $g, $h, $r, $a, $run)",
-            {
-                "q": query_id,
-                "c": chunk_id,
-                "g": grade,
-                "h": harmful,
-                "r": reason.strip(),
-                "a": annotator.strip(),
-                "run": judge_run,
-            },
-        )
+        row = {**_graded(query_id, chunk_id, grade, harmful, reason), "judge_run": judge_run}
+        _insert(con, "judgments", {**row, "annotator": annotator.strip()})
 
 
 def judge_grades(workspace: Workspace, annotator: str | None = None) -> pd.DataFrame:
