@@ -340,10 +340,15 @@ def child_profile(gold: str, run: str) -> None:
     """Phase timings of one ragrecall evaluation through the Python API.
 
     Times are inclusive; nested phases are indented (stage_lines runs inside
-    stage_whitespace_fields / stage_json_lines, run_checks inside load_run).
+    stage_whitespace_fields / stage_json_lines, run_checks inside load_run). Each phase has
+    its wall time and the process's CPU time meanwhile (every thread's: on a shared machine
+    the steadier figure); a phase run in a thread of its own is marked "(thread)" and nests
+    within that thread's phases only.
     """
+    import threading
+
     sys.path.insert(0, str(REPO))
-    t_start = time.perf_counter()
+    t_start, c_start = time.perf_counter(), time.process_time()
     import ragrecall_core.scoring.evaluate  # noqa: F401  (the package re-exports a function by that name)
     from ragrecall_core.inputs import checks, readers
     from ragrecall_core.inputs import gold as gold_mod
@@ -354,9 +359,10 @@ def child_profile(gold: str, run: str) -> None:
     from ragrecall_core.scoring.policy import Policy
 
     ev_mod = sys.modules["ragrecall_core.scoring.evaluate"]
-    timings: list[tuple[int, str, float]] = [(0, "import ragrecall_core", 0.0)]
-    timings[0] = (0, "import ragrecall_core", time.perf_counter() - t_start)
-    depth = [0]
+    timings: list[tuple[int, str, float, float]] = [
+        (0, "import ragrecall_core", time.perf_counter() - t_start, time.process_time() - c_start)
+    ]
+    local = threading.local()
 
     def timed(module, name, label=None):
         original = getattr(module, name, None)
@@ -364,15 +370,18 @@ def child_profile(gold: str, run: str) -> None:
             return
 
         def wrapper(*args, **kwargs):
-            depth[0] += 1
-            t = time.perf_counter()
+            own = threading.current_thread() is not threading.main_thread()
+            local.depth = getattr(local, "depth", 1 if own else 0) + 1
+            text = (label or name) + (" (thread)" if own else "")
+            t, c = time.perf_counter(), time.process_time()
             slot = len(timings)
-            timings.append((depth[0], label or name, 0.0))
+            timings.append((local.depth, text, 0.0, 0.0))
             try:
                 return original(*args, **kwargs)
             finally:
-                timings[slot] = (depth[0], label or name, time.perf_counter() - t)
-                depth[0] -= 1
+                spent = (time.perf_counter() - t, time.process_time() - c)
+                timings[slot] = (local.depth, text, *spent)
+                local.depth -= 1
 
         setattr(module, name, wrapper)
 
@@ -400,16 +409,18 @@ def child_profile(gold: str, run: str) -> None:
     timed(ev_mod, "no_answer_summary", "no_answer_summary")
     del checks
 
-    t = time.perf_counter()
-    workspace = Workspace.from_files(gold, [run])
-    timings.append((0, "Workspace.from_files (total)", time.perf_counter() - t))
-    t = time.perf_counter()
-    evaluation = ev_mod.evaluate(workspace, MEASURES, policy=Policy(compat="trec_eval"))
-    timings.append((0, "evaluate (total)", time.perf_counter() - t))
-    t = time.perf_counter()
-    text = render(evaluation, "json")
-    timings.append((0, "render json", time.perf_counter() - t))
-    timings.append((0, "TOTAL in process", time.perf_counter() - t_start))
+    def phase(label, function, *args, **kwargs):
+        t, c = time.perf_counter(), time.process_time()
+        result = function(*args, **kwargs)
+        timings.append((0, label, time.perf_counter() - t, time.process_time() - c))
+        return result
+
+    workspace = phase("Workspace.from_files (total)", Workspace.from_files, gold, [run])
+    policy = Policy(compat="trec_eval")
+    evaluation = phase("evaluate (total)", ev_mod.evaluate, workspace, MEASURES, policy=policy)
+    text = phase("render json", render, evaluation, "json")
+    totals = (time.perf_counter() - t_start, time.process_time() - c_start)
+    timings.append((0, "TOTAL in process", *totals))
     print(json.dumps({"timings": timings, "result": json.loads(text)["runs"][0]["aggregate"]}))
 
 
@@ -759,8 +770,9 @@ def main(argv: list[str] | None = None) -> int:
             f"ragrecall phases ({args.profile}); wall {sample['wall']:.2f} s, "
             f"peak RSS {sample['rss_mb']:.0f} MB"
         )
-        for level, label, seconds in report["timings"]:
-            print(f"{'  ' * level}{label:<{60 - 2 * level}} {seconds:8.2f} s")
+        print(f"{'phase':<60} {'wall':>8}   {'CPU':>8}")
+        for level, label, seconds, cpu in report["timings"]:
+            print(f"{'  ' * level}{label:<{60 - 2 * level}} {seconds:8.2f} s {cpu:8.2f} s")
         return 0
     load_before = os.getloadavg()[0]
     results = run_benchmark(args.out, args.repeat, args.only, args.source)
