@@ -12,7 +12,7 @@ import streamlit as st
 
 from ragrecall_app import analyses
 from ragrecall_app.context import Context, state_key
-from ragrecall_app.render import escape_markdown, literal_table, problems
+from ragrecall_app.render import escape_markdown, escaped_table, literal_frame, problems
 from ragrecall_core.analysis import judge_session as js
 from ragrecall_core.analysis.gold_gaps import gold_gaps
 from ragrecall_core.errors import InputError
@@ -69,7 +69,7 @@ def judges_vs_humans(ctx: Context, ids: tuple | None) -> None:
     """Each model judge against each annotator and the humans' resolved grades (issue 32):
     the figures of :func:`jcv.calibration_view`, under the sidebar's filters (``ids``)."""
     st.subheader("Model judges vs humans")
-    view = ctx.memo("agreement_judges", lambda: _calibration(ctx.key, ids, ctx.ws), ids)
+    view, confusions = ctx.memo("agreement_judges", lambda: _judges(ctx, ids))
     if view.note:
         st.info(view.note)
         return
@@ -86,10 +86,17 @@ def judges_vs_humans(ctx: Context, ids: tuple | None) -> None:
     with st.expander(f"Confusion tables ({len(view.confusions)})"):
         st.caption("Rows: the grade of the annotator (or resolution) named; columns: the judge's.")
         columns = st.columns(3)
-        for i, (title, counts) in enumerate(view.confusions):
+        for i, (title, counts) in enumerate(confusions):
             with columns[i % 3]:
                 st.markdown(f"**{escape_markdown(title)}**")
-                literal_table(_short_labels(counts), hide_index=False)
+                escaped_table(counts, hide_index=False)
+
+
+def _judges(ctx: Context, ids: tuple | None) -> tuple[jcv.CalibrationView, list]:
+    """The judges' figures and their confusion tables as shown (titled, escaped)."""
+    view = _calibration(ctx.key, ids, ctx.ws)
+    confusions = [(title, literal_frame(_short_labels(c))) for title, c in view.confusions]
+    return view, confusions
 
 
 def _short_labels(counts: pd.DataFrame) -> pd.DataFrame:

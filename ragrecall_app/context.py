@@ -362,7 +362,7 @@ def _detail(
 
 
 @st.cache_resource(show_spinner=False, max_entries=512)
-def _view_result(name: str, view: tuple, _build: Callable[[], object]) -> object:
+def _view_result(name: str, view: str, _build: Callable[[], object]) -> object:
     """What ``_build`` returns for view ``view`` (small values: see :attr:`Context.view_key`),
     built once and shared by every session and rerun: read-only."""
     return _build()
@@ -426,7 +426,8 @@ class Context:
         """``build()``, computed once per view (:attr:`view_key`, and ``more``: small values
         of what else it reads) and shared by reruns and sessions: read-only. A rerun that
         changes nothing in the view reads it instead of filtering and formatting again."""
-        return _view_result(name, (*self.view_key, *more), build)
+        # one string: streamlit hashes it in one step, a tuple value by value
+        return _view_result(name, repr((*self.view_key, *more)), build)
 
     def query_table(self) -> QueryTable:
         with st.spinner(f"Scoring every run at k = {self.state.k} …"):
