@@ -3,7 +3,7 @@ resolution, grades export / import, and gold gap candidates."""
 
 import streamlit as st
 
-from ragrecall_app import agreement, analyses
+from ragrecall_app import agreement
 from ragrecall_app.context import current
 from ragrecall_app.render import escape_markdown
 from ragrecall_app.scope import scope_note
@@ -11,7 +11,6 @@ from ragrecall_core.views import scope
 from ragrecall_core.views.agreement_view import INTRO, filters_caption
 
 ctx = current()
-s = ctx.state
 
 st.title("Agreement")
 scope_note(ctx, scope.QUERY_SUBSET)
@@ -23,9 +22,9 @@ if ctx.store.note:
 ids = ctx.view_ids()
 if ids is not None:
     st.caption(filters_caption(ids))
-result, items = ctx.memo("agreement", lambda: analyses.agreement_view(ctx.key, ids, ctx.ws))
+result, items = agreement.view(ctx)
 agreement.pairs(result.pairs)
-agreement.judges_vs_humans(ctx, ids)
+agreement.judges_vs_humans(ctx)
 agreement.disagreements(ctx, items, any_pair=not result.pairs.empty)
 agreement.grade_downloads(ctx)
 agreement.grade_import(ctx)

@@ -22,6 +22,12 @@ from ragrecall_core.views import agreement_view as av
 from ragrecall_core.views import judge_calibration_view as jcv
 
 
+def view(ctx: Context) -> tuple:
+    """Annotator pairs and the disagreements under the sidebar's filters (shared)."""
+    ids = ctx.view_ids()
+    return ctx.memo("agreement", lambda: analyses.agreement_view(ctx.key, ids, ctx.ws))
+
+
 def pairs(frame: pd.DataFrame) -> None:
     """Each annotator pair's identical share and kappas."""
     st.subheader("Annotator pairs")
@@ -65,11 +71,11 @@ def _calibration(key: str, ids: tuple | None, _ws: Workspace) -> jcv.Calibration
     return jcv.calibration_view(_ws, None if ids is None else list(ids))
 
 
-def judges_vs_humans(ctx: Context, ids: tuple | None) -> None:
+def judges_vs_humans(ctx: Context) -> None:
     """Each model judge against each annotator and the humans' resolved grades (issue 32):
-    the figures of :func:`jcv.calibration_view`, under the sidebar's filters (``ids``)."""
+    the figures of :func:`jcv.calibration_view`, under the sidebar's filters."""
     st.subheader("Model judges vs humans")
-    view, confusions = ctx.memo("agreement_judges", lambda: _judges(ctx, ids))
+    view, confusions = judges(ctx)
     if view.note:
         st.info(view.note)
         return
@@ -92,11 +98,16 @@ def judges_vs_humans(ctx: Context, ids: tuple | None) -> None:
                 escaped_table(counts, hide_index=False)
 
 
-def _judges(ctx: Context, ids: tuple | None) -> tuple[jcv.CalibrationView, list]:
-    """The judges' figures and their confusion tables as shown (titled, escaped)."""
-    view = _calibration(ctx.key, ids, ctx.ws)
-    confusions = [(title, literal_frame(_short_labels(c))) for title, c in view.confusions]
-    return view, confusions
+def judges(ctx: Context) -> tuple[jcv.CalibrationView, list]:
+    """The judges' figures under the sidebar's filters and their confusion tables as shown
+    (titled, escaped): shared."""
+
+    def build() -> tuple[jcv.CalibrationView, list]:
+        view = _calibration(ctx.key, ctx.view_ids(), ctx.ws)
+        confusions = [(title, literal_frame(_short_labels(c))) for title, c in view.confusions]
+        return view, confusions
+
+    return ctx.memo("agreement_judges", build)
 
 
 def _short_labels(counts: pd.DataFrame) -> pd.DataFrame:
@@ -193,12 +204,15 @@ def resolution_form(ctx: Context, query_id: str, chunk_id: str, label: str) -> N
         st.success(escape_markdown(saved))
 
 
+def exports(ctx: Context) -> tuple[int, str, str]:
+    """How many grades there are, and all of them as JSON lines and as CSV (shared)."""
+    return ctx.memo("agreement_exports", lambda: analyses.grade_exports(ctx.key, ctx.ws))
+
+
 def grade_downloads(ctx: Context) -> None:
     """Every current grade as JSONL and CSV."""
     st.subheader("All grades")
-    graded, grades_jsonl, grades_csv = ctx.memo(
-        "agreement_exports", lambda: analyses.grade_exports(ctx.key, ctx.ws)
-    )
+    graded, grades_jsonl, grades_csv = exports(ctx)
     st.caption(av.grades_caption(graded))
     c1, c2, _ = st.columns([1, 1, 3])
     c1.download_button(
@@ -244,17 +258,23 @@ def grade_import(ctx: Context) -> None:
             st.success(escape_markdown(imported))
 
 
-def _gaps(ws: Workspace) -> tuple[pd.DataFrame, str]:
-    gaps = gold_gaps(ws)
-    shown = gaps.assign(annotators=[", ".join(a) for a in gaps["annotators"]])
-    return shown, "" if gaps.empty else js.proposal_jsonl(gaps)
+def gaps(ctx: Context) -> tuple[pd.DataFrame, str]:
+    """The gold gap candidates as shown and as a proposed gold update (JSONL): shared, read
+    once per stored grade (the context's key changes with each)."""
+
+    def build() -> tuple[pd.DataFrame, str]:
+        found = gold_gaps(ctx.ws)
+        shown = found.assign(annotators=[", ".join(a) for a in found["annotators"]])
+        return shown, "" if found.empty else js.proposal_jsonl(found)
+
+    return ctx.memo("agreement_gaps", build)
 
 
 def gold_gap_candidates(ctx: Context) -> None:
     """What the gold set may lack, as a proposed gold update to download (read once per
     stored grade: the context's key changes with each)."""
     st.subheader("Gold gap candidates")
-    shown, proposal = ctx.memo("agreement_gaps", lambda: _gaps(ctx.ws))
+    shown, proposal = gaps(ctx)
     st.caption(av.GAPS_CAPTION)
     if shown.empty:
         st.success("No gold gap candidates.")

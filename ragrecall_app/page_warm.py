@@ -1,0 +1,65 @@
+"""The other pages of the default view, built ahead (issue 30): what a page's first visit on
+a fresh server computes and every later session shares (the Queries table, the Failures
+groups, the Ranks charts, the default Compare pair, the No-answer report, the Agreement
+figures), and the modules those pages import (SciPy's statistics alone cost a first
+Agreement visit most of a second). The launcher's warm-up runs :func:`warm_pages` after
+the first page, in its background thread: a first visit then only draws the page.
+
+Nothing here is shown: a page that fails here fails again when visited, and says why.
+"""
+
+from __future__ import annotations
+
+from ragrecall_app.context import Context
+
+
+def warm_pages(ctx: Context) -> None:
+    """Each page's shared results for ``ctx``'s view (the default view of the launcher's
+    source), page by page in the sidebar's order; a page that fails is left to its visit."""
+    for warm in (_queries, _failures, _ranks, _compare, _no_answer, _agreement):
+        try:
+            warm(ctx)
+        except Exception:  # noqa: BLE001, S112 (the page's own visit reports it)
+            continue
+
+
+def _queries(ctx: Context) -> None:
+    from ragrecall_app import queries
+
+    queries.view(ctx)
+
+
+def _failures(ctx: Context) -> None:
+    from ragrecall_app import failures
+
+    failures.view(ctx)
+
+
+def _ranks(ctx: Context) -> None:
+    from ragrecall_app import ranks
+
+    ranks.view(ctx)
+
+
+def _compare(ctx: Context) -> None:
+    from ragrecall_app import analyses, compare
+
+    s = ctx.state
+    if s.baseline and s.candidate and s.baseline != s.candidate:
+        compare.comparison(ctx, s.baseline, s.candidate, ctx.view_ids())
+        analyses.unjudged(ctx.key, s.baseline, s.candidate, s.k, ctx.policy, ctx.ws)
+
+
+def _no_answer(ctx: Context) -> None:
+    from ragrecall_app import no_answer
+
+    no_answer.report(ctx, ctx.view_ids())
+
+
+def _agreement(ctx: Context) -> None:
+    from ragrecall_app import agreement
+
+    agreement.view(ctx)
+    agreement.judges(ctx)
+    agreement.exports(ctx)
+    agreement.gaps(ctx)

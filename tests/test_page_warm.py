@@ -1,0 +1,55 @@
+"""The other pages built ahead (issue 30): after the launcher's warm-up, a fresh server's
+first visit to Queries, Failures, Ranks, Compare, No-answer or Agreement finds its shared
+results built and only draws them. Counted by calls of the builders, never timed."""
+
+from __future__ import annotations
+
+import shutil
+from collections import Counter
+
+from ragrecall_app import agreement, analyses, context, failures, page_warm, queries, ranks
+from ragrecall_core.views.dashboard_state import Source
+from tests.dashboard_support import ROOT, app, no_exception, titles
+
+PAGES = {
+    "pages/queries.py": "Queries",
+    "pages/failures.py": "Failures",
+    "pages/ranks.py": "Ranks",
+    "pages/compare.py": "Compare",
+    "pages/no_answer.py": "No-answer queries",
+    "pages/agreement.py": "Agreement",
+}
+
+
+def test_a_first_visit_after_the_warm_up_builds_nothing_again(tmp_path, monkeypatch):
+    workspace = shutil.copytree(ROOT / "data_samples", tmp_path / "ws")  # its own cache keys
+    calls = Counter()
+
+    def count(module, name):
+        real = getattr(module, name)
+
+        def counted(*args, **kwargs):
+            calls[name] += 1
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, counted)
+
+    count(queries, "_build")
+    count(failures, "_build")
+    count(ranks, "_build")
+    count(analyses, "compare")  # Compare's paired tests and intervals
+    count(analyses, "top_scores")  # No-answer's top-1 scores
+    count(analyses, "agreement")
+    count(agreement, "gold_gaps")
+
+    page_warm.warm_pages(context.warm_up(Source(workspace=workspace)))
+    warmed = Counter(calls)
+    every = {"_build", "compare", "top_scores", "agreement", "gold_gaps"}
+    assert set(warmed) == every and warmed["_build"] == 3
+
+    at = app(workspace, monkeypatch)
+    for page, title in PAGES.items():
+        at.switch_page(page).run()
+        no_exception(at)
+        assert titles(at) == [title]
+    assert calls == warmed, "a first visit built what the warm-up had built"
