@@ -3,14 +3,37 @@ a fresh server computes and every later session shares (the Queries table, the F
 groups, the Ranks charts, the default Compare pair, the No-answer report, the Agreement
 figures), and the modules those pages import (SciPy's statistics alone cost a first
 Agreement visit most of a second). The launcher's warm-up runs :func:`warm_pages` after
-the first page, in its background thread: a first visit then only draws the page.
+the first page, in its background thread, once a browser has drawn that page
+(:func:`first_page_drawn`): a first visit of another page then only draws it.
 
 Nothing here is shown: a page that fails here fails again when visited, and says why.
 """
 
 from __future__ import annotations
 
+import time
+
 from ragrecall_app.context import Context
+
+# how long the warm-up waits for a browser's first page before it builds the others anyway
+FIRST_PAGE_WAIT_S = 20.0
+
+
+def first_page_drawn(timeout_s: float = FIRST_PAGE_WAIT_S) -> None:
+    """Wait until a browser session has finished its first page (or ``timeout_s``): the
+    other pages are built after it, not on the cores the first page needs. Streamlit counts
+    each session's finished runs (its session manager's own field); without them, no wait."""
+    from streamlit.runtime import Runtime
+
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            sessions = Runtime.instance()._session_mgr.list_active_sessions()
+            if any(info.script_run_count > 0 for info in sessions):
+                return
+        except Exception:  # noqa: BLE001 (another streamlit: do not wait)
+            return
+        time.sleep(0.05)
 
 
 def warm_pages(ctx: Context) -> None:

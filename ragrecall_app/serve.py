@@ -67,21 +67,27 @@ def warm_up() -> None:
             time.sleep(0.02)
         from ragrecall_core.views.dashboard_state import parse_source
 
-        warm_first_page(parse_source(sys.argv[1:], os.environ, APP.parent / "data_samples"))
+        ctx = warm_first_page(parse_source(sys.argv[1:], os.environ, APP.parent / "data_samples"))
         scripts = getattr(Runtime.instance(), "_script_cache", None)  # streamlit's own
         for script in (APP, FIRST_PAGE):
             if scripts is not None:
                 scripts.get_bytecode(str(script))
+        from ragrecall_app.page_warm import first_page_drawn, warm_pages
+
+        first_page_drawn()  # then the other pages' shared results, for their first visits
+        warm_pages(ctx)
     except Exception:  # noqa: BLE001 (left to the first session, which reports it)
         return
 
 
-def warm_first_page(source) -> None:
+def warm_first_page(source):
     """The default Overview of ``source`` (loaded, scored, its numbers and tables built)
-    into the caches every session shares: a first visit only draws it."""
+    into the caches every session shares: a first visit only draws it. Its context."""
     from ragrecall_app import context, overview_sections
 
-    overview_sections.view(context.warm_up(source))
+    ctx = context.warm_up(source)
+    overview_sections.view(ctx)
+    return ctx
 
 
 def import_first_page(scripts: Iterable[Path]) -> None:
