@@ -70,3 +70,21 @@ def test_a_plain_file_holds_none_of_them(tmp_path):
     assert runs.bytes_held(path, [b"_", b"#"]) == set()
     assert "starts_with" not in runs.trec_rows_sql(set())
     assert "starts_with" in runs.trec_rows_sql({b"#"})
+
+
+CSV_PLAIN = ["query_id,chunk_id,rank,score", "q1,a,1,0.9", "q1,b,2,0.5", "q2,c,1,0.7"]
+CSV_ODD_LINES = {
+    "a digit separator in a score": "q2,z,2,0_5",
+    "a quoted digit separator in a score": 'q2,z,2,"1_0"',
+    "a '_' inside a chunk id": "q2,z_1,2,0.5",
+}
+
+
+@pytest.mark.parametrize("odd", list(CSV_ODD_LINES))
+@pytest.mark.parametrize("at", [1, 4])
+def test_one_odd_csv_row_loads_as_the_validating_read(tmp_path, odd, at):
+    lines = [*CSV_PLAIN]
+    lines.insert(at, CSV_ODD_LINES[odd])
+    path = tmp_path / "run.csv"
+    path.write_text("\n".join(lines) + "\n")
+    assert loaded(path, validating=False) == loaded(path, validating=True)
