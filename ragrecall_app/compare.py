@@ -139,17 +139,23 @@ def unjudged(ctx: Context, base: str, cand: str, ids: Sequence[str] | None) -> p
     return found
 
 
+def scatter_chart(ctx: Context, base: str, cand: str, result: Comparison):
+    """Each query's pass measure before and after, as a figure (shared)."""
+    measure = result.pass_measure
+    return ctx.memo(
+        "compare_scatter",
+        lambda: cv.scatter_figure(cv.scatter_points(result.outcomes), base, cand, measure),
+        base,
+        cand,
+    )
+
+
 def scatter(ctx: Context, base: str, cand: str, result: Comparison) -> None:
     """Each query's pass measure before and after; a click opens the query."""
     measure = result.pass_measure
     st.subheader(f"Per query: {measure} before and after")
     event = st.plotly_chart(
-        ctx.memo(
-            "compare_scatter",
-            lambda: cv.scatter_figure(cv.scatter_points(result.outcomes), base, cand, measure),
-            base,
-            cand,
-        ),
+        scatter_chart(ctx, base, cand, result),
         key="compare_scatter",
         on_select="rerun",
         selection_mode="points",

@@ -45,6 +45,30 @@ def report(ctx: Context, ids: Sequence[str] | None) -> NoAnswerReport:
         )
 
 
+def picks(ctx: Context, result: NoAnswerReport, max_fc: float) -> tuple:
+    """The picked thresholds' table, the thresholds (run -> threshold) and the sweep curve
+    for an accepted false confidence ``max_fc`` (shared)."""
+    runs = ctx.state.runs
+    return ctx.memo(
+        "no_answer_tradeoff",
+        lambda: (
+            as_words(nav.picked_table(result, runs, max_fc), nat.PICKED_FORMATS),
+            nav.thresholds(result, max_fc),
+            nav.sweep_figure(result, ctx.colors, runs, max_fc),
+        ),
+        max_fc,
+    )
+
+
+def score_chart(ctx: Context, result: NoAnswerReport, picked: dict[str, float]):
+    """The top-1 scores' chart, one box per run and kind, the picked thresholds starred."""
+    return ctx.memo(
+        "no_answer_scores",
+        lambda: nav.score_figure(result, tuple(ctx.state.runs), ctx.colors, picked),
+        tuple(sorted(picked.items())),
+    )
+
+
 def tradeoff(ctx: Context, result: NoAnswerReport, no_answer: int) -> dict[str, float]:
     """The false confidence slider, the threshold each run picks under it and the sweep
     curve; the picked thresholds (run -> threshold)."""
@@ -65,15 +89,7 @@ def tradeoff(ctx: Context, result: NoAnswerReport, no_answer: int) -> dict[str, 
     )
     max_fc = accepted_percent / 100
     st.caption(nat.tradeoff_caption(max_fc, s.k))
-    table, picked, sweep = ctx.memo(
-        "no_answer_tradeoff",
-        lambda: (
-            as_words(nav.picked_table(result, s.runs, max_fc), nat.PICKED_FORMATS),
-            nav.thresholds(result, max_fc),
-            nav.sweep_figure(result, ctx.colors, s.runs, max_fc),
-        ),
-        max_fc,
-    )
+    table, picked, sweep = picks(ctx, result, max_fc)
     st.dataframe(table, hide_index=True, key="noans_picked", width="stretch")
     st.plotly_chart(sweep, key="noans_sweep", width="stretch")
     return picked
@@ -84,11 +100,7 @@ def distributions(ctx: Context, result: NoAnswerReport, picked: dict[str, float]
     st.subheader("Top-1 score: answerable vs no-answer queries")
     st.caption(nat.scores_caption(nav.MAX_POINTS))
     st.plotly_chart(
-        ctx.memo(
-            "no_answer_scores",
-            lambda: nav.score_figure(result, tuple(ctx.state.runs), ctx.colors, picked),
-            tuple(sorted(picked.items())),
-        ),
+        score_chart(ctx, result, picked),
         key="noans_scores",
         width="stretch",
     )

@@ -69,14 +69,17 @@ def _compare(ctx: Context) -> None:
 
     s = ctx.state
     if s.baseline and s.candidate and s.baseline != s.candidate:
-        compare.comparison(ctx, s.baseline, s.candidate, ctx.view_ids())
+        result = compare.comparison(ctx, s.baseline, s.candidate, ctx.view_ids())
+        compare.scatter_chart(ctx, s.baseline, s.candidate, result)
         analyses.unjudged(ctx.key, s.baseline, s.candidate, s.k, ctx.policy, ctx.ws)
 
 
 def _no_answer(ctx: Context) -> None:
     from ragrecall_app import no_answer
 
-    no_answer.report(ctx, ctx.view_ids())
+    result = no_answer.report(ctx, ctx.view_ids())
+    _table, picked, _sweep = no_answer.picks(ctx, result, ctx.state.max_false_confidence / 100)
+    no_answer.score_chart(ctx, result, picked)
 
 
 def _agreement(ctx: Context) -> None:

@@ -8,6 +8,7 @@ import shutil
 from collections import Counter
 
 from ragrecall_app import agreement, analyses, context, failures, page_warm, queries, ranks
+from ragrecall_core.views import compare_view, no_answer_view
 from ragrecall_core.views.dashboard_state import Source
 from tests.dashboard_support import ROOT, app, no_exception, titles
 
@@ -41,10 +42,14 @@ def test_a_first_visit_after_the_warm_up_builds_nothing_again(tmp_path, monkeypa
     count(analyses, "top_scores")  # No-answer's top-1 scores
     count(analyses, "agreement")
     count(agreement, "gold_gaps")
+    count(compare_view, "scatter_figure")  # plotly's first figures: most of a first visit
+    count(no_answer_view, "score_figure")
+    count(no_answer_view, "sweep_figure")
 
     page_warm.warm_pages(context.warm_up(Source(workspace=workspace)))
     warmed = Counter(calls)
     every = {"_build", "compare", "top_scores", "agreement", "gold_gaps"}
+    every |= {"scatter_figure", "score_figure", "sweep_figure"}
     assert set(warmed) == every and warmed["_build"] == 3
 
     at = app(workspace, monkeypatch)
