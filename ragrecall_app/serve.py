@@ -53,8 +53,8 @@ def warm_up() -> None:
     """A fresh server's first page, begun while the server starts and the browser loads the
     page: import what app.py and its first page import, then, once streamlit's runtime
     exists (its caches are the sessions', and ``sys.argv`` holds the app's own arguments),
-    open, score and build the first page of the workspace app.py will open, into the caches
-    its sessions share (:func:`warm_first_page`), and compile the two scripts.
+    compile the two scripts, then open, score and build the first page of the workspace
+    app.py will open, into the caches its sessions share (:func:`warm_first_page`).
 
     Nothing here is shown: a source that fails to open fails again in the first session,
     which shows its problems on the page."""
@@ -65,13 +65,14 @@ def warm_up() -> None:
             if time.monotonic() > deadline:
                 return
             time.sleep(0.02)
-        from ragrecall_core.views.dashboard_state import parse_source
-
-        ctx = warm_first_page(parse_source(sys.argv[1:], os.environ, APP.parent / "data_samples"))
+        # the first session runs both scripts first thing: compiled now, not after the work
         scripts = getattr(Runtime.instance(), "_script_cache", None)  # streamlit's own
         for script in (APP, FIRST_PAGE):
             if scripts is not None:
                 scripts.get_bytecode(str(script))
+        from ragrecall_core.views.dashboard_state import parse_source
+
+        ctx = warm_first_page(parse_source(sys.argv[1:], os.environ, APP.parent / "data_samples"))
         from ragrecall_app.page_warm import first_page_drawn, warm_pages
 
         first_page_drawn()  # then the other pages' shared results, for their first visits
