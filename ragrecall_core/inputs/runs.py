@@ -485,7 +485,12 @@ def read_trec_typed(
     sorts them."""
     unsorted = [step.format(table=table, rows=rows) for step in RANKS_AS_POSITIONS_STEPS]
     ranked = RANKED_TREC_SQL.format(table=table, rows=rows)
-    return read_unsorted_first(con, table, unsorted, trec_positions_hold, ranked, params)
+    # its order pass is a window over all rows in one sequence: one core's work, done while
+    # the other core fetches the pairs (the pass may number tied rows again meanwhile: their
+    # ranks stay within their group's, which is all the tests read of them)
+    return read_unsorted_first(
+        con, table, unsorted, trec_positions_hold, ranked, params, beside=True
+    )
 
 
 # ids read as JSON, not VARCHAR: a VARCHAR column would turn the number 5 into "5"
@@ -599,28 +604,26 @@ def read_unsorted_first(
     sorted_read: str,
     params: dict | None,
     also: Sequence[str] = (),
+    beside: bool = False,
 ) -> bool:
     """A typed read that numbers positions without a sort when it can: the ``unsorted``
-    steps make ``table``; then ``in_order`` runs on a cursor in a thread of its own while
-    the whole-table tests start (:func:`typed_tests`) and the ``also`` steps (tests of the
-    file) run. When ``in_order`` says the positions hold, the whole-table tests decide;
-    otherwise the table is made again by ``sorted_read``, sorting, and its rows tested
-    again (the sort may find more wrong with them; the pairs are the same). On failure the
-    table is dropped."""
+    steps make ``table``, its whole-table tests start (:func:`typed_tests`), the ``also``
+    steps (tests of the file) and ``in_order`` run; with ``beside``, ``in_order`` runs
+    first, on a cursor in a thread of its own, while the others do. When ``in_order`` says
+    the positions hold, the whole-table tests decide; otherwise the table is made again by
+    ``sorted_read``, sorting, and its rows tested again (the sort may find more wrong with
+    them; the pairs are the same). On failure the table is dropped."""
     if not read_typed(con, unsorted, params):
         return False  # the sorted read would cast the same values
-    # A TREC run's order pass is a window over all rows in one sequence: one core's work,
-    # which the other core spends on the tests' fetch of the pairs (the pass may number
-    # tied rows again meanwhile: their ranks stay those of their group, as the tests read).
-    ordered = in_background(on_cursor, in_order, con, table)
+    ordered = in_background(on_cursor, in_order, con, table) if beside else None
     try:
         passed = typed_tests(con, table)
         fits = read_typed(con, list(also), params)
     finally:
-        holds = ordered()  # never left running on a table about to be dropped
+        holds = ordered() if ordered else None  # never left running on a table to be dropped
     if not fits:
         return _kept(con, table, False)
-    if holds:
+    if holds if ordered else in_order(con, table):
         return _kept(con, table, passed())
     if not _kept(con, table, passed()):
         return False
