@@ -309,14 +309,12 @@ MAX_EXACT_RANK = 2**53
 
 
 def canonical_rank(text: str) -> str:
-    """SQL: the text ``text`` is a positive rank written as its BIGINT writes it (``1``; not
-    ``01``, ``+1``, ``1.0``, ``1e0``, ``0x1`` or ``1_0``, which DuckDB's casts read their own
-    way and the validating checks read theirs), at most :data:`MAX_EXACT_RANK`. Matched as
-    digits (casting each value back to text cost 0.3 s CPU on a 7M-line run)."""
-    return (
-        f"(regexp_full_match({text}, '[1-9][0-9]{{0,15}}') "
-        f"AND TRY_CAST({text} AS BIGINT) <= {MAX_EXACT_RANK})"
-    )
+    """SQL: the text ``text`` is a rank written as its BIGINT writes it (``1``; not ``01``,
+    ``+1``, ``1.0``, ``1e0``, ``0x1`` or ``1_0``, which DuckDB's casts read their own way and
+    the validating checks read theirs), at most :data:`MAX_EXACT_RANK`. (A regular expression
+    of digits instead took 0.72 s against 0.41 s for 7M ranks.)"""
+    value = f"TRY_CAST({text} AS BIGINT)"
+    return f"(CAST({value} AS VARCHAR) = {text} AND {value} <= {MAX_EXACT_RANK})"
 
 
 # A TREC run's rows, each marked whether it is typed: read as the validating read reads the
