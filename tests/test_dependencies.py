@@ -27,6 +27,7 @@ FIRST_PARTY = {
     "tests",
     "benchmarks",
     "data_samples",
+    "scripts",
 }
 # Packages a test writes into its own temporary folder and then imports (a retriever module
 # given to capture by name): made by the test, installed by nobody.
