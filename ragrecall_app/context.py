@@ -302,20 +302,36 @@ def _require_distinct_names(uploads: Sequence) -> None:
 def _query_tables(key: str, ks: tuple[int, ...], policy: Policy, rule: str, _ws: Workspace):
     """The query table at every k the sidebar offers, built in one pass (issue 13: a new k
     is a slice, not a rescoring); shared by every session, read-only."""
-    return build_query_tables(_ws, ks, policy, rule=rule)
+    tables = build_query_tables(_ws, ks, policy, rule=rule)
+    _EVERY_K_BUILT.add((key, ks, policy, rule))
+    return tables
+
+
+# the (key, ks, policy, rule) whose tables at every k were built: a k is then a slice (were
+# they evicted since, the next slice builds them again)
+_EVERY_K_BUILT: set[tuple] = set()
+
+
+def every_k_tables(ctx: Context) -> None:
+    """Build the query tables at every k the sidebar offers for ``ctx``'s view (the launcher
+    does so behind the first page, which needs one k: at 10,000 x 100 x 4 one k costs about
+    a third of every k), so a change of k is a slice."""
+    offered = k_choices(max(ctx.facts.depths.values() or [1]))
+    _query_tables(ctx.key, offered, ctx.policy, ctx.state.pass_rule, ctx.ws)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _query_table(key: str, k: int, policy: Policy, rule: str, _ws: Workspace) -> QueryTable:
     """Shared, not copied (cache_data would unpickle 40k rows on every rerun): read-only.
 
-    A k the sidebar offers is sliced from :func:`_query_tables`; any other (a link's
-    ``?k=7``) is built on its own. With ``rank_bin``, the Ranks histogram's bin of each
-    answerable query's first relevant rank (bins up to the workspace's longest list), so a
-    bar click filters like any group."""
+    A k the sidebar offers is sliced from :func:`_query_tables` once those are built
+    (:func:`every_k_tables`); until then, and for any other k (a link's ``?k=7``), it is
+    built on its own: the same table (``tests/test_query_tables_all_k.py``). With
+    ``rank_bin``, the Ranks histogram's bin of each answerable query's first relevant rank
+    (bins up to the workspace's longest list), so a bar click filters like any group."""
     depth = max(facts_of(key, _ws).depths.values() or [1])
     offered = k_choices(depth)
-    if k in offered:
+    if k in offered and (key, offered, policy, rule) in _EVERY_K_BUILT:
         built = _query_tables(key, offered, policy, rule, _ws).at(k)
     else:
         built = build_query_table(_ws, k, policy, rule=rule)

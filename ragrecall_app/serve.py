@@ -73,9 +73,11 @@ def warm_up() -> None:
         from ragrecall_core.views.dashboard_state import parse_source
 
         ctx = warm_first_page(parse_source(sys.argv[1:], os.environ, APP.parent / "data_samples"))
+        from ragrecall_app import context
         from ragrecall_app.page_warm import first_page_drawn, warm_pages
 
-        first_page_drawn()  # then the other pages' shared results, for their first visits
+        first_page_drawn()  # then every k's tables and the other pages' shared results
+        context.every_k_tables(ctx)
         warm_pages(ctx)
     except Exception:  # noqa: BLE001 (left to the first session, which reports it)
         return

@@ -12,21 +12,46 @@ from ragrecall_app import context
 from ragrecall_core.views.dashboard_state import Source
 
 
+def counted_builds(monkeypatch) -> list:
+    """The query table builds from now on: the cutoffs of each (one k alone, or every k)."""
+    builds = []
+    one, every = context.build_query_table, context.build_query_tables
+    monkeypatch.setattr(
+        context, "build_query_table", lambda *a, **kw: builds.append((a[1],)) or one(*a, **kw)
+    )
+    monkeypatch.setattr(
+        context, "build_query_tables", lambda *a, **kw: builds.append(a[1]) or every(*a, **kw)
+    )
+    return builds
+
+
 def test_the_first_session_finds_the_warmed_up_scoring(tmp_path, monkeypatch):
     workspace = shutil.copytree(ROOT / "data_samples", tmp_path / "ws")  # its own cache keys
-    builds = []
-    build = context.build_query_tables
-    monkeypatch.setattr(
-        context, "build_query_tables", lambda *a, **kw: builds.append(a[1]) or build(*a, **kw)
-    )
+    builds = counted_builds(monkeypatch)
 
     context.warm_up(Source(workspace=workspace))
-    assert len(builds) == 1
+    assert builds == [(5,)], "the first page needs its one k"
 
     at = app(workspace, monkeypatch)
     no_exception(at)
     assert len(builds) == 1, "the first page scored the workspace again: another cache key"
     assert at.title[0].value == "Overview"
+
+
+def test_every_k_is_built_behind_the_first_page_and_a_new_k_is_a_slice(tmp_path, monkeypatch):
+    """Issue 30: the first page scores its one k (at 10k queries a third of every k); the
+    launcher then builds every k the sidebar offers, so a change of k scores nothing."""
+    workspace = shutil.copytree(ROOT / "data_samples", tmp_path / "ws")
+    builds = counted_builds(monkeypatch)
+    ctx = context.warm_up(Source(workspace=workspace))
+    context.every_k_tables(ctx)
+    assert builds == [(5,), (1, 2, 3, 5, 10, 20)]
+
+    at = app(workspace, monkeypatch)
+    at.selectbox(key="side_k").select(10).run()
+    no_exception(at)
+    assert len(builds) == 2, "a change of k scored the workspace again"
+    assert "k = 10" in " ".join(h.value for h in at.subheader)
 
 
 def test_the_first_session_finds_the_overview_built(tmp_path, monkeypatch):
@@ -47,9 +72,7 @@ def test_the_first_session_finds_the_overview_built(tmp_path, monkeypatch):
         return counted
 
     monkeypatch.setattr(overview_sections, "_build", counting("build", overview_sections._build))
-    monkeypatch.setattr(
-        context, "build_query_tables", counting("score", context.build_query_tables)
-    )
+    monkeypatch.setattr(context, "build_query_table", counting("score", context.build_query_table))
     monkeypatch.setattr(Workspace, "open", staticmethod(counting("open", Workspace.open)))
     once_each = ["build", "open", "score"]
 
