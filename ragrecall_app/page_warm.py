@@ -11,6 +11,7 @@ Nothing here is shown: a page that fails here fails again when visited, and says
 
 from __future__ import annotations
 
+import threading
 import time
 
 from ragrecall_app.context import Context
@@ -19,10 +20,14 @@ from ragrecall_app.context import Context
 FIRST_PAGE_WAIT_S = 20.0
 
 
-def first_page_drawn(timeout_s: float = FIRST_PAGE_WAIT_S) -> None:
-    """Wait until a browser session has finished its first page (or ``timeout_s``): the
-    other pages are built after it, not on the cores the first page needs. Streamlit counts
-    each session's finished runs (its session manager's own field); without them, no wait."""
+def first_page_drawn(
+    timeout_s: float = FIRST_PAGE_WAIT_S, stop: threading.Event | None = None
+) -> None:
+    """Wait until a browser session has finished its first page (or ``timeout_s``, or
+    ``stop``): the other pages are built after it, not on the cores the first page needs.
+    Streamlit counts each session's finished runs (its session manager's own field); without
+    them, no wait."""
+    stop = stop or threading.Event()
     from streamlit.runtime import Runtime
 
     deadline = time.monotonic() + timeout_s
@@ -33,13 +38,17 @@ def first_page_drawn(timeout_s: float = FIRST_PAGE_WAIT_S) -> None:
                 return
         except Exception:  # noqa: BLE001 (another streamlit: do not wait)
             return
-        time.sleep(0.05)
+        if stop.wait(0.05):
+            return
 
 
-def warm_pages(ctx: Context) -> None:
+def warm_pages(ctx: Context, stop: threading.Event | None = None) -> None:
     """Each page's shared results for ``ctx``'s view (the default view of the launcher's
-    source), page by page in the sidebar's order; a page that fails is left to its visit."""
+    source), page by page in the sidebar's order; a page that fails is left to its visit.
+    Once ``stop`` is set, no further page is begun (the server is stopping)."""
     for warm in (_queries, _failures, _ranks, _compare, _no_answer, _agreement):
+        if stop is not None and stop.is_set():
+            return
         try:
             warm(ctx)
         except Exception:  # noqa: BLE001, S112 (the page's own visit reports it)

@@ -34,6 +34,8 @@ APP = Path(__file__).resolve().parent.parent / "app.py"
 # the page a first visit shows (app.py's default page)
 FIRST_PAGE = APP.parent / "pages" / "overview.py"
 RUNTIME_WAIT_S = 30
+# set when the server has stopped: the warm-up ends at its next step
+STOPPING = threading.Event()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -45,8 +47,14 @@ def main(argv: list[str] | None = None) -> int:
     # first page). Under `streamlit run` the answer is no and its warning never shows.
     streamlit.delta_generator._use_warning_has_been_displayed = True
     sys.argv = ["streamlit", "run", str(APP), *(sys.argv[1:] if argv is None else argv)]
-    threading.Thread(target=warm_up, name="ragrecall-warm-up", daemon=True).start()
-    return cli.main()
+    # Not a daemon: the interpreter's exit waits for it, so it is never stopped inside
+    # DuckDB's native code (a daemon thread killed there aborts the process: exit 134 on a
+    # SIGTERM); the stop it is told of ends it at its next step.
+    threading.Thread(target=warm_up, name="ragrecall-warm-up").start()
+    try:
+        return cli.main()
+    finally:
+        STOPPING.set()
 
 
 def warm_up() -> None:
@@ -62,9 +70,8 @@ def warm_up() -> None:
         import_first_page([APP, FIRST_PAGE])
         deadline = time.monotonic() + RUNTIME_WAIT_S
         while not (Runtime.exists() and Runtime.instance().state != RuntimeState.INITIAL):
-            if time.monotonic() > deadline:
+            if time.monotonic() > deadline or STOPPING.wait(0.02):
                 return
-            time.sleep(0.02)
         # the first session runs both scripts first thing: compiled now, not after the work
         scripts = getattr(Runtime.instance(), "_script_cache", None)  # streamlit's own
         for script in (APP, FIRST_PAGE):
@@ -76,9 +83,10 @@ def warm_up() -> None:
         from ragrecall_app import context
         from ragrecall_app.page_warm import first_page_drawn, warm_pages
 
-        first_page_drawn()  # then every k's tables and the other pages' shared results
-        context.every_k_tables(ctx)
-        warm_pages(ctx)
+        first_page_drawn(stop=STOPPING)  # then every k's tables and the other pages' results
+        if not STOPPING.is_set():
+            context.every_k_tables(ctx)
+            warm_pages(ctx, stop=STOPPING)
     except Exception:  # noqa: BLE001 (left to the first session, which reports it)
         return
 

@@ -58,3 +58,36 @@ def test_a_first_visit_after_the_warm_up_builds_nothing_again(tmp_path, monkeypa
         no_exception(at)
         assert titles(at) == [title]
     assert calls == warmed, "a first visit built what the warm-up had built"
+
+
+def test_a_stopping_server_begins_no_further_page(monkeypatch):
+    """The warm-up thread is not a daemon (the interpreter's exit waits for it rather than
+    kill it inside DuckDB, which aborted the process on a SIGTERM): once the server stops,
+    no further page is begun and the wait for a first page ends."""
+    import threading
+
+    from ragrecall_app import serve
+
+    begun = []
+    for name in ("_queries", "_failures", "_ranks", "_compare", "_no_answer", "_agreement"):
+        monkeypatch.setattr(page_warm, name, lambda ctx, name=name: begun.append(name))
+    stop = threading.Event()
+    page_warm.warm_pages(None, stop=stop)
+    assert len(begun) == 6
+    stop.set()
+    page_warm.warm_pages(None, stop=stop)
+    assert len(begun) == 6, "a page was begun after the stop"
+    daemons, ended = [], threading.Event()
+
+    def warm_up():
+        daemons.append(threading.current_thread().daemon)
+        ended.set()
+
+    monkeypatch.setattr(serve, "warm_up", warm_up)
+    monkeypatch.setattr(serve.cli, "main", lambda: 0)
+    monkeypatch.setattr(serve.sys, "argv", ["ragrecall-ui"])
+    monkeypatch.setattr(serve.PagesManager, "uses_pages_directory", None)
+    assert serve.main([]) == 0
+    assert ended.wait(10) and daemons == [False]
+    assert serve.STOPPING.is_set(), "the launcher tells the warm-up the server stopped"
+    serve.STOPPING.clear()
