@@ -48,28 +48,9 @@ def gold_grades() -> dict[str, dict[str, int]]:
     }
 
 
-def reviewed_relevant() -> dict[str, set[str]]:
-    """Query id (the gold gives it a relevant chunk) -> the chunks the gold lacks that
-    reviewers make relevant."""
-    gold = {q: g for q, g in gold_grades().items() if any(v > 0 for v in g.values())}
-    graded: dict[tuple[str, str], list[dict]] = {}
-    for path in sorted((SAMPLES / "grades").glob("*.jsonl")):
-        for row in _lines(path):
-            if row["annotator"].startswith("judge:"):  # a model judge: shown, not counted
-                continue
-            graded.setdefault((row["query_id"], row["chunk_id"]), []).append(row)
-    found: dict[str, set[str]] = {}
-    for (query_id, chunk_id), rows in graded.items():
-        if query_id not in gold or chunk_id in gold[query_id]:
-            continue
-        grades = sorted(r["grade"] for r in rows)
-        if grades[(len(grades) - 1) // 2] >= 2 and not any(r["harmful"] for r in rows):
-            found.setdefault(query_id, set()).add(chunk_id)
-    return found
-
-
 def reviewer_grades() -> dict[tuple[str, str], list[dict]]:
-    """(query id, chunk id) -> its reviewers' rows (a model judge's left out)."""
+    """(query id, chunk id) -> its reviewers' rows (a model judge's left out: shown, not
+    counted)."""
     graded: dict[tuple[str, str], list[dict]] = {}
     for path in sorted((SAMPLES / "grades").glob("*.jsonl")):
         for row in _lines(path):
@@ -78,15 +59,35 @@ def reviewer_grades() -> dict[tuple[str, str], list[dict]]:
     return graded
 
 
-def judged_gains(query_id: str, gold: dict[str, int]) -> dict[str, int]:
-    """Chunk id -> the gain of its judged grade for ``query_id`` (only gains above 0)."""
+def reviewed_grade(rows: list[dict]) -> int:
+    """The grade a chunk's reviewers' ``rows`` give it: the lower median of their grades, 0
+    when one of them flags it harmful."""
+    if any(r["harmful"] for r in rows):
+        return 0
+    grades = sorted(r["grade"] for r in rows)
+    return grades[(len(grades) - 1) // 2]
+
+
+def reviewed_relevant(graded: dict[tuple[str, str], list[dict]]) -> dict[str, set[str]]:
+    """Query id (the gold gives it a relevant chunk) -> the chunks the gold lacks that
+    reviewers make relevant (``graded``: :func:`reviewer_grades`)."""
+    gold = {q: g for q, g in gold_grades().items() if any(v > 0 for v in g.values())}
+    found: dict[str, set[str]] = {}
+    for (query_id, chunk_id), rows in graded.items():
+        if query_id in gold and chunk_id not in gold[query_id] and reviewed_grade(rows) >= 2:
+            found.setdefault(query_id, set()).add(chunk_id)
+    return found
+
+
+def judged_gains(
+    query_id: str, gold: dict[str, int], graded: dict[tuple[str, str], list[dict]]
+) -> dict[str, int]:
+    """Chunk id -> the gain of its judged grade for ``query_id`` (only gains above 0):
+    the gold's, and the reviewers' (``graded``) for what the gold lacks."""
     gains = {c: g for c, g in gold.items() if g > 0}
-    for (q, chunk_id), rows in reviewer_grades().items():
-        if q != query_id or chunk_id in gold or any(r["harmful"] for r in rows):
-            continue
-        grades = sorted(r["grade"] for r in rows)
-        if grades[(len(grades) - 1) // 2] >= 2:
-            gains[chunk_id] = grades[(len(grades) - 1) // 2]
+    for (q, chunk_id), rows in graded.items():
+        if q == query_id and chunk_id not in gold and reviewed_grade(rows) >= 2:
+            gains[chunk_id] = reviewed_grade(rows)
     return gains
 
 
@@ -106,11 +107,13 @@ def ranked(run: str) -> dict[str, list[str]]:
 def plain_scores(
     run: str, k: int, reviewers: bool = True, rel_level: int = 1, unit: str = "chunk"
 ) -> dict[str, dict[str, float]]:
-    """Query id (with a relevant item) -> {"Recall", "RR", "Hit"} at ``k`` for ``run``."""
+    """Query id (with a relevant item) -> {"Recall", "RR", "Hit", "P"} at ``k`` for ``run``,
+    and "nDCG" at chunk level with the default relevance level."""
     docs = {r["chunk_id"]: r["doc_id"] for r in _lines(SAMPLES / "corpus.jsonl")}
     item = (lambda c: docs[c]) if unit == "doc" else (lambda c: c)
     lists = ranked(run)
-    extra = reviewed_relevant() if reviewers else {}
+    graded = reviewer_grades() if reviewers else {}
+    extra = reviewed_relevant(graded)
     scores = {}
     for query_id, grades in gold_grades().items():
         chunks = {c for c, g in grades.items() if g >= rel_level} | extra.get(query_id, set())
@@ -129,7 +132,7 @@ def plain_scores(
             "P": len(ranks) / k,
         }
         if unit == "chunk" and rel_level == 1:
-            gains = judged_gains(query_id, grades) if reviewers else grades
+            gains = judged_gains(query_id, grades, graded)
             got = [gains.get(c, 0) for c in lists.get(query_id, [])[:k]]
             ideal = dcg(sorted((g for g in gains.values() if g > 0), reverse=True)[:k])
             scores[query_id]["nDCG"] = dcg(got) / ideal
