@@ -128,16 +128,21 @@ class JudgeResult:
 NAMED_JUDGES = {"minilm": "ragrecall_core.judges.minilm:judge"}
 
 
+def judge_target(spec: str) -> str:
+    """``spec`` as ``module:name``: a short name of :data:`NAMED_JUDGES` stands for its own."""
+    return NAMED_JUDGES.get(spec.strip(), spec)
+
+
 def parse_judge_spec(spec: str) -> tuple[str, str]:
-    """``"package.module:function"`` (or a short name of :data:`NAMED_JUDGES`) -> its two
+    """``"package.module:function"`` (or a short name, :func:`judge_target`) -> its two
     parts."""
-    return parse_spec(NAMED_JUDGES.get(spec.strip(), spec), "--judge", "myjudge:grade")
+    return parse_spec(judge_target(spec), "--judge", "myjudge:grade")
 
 
 def load_judge(spec: str) -> Callable:
-    """Import ``module:name`` (from the current folder too; or a short name of
-    :data:`NAMED_JUDGES`) and return the callable."""
-    target = import_target(NAMED_JUDGES.get(spec.strip(), spec), "--judge", "myjudge:grade")
+    """Import ``module:name`` (from the current folder too; or a short name,
+    :func:`judge_target`) and return the callable."""
+    target = import_target(judge_target(spec), "--judge", "myjudge:grade")
     check_judge(target, spec)
     return target
 
