@@ -102,3 +102,15 @@ def table(at: AppTest, index: int = 0) -> pd.DataFrame:
 
 def titles(at: AppTest) -> list[str]:
     return [t.value for t in at.title]
+
+
+def count_calls(monkeypatch, module, name: str, calls) -> None:
+    """Replace ``module.name`` (for this test) with a wrapper that counts each call in
+    ``calls[name]`` (a Counter) and then calls the original."""
+    original = getattr(module, name)
+
+    def counted(*args, **kwargs):
+        calls[name] += 1
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, counted)

@@ -12,7 +12,7 @@ import pytest
 import streamlit as st
 
 from ragrecall_core.views import overview, queries_text
-from tests.dashboard_support import ROOT, app, no_exception, titles
+from tests.dashboard_support import ROOT, app, count_calls, no_exception, titles
 
 
 @pytest.fixture
@@ -28,18 +28,8 @@ def samples(tmp_path, monkeypatch):
 def calls(monkeypatch):
     """Calls of the builders of the Overview's headline table and of the Queries table."""
     counted = Counter()
-
-    def counting(module, name):
-        original = getattr(module, name)
-
-        def wrapper(*args, **kwargs):
-            counted[name] += 1
-            return original(*args, **kwargs)
-
-        monkeypatch.setattr(module, name, wrapper)
-
-    counting(overview, "headline_table")
-    counting(queries_text, "display")
+    count_calls(monkeypatch, overview, "headline_table", counted)
+    count_calls(monkeypatch, queries_text, "display", counted)
     return counted
 
 

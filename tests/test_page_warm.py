@@ -10,7 +10,7 @@ from collections import Counter
 from ragrecall_app import agreement, analyses, context, failures, page_warm, queries, ranks
 from ragrecall_core.views import compare_view, no_answer_view
 from ragrecall_core.views.dashboard_state import Source
-from tests.dashboard_support import ROOT, app, no_exception, titles
+from tests.dashboard_support import ROOT, app, count_calls, no_exception, titles
 
 PAGES = {
     "pages/queries.py": "Queries",
@@ -27,13 +27,7 @@ def test_a_first_visit_after_the_warm_up_builds_nothing_again(tmp_path, monkeypa
     calls = Counter()
 
     def count(module, name):
-        real = getattr(module, name)
-
-        def counted(*args, **kwargs):
-            calls[name] += 1
-            return real(*args, **kwargs)
-
-        monkeypatch.setattr(module, name, counted)
+        count_calls(monkeypatch, module, name, calls)
 
     count(queries, "_build")
     count(failures, "_build")
