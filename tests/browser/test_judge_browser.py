@@ -65,7 +65,8 @@ def open_judge(page: Page, url: str, name: str) -> None:
     field = page.get_by_role("textbox", name="Your name (annotator)")
     field.fill(name)
     field.press("Enter")
-    expect(progress(page, 0, name).or_(progress(page, 1, name)).or_(progress(page, 3, name)))
+    shown = progress(page, 0, name).or_(progress(page, 1, name)).or_(progress(page, 3, name))
+    expect(shown).to_be_visible(timeout=TIMEOUT)  # the name's rerun is done: a click holds
     page.get_by_text("Retrieved chunk").wait_for(timeout=TIMEOUT)
 
 
