@@ -141,6 +141,12 @@ def sync_url() -> None:
 # ---------------------------------------------------------------- loading (cached)
 @st.cache_data(show_spinner=False, max_entries=64)
 def _content_key(prints: tuple) -> str:
+    return _hash_of(prints)
+
+
+def _hash_of(prints: tuple) -> str:
+    """The content key of the files :func:`fingerprint` describes (each file's digest is
+    remembered in this process under its identity: a second hash only reads the stats)."""
     return content_hash([Path(p) for p, _size, _mtime in prints])
 
 
@@ -180,6 +186,16 @@ def open_source(source: Source) -> tuple[Workspace, str, StoreStatus]:
     # the store's path too, so two copies of the same files never share their grades' frames
     store = judge_session.connect_store(ws)
     return ws, f"{key}+{store_path(ws)}|{judge_session.store_version(ws)}", store
+
+
+def preload(source: Source) -> None:
+    """Hash the inputs of ``source`` and open its workspace (the load cache restores it)
+    into the resource cache every session shares, under the key :func:`open_source` then
+    finds. Needs no streamlit runtime (a resource cache is the process's, and nothing here
+    is cached as data): the launcher runs it while the server still starts."""
+    files = source.input_files()
+    if files:
+        _load_workspace(_spec(source), _hash_of(fingerprint(files)))
 
 
 def save_uploads(gold, runs: Sequence, grades: Sequence, corpus) -> Source:

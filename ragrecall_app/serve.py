@@ -59,28 +59,32 @@ def main(argv: list[str] | None = None) -> int:
 
 def warm_up() -> None:
     """A fresh server's first page, begun while the server starts and the browser loads the
-    page: import what app.py and its first page import, then, once streamlit's runtime
-    exists (its caches are the sessions', and ``sys.argv`` holds the app's own arguments),
-    compile the two scripts, then open, score and build the first page of the workspace
-    app.py will open, into the caches its sessions share (:func:`warm_first_page`).
+    page: import what app.py and its first page import; once streamlit has set the app's
+    own arguments (``sys.argv``, first thing in its bootstrap), hash the inputs and open the
+    workspace app.py will open (:func:`.context.preload`: no runtime needed); once
+    streamlit's runtime exists (its caches are the sessions'), compile the two scripts,
+    then score and build the first page into the caches its sessions share
+    (:func:`warm_first_page`).
 
     Nothing here is shown: a source that fails to open fails again in the first session,
     which shows its problems on the page."""
     try:
         import_first_page([APP, FIRST_PAGE])
-        deadline = time.monotonic() + RUNTIME_WAIT_S
-        while not (Runtime.exists() and Runtime.instance().state != RuntimeState.INITIAL):
-            if time.monotonic() > deadline or STOPPING.wait(0.02):
-                return
+        if not wait_until(app_arguments_set):
+            return
+        from ragrecall_app import context
+        from ragrecall_core.views.dashboard_state import parse_source
+
+        source = parse_source(sys.argv[1:], os.environ, APP.parent / "data_samples")
+        context.preload(source)
+        if not wait_until(runtime_started):
+            return
         # the first session runs both scripts first thing: compiled now, not after the work
         scripts = getattr(Runtime.instance(), "_script_cache", None)  # streamlit's own
         for script in (APP, FIRST_PAGE):
             if scripts is not None:
                 scripts.get_bytecode(str(script))
-        from ragrecall_core.views.dashboard_state import parse_source
-
-        ctx = warm_first_page(parse_source(sys.argv[1:], os.environ, APP.parent / "data_samples"))
-        from ragrecall_app import context
+        ctx = warm_first_page(source)
         from ragrecall_app.page_warm import first_page_drawn, warm_pages
 
         first_page_drawn(stop=STOPPING)  # then every k's tables and the other pages' results
@@ -89,6 +93,26 @@ def warm_up() -> None:
             warm_pages(ctx, stop=STOPPING)
     except Exception:  # noqa: BLE001 (left to the first session, which reports it)
         return
+
+
+def wait_until(ready) -> bool:
+    """Whether ``ready()`` came true within :data:`RUNTIME_WAIT_S` (False too once the
+    server is stopping)."""
+    deadline = time.monotonic() + RUNTIME_WAIT_S
+    while not ready():
+        if time.monotonic() > deadline or STOPPING.wait(0.02):
+            return False
+    return True
+
+
+def app_arguments_set() -> bool:
+    """Whether streamlit's bootstrap has replaced the launcher's ``sys.argv`` (``streamlit
+    run app.py ...``) by the app's own (``app.py`` and what follows ``--``)."""
+    return sys.argv[:2] != ["streamlit", "run"]
+
+
+def runtime_started() -> bool:
+    return Runtime.exists() and Runtime.instance().state != RuntimeState.INITIAL
 
 
 def warm_first_page(source):

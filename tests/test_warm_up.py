@@ -106,3 +106,26 @@ def test_the_warm_up_imports_what_the_first_page_imports(tmp_path, monkeypatch):
 
     serve.import_first_page([script])
     assert {"warmpkg.sub", "warmpkg.other"} <= set(sys.modules)
+
+
+def test_the_warm_up_opens_the_workspace_while_the_server_starts(tmp_path, monkeypatch):
+    """Issue 30: hashing the inputs and restoring the load cache need no streamlit runtime
+    (the workspace is a resource every session shares): the warm-up begins them as soon as
+    streamlit has set the app's arguments, not once its server has started."""
+    from ragrecall_app import serve
+    from ragrecall_core.inputs.workspace import Workspace
+
+    workspace = shutil.copytree(ROOT / "data_samples", tmp_path / "ws")
+    opened, real = [], Workspace.open
+    monkeypatch.setattr(
+        Workspace, "open", staticmethod(lambda *a, **kw: opened.append(a) or real(*a, **kw))
+    )
+    monkeypatch.setattr(serve, "import_first_page", lambda scripts: None)
+    monkeypatch.setattr(serve.Runtime, "exists", staticmethod(lambda: False))  # not started
+    monkeypatch.setattr(serve, "RUNTIME_WAIT_S", 0.2)
+    monkeypatch.setattr(serve.sys, "argv", [str(serve.APP), "--workspace", str(workspace)])
+
+    serve.warm_up()
+    assert len(opened) == 1, "the workspace waited for the server"
+    context.open_source(Source(workspace=workspace))
+    assert len(opened) == 1, "the session opened it again: under another key"
