@@ -67,6 +67,7 @@ CHOICE_LABELS = {
     "as_graded": "as graded",
 }
 
+context.script_began()  # the launcher's background work waits until this run has ended
 st.set_page_config(page_title="ragrecall", page_icon=":material/target:", layout="wide")
 page = st.navigation(PAGES)
 context.start_session()

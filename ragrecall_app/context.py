@@ -13,6 +13,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import threading
+import time
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -136,6 +139,33 @@ def sync_url() -> None:
     normal = {k: v if isinstance(v, list) else [v] for k, v in wanted.items()}
     if current != normal:
         st.query_params.from_dict(wanted)
+
+
+# ---------------------------------------------------------------- scripts running
+# the threads running a session's script (app.py adds its own first thing; streamlit ends a
+# script thread once its runs are done) and when the last began: the launcher's background
+# work waits while any runs (page_warm.wait_for_quiet)
+_SCRIPTS: weakref.WeakSet[threading.Thread] = weakref.WeakSet()
+_SCRIPTS_LOCK = threading.Lock()
+_LAST_SCRIPT = [0.0]
+
+
+def script_began() -> None:
+    """A session's script run has begun in this thread (app.py calls it first thing)."""
+    with _SCRIPTS_LOCK:
+        _SCRIPTS.add(threading.current_thread())
+        _LAST_SCRIPT[0] = time.monotonic()
+
+
+def scripts_running() -> bool:
+    """Whether a session's script is running now."""
+    with _SCRIPTS_LOCK:
+        return any(thread.is_alive() for thread in _SCRIPTS)
+
+
+def last_script_began() -> float:
+    """When the last session's script run began (``time.monotonic``; 0 before any)."""
+    return _LAST_SCRIPT[0]
 
 
 # ---------------------------------------------------------------- loading (cached)

@@ -4,7 +4,9 @@ groups, the Ranks charts, the default Compare pair, the No-answer report, the Ag
 figures), and the modules those pages import (SciPy's statistics alone cost a first
 Agreement visit most of a second). The launcher's warm-up runs :func:`warm_pages` after
 the first page, in its background thread, once a browser has drawn that page
-(:func:`first_page_drawn`): a first visit of another page then only draws it.
+(:func:`first_page_drawn`): a first visit of another page then only draws it. Each of
+its steps waits for a quiet while (no session's script running), so the sessions that open
+meanwhile have the cores.
 
 Nothing here is shown: a page that fails here fails again when visited, and says why.
 """
@@ -14,10 +16,17 @@ from __future__ import annotations
 import threading
 import time
 
+from ragrecall_app import context
 from ragrecall_app.context import Context
 
 # how long the warm-up waits for a browser's first page before it builds the others anyway
 FIRST_PAGE_WAIT_S = 20.0
+# how long no session's script must have run before a step begins (a new session's script
+# begins about a second after the last one's page was drawn: it finds the cores free)
+QUIET_S = 2.0
+POLL_S = 0.05
+# the steps of warm_pages, in order: functions of this module
+STEPS = ("_every_k", "_queries", "_failures", "_ranks", "_compare", "_no_answer", "_agreement")
 
 
 def first_page_drawn(
@@ -43,16 +52,38 @@ def first_page_drawn(
 
 
 def warm_pages(ctx: Context, stop: threading.Event | None = None) -> None:
-    """Each page's shared results for ``ctx``'s view (the default view of the launcher's
-    source), page by page in the sidebar's order; a page that fails is left to its visit.
-    Once ``stop`` is set, no further page is begun (the server is stopping)."""
-    for warm in (_queries, _failures, _ranks, _compare, _no_answer, _agreement):
-        if stop is not None and stop.is_set():
+    """Every k's query tables for ``ctx``'s view (the default view of the launcher's source:
+    a change of k is then a slice), then each page's shared results, page by page in the
+    sidebar's order; a step that fails is left to its visit. Each step waits until no
+    session's script has run for :data:`QUIET_S` (:func:`wait_for_quiet`): a session never
+    waits behind one begun after it. Once ``stop`` is set, no further step is begun (the
+    server is stopping)."""
+    stop = stop or threading.Event()
+    for name in STEPS:
+        if not wait_for_quiet(stop):
             return
         try:
-            warm(ctx)
+            globals()[name](ctx)
         except Exception:  # noqa: BLE001, S112 (the page's own visit reports it)
             continue
+
+
+def wait_for_quiet(stop: threading.Event) -> bool:
+    """Wait until no session's script has run for :data:`QUIET_S` (app.py marks each run:
+    :func:`.context.script_began`); False when ``stop`` is set first."""
+    quiet_since = context.last_script_began()
+    while not stop.is_set():
+        now = time.monotonic()
+        if context.scripts_running():
+            quiet_since = now
+        elif now - quiet_since >= QUIET_S:
+            return True
+        stop.wait(POLL_S)
+    return False
+
+
+def _every_k(ctx: Context) -> None:
+    context.every_k_tables(ctx)
 
 
 def _queries(ctx: Context) -> None:

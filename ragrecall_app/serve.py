@@ -88,9 +88,7 @@ def warm_up() -> None:
         from ragrecall_app.page_warm import first_page_drawn, warm_pages
 
         first_page_drawn(stop=STOPPING)  # then every k's tables and the other pages' results
-        if not STOPPING.is_set():
-            context.every_k_tables(ctx)
-            warm_pages(ctx, stop=STOPPING)
+        warm_pages(ctx, stop=STOPPING)
     except Exception:  # noqa: BLE001 (left to the first session, which reports it)
         return
 

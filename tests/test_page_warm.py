@@ -63,14 +63,15 @@ def test_a_stopping_server_begins_no_further_page(monkeypatch):
     from ragrecall_app import serve
 
     begun = []
-    for name in ("_queries", "_failures", "_ranks", "_compare", "_no_answer", "_agreement"):
+    for name in page_warm.STEPS:
         monkeypatch.setattr(page_warm, name, lambda ctx, name=name: begun.append(name))
+    monkeypatch.setattr(page_warm, "QUIET_S", 0.0)
     stop = threading.Event()
     page_warm.warm_pages(None, stop=stop)
-    assert len(begun) == 6
+    assert begun == list(page_warm.STEPS)
     stop.set()
     page_warm.warm_pages(None, stop=stop)
-    assert len(begun) == 6, "a page was begun after the stop"
+    assert begun == list(page_warm.STEPS), "a page was begun after the stop"
     daemons, ended = [], threading.Event()
 
     def warm_up():
@@ -85,3 +86,33 @@ def test_a_stopping_server_begins_no_further_page(monkeypatch):
     assert ended.wait(10) and daemons == [False]
     assert serve.STOPPING.is_set(), "the launcher tells the warm-up the server stopped"
     serve.STOPPING.clear()
+
+
+def test_no_step_begins_while_a_session_script_runs(monkeypatch):
+    """Issue 30: the pages and every k are built behind the first page on the server's
+    cores; a session that opens meanwhile must not wait behind them. No step begins while a
+    session's script runs (app.py says so first thing), nor until a quiet while after."""
+    import threading
+
+    begun = []
+    for name in page_warm.STEPS:
+        monkeypatch.setattr(page_warm, name, lambda ctx, name=name: begun.append(name))
+    monkeypatch.setattr(page_warm, "QUIET_S", 0.05)
+    running, release = threading.Event(), threading.Event()
+
+    def session():
+        context.script_began()
+        running.set()
+        release.wait(30)
+
+    script = threading.Thread(target=session)
+    script.start()
+    assert running.wait(10)
+    warm = threading.Thread(target=page_warm.warm_pages, args=(None,))
+    warm.start()
+    warm.join(0.5)
+    assert begun == [] and warm.is_alive(), "a step began while a session's script ran"
+    release.set()
+    script.join(10)
+    warm.join(30)
+    assert begun == list(page_warm.STEPS), "every step runs once the session's script ends"
