@@ -15,7 +15,6 @@ import json
 import re
 import threading
 import time
-import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -143,29 +142,35 @@ def sync_url() -> None:
 
 # ---------------------------------------------------------------- scripts running
 # the threads running a session's script (app.py adds its own first thing; streamlit ends a
-# script thread once its runs are done) and when the last began: the launcher's background
-# work waits while any runs (page_warm.wait_for_quiet)
-_SCRIPTS: weakref.WeakSet[threading.Thread] = weakref.WeakSet()
+# script thread once its runs are done) and when one was last seen begin or end: the
+# launcher's background work waits while any runs (page_warm.wait_for_quiet)
+_SCRIPTS: set[threading.Thread] = set()
 _SCRIPTS_LOCK = threading.Lock()
-_LAST_SCRIPT = [0.0]
+_LAST_SEEN = [0.0]
 
 
 def script_began() -> None:
     """A session's script run has begun in this thread (app.py calls it first thing)."""
     with _SCRIPTS_LOCK:
+        _forget_ended()
         _SCRIPTS.add(threading.current_thread())
-        _LAST_SCRIPT[0] = time.monotonic()
+        _LAST_SEEN[0] = time.monotonic()
 
 
-def scripts_running() -> bool:
-    """Whether a session's script is running now."""
+def quiet_for() -> float:
+    """Seconds since a session's script last ran (0 while one runs): its end is taken as
+    when it was first seen ended, never earlier."""
     with _SCRIPTS_LOCK:
-        return any(thread.is_alive() for thread in _SCRIPTS)
+        _forget_ended()
+        return 0.0 if _SCRIPTS else time.monotonic() - _LAST_SEEN[0]
 
 
-def last_script_began() -> float:
-    """When the last session's script run began (``time.monotonic``; 0 before any)."""
-    return _LAST_SCRIPT[0]
+def _forget_ended() -> None:
+    """Drop the script threads that have ended (under the lock), noting when."""
+    ended = {thread for thread in _SCRIPTS if not thread.is_alive()}
+    if ended:
+        _SCRIPTS.difference_update(ended)
+        _LAST_SEEN[0] = time.monotonic()
 
 
 # ---------------------------------------------------------------- loading (cached)
@@ -607,10 +612,24 @@ def warm_up(source: Source) -> Context:
     caches every session shares: what the launcher (serve.py) runs while the server starts
     and the browser loads the page, so the first session finds it done. The context of
     that visit (the default view, no session), for the launcher to build its first page."""
+    ctx = first_context(source)
+    score(ctx)
+    return ctx
+
+
+def score(ctx: Context) -> None:
+    """Build the query table of ``ctx``'s view (its one k) into the shared cache."""
+    s = ctx.state
+    _query_table(ctx.key, s.k, ctx.policy, s.pass_rule, ctx.ws)
+
+
+def first_context(source: Source) -> Context:
+    """The context of a first visit of ``source`` (the default view, no session): its
+    workspace opened, nothing scored yet."""
     ws, key, store = open_source(source)
     facts, options = options_of(key, ws)
     state = ViewState().fit(options)
-    ctx = Context(
+    return Context(
         ws=ws,
         key=key,
         source=source,
@@ -621,8 +640,6 @@ def warm_up(source: Source) -> Context:
         facts=facts,
         store=store,
     )
-    _query_table(key, state.k, ctx.policy, state.pass_rule, ws)
-    return ctx
 
 
 def missing_notes(facts: WorkspaceFacts) -> list[str]:

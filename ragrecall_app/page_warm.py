@@ -71,12 +71,8 @@ def warm_pages(ctx: Context, stop: threading.Event | None = None) -> None:
 def wait_for_quiet(stop: threading.Event) -> bool:
     """Wait until no session's script has run for :data:`QUIET_S` (app.py marks each run:
     :func:`.context.script_began`); False when ``stop`` is set first."""
-    quiet_since = context.last_script_began()
     while not stop.is_set():
-        now = time.monotonic()
-        if context.scripts_running():
-            quiet_since = now
-        elif now - quiet_since >= QUIET_S:
+        if context.quiet_for() >= QUIET_S:
             return True
         stop.wait(POLL_S)
     return False

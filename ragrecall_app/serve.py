@@ -115,12 +115,45 @@ def runtime_started() -> bool:
 
 def warm_first_page(source):
     """The default Overview of ``source`` (loaded, scored, its numbers and tables built)
-    into the caches every session shares: a first visit only draws it. Its context."""
+    into the caches every session shares: a first visit only draws it. Its Harm@k and
+    no-answer scores need the workspace, not the scoring: they are built beside it, in
+    threads of their own (the Overview's build then finds them, or waits for them). Its
+    context."""
     from ragrecall_app import context, overview_sections
 
-    ctx = context.warm_up(source)
-    overview_sections.view(ctx)
+    ctx = context.first_context(source)
+    beside = [threading.Thread(target=part, args=(ctx,)) for part in (_harm, _no_answer)]
+    for thread in beside:
+        thread.start()
+    try:
+        context.score(ctx)
+        overview_sections.view(ctx)
+    finally:
+        for thread in beside:
+            thread.join()
     return ctx
+
+
+def _harm(ctx) -> None:
+    """The Overview's Harm@k at every offered cutoff (as its build asks for it)."""
+    from ragrecall_app import analyses
+
+    s = ctx.state
+    try:
+        analyses.harm(ctx.key, s.k, ctx.policy, tuple(ctx.options.k_choices), ctx.ws)
+    except Exception:  # noqa: BLE001, S110 (the Overview's build reports it)
+        pass
+
+
+def _no_answer(ctx) -> None:
+    """The Overview's no-answer report (as its build asks for it)."""
+    from ragrecall_app import analyses
+
+    s = ctx.state
+    try:
+        analyses.no_answer(ctx.key, s.k, ctx.policy, tuple(s.runs), ctx.view_ids(), ctx.ws)
+    except Exception:  # noqa: BLE001, S110 (the Overview's build reports it)
+        pass
 
 
 def import_first_page(scripts: Iterable[Path]) -> None:

@@ -116,3 +116,31 @@ def test_no_step_begins_while_a_session_script_runs(monkeypatch):
     script.join(10)
     warm.join(30)
     assert begun == list(page_warm.STEPS), "every step runs once the session's script ends"
+
+
+def test_the_quiet_while_counts_from_a_script_s_end(monkeypatch):
+    """A script that ran long ended just now: the next step waits a quiet while from its
+    end, not from its beginning (the next session's script begins about a second after a
+    page is drawn). A clock of the test's own, never a timed assertion."""
+    import threading
+    import types
+
+    now = [1000.0]
+    monkeypatch.setattr(context, "time", types.SimpleNamespace(monotonic=lambda: now[0]))
+    monkeypatch.setattr(page_warm, "QUIET_S", 2.0)
+    release = threading.Event()
+
+    def session():
+        context.script_began()
+        release.wait(30)
+
+    script = threading.Thread(target=session)
+    script.start()
+    now[0] += 60.0  # a long run
+    release.set()
+    script.join(10)
+    stop = threading.Event()
+    threading.Timer(0.3, stop.set).start()
+    assert not page_warm.wait_for_quiet(stop), "a step began right after a script ended"
+    now[0] += 2.0
+    assert page_warm.wait_for_quiet(threading.Event())

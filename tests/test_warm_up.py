@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import sys
+import threading
 
 from dashboard_support import ROOT, app, no_exception
 
@@ -129,3 +130,38 @@ def test_the_warm_up_opens_the_workspace_while_the_server_starts(tmp_path, monke
     assert len(opened) == 1, "the workspace waited for the server"
     context.open_source(Source(workspace=workspace))
     assert len(opened) == 1, "the session opened it again: under another key"
+
+
+def test_the_overview_s_other_parts_are_built_beside_the_scoring(tmp_path, monkeypatch):
+    """Issue 30: the first Overview's Harm@k at every cutoff and its no-answer top scores
+    need the workspace, not the query table: the warm-up begins them beside the scoring
+    (the server has two cores and the scoring is much Python), once each in all."""
+    from ragrecall_app import analyses, serve
+
+    workspace = shutil.copytree(ROOT / "data_samples", tmp_path / "ws")
+    calls, begun = [], {"harm": threading.Event(), "top": threading.Event()}
+    seen_while_scoring = []
+
+    def counting(name, real):
+        def counted(*args, **kwargs):
+            calls.append(name)
+            begun[name].set()
+            return real(*args, **kwargs)
+
+        return counted
+
+    monkeypatch.setattr(analyses, "harm_for_cutoffs", counting("harm", analyses.harm_for_cutoffs))
+    monkeypatch.setattr(analyses, "top_scores", counting("top", analyses.top_scores))
+    score = context.build_query_table
+
+    def scoring(*args, **kwargs):
+        seen_while_scoring.append(all(event.wait(10) for event in begun.values()))
+        return score(*args, **kwargs)
+
+    monkeypatch.setattr(context, "build_query_table", scoring)
+    serve.warm_first_page(Source(workspace=workspace))
+    assert seen_while_scoring == [True], "harm and no-answer waited for the scoring"
+
+    at = app(workspace, monkeypatch)
+    no_exception(at)
+    assert sorted(calls) == ["harm", "top"], "the first session built them again"
