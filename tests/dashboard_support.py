@@ -90,14 +90,53 @@ def unescaped_text(value):
     return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", value) if isinstance(value, str) else value
 
 
-def unescaped(frame: pd.DataFrame) -> pd.DataFrame:
-    """An ``st.table``'s frame as the reader sees it: its Markdown escapes undone."""
-    return frame.rename(columns=unescaped_text).map(unescaped_text)
+def table_cells(line: str) -> list[str]:
+    """The cells of one row of a GitHub-flavoured Markdown table, split as GFM splits them:
+    a backslash and the character after it are one pair (``\\|`` is text, ``\\\\|`` a
+    backslash then the cell's end), every other ``|`` ends a cell; each cell's spaces and
+    tabs at either end trimmed."""
+    body = line.strip()
+    assert body.startswith("|") and body.endswith("|"), line
+    cells, cell, i = [], "", 1
+    while i < len(body):
+        if body[i] == "\\" and i + 1 < len(body):
+            cell, i = cell + body[i : i + 2], i + 2
+            continue
+        if body[i] == "|":
+            cells.append(cell.strip(" \t"))
+            cell = ""
+        else:
+            cell += body[i]
+        i += 1
+    return cells
+
+
+def markdown_frame(text: str) -> pd.DataFrame | None:
+    """A Markdown table (``st.markdown``) as the reader sees it: escapes undone, every
+    right-aligned column as numbers (an empty cell missing); None when ``text`` is not one."""
+    lines = text.split("\n")
+    if len(lines) < 2 or not re.fullmatch(r"\|( -{3,}:? \|)+", lines[1]):
+        return None
+    header, align, *rows = (table_cells(line) for line in lines)
+    columns = [unescaped_text(h) for h in header]
+    frame = pd.DataFrame([[unescaped_text(c) for c in row] for row in rows], dtype=object)
+    frame = frame.reindex(columns=range(len(columns)))
+    for i, how in enumerate(align):
+        if how.endswith(":"):
+            frame[i] = pd.to_numeric(frame[i].replace("", None))
+    frame.columns = columns
+    return frame
+
+
+def tables(at: AppTest) -> list[pd.DataFrame]:
+    """Every static table of the page (Markdown tables), as the reader sees it."""
+    found = (markdown_frame(m.value) for m in at.markdown)
+    return [f for f in found if f is not None]
 
 
 def table(at: AppTest, index: int = 0) -> pd.DataFrame:
-    """The ``index``-th ``st.table`` of the page, as the reader sees it."""
-    return unescaped(at.table[index].value)
+    """The ``index``-th static table of the page, as the reader sees it."""
+    return tables(at)[index]
 
 
 def titles(at: AppTest) -> list[str]:

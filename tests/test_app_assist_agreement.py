@@ -10,7 +10,7 @@ import pytest
 from ragrecall_core import Workspace
 from ragrecall_core.inputs import store
 from ragrecall_core.views.judge_calibration_view import NO_JUDGE, calibration_view
-from tests.dashboard_support import app, no_exception, unescaped, unescaped_text
+from tests.dashboard_support import app, no_exception, tables, unescaped_text
 from tests.helpers import write_jsonl
 from tests.test_assist_calibration import ANNA, BORIS, JUDGE, rows
 from tests.test_assist_judge import assist_workspace
@@ -36,7 +36,7 @@ def judge_table(at):
 
 
 def confusion_tables(at) -> list:
-    return [unescaped(t.value) for t in at.table if "judge 0" in unescaped(t.value).columns]
+    return [t.set_index("") for t in tables(at) if "judge 0" in t.columns]
 
 
 def texts(at) -> str:

@@ -4,7 +4,7 @@ of its parts do not (issue #12). Expected numbers are read off the sample files 
 import json
 
 from ragrecall_app.render import PRESENTATION_CSS, escape_markdown
-from tests.dashboard_support import ROOT, app, no_exception, unescaped
+from tests.dashboard_support import ROOT, app, no_exception, tables
 
 SAMPLES = ROOT / "data_samples"
 SECTION = "hr"
@@ -36,7 +36,7 @@ def _no_answer_in(section: str) -> int:
 
 def _frame(at, column: str):
     """The first table with ``column`` (a dataframe's key is not in AppTest's tree)."""
-    frames = [unescaped(t.value) for t in at.table] + [f.value for f in at.dataframe]
+    frames = tables(at) + [f.value for f in at.dataframe]
     return next(f for f in frames if column in f.columns)
 
 

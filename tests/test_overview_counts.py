@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from ragrecall_core import Workspace
 from ragrecall_core.views.dashboard_state import session_key
-from tests.dashboard_support import ROOT, app, no_exception, unescaped
+from tests.dashboard_support import ROOT, app, no_exception, tables
 
 
 def counts_table(at, label: str):
     """The counts table whose first column is ``label`` (a table without selection keeps
     no key in AppTest)."""
-    tables = [unescaped(t.value) for t in at.table]
-    (table,) = [t for t in tables if list(t.columns) == [label, "queries"]]
+    (table,) = [t for t in tables(at) if list(t.columns) == [label, "queries"]]
     return table
 
 
@@ -42,4 +41,4 @@ def test_a_view_without_queries_says_so_instead_of_failing(monkeypatch):
     at.selectbox(key=session_key("section")).select(section).run()
     no_exception(at)  # was a KeyError traceback from the headline table
     assert "No query matches the sidebar's filters." in [i.value for i in at.info]
-    assert not at.dataframe and not at.table
+    assert not at.dataframe and not tables(at)

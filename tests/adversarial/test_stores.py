@@ -28,7 +28,15 @@ from markdown_it import MarkdownIt
 from ragrecall_core import InputError, Workspace, evaluate
 from ragrecall_core.analysis import judge_session as js
 from ragrecall_core.inputs.store import export_grades, store_path, stored_judgments, submit
-from tests.dashboard_support import APP, ROOT, app, no_exception, table, unescaped_text
+from tests.dashboard_support import (
+    APP,
+    ROOT,
+    app,
+    markdown_frame,
+    no_exception,
+    table,
+    unescaped_text,
+)
 from tests.helpers import write_jsonl
 
 JUDGE = "pages/judge.py"
@@ -129,7 +137,9 @@ for page in ("pages/overview.py", "pages/judge.py", "pages/agreement.py"):
             b.disabled for b in at.button if (b.key or "").startswith("judge_grade_")
         ],
         "record_disabled": [b.disabled for b in at.button if b.key == "agreement_record"],
-        "headline": at.table[0].value.to_dict("records") if page.endswith("overview.py")
+        # the headline table's Markdown (a table is drawn from it)
+        "headline": next(m.value for m in at.markdown if m.value.startswith("| run |"))
+        if page.endswith("overview.py")
         else None,
     }
 out["pages"] = pages
@@ -194,7 +204,8 @@ def test_a_read_only_workspace_opens_for_viewing_with_judging_off(tmp_path):
     assert "cannot be written" in out["submit"] and "judgments.duckdb" in out["submit"]
     for page, seen in out["pages"].items():
         assert seen["exceptions"] == [] and seen["errors"] == [], (page, seen)
-    overview = {row["run"]: row for row in out["pages"][OVERVIEW]["headline"]}
+    headline = markdown_frame(out["pages"][OVERVIEW]["headline"])
+    overview = {row["run"]: row for row in headline.to_dict("records")}
     assert unescaped_text(overview["new"]["P@3"]).startswith("0.333")
     for seen in out["pages"].values():  # Markdown-escaped text, read as plain text
         seen["warnings"] = [w.replace("\\", "") for w in seen["warnings"]]

@@ -1,0 +1,96 @@
+"""The static tables' hostile cells in Debian's chromium: each reads as written in its own
+cell, and no link, image, script, code or maths element comes of any (the Markdown a table
+is drawn from: tests/adversarial/test_table_markup.py)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from scripts.chromium import free_port, server_flags
+from tests.adversarial.test_table_markup import ATTACKS, collapsed, header_frame, shown
+from tests.browser.conftest import Server
+from tests.dashboard_support import ROOT
+
+PAGE = f"""import sys
+sys.path.insert(0, {str(ROOT)!r})
+import pandas as pd
+import streamlit as st
+from ragrecall_app.render import literal_table
+from tests.adversarial.test_table_markup import attack_frame, header_frame
+
+literal_table(attack_frame())
+literal_table(header_frame())
+index = pd.Index(["[x](javascript:1)", "a|b"], name="<i>")
+literal_table(pd.DataFrame({{"n": [1, 22]}}, index=index), hide_index=False)
+st.write("Done")
+"""
+CELLS = """() => [...document.querySelectorAll('[data-testid=stMarkdown] table')].map(t =>
+  [...t.querySelectorAll('tr')].map(r => [...r.children].map(c =>
+    ({text: c.textContent, align: getComputedStyle(c).textAlign}))))"""
+LIVE = "img, script, code, del, iframe, svg, .katex, [style*=color]"
+# links whose destination is not their own text (a bare https:// or www. URL is linked by
+# Streamlit's Markdown whatever its escapes, as in every caption: the link shows where it goes)
+HIDDEN_LINKS = """() => [...document.querySelectorAll('[data-testid=stMain] a')]
+  .map(a => [a.getAttribute('href'), a.textContent])
+  .filter(([href, text]) => href !== text && href !== 'http://' + text)"""
+
+
+class PageServer(Server):
+    """conftest's server, serving one page script instead of the dashboard."""
+
+    def __init__(self, script):
+        self.port = free_port()
+        env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+        command = [sys.executable, "-m", "streamlit", "run", str(script), *server_flags(self.port)]
+        self.proc = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        self.url = f"http://localhost:{self.port}"
+
+
+@pytest.fixture(scope="module")
+def cells(browser, tmp_path_factory, shots):
+    script = tmp_path_factory.mktemp("tables") / "tables.py"
+    script.write_text(PAGE)
+    server = PageServer(script).wait()
+    try:
+        page = browser.new_page()
+        page.goto(server.url)
+        page.get_by_text("Done", exact=True).wait_for(timeout=60_000)
+        page.screenshot(path=str(shots / "table_markup.png"), full_page=True)
+        live = page.locator(f"[data-testid=stMain] :is({LIVE})").count()
+        yield page.evaluate(CELLS), (live, page.evaluate(HIDDEN_LINKS))
+    finally:
+        server.stop()
+
+
+def test_every_attack_reads_as_written_in_its_cell(cells):
+    tables, _live = cells
+    assert len(tables) == 3, "each frame is one table"
+    attacks = tables[0]
+    assert [[c["text"] for c in row] for row in attacks[:1]] == [["name", "text"]]
+    assert all(len(row) == 2 for row in attacks), "a | ended a cell"
+    read = {row[0]["text"]: collapsed(row[1]["text"]) for row in attacks[1:]}
+    assert read == {name: shown(raw) for name, raw in ATTACKS.items()}
+
+
+def test_every_attack_reads_as_written_in_a_header(cells):
+    tables, _live = cells
+    header, numbers = tables[1]
+    assert [collapsed(c["text"]) for c in header] == [shown(c) for c in header_frame().columns]
+    assert {c["align"] for c in numbers} == {"right"}, "numbers stay right-aligned"
+
+
+def test_an_index_reads_as_written(cells):
+    tables, _live = cells
+    rows = [[c["text"] for c in row] for row in tables[2]]
+    assert rows == [["<i>", "n"], ["[x](javascript:1)", "1"], ["a|b", "22"]]
+
+
+def test_no_attack_becomes_a_live_element(cells):
+    _tables, live = cells
+    assert live == (0, [])
