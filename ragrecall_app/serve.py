@@ -59,24 +59,27 @@ def main(argv: list[str] | None = None) -> int:
 
 def warm_up() -> None:
     """A fresh server's first page, begun while the server starts and the browser loads the
-    page: import what app.py and its first page import; once streamlit has set the app's
-    own arguments (``sys.argv``, first thing in its bootstrap), hash the inputs and open the
-    workspace app.py will open (:func:`.context.preload`: no runtime needed); once
-    streamlit's runtime exists (its caches are the sessions'), compile the two scripts,
-    then score and build the first page into the caches its sessions share
-    (:func:`warm_first_page`).
+    page: once streamlit has set the app's own arguments (``sys.argv``, first thing in its
+    bootstrap), hash the inputs and open the workspace app.py will open
+    (:func:`.context.preload`: no runtime needed), and meanwhile import what app.py and its
+    first page import; once streamlit's runtime exists (its caches are the sessions'),
+    compile the two scripts, then score and build the first page into the caches its
+    sessions share (:func:`warm_first_page`).
 
     Nothing here is shown: a source that fails to open fails again in the first session,
     which shows its problems on the page."""
     try:
-        import_first_page([APP, FIRST_PAGE])
         if not wait_until(app_arguments_set):
             return
-        from ragrecall_app import context
         from ragrecall_core.views.dashboard_state import parse_source
 
         source = parse_source(sys.argv[1:], os.environ, APP.parent / "data_samples")
-        context.preload(source)
+        # hashing and DuckDB's restore mostly leave the interpreter's lock free: the other
+        # core imports meanwhile
+        opening = threading.Thread(target=preload, args=(source,), name="ragrecall-open")
+        opening.start()
+        import_first_page([APP, FIRST_PAGE])
+        opening.join()
         if not wait_until(runtime_started):
             return
         # the first session runs both scripts first thing: compiled now, not after the work
@@ -91,6 +94,16 @@ def warm_up() -> None:
         warm_pages(ctx, stop=STOPPING)
     except Exception:  # noqa: BLE001 (left to the first session, which reports it)
         return
+
+
+def preload(source) -> None:
+    """:func:`.context.preload` of ``source``; what fails is left to the first session."""
+    try:
+        from ragrecall_app import context
+
+        context.preload(source)
+    except Exception:  # noqa: BLE001, S110 (the first session opens it again and reports it)
+        pass
 
 
 def wait_until(ready) -> bool:

@@ -117,17 +117,26 @@ def test_the_warm_up_opens_the_workspace_while_the_server_starts(tmp_path, monke
     from ragrecall_core.inputs.workspace import Workspace
 
     workspace = shutil.copytree(ROOT / "data_samples", tmp_path / "ws")
-    opened, real = [], Workspace.open
+    opened, real, opening = [], Workspace.open, threading.Event()
+
+    def open_(*args, **kwargs):
+        opened.append(args)
+        opening.set()
+        return real(*args, **kwargs)
+
+    imported_while_opening = []
+    monkeypatch.setattr(Workspace, "open", staticmethod(open_))
+    # the imports are seconds of the same start: the workspace is opened beside them
     monkeypatch.setattr(
-        Workspace, "open", staticmethod(lambda *a, **kw: opened.append(a) or real(*a, **kw))
+        serve, "import_first_page", lambda scripts: imported_while_opening.append(opening.wait(10))
     )
-    monkeypatch.setattr(serve, "import_first_page", lambda scripts: None)
     monkeypatch.setattr(serve.Runtime, "exists", staticmethod(lambda: False))  # not started
     monkeypatch.setattr(serve, "RUNTIME_WAIT_S", 0.2)
     monkeypatch.setattr(serve.sys, "argv", [str(serve.APP), "--workspace", str(workspace)])
 
     serve.warm_up()
     assert len(opened) == 1, "the workspace waited for the server"
+    assert imported_while_opening == [True], "the workspace waited for the imports"
     context.open_source(Source(workspace=workspace))
     assert len(opened) == 1, "the session opened it again: under another key"
 
