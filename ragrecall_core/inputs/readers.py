@@ -44,6 +44,8 @@ FROM read_csv($path, delim=chr(1), quote='', escape='', header=false,
 
 
 FAST_LINES_SQL = lines_sql()
+# FAST_LINES_SQL (DuckDB's default line limit) reads a line of fewer bytes than this
+FAST_LINE_BYTES = 2_000_000
 LINES_SQL = lines_sql(f", {LINE_LIMITS}")
 MAX_PROBLEMS = 1000
 CSV_ERROR_LINE = re.compile(r"CSV Error on Line: (\d+)\s*\nOriginal Line: ([^\n]*)")

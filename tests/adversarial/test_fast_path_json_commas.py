@@ -1,0 +1,206 @@
+"""The typed read of JSON lines skips the second, strict parse of every line (trailing
+commas, a top-level key repeated) when the file's commas are all accounted for by what the
+read itself found (issue 30).
+
+Strict JSON refuses a trailing comma and a repeated key; DuckDB's JSON reader accepts both
+(a repeated key only when it does not read that key). A line's commas outside strings are
+at least one fewer than its keys, per object, and one fewer than its items, per list; any
+more are trailing. So when the file holds no more commas than the lines' empty lists, the
+items, their scores and their given ranks together (``runs.JSON_COMMAS_SQL``), every line
+has only its "id" and "retrieved" keys and no comma is trailing: the strict parse could
+find nothing. Each file here (hostile texts, and generated lines with repeated keys,
+trailing commas, extra keys, missing or null ranks and scores, commas inside strings,
+other whitespace, line ends and bytes) is read with that count deciding (its row threshold
+set to 0) and by the validating read: the same table, or the same problems.
+
+Each of these shortcuts was made by hand and failed here: skipping the strict parse
+always; counting every item as ranked; counting every item as scored; no test of a carriage
+return (the line reader refuses one not before a line feed, or lines ended both ways;
+DuckDB's JSON reader takes it as whitespace).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ragrecall_core.inputs import runs
+from ragrecall_core.inputs.db import connect
+
+SETTINGS = settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+    derandomize=True,
+    database=None,
+)
+
+GOOD = '{"id": "q1", "retrieved": [{"chunk_id": "a", "rank": 1, "score": 0.5}]}'
+HOSTILE = {
+    "plain": GOOD,
+    "a trailing comma in the line": GOOD[:-1] + ",}",
+    "a trailing comma in the list": GOOD.replace("0.5}]", "0.5},]"),
+    "a trailing comma in an item": GOOD.replace("0.5}", "0.5,}"),
+    "a trailing comma after whitespace": GOOD.replace("0.5}", "0.5 ,\t}"),
+    "a trailing comma in an extra list": GOOD[:-1] + ', "x": [1,]}',
+    "a trailing comma in an item's extra list": GOOD.replace("0.5}", '0.5, "n": [1,]}'),
+    "id twice": GOOD.replace('"id": "q1",', '"id": "q1", "id": "q2",'),
+    "retrieved twice": GOOD[:-1] + ', "retrieved": []}',
+    "an unknown key twice": GOOD[:-1] + ', "x": 1, "x": 2}',
+    "an empty key twice": GOOD[:-1] + ', "": 1, "": 2}',
+    "a key twice, once escaped": GOOD[:-1] + ', "x": 1, "\\u0078": 2}',
+    "id again, escaped": GOOD[:-1] + ', "\\u0069d": "q9"}',
+    "rank twice at the top": GOOD[:-1] + ', "rank": 1, "rank": 2}',
+    "an item's unknown key twice": GOOD.replace("0.5}", '0.5, "n": 1, "n": 2}'),
+    "two items without ranks and a key twice": (
+        '{"id": "q1", "retrieved": [{"chunk_id": "a", "score": 1}, {"chunk_id": "b", '
+        '"score": 0.5}], "x": 1, "x": 2}'
+    ),
+    "two items without scores and a trailing comma": (
+        '{"id": "q1", "retrieved": [{"chunk_id": "a", "rank": 1}, {"chunk_id": "b", '
+        '"rank": 2}], "x": 1,}'
+    ),
+    "a nested key twice": GOOD[:-1] + ', "x": {"a": 1, "a": 2}}',
+    "a comma and bracket in a string": GOOD.replace('"a"', '"a,}"'),
+    "NaN in an extra key": GOOD[:-1] + ', "x": NaN}',
+    "a comment": GOOD[:-1] + " /* c */}",
+    "single quotes": GOOD[:-1] + ", 'x': 1}",
+    "a lone carriage return": GOOD.replace(", ", ",\r"),
+    "carriage return line ends": GOOD + "\r\n" + GOOD.replace("q1", "q2"),
+    "tabs": GOOD.replace(" ", "\t"),
+    "a byte \\x01 in a string": GOOD.replace('"a"', '"a\x01"'),
+    "a control character in a string": GOOD.replace('"a"', '"a\tb"'),
+    "a byte order mark inside": GOOD + "\n\ufeff" + GOOD.replace("q1", "q2"),
+    "an id outside ASCII": GOOD.replace("q1", "qé"),
+    "a blank line": GOOD + "\n\n   \n" + GOOD.replace("q1", "q2"),
+    "an empty list": GOOD + "\n" + '{"id": "q2", "retrieved": []}',
+    "two objects on a line": GOOD + GOOD,
+}
+
+
+def loaded(path: Path, validating: bool):
+    """The run table of ``path`` read by the typed path, its comma count deciding whether
+    the strict parse runs, or by the validating read; or its problems."""
+    con = connect()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(runs, "COMMAS_COUNTED_FROM", 0)
+        if validating:
+            patch.setattr(runs, "read_typed", lambda *args: False)
+        read = runs.read_run(con, path, "run_table_0")
+    if read.file_problems:
+        return sorted((p.line or 0, p.value, p.expected) for p in read.file_problems)
+    return con.execute(
+        "SELECT qid, docno, rank, score, position FROM run_table_0 ORDER BY ALL"
+    ).fetchall()
+
+
+def assert_one_contract(path: Path) -> None:
+    fast = loaded(path, validating=False)
+    assert fast == loaded(path, validating=True), path.read_bytes()[:600]
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_a_hostile_line_loads_as_the_validating_read(tmp_path, name):
+    path = tmp_path / "run.jsonl"
+    path.write_bytes((HOSTILE[name] + "\n").encode("utf-8"))
+    assert_one_contract(path)
+
+
+# a value as JSON writes it, or missing (None)
+RANKS = ["place", "place", "missing", "null", "other"]
+SCORES = ["0.5", "0.5", None, "null"]
+EXTRA_ITEM_KEYS = [[], [], [("n", "1")], [("n", "1"), ("n", "2")], [("n", "[1,]")]]
+EXTRA_LINE_KEYS = [
+    [],
+    [],
+    [("x", "1")],
+    [("x", "1"), ("x", "2")],
+    [("rank", "1"), ("rank", "2")],
+    [("chunk_id", '"z"'), ("chunk_id", '"z"')],
+    [("score", "1")],
+    [("\\u0078", "1"), ("x", "2")],
+    [("x", "[1,]")],
+    [("x", '"a,]"')],
+]
+CHUNKS = ["a", "b", "c,]", "d,}", ",", "é"]
+
+
+@st.composite
+def json_lines(draw):
+    """A few lines of items, each item's rank and score given or not, unknown keys at the
+    top and in items (once or repeated), maybe a trailing comma in one object or list,
+    written compactly or with spaces."""
+    colon, comma = draw(st.sampled_from([(":", ","), (": ", ", "), (" : ", " ,\t")]))
+    trailing = draw(st.sampled_from([None, None, "line", "list", "item"]))
+
+    def obj(pairs: list[tuple[str, str]], trail: bool) -> str:
+        body = comma.join(f'"{key}"{colon}{value}' for key, value in pairs)
+        return "{" + body + ("," if trail else "") + "}"
+
+    lines = []
+    for query in draw(st.lists(st.sampled_from(["q1", "q2", "q3"]), min_size=1, unique=True)):
+        items = []
+        for place, chunk in enumerate(draw(st.lists(st.sampled_from(CHUNKS), unique=True)), 1):
+            pairs = [("chunk_id", json.dumps(chunk, ensure_ascii=draw(st.booleans())))]
+            rank = draw(st.sampled_from(RANKS))
+            if rank != "missing":
+                pairs.append(("rank", {"place": str(place), "null": "null"}.get(rank, "7")))
+            score = draw(st.sampled_from(SCORES))
+            if score is not None:
+                pairs.append(("score", score))
+            pairs += draw(st.sampled_from(EXTRA_ITEM_KEYS))
+            items.append(obj(pairs, trailing == "item" and place == 1))
+        listed = "[" + comma.join(items) + ("," if trailing == "list" and items else "") + "]"
+        pairs = [("id", json.dumps(query)), ("retrieved", listed)]
+        pairs += draw(st.sampled_from(EXTRA_LINE_KEYS))
+        lines.append(obj(pairs, trailing == "line" and not lines))
+    return lines
+
+
+@SETTINGS
+@given(lines=json_lines(), end=st.sampled_from(["\n", "\n", "\r\n"]))
+def test_generated_lines_load_as_the_validating_read(tmp_path_factory, lines, end):
+    path = tmp_path_factory.mktemp("jsonl") / "run.jsonl"
+    path.write_bytes((end.join(lines) + end).encode("utf-8"))
+    assert_one_contract(path)
+
+
+@pytest.mark.parametrize("separators", [(",", ":"), (", ", ": ")])
+@pytest.mark.parametrize("ranked", [True, False])
+def test_a_plain_file_is_not_parsed_twice(tmp_path, monkeypatch, separators, ranked):
+    """Written by ``json.dumps``, compact or not, with ranks or without, scores or not: the
+    comma count alone clears it, and the strict parse never runs."""
+    lines = []
+    for q in ("q1", "q2", "q3"):
+        items = [{"chunk_id": f"{q}-{i}", "rank": i, "score": 1 / i} for i in range(1, 4)]
+        for item in items[1:] if ranked else items:
+            del item["rank" if not ranked else "score"]
+        lines.append(json.dumps({"id": q, "retrieved": items}, separators=separators))
+    lines.append(json.dumps({"id": "q4", "retrieved": []}, separators=separators))
+    path = tmp_path / "run.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    strict = []
+    original = runs.read_typed
+
+    def recorded(con, steps, params):
+        strict.extend(step for step in steps if step == runs.STRICT_JSON_SQL)
+        return original(con, steps, params)
+
+    monkeypatch.setattr(runs, "COMMAS_COUNTED_FROM", 0)
+    monkeypatch.setattr(runs, "read_typed", recorded)
+    read = runs.read_run(connect(), path, "run_table_0")
+    assert not read.file_problems and not strict
+
+
+def test_a_line_the_line_reader_refuses_for_its_length_is_parsed_again(tmp_path):
+    """A line of 2 MB or more is past the strict parse's line reader (whose refusal sends
+    the file to the validating read); the count leaves such a file to it."""
+    items = [{"chunk_id": f"c{i:07d}", "rank": i, "score": 0.5} for i in range(1, 50_001)]
+    path = tmp_path / "run.jsonl"
+    path.write_text(json.dumps({"id": "q1", "retrieved": items}) + "\n", encoding="utf-8")
+    assert path.stat().st_size > runs.readers.FAST_LINE_BYTES
+    assert runs.commas_if_plain(path) is None
