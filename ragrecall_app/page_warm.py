@@ -16,6 +16,8 @@ from __future__ import annotations
 import threading
 import time
 
+from streamlit.runtime import Runtime
+
 from ragrecall_app import context
 from ragrecall_app.context import Context
 
@@ -25,6 +27,8 @@ FIRST_PAGE_WAIT_S = 20.0
 # begins about a second after the last one's page was drawn: it finds the cores free)
 QUIET_S = 2.0
 POLL_S = 0.05
+# how long a connected session that has not finished a first run is taken as arriving
+ARRIVAL_S = 10.0
 # the steps of warm_pages, in order: functions of this module
 STEPS = ("_every_k", "_queries", "_failures", "_ranks", "_compare", "_no_answer", "_agreement")
 
@@ -37,8 +41,6 @@ def first_page_drawn(
     Streamlit counts each session's finished runs (its session manager's own field); without
     them, no wait."""
     stop = stop or threading.Event()
-    from streamlit.runtime import Runtime
-
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         try:
@@ -70,12 +72,35 @@ def warm_pages(ctx: Context, stop: threading.Event | None = None) -> None:
 
 def wait_for_quiet(stop: threading.Event) -> bool:
     """Wait until no session's script has run for :data:`QUIET_S` (app.py marks each run:
-    :func:`.context.script_began`); False when ``stop`` is set first."""
+    :func:`.context.script_began`) and no session awaits its first page
+    (:func:`session_arriving`); False when ``stop`` is set first."""
     while not stop.is_set():
-        if context.quiet_for() >= QUIET_S:
+        if context.quiet_for() >= QUIET_S and not session_arriving():
             return True
         stop.wait(POLL_S)
     return False
+
+
+# session id -> when first seen without a finished run
+_ARRIVING: dict[str, float] = {}
+
+
+def session_arriving() -> bool:
+    """Whether a browser session has connected and not yet finished a first run (its script
+    may not have begun: the page is on its way), seen so for less than :data:`ARRIVAL_S`.
+    Streamlit counts each session's finished runs (its session manager's own field);
+    without them, none."""
+    try:
+        sessions = Runtime.instance()._session_mgr.list_active_sessions()
+    except Exception:  # noqa: BLE001 (no runtime, or another streamlit)
+        return False
+    now, waiting = time.monotonic(), {}
+    for info in sessions:
+        if info.script_run_count == 0:
+            waiting[info.session.id] = _ARRIVING.get(info.session.id, now)
+    _ARRIVING.clear()
+    _ARRIVING.update(waiting)
+    return any(now - first < ARRIVAL_S for first in waiting.values())
 
 
 def _every_k(ctx: Context) -> None:

@@ -144,3 +144,35 @@ def test_the_quiet_while_counts_from_a_script_s_end(monkeypatch):
     assert not page_warm.wait_for_quiet(stop), "a step began right after a script ended"
     now[0] += 2.0
     assert page_warm.wait_for_quiet(threading.Event())
+
+
+def test_no_step_begins_while_a_new_session_awaits_its_first_page(monkeypatch):
+    """A browser session that has connected but not yet finished its first run is a page on
+    its way (its script may not have begun yet): no step begins then, for ARRIVAL_S at most
+    (a first run that never finishes well must not stop the warm-up for good)."""
+    import threading
+    import types
+
+    now = [5000.0]
+    clock = types.SimpleNamespace(monotonic=lambda: now[0])
+    monkeypatch.setattr(page_warm, "time", clock)
+    monkeypatch.setattr(context, "time", clock)
+    monkeypatch.setattr(page_warm, "QUIET_S", 0.0)
+    session = types.SimpleNamespace(id="s1")
+    info = types.SimpleNamespace(session=session, script_run_count=0)
+    manager = types.SimpleNamespace(list_active_sessions=lambda: [info])
+    runtime = types.SimpleNamespace(_session_mgr=manager)
+    monkeypatch.setattr(page_warm, "Runtime", types.SimpleNamespace(instance=lambda: runtime))
+
+    def waits() -> bool:
+        stop = threading.Event()
+        threading.Timer(0.3, stop.set).start()
+        return not page_warm.wait_for_quiet(stop)
+
+    assert waits(), "a step began while a new session awaited its first page"
+    info.script_run_count = 1
+    assert not waits(), "its first page is drawn: the steps go on"
+    info.script_run_count, session.id = 0, "s2"
+    assert waits()
+    now[0] += page_warm.ARRIVAL_S
+    assert not waits(), "a first run that never ends well held the warm-up for good"
