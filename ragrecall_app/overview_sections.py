@@ -11,7 +11,7 @@ import streamlit as st
 
 from ragrecall_app import analyses
 from ragrecall_app.context import Context
-from ragrecall_app.render import escape_markdown, escaped_table, literal_frame
+from ragrecall_app.render import escape_markdown, escaped_table, json_block, literal_frame
 from ragrecall_core.output.literal import as_words, md_labels
 from ragrecall_core.views import overview
 from ragrecall_core.views.harm_view import add_harm_cell, harm_label, with_harm
@@ -122,9 +122,9 @@ def run_configurations(ctx: Context) -> None:
     st.subheader("Run configurations")
     st.caption("As loaded from each run's .config.json sidecar; secrets are redacted on load.")
     configs = ctx.memo("run_configs", ctx.ws.configs)
-    for tab, run in zip(st.tabs(md_labels(runs)), runs, strict=True):
+    for i, (tab, run) in enumerate(zip(st.tabs(md_labels(runs)), runs, strict=True)):
         with tab:
             if configs.get(run):
-                st.json(configs[run], expanded=True)
+                json_block(configs[run], f"run_config_{i}")
             else:
                 st.text("No config sidecar for this run.")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import streamlit as st
 
@@ -101,6 +103,44 @@ TABLE_CSS = """
 def literal_table(frame: pd.DataFrame, hide_index: bool = True) -> None:
     """``frame`` as a static table, every text cell and header shown as written."""
     escaped_table(literal_frame(frame), hide_index)
+
+
+def json_text(value) -> str:
+    """``value`` as indented JSON that still parses to it: other scripts as written, every
+    character that is not printable (a bidi control, a line separator, a C1 control) as its
+    JSON escape, as :func:`~ragrecall_core.errors.one_line` does in every text output.
+
+    >>> print(json_text({"a": ["\u202ex"]}))
+    {
+      "a": [
+        "\\u202ex"
+      ]
+    }
+    """
+    dumped = json.dumps(value, indent=2, ensure_ascii=False)
+    if dumped.replace("\n", "").isprintable():
+        return dumped
+    return "".join(c if c.isprintable() or c == "\n" else json.dumps(c)[1:-1] for c in dumped)
+
+
+def json_block(value, key: str) -> None:
+    """``value`` as :func:`json_text` in ``st.text`` (never Markdown, never HTML), in the
+    code font; ``key`` names its container (unique on the page). ``st.json``'s viewer
+    showed the same, but its code (143 KB of JavaScript) and tree cost a new session's
+    first page about 0.1 s of the browser's CPU."""
+    st.html(JSON_CSS)  # style only: drawn in no place on the page
+    with st.container(key=f"json_{key}"):
+        st.text(json_text(value))
+
+
+# JSON lined up as code: a constant, nothing from any file goes in
+JSON_CSS = """
+<style>
+[class*="st-key-json_"] [data-testid="stText"] span {
+  font-family: "Source Code Pro", monospace; font-size: 0.875rem;
+}
+</style>
+"""
 
 
 # st.dataframe's row and header height in pixels, and its border
