@@ -19,6 +19,11 @@ OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "
 FONT = 16
 TITLE_FONT = 20
 PATTERNS = ("", "/", "x", ".", "\\", "+", "-", "|")
+# points of a curve up to which each one is drawn as a marker on its line; a longer curve is
+# a line alone (hover still names each point): its markers would merge into a thick line,
+# and each is an SVG node the browser draws (issue 30: the No-answer sweep's 1,200 markers
+# cost more than its other chart and tables together at 10,000 queries)
+MARKED_POINTS = 50
 
 
 def display_rows(rows: pd.DataFrame, column: str, limit: int) -> pd.DataFrame:
@@ -30,6 +35,16 @@ def display_rows(rows: pd.DataFrame, column: str, limit: int) -> pd.DataFrame:
         return ordered
     picks = np.unique(np.linspace(0, len(ordered) - 1, limit).round().astype(int))
     return ordered.iloc[picks]
+
+
+def curve_mode(points: int) -> str:
+    """A curve's plotly ``mode``: a marker on each point while there are at most
+    :data:`MARKED_POINTS`, else the line alone.
+
+    >>> curve_mode(20), curve_mode(100)
+    ('lines+markers', 'lines')
+    """
+    return "lines+markers" if points <= MARKED_POINTS else "lines"
 
 
 def run_colors(runs: Sequence[str]) -> dict[str, str]:
@@ -223,7 +238,7 @@ def hit_curve(curve: pd.DataFrame, colors: dict[str, str], k: int) -> go.Figure:
             name=plot_literal(run),
             x=rows["k"],
             y=rows["hit"],
-            mode="lines+markers",
+            mode=curve_mode(len(rows)),
             line=run_line(run, i, colors),
             marker={"size": 6},
             hovertemplate=f"<b>{plot_literal(run)}</b><br>Hit@%{{x}} = %{{y:.3f}}<extra></extra>",

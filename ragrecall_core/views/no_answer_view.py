@@ -22,7 +22,7 @@ from ragrecall_core.analysis.gold_gaps import gold_gaps
 from ragrecall_core.analysis.no_answer import NoAnswerReport, texts_of
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.output.literal import plot_literal
-from ragrecall_core.views.charts import FONT, _layout, display_rows, run_line
+from ragrecall_core.views.charts import FONT, _layout, curve_mode, display_rows, run_line
 
 GOLD_ERROR_KIND = "relevant grade on a no-answer query"
 # what a chart draws (an SVG element per point; 10k points per chart took seconds to draw):
@@ -231,7 +231,7 @@ def sweep_figure(
             name=plot_literal(run),
             x=rows["answerable_coverage"],
             y=rows["false_confidence"],
-            mode="lines+markers",
+            mode=curve_mode(len(rows)),
             line=run_line(run, i, colors),
             marker={"size": 6},
             customdata=rows[["threshold"]].to_numpy(),
