@@ -23,9 +23,9 @@ from ragrecall_app.context import Context
 
 # how long the warm-up waits for a browser's first page before it builds the others anyway
 FIRST_PAGE_WAIT_S = 20.0
-# how long no session's script must have run before a step begins (a new session's script
-# begins about a second after the last one's page was drawn: it finds the cores free)
-QUIET_S = 2.0
+# how long no session's script must have run before a step begins: a new session opened
+# once the last page was drawn connects one to three seconds after that page's script ended
+QUIET_S = 3.0
 POLL_S = 0.05
 # how long a connected session that has not finished a first run is taken as arriving
 ARRIVAL_S = 10.0
