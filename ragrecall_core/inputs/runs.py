@@ -520,9 +520,13 @@ SELECT NOT EXISTS (SELECT 1 FROM (SELECT text, json_keys(CASE WHEN starts_with(l
 # JSON text, which DuckDB writes in one canonical form: a string starts with '"'; an integer
 # rank is exactly the text of its BIGINT (1.0, 1e2 and "3" are not); a score is any text that
 # casts to DOUBLE (a quoted one does not). A line with an empty list keeps one row without a
-# chunk (``empty``), so the run lists it.
+# chunk (``empty``), so the run lists it. A chunk id's JSON text without a backslash (which
+# every escape starts) is its quotes around its value: cut out, not parsed again (7M items:
+# 0.15-0.4 s CPU less).
 JSONL_ITEMS_SQL = """
-SELECT id, pos, empty, r.chunk_id->>'$' AS docno,
+SELECT id, pos, empty,
+       CASE WHEN contains(r.chunk_id, '\\') THEN r.chunk_id->>'$'
+            ELSE (r.chunk_id::VARCHAR)[2:-2] END AS docno,
        TRY_CAST(r.rank::VARCHAR AS BIGINT) AS rank, TRY_CAST(r.score::VARCHAR AS DOUBLE) AS score,
        line_typed AND (empty OR coalesce(starts_with(r.chunk_id::VARCHAR, '"'), false)
        AND (r.rank IS NULL OR TRY_CAST(r.rank::VARCHAR AS BIGINT)::VARCHAR
