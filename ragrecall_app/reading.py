@@ -276,8 +276,13 @@ def retrieved_column(
     if not below.empty:
         last = int(below["rank"].max())
         ranks = f"Rank {last}" if last == k + 1 else f"Ranks {k + 1}–{last}"
-        with st.expander(f"{ranks} (below the top {k})"):
-            st.dataframe(
+        # lazy: the table (up to ~95 chunks with their text at 10,000 x 100) is sent only
+        # while its box is open, not with every query opened (issue 30)
+        box = st.expander(
+            f"{ranks} (below the top {k})", key=f"{key}_below_open", on_change="rerun"
+        )
+        if box.open:
+            box.dataframe(
                 as_words(
                     below.assign(mark=below["mark"].map(MARK_TEXT)),
                     {"score": ("{:.4f}", ""), "title": ("{}", ""), "text": ("{}", "")},
