@@ -5,6 +5,7 @@ LayoutDuration) and the JavaScript it fetched, for a new session on a warm serve
     python benchmarks/bench_first_page.py                      # floor + the dashboard, 5 each
     python benchmarks/bench_first_page.py --source /tmp/before  # another checkout's dashboard
     python benchmarks/bench_first_page.py --elements            # one page per element type
+    python benchmarks/bench_first_page.py --cold 5              # and a fresh server's first page
 
 Each target is served as bench_browser.py serves it (``Server``) and timed with its settle
 detection (``timed_goto``); one untimed visit first (the server's warm-up and the browser's
@@ -148,6 +149,23 @@ def measure(browser: Browser, server: Server, name: str, pattern: str, args) -> 
     server.wait_healthy()
     visit(browser, server.url, pattern, args.timeout)  # untimed: warm-up, HTTP cache
     rows = [visit(browser, server.url, pattern, args.timeout) for _ in range(args.repeat)]
+    return summarised(name, rows)
+
+
+def measure_cold(browser: Browser, start, name: str, pattern: str, args) -> dict:
+    """A fresh server's first page (``start()`` starts one, its load cache empty)."""
+    rows = []
+    for _ in range(args.cold):
+        server = start()
+        try:
+            server.wait_healthy()
+            rows.append(visit(browser, server.url, pattern, args.timeout))
+        finally:
+            server.stop()
+    return summarised(f"{name}, cold", rows)
+
+
+def summarised(name: str, rows: list[dict]) -> dict:
     summary = {"name": name, "wall": statistics.median(r["wall"] for r in rows)}
     summary |= {m: statistics.median(r[m] for r in rows) for m in METRICS}
     summary["scripts"] = rows[-1]["scripts"]
@@ -170,6 +188,7 @@ def main() -> None:
     parser.add_argument("--source", type=Path, default=ROOT, help="checkout to serve")
     parser.add_argument("--elements", action="store_true", help="one page per element type")
     parser.add_argument("--scripts", action="store_true", help="list the JS each page fetched")
+    parser.add_argument("--cold", type=int, default=0, help="and this many fresh servers")
     parser.add_argument("--profile", action="store_true", help="and one profiled visit each")
     parser.add_argument("--only", nargs="+", help="with --elements: these pages (and the floor)")
     args = parser.parse_args()
@@ -185,10 +204,15 @@ def main() -> None:
         else:
             targets.append(("dashboard (new session)", None, DASHBOARD_TEXT))
         for i, (name, script_text, pattern) in enumerate(targets):
-            if script_text is None:
-                server = Server(workspace, scratch / "dashboard.log", source=args.source)
-            else:
-                server = served(script_text, scratch / f"page{i}", workspace)
+
+            def start(i=i, script_text=script_text) -> Server:
+                if script_text is None:
+                    return Server(workspace, scratch / "dashboard.log", source=args.source)
+                return served(script_text, scratch / f"page{i}", workspace)
+
+            if args.cold:
+                results.append(measure_cold(browser, start, name, pattern, args))
+            server = start()
             try:
                 results.append(measure(browser, server, name, pattern, args))
                 if args.profile:

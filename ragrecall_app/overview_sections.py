@@ -26,7 +26,7 @@ COUNTED = {
 
 @dataclass(frozen=True)
 class OverviewView:
-    """What the Overview shows for one view, the tables escaped for ``st.table``: shared
+    """What the Overview shows for one view, the tables escaped (render.literal_frame): shared
     by reruns and sessions (read-only), so a rerun only draws them."""
 
     queries: int  # distinct queries in view

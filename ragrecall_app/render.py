@@ -95,7 +95,7 @@ TABLE_CSS = """
 [data-testid="stMarkdownContainer"] table {
   width: 100%; font-size: 0.875rem; font-variant-numeric: tabular-nums;
 }
-[data-testid="stMarkdownContainer"] :is(th, td) { padding: 0.25rem 0.5rem; }
+[data-testid="stMarkdownContainer"] :is(th, td) { padding: 0.25rem 0.375rem; }
 </style>
 """
 

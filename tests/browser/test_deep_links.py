@@ -55,7 +55,7 @@ def test_every_page_link_opens_without_a_page_not_found_dialog(page: Page, fresh
 
 
 LAYOUT = """() => {
-  const table = document.querySelector('[data-testid=stTable]');
+  const table = document.querySelector('[data-testid=stMarkdownContainer] table');
   const main = document.querySelector('[data-testid=stMain]');
   const zoom = parseFloat(getComputedStyle(main).zoom);
   return {
@@ -74,7 +74,7 @@ def test_overview_table_fits_at_1600_px_in_both_modes(page: Page, fresh_url, que
     """The headline table shows every column without a sideways scroll; presentation mode
     zooms the page (tables: the theme's 14 px times the zoom, at least 16 px)."""
     open_and_check(page, f"{fresh_url}/{query}", "Overview")
-    page.wait_for_selector("[data-testid=stTable] td", timeout=TIMEOUT)
+    page.wait_for_selector("[data-testid=stMarkdownContainer] table td", timeout=TIMEOUT)
     layout = page.evaluate(LAYOUT)
     assert layout["hidden_px"] <= 0, layout
     assert layout["body_px"] == pytest.approx(body_px) and layout["zoom"] == zoom, layout

@@ -39,7 +39,8 @@ CUT_TEXT = """() => {
     if (!b.offsetParent || b.getBoundingClientRect().right <= 0) continue;
     if ([b, ...b.querySelectorAll('*')].some(wide)) cut.push('button: ' + b.innerText.trim());
   }
-  const texts = '[data-testid=stTable] th, [data-testid=stTable] th *, '
+  const texts = '[data-testid=stMarkdownContainer] table th, '
+    + '[data-testid=stMarkdownContainer] table th *, '
     + '[data-testid=stMain] h1, [data-testid=stMain] h2, [data-testid=stMain] h3';
   for (const el of document.querySelectorAll(texts)) {
     if (wide(el)) cut.push(el.tagName + ': ' + el.innerText.trim());
@@ -92,7 +93,8 @@ def test_screenshots_of_the_filtered_meeting(page: Page, server, shots, size):
     for path, extra, name in views:
         open_page(page, server, path, f"section={SECTION}{extra}")
         if path == "":  # the headline table is drawn a moment after the script ends
-            expect(page.locator("[data-testid=stTable] td").first).to_be_visible(timeout=TIMEOUT)
+            cell = page.locator("[data-testid=stMarkdownContainer] table td").first
+            expect(cell).to_be_visible(timeout=TIMEOUT)
             page.wait_for_timeout(1500)
         if path == "failure-groups":
             page.wait_for_selector(".js-plotly-plot .point path", timeout=TIMEOUT)
