@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pandas as pd
+import pyarrow as pa
 import streamlit as st
 
 from ragrecall_app import analyses
@@ -44,7 +45,10 @@ class QueriesView:
 
     rows: pd.DataFrame  # the focus run's rows under every filter
     shown: pd.DataFrame  # the table's rows in review order (a row position -> its query)
-    cells: pd.DataFrame  # ``shown`` as the table shows it (numbers as text, missing as words)
+    # ``shown`` as the table shows it (numbers as text, missing as words), as the Arrow table
+    # streamlit sends: converted once per view, not on every rerun (a pandas frame is
+    # converted again each time: 10,000 rows x 17 columns, ~50 ms of each rerun at 10k)
+    cells: pa.Table
     triage: tuple[str, ...]  # the failing queries in triage order (J / K)
     caption: str  # the line over the table
     id_width: int  # the query_id column's width in pixels
@@ -69,7 +73,7 @@ def _build(ctx: Context) -> QueriesView:
     return QueriesView(
         rows=rows,
         shown=shown,
-        cells=as_words(shown, qt.formats(s.k)),
+        cells=pa.Table.from_pandas(as_words(shown, qt.formats(s.k)), preserve_index=False),
         triage=tuple(failing_ids(display)),
         caption=qt.table_caption(s.focus, s.k, rows, escape_markdown),
         id_width=text_width(shown["query_id"]),
