@@ -3,7 +3,7 @@ of its parts do not (issue #12). Expected numbers are read off the sample files 
 
 import json
 
-from ragrecall_app.render import PRESENTATION_CSS, escape_markdown
+from ragrecall_app.render import JSON_CSS, PRESENTATION_CSS, TABLE_CSS, escape_markdown
 from tests.dashboard_support import ROOT, app, no_exception, tables
 
 SAMPLES = ROOT / "data_samples"
@@ -84,15 +84,16 @@ def test_overview_says_its_validation_warnings_ignore_the_filters(monkeypatch):
 
 def test_presentation_mode_is_kept_in_the_url_and_adds_one_constant_stylesheet(monkeypatch):
     plain = app(monkeypatch=monkeypatch)
-    assert not [h for h in plain.get("html") if "<style>" in h.proto.body]
+    tables_and_json = {TABLE_CSS.strip(), JSON_CSS.strip()}  # the page's own, constant
+    assert {h.proto.body for h in plain.get("html")} == tables_and_json
     at = app(monkeypatch=monkeypatch, params={"present": "1"})
     no_exception(at)
     assert at.session_state["side_present"] is True
-    styles = [h.proto.body for h in at.get("html")]
+    styles = [h.proto.body for h in at.get("html") if h.proto.body not in tables_and_json]
     assert styles == [PRESENTATION_CSS.strip()]
     at.toggle(key="side_present").set_value(False).run()
     assert at.query_params.get("present") in (None, "0", ["0"])
-    assert not at.get("html")
+    assert {h.proto.body for h in at.get("html")} == tables_and_json
 
 
 def test_the_policy_is_one_short_line_with_the_sentence_on_hover(monkeypatch):
