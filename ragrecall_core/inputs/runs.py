@@ -597,9 +597,11 @@ FROM {table}
 COMMAS_COUNTED_FROM = 50_000_000
 COUNT_SLICE = 1 << 20
 # bytes after which the strict pass's line reader reads a line otherwise than DuckDB's JSON
-# reader (or not at all): \x01 splits it, a carriage return not before \n breaks it, a
-# byte outside ASCII may be UTF-8 that one of the two refuses
-LINE_READER_BYTES = (b"\x00", b"\x01", b"\r")
+# reader (or not at all): \x01 splits it, a byte outside ASCII may be UTF-8 that one of the
+# two refuses; and a carriage return but in a file whose every line ends "\r\n" (one
+# elsewhere, or lines ended both ways, break it)
+LINE_READER_BYTES = (b"\x00", b"\x01")
+CR, LF = ord("\r"), ord("\n")
 
 
 def strict_json_test(path: Path) -> Callable[[duckdb.DuckDBPyConnection, str, dict], bool]:
@@ -627,10 +629,12 @@ def strict_json_test(path: Path) -> Callable[[duckdb.DuckDBPyConnection, str, di
 def commas_if_plain(path: Path) -> int | None:
     """The number of commas in the file at ``path``; None when the strict pass's line
     reader could read it otherwise than DuckDB's JSON reader (:data:`LINE_READER_BYTES`, a
-    byte outside ASCII, a line of readers.FAST_LINE_BYTES or more)."""
+    byte outside ASCII, a carriage return but at the end of every line, a line of
+    readers.FAST_LINE_BYTES or more)."""
     import numpy as np
 
-    commas, line_start, offset = 0, 0, 0
+    commas, line_start, offset, last = 0, 0, 0, 0
+    returns = line_ends = crlf_ends = 0
     buffer = bytearray(COUNT_SLICE)
     with path.open("rb", buffering=0) as handle:
         while size := handle.readinto(buffer):
@@ -639,15 +643,21 @@ def commas_if_plain(path: Path) -> int | None:
                 return None
             values = np.frombuffer(data, np.uint8)
             commas += int(np.count_nonzero(values == ord(",")))
-            ends = np.flatnonzero(values == ord("\n")) + offset
+            ends = np.flatnonzero(values == LF)
+            line_ends += len(ends)
+            if data.find(b"\r") >= 0 or last == CR:  # each "\r\n" ends a line; none else
+                returns += int(np.count_nonzero(values == CR))
+                before = np.where(ends > 0, values[ends - 1], last)
+                crlf_ends += int(np.count_nonzero(before == CR))
+            ends += offset
             starts = np.concatenate(([line_start], ends[:-1] + 1))
             if len(ends) and (ends - starts).max() >= readers.FAST_LINE_BYTES:
                 return None
             line_start = int(ends[-1]) + 1 if len(ends) else line_start
-            offset += size
+            offset, last = offset + size, values[-1]
             if offset - line_start >= readers.FAST_LINE_BYTES:
                 return None
-    return commas
+    return commas if returns == crlf_ends in (0, line_ends) else None
 
 
 def in_list_order(con: duckdb.DuckDBPyConnection, table: str) -> bool:

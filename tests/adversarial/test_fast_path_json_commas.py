@@ -70,7 +70,12 @@ HOSTILE = {
     "a comment": GOOD[:-1] + " /* c */}",
     "single quotes": GOOD[:-1] + ", 'x': 1}",
     "a lone carriage return": GOOD.replace(", ", ",\r"),
-    "carriage return line ends": GOOD + "\r\n" + GOOD.replace("q1", "q2"),
+    "lines ended both ways": GOOD + "\r\n" + GOOD.replace("q1", "q2"),
+    "every line ended by a carriage return and a line feed": (
+        GOOD + "\r\n\r\n" + GOOD.replace("q1", "q2") + "\r"
+    ),
+    "a carriage return at the end": GOOD + "\n" + GOOD.replace("q1", "q2") + "\r",
+    "a carriage return after a line feed": GOOD + "\n\r" + GOOD.replace("q1", "q2"),
     "tabs": GOOD.replace(" ", "\t"),
     "a byte \\x01 in a string": GOOD.replace('"a"', '"a\x01"'),
     "a control character in a string": GOOD.replace('"a"', '"a\tb"'),
@@ -204,3 +209,18 @@ def test_a_line_the_line_reader_refuses_for_its_length_is_parsed_again(tmp_path)
     path.write_text(json.dumps({"id": "q1", "retrieved": items}) + "\n", encoding="utf-8")
     assert path.stat().st_size > runs.readers.FAST_LINE_BYTES
     assert runs.commas_if_plain(path) is None
+
+
+@pytest.mark.parametrize("at", [-2, -1, 0])
+@pytest.mark.parametrize("ends", ["\r\n", "both"])
+def test_line_ends_are_told_across_the_slices_counted(tmp_path, at, ends):
+    """A carriage return and its line feed on either side of a slice's end, the next slice
+    holding none: a file whose every line ends "\\r\\n" is counted, one with a line ended
+    by "\\n" alone is not."""
+    line = '{"id": "q", "retrieved": []}'
+    pad = runs.COUNT_SLICE + at - len(line) - 1  # its "\r" at COUNT_SLICE + at - 1
+    text = line + " " * pad + "\r\n" + line + ("\n" + line if ends == "both" else "")
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(text.encode("ascii"))
+    assert text.index("\r") == runs.COUNT_SLICE + at - 1
+    assert runs.commas_if_plain(path) == (2 if ends == "\r\n" else None)
