@@ -22,7 +22,7 @@ if ids is not None and not ids:
     st.info("No query matches the sidebar's filters.")
     st.stop()
 
-report = no_answer.report(ctx, ids)
+report = no_answer.report(ctx)
 no_answer_ids, answerable_n = nat.kinds(report.top_scores)
 st.caption(nat.kinds_caption(len(no_answer_ids), answerable_n))
 if not no_answer_ids:

@@ -63,6 +63,12 @@ def no_answer(
     return report_at(_no_answer_scores(key, policy, runs, ids, _ws), k, _ws)
 
 
+def view_no_answer(ctx: Context) -> NoAnswerReport:
+    """:func:`no_answer` of ``ctx``'s view: its runs and k, the queries in view."""
+    s = ctx.state
+    return no_answer(ctx.key, s.k, ctx.policy, tuple(s.runs), ctx.view_ids(), ctx.ws)
+
+
 @st.cache_data(show_spinner=False, max_entries=8)
 def gold_errors(key: str, ids: tuple | None, _ws: Workspace) -> pd.DataFrame:
     """Relevant grades on no-answer queries; ``key`` changes with every stored grade."""
@@ -82,6 +88,11 @@ def harm(key: str, k: int, policy: Policy, ks: tuple, _ws: Workspace) -> pd.Data
     session's k is one of them; were it not, it would join them)."""
     cutoffs = ks if k in ks else (*ks, k)
     return _harm_for_cutoffs(key, policy, cutoffs, _ws)[["run", "query_id", harm_label(k)]]
+
+
+def view_harm(ctx: Context) -> pd.DataFrame:
+    """:func:`harm` of ``ctx``'s view: its k, among every cutoff the sidebar offers."""
+    return harm(ctx.key, ctx.state.k, ctx.policy, tuple(ctx.options.k_choices), ctx.ws)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)

@@ -607,16 +607,6 @@ def options_of(key: str, ws: Workspace) -> tuple[WorkspaceFacts, ViewOptions]:
     return facts, view_options(ws, facts, judges_of(key, ws))
 
 
-def warm_up(source: Source) -> Context:
-    """A first visit's loading and scoring of ``source`` under the default view, into the
-    caches every session shares: what the launcher (serve.py) runs while the server starts
-    and the browser loads the page, so the first session finds it done. The context of
-    that visit (the default view, no session), for the launcher to build its first page."""
-    ctx = first_context(source)
-    score(ctx)
-    return ctx
-
-
 def score(ctx: Context) -> None:
     """Build the query table of ``ctx``'s view (its one k) into the shared cache."""
     s = ctx.state

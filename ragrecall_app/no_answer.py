@@ -34,15 +34,10 @@ def gold_errors(ctx: Context, ids: Sequence[str] | None) -> None:
         st.dataframe(errors, hide_index=True, key="noans_gold_errors", width="stretch")
 
 
-def report(ctx: Context, ids: Sequence[str] | None) -> NoAnswerReport:
+def report(ctx: Context) -> NoAnswerReport:
     """Each run's top-1 score per query in view (cached)."""
-    s = ctx.state
-    ids = None if ids is None else tuple(ids)
     with st.spinner("Reading top-1 scores …"):
-        return ctx.memo(
-            "no_answer_report",
-            lambda: analyses.no_answer(ctx.key, s.k, ctx.policy, tuple(s.runs), ids, ctx.ws),
-        )
+        return ctx.memo("no_answer_report", lambda: analyses.view_no_answer(ctx))
 
 
 def picks(ctx: Context, result: NoAnswerReport, max_fc: float) -> tuple:

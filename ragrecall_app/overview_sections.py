@@ -53,7 +53,7 @@ def _build(ctx: Context) -> OverviewView:
     base = OverviewView(rows["query_id"].nunique(), qt.policy.describe(), lines)
     if rows.empty:
         return base
-    harm = analyses.harm(ctx.key, s.k, ctx.policy, tuple(ctx.options.k_choices), ctx.ws)
+    harm = analyses.view_harm(ctx)
     rows = with_harm(rows, harm, s.k)
     summary = ctx.summary(rows, [*overview.summary_measures(s.k), harm_label(s.k)])
     counts = {
@@ -74,12 +74,10 @@ def _build(ctx: Context) -> OverviewView:
 
 
 def _no_answer_table(ctx: Context) -> pd.DataFrame:
-    s = ctx.state
-    ids = ctx.view_ids()
-    no_answer = analyses.no_answer(ctx.key, s.k, ctx.policy, tuple(s.runs), ids, ctx.ws)
+    no_answer = analyses.view_no_answer(ctx)
     return literal_frame(
         as_words(
-            overview.no_answer_table(no_answer.top_scores, s.runs),
+            overview.no_answer_table(no_answer.top_scores, ctx.state.runs),
             {"mean top score": ("{:.4f}", "no scores")},
         )
     )

@@ -138,7 +138,7 @@ def _compare(ctx: Context) -> None:
 def _no_answer(ctx: Context) -> None:
     from ragrecall_app import no_answer
 
-    result = no_answer.report(ctx, ctx.view_ids())
+    result = no_answer.report(ctx)
     _table, picked, _sweep = no_answer.picks(ctx, result, ctx.state.max_false_confidence / 100)
     no_answer.score_chart(ctx, result, picked)
 

@@ -66,7 +66,7 @@ def view(ctx: Context) -> QueriesView:
 def _build(ctx: Context) -> QueriesView:
     s = ctx.state
     rows = ctx.rows(runs=[s.focus])
-    harm = analyses.harm(ctx.key, s.k, ctx.policy, tuple(ctx.options.k_choices), ctx.ws)
+    harm = analyses.view_harm(ctx)
     # the meeting's triage order; J / K step through the failing queries in it
     display = qt.display(rows, ctx.query_table().table, harm, s.k, s.runs)
     shown = qt.in_review_order(display, s.k)

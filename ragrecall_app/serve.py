@@ -132,10 +132,11 @@ def warm_first_page(source):
     no-answer scores need the workspace, not the scoring: they are built beside it, in
     threads of their own (the Overview's build then finds them, or waits for them). Its
     context."""
-    from ragrecall_app import context, overview_sections
+    from ragrecall_app import analyses, context, overview_sections
 
     ctx = context.first_context(source)
-    beside = [threading.Thread(target=part, args=(ctx,)) for part in (_harm, _no_answer)]
+    parts = (analyses.view_harm, analyses.view_no_answer)
+    beside = [threading.Thread(target=_quietly, args=(part, ctx)) for part in parts]
     for thread in beside:
         thread.start()
     try:
@@ -147,24 +148,11 @@ def warm_first_page(source):
     return ctx
 
 
-def _harm(ctx) -> None:
-    """The Overview's Harm@k at every offered cutoff (as its build asks for it)."""
-    from ragrecall_app import analyses
-
-    s = ctx.state
+def _quietly(part, ctx) -> None:
+    """``part(ctx)``, one of the Overview's parts built into the shared caches ahead of its
+    build (which finds it, or reports what failed)."""
     try:
-        analyses.harm(ctx.key, s.k, ctx.policy, tuple(ctx.options.k_choices), ctx.ws)
-    except Exception:  # noqa: BLE001, S110 (the Overview's build reports it)
-        pass
-
-
-def _no_answer(ctx) -> None:
-    """The Overview's no-answer report (as its build asks for it)."""
-    from ragrecall_app import analyses
-
-    s = ctx.state
-    try:
-        analyses.no_answer(ctx.key, s.k, ctx.policy, tuple(s.runs), ctx.view_ids(), ctx.ws)
+        part(ctx)
     except Exception:  # noqa: BLE001, S110 (the Overview's build reports it)
         pass
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import shutil
 from collections import Counter
 
-from ragrecall_app import agreement, analyses, context, failures, page_warm, queries, ranks
+from ragrecall_app import agreement, analyses, context, failures, page_warm, queries, ranks, serve
 from ragrecall_core.views import compare_view, no_answer_view
 from ragrecall_core.views.dashboard_state import Source
 from tests.dashboard_support import ROOT, app, count_calls, no_exception, titles
@@ -40,7 +40,7 @@ def test_a_first_visit_after_the_warm_up_builds_nothing_again(tmp_path, monkeypa
     count(no_answer_view, "score_figure")
     count(no_answer_view, "sweep_figure")
 
-    page_warm.warm_pages(context.warm_up(Source(workspace=workspace)))
+    page_warm.warm_pages(serve.warm_first_page(Source(workspace=workspace)))
     warmed = Counter(calls)
     every = {"_build", "compare", "top_scores", "agreement", "gold_gaps"}
     every |= {"scatter_figure", "score_figure", "sweep_figure"}
@@ -59,8 +59,6 @@ def test_a_stopping_server_begins_no_further_page(monkeypatch):
     kill it inside DuckDB, which aborted the process on a SIGTERM): once the server stops,
     no further page is begun and the wait for a first page ends."""
     import threading
-
-    from ragrecall_app import serve
 
     begun = []
     for name in page_warm.STEPS:

@@ -9,7 +9,7 @@ import threading
 
 from dashboard_support import ROOT, app, no_exception
 
-from ragrecall_app import context
+from ragrecall_app import context, serve
 from ragrecall_core.views.dashboard_state import Source
 
 
@@ -30,7 +30,7 @@ def test_the_first_session_finds_the_warmed_up_scoring(tmp_path, monkeypatch):
     workspace = shutil.copytree(ROOT / "data_samples", tmp_path / "ws")  # its own cache keys
     builds = counted_builds(monkeypatch)
 
-    context.warm_up(Source(workspace=workspace))
+    serve.warm_first_page(Source(workspace=workspace))
     assert builds == [(5,)], "the first page needs its one k"
 
     at = app(workspace, monkeypatch)
@@ -44,7 +44,7 @@ def test_every_k_is_built_behind_the_first_page_and_a_new_k_is_a_slice(tmp_path,
     launcher then builds every k the sidebar offers, so a change of k scores nothing."""
     workspace = shutil.copytree(ROOT / "data_samples", tmp_path / "ws")
     builds = counted_builds(monkeypatch)
-    ctx = context.warm_up(Source(workspace=workspace))
+    ctx = serve.warm_first_page(Source(workspace=workspace))
     context.every_k_tables(ctx)
     assert builds == [(5,), (1, 2, 3, 5, 10, 20)]
 
