@@ -145,3 +145,28 @@ def build_report(workspace: Workspace, *args, **kwargs):
     from ragrecall_core.output.report import build_report as report_of
 
     return report_of(workspace, *args, verdicts=latest_verdicts(workspace), **kwargs)
+
+
+def run_table(path: Path, validating: bool, **patched) -> list[tuple]:
+    """The run table of ``path`` (``qid, docno, rank, score, position``, sorted) read by the
+    typed path, or by the validating one with the typed reads switched off, with
+    ``ragrecall_core.inputs.runs`` attributes set as ``patched`` says; or its problems
+    (``line or 0, value, expected``), sorted. A fast path's differential tests compare the
+    two."""
+    import pytest
+
+    from ragrecall_core.inputs import runs
+    from ragrecall_core.inputs.db import connect
+
+    con = connect()
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in patched.items():
+            patch.setattr(runs, name, value)
+        if validating:
+            patch.setattr(runs, "read_typed", lambda *args: False)
+        read = runs.read_run(con, path, "run_table_0")
+    if read.file_problems:
+        return sorted((p.line or 0, p.value, p.expected) for p in read.file_problems)
+    return con.execute(
+        "SELECT qid, docno, rank, score, position FROM run_table_0 ORDER BY ALL"
+    ).fetchall()

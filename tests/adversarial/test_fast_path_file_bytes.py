@@ -8,12 +8,10 @@ validating read loads, or refuse with the same problems.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from ragrecall_core.inputs import runs
-from ragrecall_core.inputs.db import connect
+from tests.helpers import run_table
 
 PLAIN = ["q1 Q0 a 1 0.9 t", "q1 Q0 b 2 0.5 t", "q2 Q0 c 1 0.7 t"]
 ODD_LINES = {
@@ -27,19 +25,6 @@ ODD_LINES = {
 }
 
 
-def loaded(path: Path, validating: bool):
-    con = connect()
-    with pytest.MonkeyPatch.context() as patch:
-        if validating:
-            patch.setattr(runs, "read_typed", lambda *args: False)
-        read = runs.read_run(con, path, "run_table_0")
-    if read.file_problems:
-        return sorted((p.line or 0, p.value, p.expected) for p in read.file_problems)
-    return con.execute(
-        "SELECT qid, docno, rank, score, position FROM run_table_0 ORDER BY ALL"
-    ).fetchall()
-
-
 @pytest.mark.parametrize("odd", list(ODD_LINES))
 @pytest.mark.parametrize("at", [0, 3])
 def test_one_odd_line_loads_as_the_validating_read(tmp_path, odd, at):
@@ -47,7 +32,7 @@ def test_one_odd_line_loads_as_the_validating_read(tmp_path, odd, at):
     lines.insert(at, ODD_LINES[odd])
     path = tmp_path / "run.trec"
     path.write_bytes(("\n".join(lines) + "\n").encode("utf-8"))
-    assert loaded(path, validating=False) == loaded(path, validating=True)
+    assert run_table(path, validating=False) == run_table(path, validating=True)
 
 
 @pytest.mark.parametrize("byte", [b"_", b"#", "é".encode()])
@@ -87,4 +72,4 @@ def test_one_odd_csv_row_loads_as_the_validating_read(tmp_path, odd, at):
     lines.insert(at, CSV_ODD_LINES[odd])
     path = tmp_path / "run.csv"
     path.write_text("\n".join(lines) + "\n")
-    assert loaded(path, validating=False) == loaded(path, validating=True)
+    assert run_table(path, validating=False) == run_table(path, validating=True)

@@ -30,6 +30,7 @@ from hypothesis import strategies as st
 
 from ragrecall_core.inputs import runs
 from ragrecall_core.inputs.db import connect
+from tests.helpers import run_table
 
 SETTINGS = settings(
     max_examples=40,
@@ -90,17 +91,7 @@ HOSTILE = {
 def loaded(path: Path, validating: bool):
     """The run table of ``path`` read by the typed path, its comma count deciding whether
     the strict parse runs, or by the validating read; or its problems."""
-    con = connect()
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(runs, "COMMAS_COUNTED_FROM", 0)
-        if validating:
-            patch.setattr(runs, "read_typed", lambda *args: False)
-        read = runs.read_run(con, path, "run_table_0")
-    if read.file_problems:
-        return sorted((p.line or 0, p.value, p.expected) for p in read.file_problems)
-    return con.execute(
-        "SELECT qid, docno, rank, score, position FROM run_table_0 ORDER BY ALL"
-    ).fetchall()
+    return run_table(path, validating, COMMAS_COUNTED_FROM=0)
 
 
 def assert_one_contract(path: Path) -> None:
