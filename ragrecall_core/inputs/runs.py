@@ -633,14 +633,14 @@ def commas_if_plain(path: Path) -> int | None:
     readers.FAST_LINE_BYTES or more)."""
     import numpy as np
 
+    if path.stat().st_size and bytes_held(path, LINE_READER_BYTES):  # mmap needs a byte
+        return None
     commas, line_start, offset, last = 0, 0, 0, 0
     returns = line_ends = crlf_ends = 0
     buffer = bytearray(COUNT_SLICE)
     with path.open("rb", buffering=0) as handle:
         while size := handle.readinto(buffer):
             data = buffer if size == COUNT_SLICE else buffer[:size]
-            if not data.isascii() or any(data.find(b) >= 0 for b in LINE_READER_BYTES):
-                return None
             values = np.frombuffer(data, np.uint8)
             commas += int(np.count_nonzero(values == ord(",")))
             ends = np.flatnonzero(values == LF)
