@@ -350,7 +350,7 @@ def child_profile(gold: str, run: str) -> None:
     sys.path.insert(0, str(REPO))
     t_start, c_start = time.perf_counter(), time.process_time()
     import ragrecall_core.scoring.evaluate  # noqa: F401  (the package re-exports a function by that name)
-    from ragrecall_core.inputs import checks, readers
+    from ragrecall_core.inputs import checks, readers, trec_order
     from ragrecall_core.inputs import gold as gold_mod
     from ragrecall_core.inputs import runs as runs_mod
     from ragrecall_core.inputs.workspace import Workspace
@@ -394,9 +394,9 @@ def child_profile(gold: str, run: str) -> None:
     timed(runs_mod, "in_list_order", "in_list_order (JSON lists in rank order?)")
     timed(runs_mod, "commas_if_plain", "commas_if_plain (the file's commas, numpy)")
     timed(runs_mod, "dense_ranks", "dense_ranks (long-form ranks 1..n?)")
-    timed(runs_mod, "trec_positions_hold", "trec_positions_hold (the one order pass)")
-    timed(runs_mod, "in_trec_order", "in_trec_order (TREC file in trec_eval order?)")
-    timed(runs_mod, "ties_renumbered", "ties_renumbered (TREC ties in writer's order?)")
+    timed(trec_order, "trec_positions_hold", "trec_positions_hold (blocks, the order pass)")
+    timed(trec_order, "in_trec_order", "in_trec_order (TREC file in trec_eval order?)")
+    timed(trec_order, "ties_renumbered", "ties_renumbered (TREC ties in writer's order?)")
     timed(runs_mod, "typed_tests", "typed_tests (whole-table tests; their sort goes on)")
     timed(runs_mod, "register_run", "register_run (name, run_queries, runs view)")
     import ragrecall_core.inputs.workspace as ws_mod

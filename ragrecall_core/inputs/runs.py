@@ -29,7 +29,7 @@ from typing import TypeVar
 import duckdb
 
 from ragrecall_core.errors import InputError, Problem, gather, raise_if_any
-from ragrecall_core.inputs import progress, readers
+from ragrecall_core.inputs import progress, readers, trec_order
 from ragrecall_core.inputs.checks import (
     Check,
     duplicate_key,
@@ -42,13 +42,9 @@ from ragrecall_core.inputs.checks import (
 )
 from ragrecall_core.inputs.configs import load_config, run_stem
 from ragrecall_core.inputs.sql import quote_identifier
+from ragrecall_core.inputs.trec_order import TREC_ORDER
 
 T = TypeVar("T")
-# trec_eval's order of a scored list: score descending, ties by id descending. The one home
-# of that order: every read that numbers positions by score uses it (TREC files, the sorted
-# and the validating reads, scored data in memory); TREC_ORDER_SQL tests a file against it.
-TIE_ORDER = "docno DESC"
-TREC_ORDER = f"score DESC, {TIE_ORDER}"
 NUMBER_TYPES = "('BIGINT', 'UBIGINT', 'DOUBLE')"
 INT_TYPES = "('BIGINT', 'UBIGINT')"
 
@@ -296,7 +292,7 @@ def _json(value: dict) -> str:
 # read again by the validating path, which names every problem with its line.
 # Most writers number each query's list 1..n (TREC runs in trec_eval's order, long-form
 # runs): then a row's position is its rank, a virtual column (no sort, nothing stored).
-# in_trec_order and dense_ranks decide whether a run is so numbered.
+# trec_order.trec_positions_hold and dense_ranks decide whether a run is so numbered.
 RANKS_AS_POSITIONS_STEPS = (
     """CREATE TABLE {table} (qid VARCHAR, docno VARCHAR, rank BIGINT, score DOUBLE,
                              typed BOOLEAN, position BIGINT AS (rank))""",
@@ -360,62 +356,6 @@ def trec_rows_sql(held: set[bytes | None]) -> str:
 # every row test: a file that may hold anything
 TREC_ROWS_SQL = trec_rows_sql({needs for _, needs in TREC_ROW_TESTS})
 
-# Most TREC runs are written with ranks 1..n, each query one block, the score falling or
-# holding: in trec_eval's order (ties by docno descending) or in the writer's (ties in any
-# docno order: Anserini, Pyserini, most scripts). Then a row's position is its rank
-# (RANKS_AS_POSITIONS_STEPS), once a tie group (one query's rows of one score, a span of
-# ranks) out of trec_eval's order is numbered again by docno descending. One pass of the
-# rows in file order decides both orders (any order that passes proves it); it keeps only
-# the rows the decision needs: each block's first row, any row out of the writer's order
-# (then the run is sorted) and every row that ties the row before it (same query and score),
-# with that row's rowid and docno: what numbering a tie group again needs (its tied rows and
-# the row before the first). A group out of trec_eval's order has a tied row whose docno
-# does not fall. A file without ties keeps one row per query.
-TREC_PASS_SQL = """
-CREATE TEMP TABLE {table}_ties AS
-SELECT row, qid, docno, rank, score, starts, in_order, tied, tie_out_of_order, before, before_docno
-FROM (SELECT rowid AS row, qid, docno, rank, score,
-             qid IS DISTINCT FROM lag(qid) OVER pass AS starts,
-             coalesce(CASE WHEN qid IS DISTINCT FROM lag(qid) OVER pass THEN rank = 1
-                           ELSE rank = lag(rank) OVER pass + 1
-                                AND score <= lag(score) OVER pass END, false) AS in_order,
-             coalesce(qid = lag(qid) OVER pass AND score = lag(score) OVER pass, false) AS tied,
-             lag(rowid) OVER pass AS before, lag(docno) OVER pass AS before_docno,
-             tied AND coalesce(docno >= before_docno, false) AS tie_out_of_order
-      FROM {table} WINDOW pass AS ())
-WHERE starts OR NOT in_order OR tied
-"""
-# the writer's order: every row in it, and each query one block (started once)
-WRITERS_ORDER_SQL = """
-SELECT count(*) FILTER (WHERE NOT in_order) = 0
-       AND count(*) FILTER (WHERE starts) = count(DISTINCT qid) FILTER (WHERE starts)
-FROM {table}_ties
-"""
-# trec_eval's order: the writer's, with every tie by docno descending
-TREC_ORDER_SQL = f"""
-SELECT ({WRITERS_ORDER_SQL})
-       AND NOT EXISTS (SELECT 1 FROM {{table}}_ties WHERE tie_out_of_order)
-"""
-# Each row of a tie group gets as rank its place in trec_eval's order of its group, where
-# that differs: the rank column of a TREC run is ignored (trec_eval's order decides), so the
-# position it gives (RANKS_AS_POSITIONS_STEPS) is then right without a column of positions
-# being written. In the writer's order a group's rows are neighbours ranked over a span: its
-# tied rows and the row before the first (rank one less), all read from what the pass kept
-# (joining the whole table on the groups' query and score: 0.75 -> 0.25 s CPU, 7M lines).
-RENUMBER_TIES_SQL = f"""
-UPDATE {{table}} SET rank = tied.position
-FROM (SELECT row, position
-      FROM (SELECT row, rank,
-                   min(rank) OVER tie + row_number() OVER (tie ORDER BY {TIE_ORDER}) - 1
-                       AS position
-            FROM (SELECT row, qid, docno, rank, score FROM {{table}}_ties WHERE tied
-                  UNION
-                  SELECT before, qid, before_docno, rank - 1, score FROM {{table}}_ties WHERE tied)
-            WINDOW tie AS (PARTITION BY qid, score))
-      WHERE position <> rank) AS tied
-WHERE {{table}}.rowid = tied.row
-"""
-
 # Any other order is sorted as trec_eval sorts: score descending, ties by docno descending.
 RANKED_TREC_SQL = f"""
 CREATE TABLE {{table}} AS
@@ -447,47 +387,19 @@ def bytes_held(
     return held
 
 
-def in_trec_order(con: duckdb.DuckDBPyConnection, table: str) -> bool:
-    """Whether every query's ranks in a TREC run ``table`` are 1..n in trec_eval's order
-    (read from the rows :data:`TREC_PASS_SQL` kept)."""
-    return bool(con.execute(TREC_ORDER_SQL.format(table=table)).fetchone()[0])
-
-
-def ties_renumbered(con: duckdb.DuckDBPyConnection, table: str) -> bool:
-    """Whether a TREC run ``table`` is in the writer's order (read from the rows
-    :data:`TREC_PASS_SQL` kept); if so its tied rows are numbered again
-    (:data:`RENUMBER_TIES_SQL`), the file neither read again nor sorted."""
-    if not con.execute(WRITERS_ORDER_SQL.format(table=table)).fetchone()[0]:
-        return False
-    con.execute(RENUMBER_TIES_SQL.format(table=table))
-    return True
-
-
-def trec_positions_hold(con: duckdb.DuckDBPyConnection, table: str) -> bool:
-    """Whether a TREC run ``table``'s positions are right without a sort, decided in one
-    pass of its rows (:data:`TREC_PASS_SQL`): its ranks in trec_eval's order, or in the
-    writer's order with the ties numbered again."""
-    con.execute(TREC_PASS_SQL.format(table=table))
-    try:
-        return in_trec_order(con, table) or ties_renumbered(con, table)
-    finally:
-        con.execute(f"DROP TABLE {table}_ties")
-
-
 def read_trec_typed(
     con: duckdb.DuckDBPyConnection, table: str, params: dict, rows: str = TREC_ROWS_SQL
 ) -> bool:
     """The typed read of a TREC run split on ``$delim``: positions are ranks when the file
-    is in trec_eval's order (:func:`in_trec_order`), the ties alone numbered again when it
-    is in the writer's order (:func:`ties_renumbered`), else numbered by a second read that
-    sorts them."""
+    is in trec_eval's order or in the writer's, its ties numbered again
+    (:func:`~ragrecall_core.inputs.trec_order.trec_positions_hold`), else numbered by a
+    second read that sorts them."""
     unsorted = [step.format(table=table, rows=rows) for step in RANKS_AS_POSITIONS_STEPS]
     ranked = RANKED_TREC_SQL.format(table=table, rows=rows)
-    # its order pass is a window over all rows in one sequence: one core's work, done while
-    # the other core fetches the pairs (the pass may number tied rows again meanwhile: their
-    # ranks stay within their group's, which is all the tests read of them)
+    # the order test runs on one core while the other fetches the pairs (it may number tied
+    # rows again meanwhile: their ranks stay within their group's, all the tests read of them)
     return read_unsorted_first(
-        con, table, unsorted, trec_positions_hold, ranked, params, beside=True
+        con, table, unsorted, trec_order.trec_positions_hold, ranked, params, beside=True
     )
 
 

@@ -22,7 +22,7 @@ import duckdb
 import pytest
 
 from ragrecall_core import Workspace
-from ragrecall_core.inputs import runs
+from ragrecall_core.inputs import runs, trec_order
 from tests.helpers import gold_row, load_problems, write_jsonl, write_text
 
 GOLD = [gold_row("q1", ["a"]), gold_row("q2", ["b"])]
@@ -109,11 +109,11 @@ RANKINGS = {
 }
 
 
-def decisions_of(monkeypatch, test: str) -> list[bool]:
-    """Every answer the order test ``runs.<test>`` gives from now on, in a list that fills
+def decisions_of(monkeypatch, test: str, module=runs) -> list[bool]:
+    """Every answer the order test ``module.<test>`` gives from now on, in a list that fills
     as the test is asked (the test itself still decides)."""
-    real, decided = getattr(runs, test), []
-    monkeypatch.setattr(runs, test, lambda *a: decided.append(real(*a)) or decided[-1])
+    real, decided = getattr(module, test), []
+    monkeypatch.setattr(module, test, lambda *a: decided.append(real(*a)) or decided[-1])
     return decided
 
 
@@ -253,13 +253,13 @@ def test_both_trec_reads_load_the_same(tmp_path, monkeypatch, ranking, delim):
     gold = write_jsonl(tmp_path / "gold.jsonl", GOLD)
     lines = [line.replace(" ", delim) for line in TREC_RUNS[ranking]]
     run = write_text(tmp_path / "run.trec", "\n".join(lines) + "\n")
-    decided = decisions_of(monkeypatch, "in_trec_order")
-    renumbered = decisions_of(monkeypatch, "ties_renumbered")
+    decided = decisions_of(monkeypatch, "in_trec_order", trec_order)
+    renumbered = decisions_of(monkeypatch, "ties_renumbered", trec_order)
     fast = loaded(gold, run)
     assert decided[-1] == (ranking in IN_TREC_ORDER)
     assert renumbered[-1:] == ([] if ranking in IN_TREC_ORDER else [ranking in WRITERS_ORDER])
-    monkeypatch.setattr(runs, "in_trec_order", lambda *a: False)  # sorted, whatever the order
-    monkeypatch.setattr(runs, "ties_renumbered", lambda *a: False)
+    monkeypatch.setattr(trec_order, "in_trec_order", lambda *a: False)  # sorted, whatever the order
+    monkeypatch.setattr(trec_order, "ties_renumbered", lambda *a: False)
     assert loaded(gold, run) == fast
     # trec_eval's order: score descending, ties by docno descending
     parsed = [line.split() for line in TREC_RUNS[ranking]]
@@ -272,7 +272,7 @@ def test_trec_duplicate_in_a_writers_order_tie_is_refused(tmp_path, monkeypatch)
     renumbered, and the whole-table tests still send the file to the validating read."""
     gold = write_jsonl(tmp_path / "gold.jsonl", GOLD)
     lines = ["q1 Q0 a 1 0.5 t", "q1 Q0 b 2 0.5 t", "q1 Q0 a 3 0.5 t", "q2 Q0 b 1 0.8 t"]
-    renumbered = decisions_of(monkeypatch, "ties_renumbered")
+    renumbered = decisions_of(monkeypatch, "ties_renumbered", trec_order)
     problems = load_problems(gold, [write_text(tmp_path / "run.trec", "\n".join(lines))])
     assert renumbered[:1] == [True]
     assert [p.line for p in problems] == [3]

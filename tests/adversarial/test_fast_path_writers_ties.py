@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ragrecall_core import Workspace
-from ragrecall_core.inputs import runs
+from ragrecall_core.inputs import runs, trec_order
 from tests.helpers import gold_row, write_jsonl, write_text
 
 SETTINGS = settings(
@@ -89,9 +89,9 @@ def test_writers_order_ties_load_as_the_validating_read(gold, tmp_path_factory, 
     decided: list[tuple[str, bool]] = []
     with pytest.MonkeyPatch.context() as patch:
         for name in ("in_trec_order", "ties_renumbered"):
-            real = getattr(runs, name)
+            real = getattr(trec_order, name)
             patch.setattr(
-                runs,
+                trec_order,
                 name,
                 lambda *a, _n=name, _r=real: decided.append((_n, _r(*a))) or decided[-1][1],
             )
