@@ -84,9 +84,13 @@ def _no_answer_scores(
 
 
 def harm(key: str, k: int, policy: Policy, ks: tuple, _ws: Workspace) -> pd.DataFrame:
-    """``(run, query_id, Harm@k)``: a slice of every offered cutoff's (``ks``) values (the
-    session's k is one of them; were it not, it would join them)."""
+    """``(run, query_id, Harm@k)``: a slice of every offered cutoff's (``ks``) values once
+    those are built (:func:`every_k_harm`: the session's k is one of them; were it not, it
+    would join them); until then (a fresh server's first page) the values of ``k`` alone,
+    the same numbers (``tests/test_first_page_lean.py``)."""
     cutoffs = ks if k in ks else (*ks, k)
+    if (key, policy, cutoffs) not in _HARM_BUILT:
+        cutoffs = (k,)
     return _harm_for_cutoffs(key, policy, cutoffs, _ws)[["run", "query_id", harm_label(k)]]
 
 
@@ -95,10 +99,25 @@ def view_harm(ctx: Context) -> pd.DataFrame:
     return harm(ctx.key, ctx.state.k, ctx.policy, tuple(ctx.options.k_choices), ctx.ws)
 
 
+def every_k_harm(ctx: Context) -> None:
+    """Build Harm@k at every cutoff the sidebar offers for ``ctx``'s view (the launcher does
+    so behind the first page, which needs its one k), so a change of k is a slice."""
+    ks = tuple(ctx.options.k_choices)
+    k = ctx.state.k
+    _harm_for_cutoffs(ctx.key, ctx.policy, ks if k in ks else (*ks, k), ctx.ws)
+
+
+# the (key, policy, cutoffs) whose Harm@k frame was built (were it evicted since, the next
+# read builds it again)
+_HARM_BUILT: set[tuple] = set()
+
+
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _harm_for_cutoffs(key: str, policy: Policy, ks: tuple, _ws: Workspace) -> pd.DataFrame:
     """Shared, read-only: ``harm`` selects columns (a new frame) and never writes."""
-    return harm_for_cutoffs(_ws, ks, policy)
+    built = harm_for_cutoffs(_ws, ks, policy)
+    _HARM_BUILT.add((key, policy, ks))
+    return built
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)

@@ -27,7 +27,9 @@ from ragrecall_core.analysis import judge_session, verdicts
 from ragrecall_core.analysis.bootstrap import summary_with_ci
 from ragrecall_core.analysis.query_detail import QueryDetail, query_detail
 from ragrecall_core.analysis.query_table import (
+    MeasureRows,
     QueryTable,
+    build_measure_rows,
     build_query_table,
     build_query_tables,
     filter_table,
@@ -228,8 +230,11 @@ def preload(source: Source) -> None:
     into the resource cache every session shares, under the key :func:`open_source` then
     finds. Needs no streamlit runtime (a resource cache is the process's, and nothing here
     is cached as data): the launcher runs it while the server still starts."""
+    from ragrecall_core.inputs.load_cache import hash_beside
+
     files = source.input_files()
     if files:
+        hash_beside(files)  # then each file's digest is remembered
         _load_workspace(_spec(source), _hash_of(fingerprint(files)))
 
 
@@ -388,7 +393,28 @@ def _query_table(key: str, k: int, policy: Policy, rule: str, _ws: Workspace) ->
         built = build_query_table(_ws, k, policy, rule=rule)
     answerable = built.table["relevant"] > 0  # the histogram's rows; no bin otherwise
     built.table["rank_bin"] = bin_labels(built.table["FirstRank"], depth).where(answerable)
+    _TABLES_BUILT.add((key, k, policy, rule))
     return built
+
+
+# the (key, k, policy, rule) whose query table was built (were it evicted since, the next
+# read builds it again)
+_TABLES_BUILT: set[tuple] = set()
+
+
+def _table_built(key: str, k: int, policy: Policy, rule: str, depth: int) -> bool:
+    """Whether :func:`_query_table` of these would be read or sliced, not built: its own
+    table or every offered k's was built."""
+    offered = k_choices(depth)
+    every_k = k in offered and (key, offered, policy, rule) in _EVERY_K_BUILT
+    return every_k or (key, k, policy, rule) in _TABLES_BUILT
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _measure_rows(key: str, k: int, policy: Policy, _ws: Workspace) -> MeasureRows:
+    """The query table's leading columns and measures at ``k`` alone (:func:`build_measure_rows`:
+    the Overview's rows before the table is built). Shared, read-only."""
+    return build_measure_rows(_ws, k, policy)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -535,17 +561,33 @@ class Context:
     ) -> pd.DataFrame:
         """Per-query rows of ``runs`` (default: the selected runs) under the sidebar filters."""
         s = self.state
-        filters = (
-            s.filters()
-            if group_filters
-            else {c: v for c, v in s.filters().items() if c in ("split", "query_type", "section")}
-        )
+        filters = s.filters() if group_filters else self.query_filters()
         return filter_table(
             self.table_with_verdicts(),
             filters,
             list(runs or s.runs),
             s.failing_only if failing is None else failing,
         )
+
+    def query_filters(self) -> dict[str, str]:
+        """The sidebar's filters by a query's own fields (split, type, section)."""
+        kept = ("split", "query_type", "section")
+        return {c: v for c, v in self.state.filters().items() if c in kept}
+
+    def measure_rows(self) -> tuple[pd.DataFrame, dict[str, list[str]]]:
+        """The selected runs' rows under the split, type and section filters, with the
+        query's own fields and the measures at k, and the evaluation's warnings at k: what
+        :meth:`rows` (``failing=False, group_filters=False``) and :meth:`query_table` give
+        for those columns. Read from the query table once it is built; until then (a fresh
+        server's first page) from the measures alone (:func:`_measure_rows`), which is
+        about half of the table's build: the table is built behind the first page."""
+        s = self.state
+        depth = max(self.facts.depths.values() or [1])
+        if _table_built(self.key, s.k, self.policy, s.pass_rule, depth):
+            return self.rows(failing=False, group_filters=False), self.query_table().warnings
+        measured = _measure_rows(self.key, s.k, self.policy, self.ws)
+        rows = filter_table(measured.table, self.query_filters(), list(s.runs), False)
+        return rows, measured.warnings
 
     def summary(self, rows: pd.DataFrame, measures: Sequence[str]) -> pd.DataFrame:
         s = self.state
@@ -605,12 +647,6 @@ def options_of(key: str, ws: Workspace) -> tuple[WorkspaceFacts, ViewOptions]:
     """What ``ws`` holds and what the sidebar offers for it (cached by content key)."""
     facts = facts_of(key, ws)
     return facts, view_options(ws, facts, judges_of(key, ws))
-
-
-def score(ctx: Context) -> None:
-    """Build the query table of ``ctx``'s view (its one k) into the shared cache."""
-    s = ctx.state
-    _query_table(ctx.key, s.k, ctx.policy, s.pass_rule, ctx.ws)
 
 
 def first_context(source: Source) -> Context:

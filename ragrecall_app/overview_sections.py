@@ -47,10 +47,9 @@ def view(ctx: Context) -> OverviewView:
 
 def _build(ctx: Context) -> OverviewView:
     s = ctx.state
-    qt = ctx.query_table()
-    rows = ctx.rows(failing=False, group_filters=False)
-    lines = tuple((run, line) for run in s.runs for line in qt.warnings.get(run, []))
-    base = OverviewView(rows["query_id"].nunique(), qt.policy.describe(), lines)
+    rows, warnings = ctx.measure_rows()  # the query table's, or its measures alone
+    lines = tuple((run, line) for run in s.runs for line in warnings.get(run, []))
+    base = OverviewView(rows["query_id"].nunique(), ctx.policy.describe(), lines)
     if rows.empty:
         return base
     harm = analyses.view_harm(ctx)

@@ -104,7 +104,10 @@ def session_arriving() -> bool:
 
 
 def _every_k(ctx: Context) -> None:
+    from ragrecall_app import analyses
+
     context.every_k_tables(ctx)
+    analyses.every_k_harm(ctx)
 
 
 def _queries(ctx: Context) -> None:

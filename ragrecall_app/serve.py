@@ -127,25 +127,36 @@ def runtime_started() -> bool:
 
 
 def warm_first_page(source):
-    """The default Overview of ``source`` (loaded, scored, its numbers and tables built)
-    into the caches every session shares: a first visit only draws it. Its Harm@k and
-    no-answer scores need the workspace, not the scoring: they are built beside it, in
-    threads of their own (the Overview's build then finds them, or waits for them). Its
-    context."""
+    """The default Overview of ``source`` (loaded, its measures at the default k scored, its
+    numbers and tables built) into the caches every session shares: a first visit only draws
+    it. Its Harm@k and no-answer scores need the workspace, not the measures, and its
+    intervals' resamples only the number of queries: they are built beside them, in threads
+    of their own (the Overview's build then finds them, or waits for them). The query table
+    itself (failure classes, grades, reasons, ranks: the other pages') is not built here but
+    behind the first page (:func:`.page_warm.warm_pages`). Its context."""
     from ragrecall_app import analyses, context, overview_sections
 
     ctx = context.first_context(source)
-    parts = (analyses.view_harm, analyses.view_no_answer)
+    parts = (analyses.view_harm, analyses.view_no_answer, _resamples)
     beside = [threading.Thread(target=_quietly, args=(part, ctx)) for part in parts]
     for thread in beside:
         thread.start()
     try:
-        context.score(ctx)
         overview_sections.view(ctx)
     finally:
         for thread in beside:
             thread.join()
     return ctx
+
+
+def _resamples(ctx) -> None:
+    """The bootstrap's resample counts of the default view's queries (every query: no filter
+    is set), which depend on their number alone and are kept (a fifth of a second at 10,000
+    queries): the Overview's intervals then only multiply."""
+    from ragrecall_core.analysis.bootstrap import resample_counts
+
+    if ctx.facts.queries:
+        resample_counts(ctx.facts.queries)
 
 
 def _quietly(part, ctx) -> None:

@@ -82,6 +82,12 @@ FROM (SELECT doc_id, sum(len(string_split(trim(coalesce(text, '')), ' '))) AS wo
       FROM corpus GROUP BY doc_id)
 """
 
+# the query's own fields alone, in the table's row order (:data:`QUERY_SQL`'s first columns)
+ATTRIBUTES_SQL = """
+SELECT query_id, query, query_type, section, split, coalesce(require_all, false) AS require_all
+FROM queries ORDER BY query_id
+"""
+
 # Row i of the table is (the i // $queries-th run of $run_names, the (i % $queries)-th query by
 # id): the order of the table itself, so every part below lands by index, without a merge.
 ROW_INDEX_SQL = """
@@ -216,12 +222,55 @@ class QueryTables:
             raise ValueError(f"k = {k} was not built (built for k = {built})")
         columns = {**{c: self.base[c] for c in self.base.columns}, **self.by_k[k]}
         table = pd.DataFrame({c: columns[c] for c in table_columns(k)}, copy=False)
-        warnings = {
-            run: [line for line in lines if getattr(line, "cutoff", None) in (None, k)]
-            for run, lines in self.warnings.items()
-        }
-        warnings = {run: lines for run, lines in warnings.items() if lines}
+        warnings = _warnings_at(self.warnings, k)
         return QueryTable(table, k, self.policy, warnings, self.no_answer, self.rule)
+
+
+def _warnings_at(warnings: dict[str, list], k: int) -> dict[str, list]:
+    """The lines of ``warnings`` (run -> lines) that hold at cutoff ``k``; runs left with
+    none dropped."""
+    kept = {
+        run: [line for line in lines if getattr(line, "cutoff", None) in (None, k)]
+        for run, lines in warnings.items()
+    }
+    return {run: lines for run, lines in kept.items() if lines}
+
+
+@dataclass(frozen=True)
+class MeasureRows:
+    """The per-query table's leading columns (:data:`FIRST`) and its measures at one cutoff
+    (:func:`measures_at`), the same rows in the same order, with the evaluation's warnings
+    at that cutoff: what the Overview reads, without the failure classes, grades, reasons,
+    ranks and lengths the other pages read (at 10,000 x 100 x 4 about half of the table's
+    build). ``table`` equals those columns of :func:`build_query_table`'s table
+    (``tests/test_first_page_lean.py``)."""
+
+    table: pd.DataFrame
+    k: int
+    policy: Policy
+    warnings: dict[str, list[str]]
+
+
+def build_measure_rows(
+    workspace: Workspace,
+    k: int,
+    policy: Policy | None = None,
+    runs: Sequence[str] | None = None,
+) -> MeasureRows:
+    """:func:`build_query_table`'s :data:`FIRST` columns and measures at cutoff ``k``
+    (:class:`MeasureRows`), from the same SQL: the measures' own (what ``evaluate`` runs)."""
+    policy = policy or Policy()
+    k = parse_cutoff(k)
+    prepared = prepare(workspace, policy)
+    run_names = [r for r in workspace.run_names if runs is None or r in runs]
+    queries = prepared.query(ATTRIBUTES_SQL)
+    rows = {"run_names": run_names, "queries": len(queries)}
+    table = pd.DataFrame({"run": run_names}).merge(queries, how="cross")
+    labels = measures_at(k)
+    values = _measure_values(prepared, labels, runs, rows, len(table))
+    table = table.assign(**{label: values[:, i] for i, label in enumerate(labels)})
+    warnings = _warnings_at(collect_warnings(prepared, [k], runs), k)
+    return MeasureRows(table, k, policy, warnings)
 
 
 def query_table(
