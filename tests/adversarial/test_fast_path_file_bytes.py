@@ -36,10 +36,10 @@ def test_one_odd_line_loads_as_the_validating_read(tmp_path, odd, at):
 
 
 @pytest.mark.parametrize("byte", [b"_", b"#", "é".encode()])
-@pytest.mark.parametrize("at", [0, 65_535, 65_536, 200_000])
+@pytest.mark.parametrize("at", [0, 65_535, 65_536, 200_000, (1 << 20) - 1, 1 << 20, 1_200_000])
 def test_a_byte_anywhere_in_the_file_is_found(tmp_path, byte, at):
     """Before, at and past the end of the first slice the scan reads; the last byte too."""
-    data = bytearray(b"q1 Q0 a 1 0.9 t\n" * (250_000 // 16))
+    data = bytearray(b"q1 Q0 a 1 0.9 t\n" * (1_250_000 // 16))
     data[at : at + len(byte)] = byte
     path = tmp_path / "run.trec"
     path.write_bytes(bytes(data))
