@@ -14,6 +14,7 @@ from markdown_it import MarkdownIt
 
 from ragrecall_core.analysis.gate import GateResult
 from ragrecall_core.analysis.gate_outputs import gate_junit, gate_markdown
+from ragrecall_core.output.literal import NO_LINK
 from tests.fixtures_regressions import REGRESSIONS, paths, write_workspace
 from tests.helpers import run_cli
 
@@ -164,7 +165,7 @@ def test_markdown_shows_file_text_as_text_never_as_markup():
     rendered = MarkdownIt("commonmark").enable("table").render(markdown)
     assert "<script" not in rendered and "<img" not in rendered and 'href="' not in rendered
     listed = [
-        "".join(c.content for c in t.children if c.type == "text")
+        "".join(c.content for c in t.children if c.type == "text").replace(NO_LINK, "")
         for t in MarkdownIt("commonmark").parse(markdown)
         if t.type == "inline" and t.map and t.level == 3
     ]

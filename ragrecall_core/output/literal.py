@@ -26,22 +26,37 @@ _MARKDOWN_PUNCTUATION = re.compile(
     "([" + re.escape(string.punctuation.replace("@", "").replace("-", "")) + "])"
 )
 _LINE_BREAKS = re.compile(r"[\r\n\u2028\u2029\x0b\x0c\x85]+")
+# Streamlit's Markdown links a bare URL (``https://``, ``www.``) or e-mail address in the
+# text it has read, escapes already undone (remark-gfm's autolink literals), so no escape
+# stops it; a word joiner (U+2060: no width, no line break) where such a pattern must run on
+# does: before ``://``, after ``www`` before its dot, and before the ``@`` of an address
+# (``Recall@5`` is none: its "domain" has no dot). A word joiner in file text itself is
+# escaped (``one_line``), so the text shows as written, never as a link.
+NO_LINK = "\u2060"
+_LINK_STARTS = re.compile(
+    r"(?i)(?=\\:\\/\\/)|(?<=www)(?=\\\.)"
+    r"|(?<=[-.\w+])(?=@(?:[-\w]|\\_)+(?:\\\.(?:[-\w]|\\_)+)+)"  # "_" escaped as "\_"
+)
 
 
 def md_literal(text) -> str:
     """``text`` on one line (a line break of any kind as a space, so prose stays readable),
     every other control, bidi or format character but the tab escaped as in every text
     output (:func:`~ragrecall_core.errors.one_line`: ``\\x1b``, ``\\u202e``), then ASCII
-    punctuation backslash-escaped (all but ``@`` and ``-``). An id or a name, whose line
+    punctuation backslash-escaped (all but ``@`` and ``-``), and a word joiner where a URL
+    or an e-mail address would be linked (:data:`NO_LINK`). An id or a name, whose line
     breaks must show, goes through ``one_line`` first (as the gate's summary does).
 
     >>> md_literal("[x](https://e.example) :red[y] $z$")
-    '\\\\[x\\\\]\\\\(https\\\\:\\\\/\\\\/e\\\\.example\\\\) \\\\:red\\\\[y\\\\] \\\\$z\\\\$'
+    '\\\\[x\\\\]\\\\(https\\u2060\\\\:\\\\/\\\\/e\\\\.example\\\\) \\\\:red\\\\[y\\\\] \\\\$z\\\\$'
+    >>> md_literal("www.e.example a@b.example Recall@5")
+    'www\\u2060\\\\.e\\\\.example a\\u2060@b\\\\.example Recall@5'
     >>> md_literal("a\\r\\nb\\x1b")
     'a b\\\\\\\\x1b'
     """
     flat = _LINE_BREAKS.sub(" ", str(text))
-    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", one_line(flat, keep="\t"))
+    escaped = _MARKDOWN_PUNCTUATION.sub(r"\\\1", one_line(flat, keep="\t"))
+    return _LINK_STARTS.sub(NO_LINK, escaped)
 
 
 # what CommonMark, GitHub's tables, strikethrough and URL autolinks, and $maths$ read as

@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 from ragrecall_app.render import literal_frame, markdown_table
 from ragrecall_core.errors import one_line
+from ragrecall_core.output.literal import NO_LINK
 from tests.dashboard_support import markdown_frame, table_cells
 
 # name -> file text; each must read as written (line breaks as a space, controls escaped)
@@ -31,6 +32,7 @@ ATTACKS = {
     "javascript link": "[x](javascript:alert(1))",
     "image": "![i](https://evil.example/i.png)",
     "autolink": "<https://evil.example> www.evil.example https://evil.example",
+    "e-mail": "mail a@evil.example, <b@evil.example> WWW.EVIL.EXAMPLE HTTP://EVIL.EXAMPLE",
     "directive": ":red[x] :material/home: :smile:",
     "maths": "$x$ $$y$$",
     "entity": "&amp; &#124; &lt;b&gt;",
@@ -57,8 +59,10 @@ def shown(raw: str) -> str:
 
 
 def collapsed(text: str) -> str:
-    """``text`` with its runs of spaces and tabs one space, none at either end (as HTML)."""
-    return re.sub(r"[ \t]+", " ", text).strip(" \t")
+    """``text`` as a reader reads it: its runs of spaces and tabs one space, none at either
+    end (as HTML), and without the word joiners that keep a URL from being linked (no
+    width; one in the file's text is escaped: ``one_line``)."""
+    return re.sub(r"[ \t]+", " ", text.replace(NO_LINK, "")).strip(" \t")
 
 
 def attack_frame() -> pd.DataFrame:
