@@ -54,9 +54,10 @@ def first_page_drawn(
 
 
 def warm_pages(ctx: Context, stop: threading.Event | None = None) -> None:
-    """Every k's query tables for ``ctx``'s view (the default view of the launcher's source:
-    a change of k is then a slice), then each page's shared results, page by page in the
-    sidebar's order; a step that fails is left to its visit. Each step waits until no
+    """Every k's query tables and Harm@k for ``ctx``'s view (the default view of the
+    launcher's source, whose first page read its k's measures alone: a change of k is then
+    a slice, and the other pages find the table), then each page's shared results, page by
+    page in the sidebar's order; a step that fails is left to its visit. Each step waits until no
     session's script has run for :data:`QUIET_S` (:func:`wait_for_quiet`): a session never
     waits behind one begun after it. Once ``stop`` is set, no further step is begun (the
     server is stopping)."""
