@@ -19,7 +19,7 @@ held once; the ``runs`` view unites them as ``(run, query_id, chunk_id, rank, sc
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -347,7 +347,8 @@ FROM read_csv($path, delim=$delim, header=false, auto_detect=false, quote='', es
 
 def trec_rows_sql(held: set[bytes | None]) -> str:
     """The typed rows of a TREC run whose file holds the bytes ``held`` (None for a byte
-    outside ASCII, :func:`bytes_held`): every row test but those such a file cannot fail."""
+    outside ASCII, :func:`~ragrecall_core.inputs.readers.bytes_held`): every row test but
+    those such a file cannot fail."""
     tests = [TREC_ALWAYS_TESTS] + [test for test, needs in TREC_ROW_TESTS if needs in held]
     return TREC_ROWS_SELECT.format(tests=" AND ".join(tests))
 
@@ -369,43 +370,6 @@ FROM ({{rows}})
 # line reader splits (refusing the line). Looked for in the whole file at memchr speed: a
 # test of each row's fields took 0.45 s of CPU per million lines.
 TREC_OTHER_SEPARATORS = {" ": (b"\t", b"\f", b"\x01"), "\t": (b" ", b"\f", b"\x01")}
-
-
-# A file is scanned in slices of this many bytes, read into one buffer: a map of the whole
-# file counted each page it touched in the process's memory, while the typed read began (a
-# 350 MB JSONL run peaked at 747 MB during the scan; now at its read's own, 697-717 MB).
-SCAN_SLICE = 1 << 20
-
-
-def file_slices(path: Path) -> Iterator[bytearray]:
-    """The bytes of the file at ``path``, slice by slice (:data:`SCAN_SLICE`), each read
-    into the same buffer: a slice is valid until the next is read."""
-    buffer = bytearray(SCAN_SLICE)
-    with path.open("rb", buffering=0) as handle:
-        while size := handle.readinto(buffer):
-            yield buffer if size == SCAN_SLICE else buffer[:size]
-
-
-def slice_holds(data: bytearray, needles: Sequence[bytes], outside_ascii: bool) -> set:
-    """Which of the single bytes ``needles`` ``data`` holds (memchr), and None if asked
-    (``outside_ascii``) and it holds a byte outside ASCII."""
-    held: set[bytes | None] = {needle for needle in needles if data.find(needle) >= 0}
-    if outside_ascii and not data.isascii():
-        held.add(None)
-    return held
-
-
-def bytes_held(
-    path: Path, needles: Sequence[bytes], outside_ascii: bool = True
-) -> set[bytes | None]:
-    """Which of the single bytes ``needles`` the file at ``path`` holds, and, if asked
-    (``outside_ascii``), None when it holds a byte outside ASCII (0.05 s for 250 MB)."""
-    assert all(len(needle) == 1 for needle in needles)
-    held: set[bytes | None] = set()
-    for data in file_slices(path):
-        left = [needle for needle in needles if needle not in held]
-        held |= slice_holds(data, left, outside_ascii and None not in held)
-    return held
 
 
 def read_trec_typed(
@@ -533,7 +497,6 @@ COMMAS_COUNTED_FROM = 50_000_000
 # two refuses; and a carriage return but in a file whose every line ends "\r\n" (one
 # elsewhere, or lines ended both ways, break it)
 LINE_READER_BYTES = (b"\x00", b"\x01")
-CR, LF = ord("\r"), ord("\n")
 
 
 def strict_json_test(path: Path) -> Callable[[duckdb.DuckDBPyConnection, str, dict], bool]:
@@ -567,17 +530,17 @@ def commas_if_plain(path: Path) -> int | None:
 
     commas, line_start, offset, last = 0, 0, 0, 0
     returns = line_ends = crlf_ends = 0
-    for data in file_slices(path):
-        if slice_holds(data, LINE_READER_BYTES, outside_ascii=True):
+    for data in readers.file_slices(path):
+        if readers.slice_holds(data, LINE_READER_BYTES, outside_ascii=True):
             return None
         values = np.frombuffer(data, np.uint8)
         commas += int(np.count_nonzero(values == ord(",")))
-        ends = np.flatnonzero(values == LF)
+        ends = np.flatnonzero(values == readers.LF)
         line_ends += len(ends)
-        if data.find(b"\r") >= 0 or last == CR:  # each "\r\n" ends a line; none else
-            returns += int(np.count_nonzero(values == CR))
+        if data.find(b"\r") >= 0 or last == readers.CR:  # each "\r\n" ends a line; none else
+            returns += int(np.count_nonzero(values == readers.CR))
             before = np.where(ends > 0, values[ends - 1], last)
-            crlf_ends += int(np.count_nonzero(before == CR))
+            crlf_ends += int(np.count_nonzero(before == readers.CR))
         ends += offset
         starts = np.concatenate(([line_start], ends[:-1] + 1))
         if len(ends) and (ends - starts).max() >= readers.FAST_LINE_BYTES:
@@ -828,7 +791,7 @@ def _load_jsonl_validating(con: duckdb.DuckDBPyConnection, path: Path, table: st
 
 def _load_trec(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> None:
     needles = {b for others in TREC_OTHER_SEPARATORS.values() for b in others}
-    held = bytes_held(path, [*needles, *(b for _, b in TREC_ROW_TESTS if b)])
+    held = readers.bytes_held(path, [*needles, *(b for _, b in TREC_ROW_TESTS if b)])
     rows = trec_rows_sql(held)
     for delim, others in TREC_OTHER_SEPARATORS.items():
         if held.intersection(others):
@@ -976,7 +939,9 @@ def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str)
     roles = readers.column_roles(path, fmt, list(types), LONG_ROLES)
     rows = None
     if set(LONG_REQUIRED) <= roles.keys() and not readers.column_type_problems(path, types, roles):
-        separators = fmt != readers.CSV or b"_" in bytes_held(path, [b"_"], outside_ascii=False)
+        separators = fmt != readers.CSV or b"_" in readers.bytes_held(
+            path, [b"_"], outside_ascii=False
+        )
         rows = long_rows_sql(source, roles, types, separators)
     if rows and read_long_typed(con, table, rows, {"path": str(path)}):
         readers.record_mapping(con, path, roles)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragrecall_core.inputs import runs
+from ragrecall_core.inputs import readers, runs
 from tests.helpers import run_table
 
 PLAIN = ["q1 Q0 a 1 0.9 t", "q1 Q0 b 2 0.5 t", "q2 Q0 c 1 0.7 t"]
@@ -43,16 +43,16 @@ def test_a_byte_anywhere_in_the_file_is_found(tmp_path, byte, at):
     data[at : at + len(byte)] = byte
     path = tmp_path / "run.trec"
     path.write_bytes(bytes(data))
-    held = runs.bytes_held(path, [b"_", b"#"])
+    held = readers.bytes_held(path, [b"_", b"#"])
     assert (None if byte == "é".encode() else byte) in held
     path.write_bytes(bytes(data[: at + len(byte)]))
-    assert (None if byte == "é".encode() else byte) in runs.bytes_held(path, [b"_", b"#"])
+    assert (None if byte == "é".encode() else byte) in readers.bytes_held(path, [b"_", b"#"])
 
 
 def test_a_plain_file_holds_none_of_them(tmp_path):
     path = tmp_path / "run.trec"
     path.write_text("\n".join(PLAIN) + "\n")
-    assert runs.bytes_held(path, [b"_", b"#"]) == set()
+    assert readers.bytes_held(path, [b"_", b"#"]) == set()
     assert "starts_with" not in runs.trec_rows_sql(set())
     assert "starts_with" in runs.trec_rows_sql({b"#"})
 

@@ -209,9 +209,9 @@ def test_line_ends_are_told_across_the_slices_counted(tmp_path, at, ends):
     holding none: a file whose every line ends "\\r\\n" is counted, one with a line ended
     by "\\n" alone is not."""
     line = '{"id": "q", "retrieved": []}'
-    pad = runs.SCAN_SLICE + at - len(line) - 1  # its "\r" at SCAN_SLICE + at - 1
+    pad = runs.readers.SCAN_SLICE + at - len(line) - 1  # its "\r" at SCAN_SLICE + at - 1
     text = line + " " * pad + "\r\n" + line + ("\n" + line if ends == "both" else "")
     path = tmp_path / "run.jsonl"
     path.write_bytes(text.encode("ascii"))
-    assert text.index("\r") == runs.SCAN_SLICE + at - 1
+    assert text.index("\r") == runs.readers.SCAN_SLICE + at - 1
     assert runs.commas_if_plain(path) == (2 if ends == "\r\n" else None)

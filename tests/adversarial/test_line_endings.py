@@ -1,0 +1,95 @@
+"""Line endings DuckDB's line reader cannot split: lines ended both "\\r\\n" and "\\n" in one
+file, or a carriage return alone. Before, such a file was refused with DuckDB's "CSV Parser
+state machine reached an invalid state" and no line; now a file whose lines end either way
+loads exactly as the same file with "\\n" endings, and a carriage return inside a line is
+refused by line, as that line's text."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragrecall_core.inputs import readers
+from tests.helpers import load_problems, run_table, write_jsonl, write_text
+
+GOLD_ROWS = [
+    {"id": "q1", "query": "one", "relevant_ids": ["c1"]},
+    {"id": "q2", "query": "two", "relevant_ids": ["c3"]},
+]
+JSONL_RUN = [
+    '{"id": "q1", "retrieved": [{"chunk_id": "c1", "rank": 1, "score": 0.9}, '
+    '{"chunk_id": "c2", "rank": 2, "score": 0.5}]}',
+    '{"id": "q2", "retrieved": [{"chunk_id": "c3", "rank": 1, "score": 0.7}]}',
+    '{"id": "q3", "retrieved": []}',
+]
+TREC_RUN = ["q1 Q0 c1 1 0.9 t", "q1 Q0 c2 2 0.5 t", "q2 Q0 c3 1 0.7 t"]
+# each line's ending, in turn
+ENDINGS = {
+    "first CRLF": ["\r\n", "\n", "\n"],
+    "last CRLF": ["\n", "\n", "\r\n"],
+    "alternating": ["\r\n", "\n", "\r\n"],
+    "no final ending": ["\r\n", "\n", ""],
+}
+
+
+def ended(lines: list[str], endings: list[str], bom: bool = False) -> str:
+    text = "".join(line + end for line, end in zip(lines, endings, strict=False))
+    return ("\ufeff" if bom else "") + text
+
+
+@pytest.fixture
+def gold(tmp_path):
+    return write_jsonl(tmp_path / "gold.jsonl", GOLD_ROWS)
+
+
+@pytest.mark.parametrize("endings", list(ENDINGS))
+@pytest.mark.parametrize("bom", [False, True], ids=["", "bom"])
+@pytest.mark.parametrize("fmt", ["jsonl", "trec"])
+def test_lines_ended_both_ways_load_as_lines_ended_one_way(tmp_path, endings, bom, fmt):
+    lines = JSONL_RUN if fmt == "jsonl" else TREC_RUN
+    mixed = write_text(tmp_path / f"mixed.{fmt}", ended(lines, ENDINGS[endings], bom))
+    plain = write_text(tmp_path / f"plain.{fmt}", ended(lines, ["\n"] * len(lines), bom))
+    assert readers.ends_mixed(mixed)
+    assert not readers.ends_mixed(plain)
+    expected = run_table(plain, validating=True)
+    assert isinstance(expected[0][1], str), expected  # rows, not problems
+    assert run_table(mixed, validating=False) == expected
+    assert run_table(mixed, validating=True) == expected
+
+
+def test_gold_lines_ended_both_ways_load(tmp_path):
+    rows = [
+        '{"id": "q1", "query": "one", "relevant_ids": ["c1"]}',
+        '{"id": "q2", "query": "two", "relevant_ids": ["c3"]}',
+    ]
+    gold = write_text(tmp_path / "gold.jsonl", ended(rows, ["\r\n", "\n"]))
+    run = write_text(tmp_path / "run.jsonl", ended(JSONL_RUN, ["\n"] * 3))
+    from ragrecall_core import Workspace
+
+    workspace = Workspace.from_files(gold, [run])
+    assert workspace.con.execute("SELECT count(*) FROM queries").fetchone()[0] == 2
+
+
+def test_a_carriage_return_between_two_objects_is_refused_by_line(tmp_path, gold):
+    text = JSONL_RUN[0] + "\r" + JSONL_RUN[1] + "\n"
+    problems = load_problems(gold, [write_text(tmp_path / "run.jsonl", text)])
+    assert [(p.line, p.expected) for p in problems] == [(1, "one JSON object per line")]
+    assert "\r" in problems[0].value
+
+
+def test_a_carriage_return_inside_a_string_is_refused_by_line(tmp_path):
+    text = '{"id": "q1", "query": "a\rb", "relevant_ids": ["c1"]}\n'
+    gold = write_text(tmp_path / "gold.jsonl", text)
+    run = write_text(tmp_path / "run.jsonl", ended(JSONL_RUN, ["\n"] * 3))
+    problems = load_problems(gold, [run])
+    assert [(p.file, p.line) for p in problems] == [(str(gold), 1)]
+
+
+def test_a_crlf_across_the_scan_s_slices_is_one_ending(tmp_path):
+    """The "\\r" last in one slice the scan reads, its "\\n" first in the next."""
+    first = "x" * (readers.SCAN_SLICE - 1) + "\r\n"
+    path = write_text(tmp_path / "a.txt", first + "y\r\n")
+    assert not readers.ends_mixed(path)
+    path = write_text(tmp_path / "b.txt", first + "y\n")
+    assert readers.ends_mixed(path)
+    path = write_text(tmp_path / "c.txt", "x" * (readers.SCAN_SLICE - 1) + "\ry\n")
+    assert readers.ends_mixed(path)
