@@ -189,7 +189,7 @@ def read_problems(path: Path, fmt: str, error: duckdb.Error) -> list[Problem]:
         return [Problem(str(path), None, _reason(error), "a Parquet file")]
     problems = unreadable_lines(path)
     if not problems and fmt == CSV:
-        problems = uneven_rows(path)
+        problems = uneven_rows(path) or line_end_problems(path)
     if problems:
         return problems
     found = CSV_ERROR_LINE.search(str(error))
@@ -246,6 +246,33 @@ def uneven_rows(path: Path) -> list[Problem]:
                     break
         except csv.Error as error:  # a field over the csv module's size limit
             problems.append(Problem(str(path), rows.line_num, str(error), "a well-formed CSV row"))
+    return problems
+
+
+ENDING_NAMES = {b"\r\n": "CRLF", b"\n": "LF"}
+
+
+def line_end_problems(path: Path) -> list[Problem]:
+    """Lines a CSV reader cannot split (it takes one line ending per file): each line ended
+    otherwise than the first, and each line holding a carriage return but at its end."""
+    problems: list[Problem] = []
+    first = None
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, 1):
+            ending = b"\r\n" if raw.endswith(b"\r\n") else b"\n" if raw.endswith(b"\n") else b""
+            line = raw[: len(raw) - len(ending)]
+            if b"\r" in line:
+                expected = "a line with no carriage return (CR) but in a CRLF ending"
+                problems.append(
+                    Problem(str(path), number, _excerpt(line, line.find(b"\r")), expected)
+                )
+            elif ending and first and ending != first:
+                names = ENDING_NAMES[ending], ENDING_NAMES[first]
+                expected = "one line ending throughout the file: this line ends %s, line 1 %s"
+                problems.append(Problem(str(path), number, _excerpt(line, 0), expected % names))
+            first = first or ending
+            if len(problems) >= MAX_PROBLEMS:
+                break
     return problems
 
 

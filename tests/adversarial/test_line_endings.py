@@ -93,3 +93,30 @@ def test_a_crlf_across_the_scan_s_slices_is_one_ending(tmp_path):
     assert readers.ends_mixed(path)
     path = write_text(tmp_path / "c.txt", "x" * (readers.SCAN_SLICE - 1) + "\ry\n")
     assert readers.ends_mixed(path)
+
+
+CSV_RUN = ["query_id,chunk_id,rank,score", "q1,c1,1,0.9", "q1,c2,2,0.5", "q2,c3,1,0.7"]
+
+
+def test_a_csv_run_ended_both_ways_is_refused_by_line(tmp_path, gold):
+    """DuckDB's CSV reader takes one line ending per file (its sniffer refused such a file
+    without a line); each line ended otherwise than line 1 is named."""
+    text = ended(CSV_RUN, ["\r\n", "\n", "\r\n", "\n"])
+    problems = load_problems(gold, [write_text(tmp_path / "run.csv", text)])
+    assert [(p.line, p.value) for p in problems] == [(2, "q1,c1,1,0.9"), (4, "q2,c3,1,0.7")]
+    assert problems[0].expected == (
+        "one line ending throughout the file: this line ends LF, line 1 CRLF"
+    )
+
+
+def test_a_carriage_return_inside_a_csv_line_is_refused_by_line(tmp_path, gold):
+    text = CSV_RUN[0] + "\n" + CSV_RUN[1] + "\r" + CSV_RUN[2] + "\n" + CSV_RUN[3] + "\n"
+    problems = load_problems(gold, [write_text(tmp_path / "run.csv", text)])
+    assert [(p.line, p.value) for p in problems] == [(2, "q1,c1,1,0.9\rq1,c2,2,0.5")]
+
+
+@pytest.mark.parametrize("end", ["\n", "\r\n"])
+def test_a_csv_run_ended_one_way_loads(tmp_path, end):
+    path = write_text(tmp_path / "run.csv", ended(CSV_RUN, [end] * 4))
+    assert run_table(path, validating=False) == run_table(path, validating=True)
+    assert len(run_table(path, validating=True)) == 3
