@@ -389,8 +389,10 @@ def _query_table(key: str, k: int, policy: Policy, rule: str, _ws: Workspace) ->
     offered = k_choices(depth)
     if k in offered and (key, offered, policy, rule) in _EVERY_K_BUILT:
         built = _query_tables(key, offered, policy, rule, _ws).at(k)
-    else:
-        built = build_query_table(_ws, k, policy, rule=rule)
+    else:  # the measures at k once: the Overview's, if it read them first
+        built = build_query_table(
+            _ws, k, policy, rule=rule, measured=_measure_rows(key, k, policy, _ws)
+        )
     answerable = built.table["relevant"] > 0  # the histogram's rows; no bin otherwise
     built.table["rank_bin"] = bin_labels(built.table["FirstRank"], depth).where(answerable)
     _TABLES_BUILT.add((key, k, policy, rule))
@@ -580,7 +582,7 @@ class Context:
         :meth:`rows` (``failing=False, group_filters=False``) and :meth:`query_table` give
         for those columns. Read from the query table once it is built; until then (a fresh
         server's first page) from the measures alone (:func:`_measure_rows`), which is
-        about half of the table's build: the table is built behind the first page."""
+        about a quarter of the table's build: the table is built behind the first page."""
         s = self.state
         depth = max(self.facts.depths.values() or [1])
         if _table_built(self.key, s.k, self.policy, s.pass_rule, depth):

@@ -53,11 +53,32 @@ def test_the_measures_alone_are_the_query_table_s_columns(samples, policy, k):
         f"nDCG@{k}",
         f"Judged@{k}",
         f"Pmax@{k}",
+        "FirstRank",
         f"RecallCap@{k}",
     ]
     pd.testing.assert_frame_equal(lean.table, full.table[list(lean.table.columns)])
     assert lean.warnings == full.warnings
     assert (lean.k, lean.policy) == (full.k, full.policy)
+
+
+@pytest.mark.parametrize("policy", POLICIES, ids=repr)
+@pytest.mark.parametrize("k", [1, 5, 20])
+def test_a_table_of_measures_already_scored_is_the_table(samples, policy, k):
+    """The Overview's measures (read first on a fresh server) are not scored again when the
+    table of their k is built: the same table, warnings and no-answer summary."""
+    full = build_query_table(samples, k, policy, rule="recall")
+    reused = build_query_table(
+        samples, k, policy, rule="recall", measured=build_measure_rows(samples, k, policy)
+    )
+    pd.testing.assert_frame_equal(reused.table, full.table)
+    assert (reused.warnings, reused.no_answer) == (full.warnings, full.no_answer)
+
+
+def test_measures_of_another_view_are_refused(samples):
+    measured = build_measure_rows(samples, 5)
+    for k, policy, runs in ((10, None, None), (5, Policy(rel_level=2), None), (5, None, ["bm25"])):
+        with pytest.raises(ValueError, match="do not fit"):
+            build_query_table(samples, k, policy, runs, measured=measured)
 
 
 def test_the_measures_alone_of_some_runs(samples):

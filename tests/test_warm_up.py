@@ -35,7 +35,7 @@ def counted_builds(monkeypatch) -> list:
 
 def test_the_first_session_finds_the_warmed_up_scoring(tmp_path, monkeypatch):
     """Issue 30: the first page needs the measures at its one k, not the query table (its
-    failure classes, grades, reasons and ranks are the other pages'): about half of it."""
+    failure classes, grades, reasons and ranks are the other pages'): about a quarter of it."""
     workspace = shutil.copytree(ROOT / "data_samples", tmp_path / "ws")  # its own cache keys
     builds = counted_builds(monkeypatch)
 

@@ -239,11 +239,12 @@ def _warnings_at(warnings: dict[str, list], k: int) -> dict[str, list]:
 @dataclass(frozen=True)
 class MeasureRows:
     """The per-query table's leading columns (:data:`FIRST`) and its measures at one cutoff
-    (:func:`measures_at`), the same rows in the same order, with the evaluation's warnings
-    at that cutoff: what the Overview reads, without the failure classes, grades, reasons,
-    ranks and lengths the other pages read (at 10,000 x 100 x 4 about half of the table's
-    build). ``table`` equals those columns of :func:`build_query_table`'s table
-    (``tests/test_first_page_lean.py``)."""
+    (FirstRank and :func:`measures_at`), the same rows in the same order, with the
+    evaluation's warnings at that cutoff: what the Overview reads, without the failure
+    classes, grades, reasons, ranks and lengths the other pages read (at 10,000 x 100 x 4
+    about a quarter of the table's build). ``table`` equals those columns of
+    :func:`build_query_table`'s table (``tests/test_first_page_lean.py``), which takes it
+    instead of scoring them again (``measured``)."""
 
     table: pd.DataFrame
     k: int
@@ -266,11 +267,18 @@ def build_measure_rows(
     queries = prepared.query(ATTRIBUTES_SQL)
     rows = {"run_names": run_names, "queries": len(queries)}
     table = pd.DataFrame({"run": run_names}).merge(queries, how="cross")
-    labels = measures_at(k)
+    labels = _measure_labels([k])
     values = _measure_values(prepared, labels, runs, rows, len(table))
-    table = table.assign(**{label: values[:, i] for i, label in enumerate(labels)})
+    columns = [c for c in table_columns(k) if c in labels]  # the table's order
+    table = table.assign(**{c: values[:, labels.index(c)] for c in columns})
     warnings = _warnings_at(collect_warnings(prepared, [k], runs), k)
     return MeasureRows(table, k, policy, warnings)
+
+
+def _measure_labels(ks: Sequence[int]) -> list[str]:
+    """The measures the table of cutoffs ``ks`` scores in one pass: FirstRank, then each
+    cutoff's."""
+    return ["FirstRank", *(m for k in ks for m in measures_at(k))]
 
 
 def query_table(
@@ -290,10 +298,13 @@ def build_query_table(
     policy: Policy | None = None,
     runs: Sequence[str] | None = None,
     rule: str = DEFAULT_RULE,
+    measured: MeasureRows | None = None,
 ) -> QueryTable:
     """:func:`query_table` with the evaluation's warnings and no-answer summary; ``failing``
-    and the failure classes follow the pass ``rule`` (:mod:`.pass_rule`)."""
-    return build_query_tables(workspace, [k], policy, runs, rule).at(k)
+    and the failure classes follow the pass ``rule`` (:mod:`.pass_rule`). ``measured``: the
+    measures and warnings at ``k`` already scored (:func:`build_measure_rows` of every run,
+    same policy), taken instead of scoring them again: the same table."""
+    return build_query_tables(workspace, [k], policy, runs, rule, measured).at(k)
 
 
 def build_query_tables(
@@ -302,10 +313,14 @@ def build_query_tables(
     policy: Policy | None = None,
     runs: Sequence[str] | None = None,
     rule: str = DEFAULT_RULE,
+    measured: MeasureRows | None = None,
 ) -> QueryTables:
     """The per-query table at every cutoff of ``ks`` in one pass per part: the measures of
     every cutoff in one SQL query, fetched as numbers; the failure classes, top-k grades and
-    reasons of every cutoff in one query each (a join with the list of cutoffs)."""
+    reasons of every cutoff in one query each (a join with the list of cutoffs). With
+    ``measured`` (one cutoff, every run: :func:`build_measure_rows`), its measures and
+    warnings instead of that query and the warnings' (ValueError when it is of another
+    cutoff, policy or set of rows)."""
     policy = policy or Policy()
     ks = tuple(dict.fromkeys(parse_cutoff(k) for k in ks))
     if not ks:
@@ -324,8 +339,14 @@ def build_query_tables(
     base = pd.DataFrame({"run": run_names}).merge(queries, how="cross")
     failures, params = failures_sql(ks, policy, runs, rule=rule)
     failures_params = {**params, **rows}
-    labels = ["FirstRank", *(m for k in ks for m in measures_at(k))]
-    values = _measure_values(prepared, labels, runs, rows, len(base))
+    labels = _measure_labels(ks)
+    if measured is None:
+        values = _measure_values(prepared, labels, runs, rows, len(base))
+        warnings = collect_warnings(prepared, list(ks), runs)
+    else:
+        _require_rows_of(measured, ks, policy, base)
+        values = measured.table[labels].to_numpy(dtype=float)
+        warnings = measured.warnings  # of its one cutoff: those the table keeps at it
     relevance = prepared.query(_with_rows(RELEVANT_SQL, failures), failures_params)
     base = _k_independent(base, prepared, relevance, values[:, 0])
     classes = prepared.query(_with_rows(CLASSES_SQL, failures), failures_params)
@@ -342,9 +363,23 @@ def build_query_tables(
         rule=rule,
         base=base,
         by_k=by_k,
-        warnings=collect_warnings(prepared, list(ks), runs),
+        warnings=warnings,
         no_answer=no_answer_summary(prepared, runs),
     )
+
+
+def _require_rows_of(measured: MeasureRows, ks: tuple[int, ...], policy: Policy, base) -> None:
+    """ValueError unless ``measured`` holds the measures of ``base``'s rows (same runs and
+    queries, in order) at the one cutoff of ``ks`` under ``policy``."""
+    table = measured.table
+    same_rows = len(table) == len(base) and all(
+        table[c].reset_index(drop=True).equals(base[c]) for c in ("run", "query_id")
+    )
+    if ks != (measured.k,) or measured.policy != policy or not same_rows:
+        raise ValueError(
+            f"measures of k = {measured.k} under {measured.policy!r} do not fit a table of "
+            f"k = {', '.join(map(str, ks))} under {policy!r} over these rows"
+        )
 
 
 def _with_rows(template: str, failures: str = "") -> str:
