@@ -15,7 +15,7 @@ from ragrecall_app.context import Context, state_key
 from ragrecall_app.render import escape_markdown, problems
 from ragrecall_core.analysis import judge_session as js
 from ragrecall_core.errors import InputError
-from ragrecall_core.inputs.store import submit
+from ragrecall_core.inputs.store import JUDGE_PREFIX, kept_for_judges, submit
 from ragrecall_core.output.text import plural
 from ragrecall_core.views.judge_text import chunks_with_text
 
@@ -24,6 +24,7 @@ from ragrecall_core.views.judge_text import chunks_with_text
 # instead of renaming the annotator. The confirmed name is kept in its own key: a widget's
 # value is dropped when another page is shown.
 CONFIRMED = "judge_name_kept"
+REFUSED = "judge_name_refused"
 NOTE = "judge_note"  # (kind, text) of the last action, shown once on the next run
 
 
@@ -35,8 +36,13 @@ def has_text(files_key: str, _ctx: Context) -> bool:
 
 # ---------------------------------------------------------------- the annotator's name
 def confirm_name() -> None:
+    """Keep the typed name, unless it is kept for model judges (then say so at once, not on
+    the first grade saved)."""
     typed = st.session_state.get("judge_annotator", "").strip()
-    if typed:
+    st.session_state.pop(REFUSED, None)
+    if typed and kept_for_judges(typed):
+        st.session_state[REFUSED] = typed
+    elif typed:
         st.session_state[CONFIRMED] = typed
 
 
@@ -61,6 +67,12 @@ def name_row() -> str:
             "name to resume where you stopped. Press Enter or the button to start.",
         )
         action.button("Start judging", key="judge_start", on_click=confirm_name)
+        if refused := st.session_state.get(REFUSED):
+            st.error(
+                f"{escape_markdown(refused)}: names starting with "
+                f"“{escape_markdown(JUDGE_PREFIX)}” are kept for model judges' grades. "
+                "Choose another name."
+            )
     return name
 
 

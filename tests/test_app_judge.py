@@ -164,6 +164,23 @@ def test_no_chunk_before_an_annotator_name(tmp_path, monkeypatch):
     assert not store_path(Workspace.open(tmp_path / "ws")).exists()  # nothing written
 
 
+def test_a_name_kept_for_model_judges_is_refused_when_typed(tmp_path, monkeypatch):
+    """Before, "judge:anna" was taken and the first grade saved was refused; now it is
+    refused at once, and no chunk is shown until another name is given."""
+    at = app(seed002(tmp_path / "ws"), monkeypatch).switch_page(JUDGE).run()
+    at.text_input(key="judge_annotator").input(" judge:anna").run()
+    assert not at.exception
+    assert shown_chunk(at) is None
+    assert not {k for k in button_keys(at) if k.startswith("judge_grade")}
+    assert "kept for model judges" in at.error[0].value
+    assert "judge\\:anna" in at.error[0].value  # file-text escaping: the colon escaped
+    at.text_input(key="judge_annotator").input("anna").run()
+    no_exception(at)
+    assert not at.error
+    assert shown_chunk(at) is not None
+    assert not store_path(Workspace.open(tmp_path / "ws")).exists()  # nothing written
+
+
 def test_harmful_and_reason_go_with_the_grade(tmp_path, monkeypatch):
     folder = seed002(tmp_path / "ws")
     at = app(folder, monkeypatch).switch_page(JUDGE).run()

@@ -449,6 +449,12 @@ def _insert(
     return con.execute(f"INSERT INTO {STORE}.{table} ({columns}) VALUES ({places}){tail}", values)
 
 
+def kept_for_judges(person: str) -> bool:
+    """Whether ``person`` is a name kept for model judges (it starts with
+    :data:`JUDGE_PREFIX`): a person judging by hand cannot take it."""
+    return person.strip().startswith(JUDGE_PREFIX)
+
+
 def _require_valid(
     what: str, grade: int, person: str, expected_person: str, judge: bool = False
 ) -> None:
@@ -459,7 +465,7 @@ def _require_valid(
         problems.append(Problem(what, None, str(grade), "a grade of 2, 1 or 0"))
     if not isinstance(person, str) or not person.strip():
         problems.append(Problem(what, None, repr(person), expected_person))
-    elif person.strip().startswith(JUDGE_PREFIX) != judge:
+    elif kept_for_judges(person) != judge:
         kept = (
             f"a name starting with {JUDGE_PREFIX!r}"
             if judge
