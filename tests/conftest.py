@@ -5,6 +5,19 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Every property test's settings but its number of examples, which each sets itself
+# (``@settings(max_examples=N)``): the same examples on every run (no database, derandomized),
+# no deadline (a run's load takes its time), and fixtures shared across examples on purpose.
+settings.register_profile(
+    "ragrecall",
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+settings.load_profile("ragrecall")
 
 
 @pytest.fixture(scope="session", autouse=True)

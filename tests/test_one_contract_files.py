@@ -23,19 +23,13 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import HealthCheck, event, example, given, settings
+from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
 from ragrecall_core.inputs import runs
 from ragrecall_core.inputs.db import connect
 
-SETTINGS = settings(
-    max_examples=20,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-    derandomize=True,
-    database=None,
-)
+SETTINGS = settings(max_examples=20)
 
 # ids that DuckDB's sniffer, casts or trimming would read as something else
 LOOKALIKE_IDS = [

@@ -22,20 +22,14 @@ from pathlib import Path
 
 import duckdb
 import pandas as pd
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragrecall_core import InputError
 from ragrecall_core.inputs import db, gold, memory, readers, runs
 from tests.peer_shapes import Qrel, Qrels, Run, ScoredDoc
 
-SETTINGS = settings(
-    max_examples=20,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-    derandomize=True,
-    database=None,
-)
+SETTINGS = settings(max_examples=20)
 
 HOSTILE_IDS = [
     "1", "1.0", "01", "007", "1e5", "0x10", "2024-01-05", "2024-1-5", "10:30", "2.10", "2.1",

@@ -22,19 +22,13 @@ from pathlib import Path
 
 import pytest
 from helpers import gold_row, make_workspace, per_query, run_row
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragrecall_core import Policy, evaluate
 
 CUTOFFS = (1, 2, 3, 5, 10)
-SETTINGS = settings(
-    max_examples=15,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-    derandomize=True,
-    database=None,
-)
+SETTINGS = settings(max_examples=15)
 
 
 def chunk_ids(chunks_per_doc: int) -> list[str]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragrecall_core.errors import one_line
@@ -66,13 +66,7 @@ def test_a_word_joiner_in_the_file_is_shown_escaped():
     assert read_as_commonmark(md_literal("www\u2060.evil.example")) == "www\\u2060.evil.example"
 
 
-@settings(
-    max_examples=300,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+@settings(max_examples=300)
 @given(
     st.lists(
         st.sampled_from(

@@ -25,20 +25,14 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragrecall_core.inputs import runs
 from ragrecall_core.inputs.db import connect
 from tests.helpers import run_table
 
-SETTINGS = settings(
-    max_examples=40,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-    derandomize=True,
-    database=None,
-)
+SETTINGS = settings(max_examples=40)
 
 GOOD = '{"id": "q1", "retrieved": [{"chunk_id": "a", "rank": 1, "score": 0.5}]}'
 HOSTILE = {

@@ -11,7 +11,7 @@ file with the same problems.
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragrecall_core import Workspace
@@ -19,13 +19,7 @@ from ragrecall_core.errors import InputError
 from ragrecall_core.inputs import runs
 from tests.helpers import gold_row, write_jsonl
 
-SETTINGS = settings(
-    max_examples=20,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-    derandomize=True,
-    database=None,
-)
+SETTINGS = settings(max_examples=20)
 QUERIES = ["q1", "q2"]
 IDS = ["a", "b", "c", "d", "e"]
 

@@ -14,19 +14,13 @@ import re
 
 import duckdb
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ragrecall_core.inputs.checks import positive_whole_number
 from ragrecall_core.inputs.runs import MAX_EXACT_RANK, canonical_rank
 
-SETTINGS = settings(
-    max_examples=300,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-    derandomize=True,
-    database=None,
-)
+SETTINGS = settings(max_examples=300)
 # what DuckDB's casts or the checks' regular expression read their own way
 PIECES = ["0", "1", "7", "9", "+", "-", ".", "e", "E", "_", "x", " ", "\t", "\v", "٣", "１"]
 RANK_TEXT = st.one_of(

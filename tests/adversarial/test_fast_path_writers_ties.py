@@ -11,20 +11,14 @@ ties by docno descending.
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragrecall_core import Workspace
 from ragrecall_core.inputs import runs, trec_order
 from tests.helpers import gold_row, write_jsonl, write_text
 
-SETTINGS = settings(
-    max_examples=15,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-    derandomize=True,
-    database=None,
-)
+SETTINGS = settings(max_examples=15)
 QUERIES = ["q1", "q2", "q3"]
 # ids whose text order is not their length's or their number's ("10" < "9", "B" < "a")
 IDS = ["a", "b", "c", "ab", "B", "10", "9", "d-1", "é", "z"]

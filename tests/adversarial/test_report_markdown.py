@@ -13,7 +13,7 @@ import re
 import string
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
@@ -24,13 +24,7 @@ from ragrecall_core.output.literal import md_text
 from tests.helpers import build_report, write_jsonl
 from tests.test_app_judge import seed002
 
-SETTINGS = settings(
-    max_examples=400,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-    derandomize=True,
-    database=None,
-)
+SETTINGS = settings(max_examples=400)
 HOSTILE_IDS = (
     "[q](https://evil.example)",
     "![i](https://evil.example/i.png)",

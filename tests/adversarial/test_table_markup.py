@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from streamlit.testing.v1 import AppTest
@@ -175,12 +175,7 @@ def test_an_empty_frame_is_its_header_alone():
 TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=30)
 
 
-@settings(
-    max_examples=60,
-    derandomize=True,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+@settings(max_examples=60)
 @given(st.lists(TEXT, min_size=1, max_size=5), TEXT)
 def test_any_text_stays_in_its_cell(values, header):
     frame = pd.DataFrame({header or "h": values, "n": range(len(values))})

@@ -16,7 +16,7 @@ import json
 
 import duckdb
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragrecall_core import InputError, Workspace
@@ -25,13 +25,7 @@ from ragrecall_core.output.report import FORMULA_START, neutralise
 from tests.helpers import run_cli, write_text
 from tests.test_app_judge import seed002
 
-SETTINGS = settings(
-    max_examples=200,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-    derandomize=True,
-    database=None,
-)
+SETTINGS = settings(max_examples=200)
 HOSTILE_NOTES = (
     "'=1+1",
     "''=x",
