@@ -85,8 +85,8 @@ FAST_LINES_SQL = lines_sql()
 FAST_LINE_BYTES = 2_000_000
 LINES_SQL = lines_sql(f", {LINE_LIMITS}")
 
-# DuckDB's line reader takes one line ending throughout a file: "\n" or "\r\n". Lines ended
-# both ways, or a carriage return alone, stop it without a line number ("the CSV Parser
+# DuckDB's line reader takes one line ending throughout a file: "\n", "\r\n" or "\r". Lines
+# ended both ways, or a carriage return alone, stop it without a line number ("the CSV Parser
 # state machine reached an invalid state"); such a file's lines are split on "\n" from its
 # whole text instead (in memory at once: only for such files), each line's own "\r\n" read
 # as its end and a byte order mark skipped, as the line reader reads them. A carriage
@@ -105,15 +105,16 @@ CR, LF = ord("\r"), ord("\n")
 
 
 def ends_mixed(path: Path) -> bool:
-    """Whether the file at ``path`` holds a carriage return that is not the first half of
-    every line's "\r\n" ending (the last line may end without one)."""
+    """Whether the file at ``path`` ends its lines both ways: a carriage return that is not
+    the first half of every line's "\r\n" ending (the last line may end without one), in a
+    file that has line feeds (one whose lines all end "\r", the line reader reads)."""
     returns = crlf = newlines = last = 0
     for data in file_slices(path):
         returns += data.count(b"\r")
         newlines += data.count(b"\n")
         crlf += data.count(b"\r\n") + (last == CR and data[0] == LF)
         last = data[-1]
-    return returns > 0 and not returns == crlf == newlines
+    return returns > 0 and newlines > 0 and not returns == crlf == newlines
 
 
 def lines_source(path: Path) -> str:

@@ -56,6 +56,19 @@ def test_lines_ended_both_ways_load_as_lines_ended_one_way(tmp_path, endings, bo
     assert run_table(mixed, validating=True) == expected
 
 
+@pytest.mark.parametrize("fmt", ["jsonl", "trec"])
+def test_lines_ended_by_carriage_returns_alone_load_as_lines_ended_one_way(tmp_path, fmt):
+    """Every line ended "\r" (old Mac files): one ending throughout, which the line reader
+    reads; not taken for a file ended both ways."""
+    lines = JSONL_RUN if fmt == "jsonl" else TREC_RUN
+    cr = write_text(tmp_path / f"cr.{fmt}", ended(lines, ["\r"] * len(lines)))
+    plain = write_text(tmp_path / f"plain.{fmt}", ended(lines, ["\n"] * len(lines)))
+    assert not readers.ends_mixed(cr)
+    expected = run_table(plain, validating=True)
+    assert run_table(cr, validating=False) == expected
+    assert run_table(cr, validating=True) == expected
+
+
 def test_gold_lines_ended_both_ways_load(tmp_path):
     rows = [
         '{"id": "q1", "query": "one", "relevant_ids": ["c1"]}',
