@@ -53,21 +53,23 @@ def headline(k: int) -> list[str]:
     return [f"Recall@{k}", f"Hit@{k}", f"RR@{k}", f"P@{k}", f"nDCG@{k}", f"Judged@{k}", f"Pmax@{k}"]
 
 
-QUERY_SQL = """
+# a query's own fields, the table's first columns (``q``: a row of ``queries``)
+QUERY_FIELDS = """q.query_id, q.query, q.query_type, q.section, q.split,
+       coalesce(q.require_all, false) AS require_all"""
+QUERY_SQL = f"""
 WITH rel AS (
     SELECT query_id, list(chunk_id ORDER BY chunk_id) AS expected
-    FROM {s}.chunk_judgments WHERE grade >= $level GROUP BY query_id),
+    FROM {{s}}.chunk_judgments WHERE grade >= $level GROUP BY query_id),
 doc_words AS (
     SELECT doc_id, sum(len(string_split(trim(coalesce(text, '')), ' '))) AS words
     FROM corpus GROUP BY doc_id),
 qdoc AS (
     SELECT j.query_id, max(d.words) AS doc_words
-    FROM {s}.chunk_judgments j JOIN corpus c ON c.chunk_id = j.chunk_id
+    FROM {{s}}.chunk_judgments j JOIN corpus c ON c.chunk_id = j.chunk_id
     JOIN doc_words d ON d.doc_id = c.doc_id
     WHERE j.grade >= $level GROUP BY j.query_id),
 judged AS (SELECT query_id, count(*) AS judged FROM qrels GROUP BY query_id)
-SELECT q.query_id, q.query, q.query_type, q.section, q.split, coalesce(q.require_all, false)
-       AS require_all, coalesce(r.expected, []) AS expected, qd.doc_words,
+SELECT {QUERY_FIELDS}, coalesce(r.expected, []) AS expected, qd.doc_words,
        CASE WHEN r.expected IS NOT NULL THEN NULL
             WHEN coalesce(jd.judged, 0) > 0 THEN $none_judged ELSE $lists_none END
        AS no_answer_source
@@ -83,10 +85,7 @@ FROM (SELECT doc_id, sum(len(string_split(trim(coalesce(text, '')), ' '))) AS wo
 """
 
 # the query's own fields alone, in the table's row order (:data:`QUERY_SQL`'s first columns)
-ATTRIBUTES_SQL = """
-SELECT query_id, query, query_type, section, split, coalesce(require_all, false) AS require_all
-FROM queries ORDER BY query_id
-"""
+ATTRIBUTES_SQL = f"SELECT {QUERY_FIELDS} FROM queries q ORDER BY q.query_id"
 
 # Row i of the table is (the i // $queries-th run of $run_names, the (i % $queries)-th query by
 # id): the order of the table itself, so every part below lands by index, without a merge.
