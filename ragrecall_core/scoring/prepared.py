@@ -106,10 +106,17 @@ CREATE TABLE {{s}}.lists AS
     SELECT run, query_id, count(*) AS listed FROM {{s}}.ranked GROUP BY run, query_id;
 """
 
+# The rows whose item is judged for some query are found first, on the item alone, then
+# joined on query and item: each of a run's rows hashes one id instead of two (a 7M-row run:
+# 0.34 -> 0.17 s CPU; judged items are a few thousand).
 ROWS_SQL = """
 CREATE TABLE {s}.judged_rows AS
+    WITH judged_items AS MATERIALIZED (
+        SELECT run, query_id, item_id, rank FROM {s}.ranked
+        WHERE item_id IN (SELECT item_id FROM {s}.judgments))
     SELECT r.run, r.query_id, r.item_id, r.rank, j.grade, j.harmful
-    FROM {s}.ranked r JOIN {s}.judgments j ON j.query_id = r.query_id AND j.item_id = r.item_id;
+    FROM judged_items r JOIN {s}.judgments j
+      ON j.query_id = r.query_id AND j.item_id = r.item_id;
 """
 
 # The marks a chunk can carry, as every page and report names them.
