@@ -47,15 +47,24 @@ def cache_files(cache: Path) -> list[Path]:
 
 
 def tables(ws: Workspace) -> dict[str, list[tuple]]:
-    """Every table of the workspace's database, rows in their stored order."""
+    """Every table of the workspace's database, rows in their stored order; a run table too
+    where a restore leaves it in the cache file (a view of it: rows in the file's order)."""
     names = ws.cursor().execute(
         "SELECT table_name FROM duckdb_tables() WHERE database_name = 'memory' "
-        "AND schema_name = 'main' ORDER BY 1"
+        "AND schema_name = 'main' UNION ALL SELECT view_name FROM duckdb_views() "
+        "WHERE database_name = 'memory' AND schema_name = 'main' "
+        "AND view_name LIKE 'run_table_%' ORDER BY 1"
     )
     return {
-        name: ws.cursor().execute(f"SELECT * FROM {name} ORDER BY rowid").fetchall()  # noqa: S608
+        name: ws.cursor().execute(f"SELECT * FROM {name} {order(name)}").fetchall()  # noqa: S608
         for (name,) in names.fetchall()
     }
+
+
+def order(name: str) -> str:
+    """A run table's rows as a scan gives them (insertion order is preserved: a loaded
+    table's and the cache file's alike), any other table's by row id."""
+    return "" if load_cache.RUN_TABLE.fullmatch(name) else "ORDER BY rowid"
 
 
 def everything(ws: Workspace) -> dict:
@@ -147,14 +156,37 @@ def test_a_restored_workspace_is_locked_down_as_a_fresh_one(tmp_path):
     _, restored = open_twice(cache, lambda c: Workspace.open(DATA_SAMPLES, cache=c))
     for attack in (
         "SELECT * FROM read_text('/etc/passwd')",
-        f"ATTACH '{cache_files(cache)[0]}' AS again",
+        f"ATTACH '{cache / 'another.duckdb'}' AS again",
         "SET enable_external_access = true",
     ):
         with pytest.raises(Exception) as refused:
             restored.cursor().execute(attack)
         assert "permission" in type(refused.value).__name__.lower() or "lock" in str(refused.value)
-    attached = restored.cursor().execute("SELECT database_name FROM duckdb_databases()")
-    assert load_cache.ALIAS not in {row[0] for row in attached.fetchall()}
+    # the run tables are read from the cache file in place: attached read-only
+    attached = restored.cursor().execute(
+        "SELECT database_name, readonly FROM duckdb_databases() WHERE NOT internal"
+    )
+    assert dict(attached.fetchall()) == {"memory": False, load_cache.ALIAS: True}
+    with pytest.raises(Exception, match="read-only|READ_ONLY|Cannot execute"):
+        restored.cursor().execute(f"DELETE FROM {load_cache.ALIAS}.run_table_0")
+
+
+def test_a_restored_run_table_is_the_cache_files_read_in_place(tmp_path):
+    """The runs are not copied in: each run table is a view of the file's (the fixed tables,
+    with their keys, are copied), and the rows read through it are the fresh load's."""
+    cache = tmp_path / "cache"
+    first, second = open_twice(cache, lambda c: Workspace.open(DATA_SAMPLES, cache=c))
+    kinds = second.cursor().execute(
+        "SELECT table_name, 'table' FROM duckdb_tables() WHERE database_name = 'memory' "
+        "UNION ALL SELECT view_name, 'view' FROM duckdb_views() WHERE database_name = 'memory' "
+        "AND NOT internal"
+    )
+    kinds = dict(kinds.fetchall())
+    run_tables = [t for t in kinds if load_cache.RUN_TABLE.fullmatch(t)]
+    assert len(run_tables) == len(first.run_names) > 1
+    assert {kinds[t] for t in run_tables} == {"view"}
+    assert kinds["queries"] == kinds["run_files"] == "table"
+    assert tables(second) == tables(first)
 
 
 def test_one_changed_byte_misses(tmp_path):
