@@ -156,7 +156,7 @@ def test_bootstrap_block_size_does_not_change_the_interval(monkeypatch):
     values = small_deltas(8, 120)
     whole = mean_ci(values, n_resamples=300, seed=2)
     monkeypatch.setattr(bootstrap, "BLOCK_CELLS", 120 * 7)  # 7 resamples per block
-    bootstrap.resample_counts.cache_clear()  # drawn again, in blocks of 7
+    bootstrap._drawn_counts.cache_clear()  # drawn again, in blocks of 7
     # the same resamples; only the order of the additions inside a block may differ
     assert mean_ci(values, n_resamples=300, seed=2) == pytest.approx(whole, rel=1e-12)
 
@@ -168,6 +168,18 @@ def test_kept_resamples_serve_other_values_of_the_same_size():
     mean_ci(first, n_resamples=300, seed=4)
     low, high = mean_ci(second, n_resamples=300, seed=4)
     assert (low, high) == pytest.approx(reference_bootstrap(second, 300, 4), rel=1e-12, abs=1e-12)
+
+
+def test_resamples_drawn_ahead_are_the_ones_a_mean_reads():
+    """Kept by value, not by how the call spelled them: the dashboard's launcher draws a
+    fresh server's resamples ahead as ``resample_counts(n)``, and the Overview's means read
+    them as ``resample_counts(n, RESAMPLES, SEED)``: one draw."""
+    from ragrecall_core.analysis import bootstrap
+
+    ahead = bootstrap.resample_counts(173)
+    assert bootstrap.resample_counts(173, bootstrap.RESAMPLES, bootstrap.SEED) is ahead
+    assert bootstrap.resample_counts(173, n_resamples=bootstrap.RESAMPLES) is ahead
+    assert bootstrap.resample_counts(173, seed=bootstrap.SEED + 1) is not ahead
 
 
 def test_bootstrap_of_identical_values_is_that_value():

@@ -50,13 +50,20 @@ def resample_means(values: np.ndarray, n_resamples: int = RESAMPLES, seed: int =
         return totals[:, :columns] / totals[:, columns:]
 
 
-@functools.lru_cache(maxsize=4)
 def resample_counts(n: int, n_resamples: int = RESAMPLES, seed: int = SEED) -> np.ndarray:
     """``(n_resamples, n)``: how often each of ``n`` rows is drawn in each resample.
 
     They depend on ``n`` and the seed alone, so a page showing other measures (another k)
-    of the same queries reuses them: 20 MB at 10,000 queries, kept for the last four sizes.
+    of the same queries reuses them: 20 MB at 10,000 queries, kept for the last four sizes
+    (kept by value: ``resample_counts(n)`` finds what ``resample_counts(n, RESAMPLES,
+    SEED)`` drew, which a cache keyed by the call's own arguments would draw again).
     Read-only. A count is at most ``n``: 16 bits hold it below 65,536 rows."""
+    return _drawn_counts(int(n), int(n_resamples), int(seed))
+
+
+@functools.lru_cache(maxsize=4)
+def _drawn_counts(n: int, n_resamples: int, seed: int) -> np.ndarray:
+    """:func:`resample_counts`, kept per (size, resamples, seed)."""
     rng = np.random.default_rng(seed)
     counts = np.empty((n_resamples, n), dtype=np.uint16 if n < 2**16 else np.uint32)
     block = max(1, BLOCK_CELLS // n)
