@@ -1,12 +1,14 @@
 """A chunk listed twice for one query, in every run format, through every way the typed
 (fast) read tests the (query, chunk) pairs (issue 14).
 
-Below ``runs.SORT_PAIRS_FROM`` rows DuckDB counts the distinct pairs; from it the pairs'
-hashes are fetched and sorted (in a thread), in parts split by hash when there are many,
-each sorted while the next is fetched. Each test runs all three (lowered thresholds force
-the sorted ways on these small files): a repeated pair
-must reach the validating read and be refused with its line; a clean file loads the same
-either way, and a bad row (here a blank chunk id) is caught on every way.
+Below ``row_tests.SORT_PAIRS_FROM`` rows DuckDB counts the distinct pairs; from it the
+hashes are fetched and sorted (in a thread): each query's span of rows alone when every
+query's rows are one span (spans of one length as one array, else in batches by length),
+every pair together otherwise, and in parts split by hash when there are many, each sorted
+while the next is fetched. Each test runs every way (lowered thresholds force the sorted
+ways on these small files) on rows interleaved and in spans of one or of several lengths:
+a repeated pair must reach the validating read and be refused with its line; a clean file
+loads the same either way, and a bad row (here a blank chunk id) is caught on every way.
 """
 
 from __future__ import annotations
@@ -15,23 +17,35 @@ import duckdb
 import pytest
 
 from ragrecall_core import Workspace
-from ragrecall_core.inputs import runs
+from ragrecall_core.inputs import row_tests
 from tests.helpers import gold_row, load_problems, run_row, write_jsonl, write_text
 
 GOLD = [gold_row("q1", ["a"]), gold_row("q2", ["b"])]
-PATHS = ["counted", "sorted", "sorted in parts"]
+PATHS = ["counted", "sorted", "sorted in batches", "sorted in parts"]
 
 # (query, chunk, rank, score); the repeated pair is the last row, on the file's last line
 CLEAN = [("q1", "a", 1, 0.9), ("q2", "b", 1, 0.8), ("q1", "b", 2, 0.7), ("q1", "c", 3, 0.1)]
-REPEATED = [*CLEAN, ("q1", "a", 4, 0.05)]
+SHAPES = {  # clean rows, and with a pair repeated
+    "interleaved": (CLEAN, [*CLEAN, ("q1", "a", 4, 0.05)]),
+    "spans of one length": (
+        [("q1", "a", 1, 0.9), ("q1", "b", 2, 0.7), ("q2", "b", 1, 0.8), ("q2", "c", 2, 0.1)],
+        [("q1", "a", 1, 0.9), ("q1", "b", 2, 0.7), ("q2", "b", 1, 0.8), ("q2", "b", 2, 0.1)],
+    ),
+    "spans of two lengths": (
+        [("q2", "b", 1, 0.8), ("q1", "a", 1, 0.9), ("q1", "b", 2, 0.7), ("q1", "c", 3, 0.1)],
+        [("q2", "b", 1, 0.8), ("q1", "a", 1, 0.9), ("q1", "b", 2, 0.7), ("q1", "a", 3, 0.1)],
+    ),
+}
 
 
 @pytest.fixture(params=PATHS)
 def pair_test(request, monkeypatch):
     if request.param != "counted":
-        monkeypatch.setattr(runs, "SORT_PAIRS_FROM", 0)
+        monkeypatch.setattr(row_tests, "SORT_PAIRS_FROM", 0)
+    if request.param == "sorted in batches":  # one span per batch
+        monkeypatch.setattr(row_tests, "SPAN_BATCH", 1)
     if request.param == "sorted in parts":  # these files' rows in parts of 2
-        monkeypatch.setattr(runs, "SORTED_PART_ROWS", 2)
+        monkeypatch.setattr(row_tests, "SORTED_PART_ROWS", 2)
     return request.param
 
 
@@ -57,28 +71,34 @@ def write_run(folder, fmt: str, rows) -> tuple:
     for q, c, r, s in rows:
         by_query.setdefault(q, []).append({"chunk_id": c, "rank": r, "score": s})
     lines = [{"id": q, "retrieved": items} for q, items in by_query.items()]
-    return write_jsonl(folder / "run.jsonl", lines), 1  # q1's list is line 1
+    # the last row's query's list is its line
+    return write_jsonl(folder / "run.jsonl", lines), list(by_query).index(rows[-1][0]) + 1
 
 
+@pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("fmt", ["trec", "csv", "parquet", "jsonl"])
-def test_a_repeated_pair_is_refused_with_its_line(tmp_path, pair_test, fmt):
+def test_a_repeated_pair_is_refused_with_its_line(tmp_path, pair_test, fmt, shape):
     gold = write_jsonl(tmp_path / "gold.jsonl", GOLD)
-    run, line = write_run(tmp_path, fmt, REPEATED)
+    run, line = write_run(tmp_path, fmt, SHAPES[shape][1])
     problems = load_problems(gold, [run])
     assert [p.line for p in problems] == [line], problems
     assert "chunk id" in problems[0].expected
     assert "a" in problems[0].value
 
 
+@pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("fmt", ["trec", "csv", "parquet", "jsonl"])
-def test_a_clean_run_loads_the_same_either_way(tmp_path, monkeypatch, fmt):
+def test_a_clean_run_loads_the_same_every_way(tmp_path, monkeypatch, fmt, shape):
     gold = write_jsonl(tmp_path / "gold.jsonl", GOLD)
-    run, _ = write_run(tmp_path, fmt, CLEAN)
+    clean = SHAPES[shape][0]
+    run, _ = write_run(tmp_path, fmt, clean)
     rows = "SELECT query_id, chunk_id, rank, score FROM runs ORDER BY ALL"
     counted = Workspace.from_files(gold, [run]).con.execute(rows).fetchall()
-    monkeypatch.setattr(runs, "SORT_PAIRS_FROM", 0)
+    assert len(counted) == len(clean)
+    monkeypatch.setattr(row_tests, "SORT_PAIRS_FROM", 0)
     assert Workspace.from_files(gold, [run]).con.execute(rows).fetchall() == counted
-    assert len(counted) == len(CLEAN)
+    monkeypatch.setattr(row_tests, "SPAN_BATCH", 1)
+    assert Workspace.from_files(gold, [run]).con.execute(rows).fetchall() == counted
 
 
 @pytest.mark.parametrize("chunk", ["", " ", "\u00a0", "\u3000 \u00a0"])
@@ -96,6 +116,6 @@ def test_a_blank_chunk_id_is_refused_on_both_paths(tmp_path, pair_test, chunk):
     "text", ["", " ", "\t", "\u00a0", "\u3000", " a", "a ", "0", "/", "~", "\x7f", "é", "\u00a0x"]
 )
 def test_blank_is_trim_empty(text):
-    sql = f"SELECT {runs.blank('$t')} IS TRUE, trim($t) = ''"
+    sql = f"SELECT {row_tests.blank('$t')} IS TRUE, trim($t) = ''"
     fast, trimmed = duckdb.execute(sql, {"t": text}).fetchone()
     assert fast == trimmed

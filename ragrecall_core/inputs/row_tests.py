@@ -1,0 +1,154 @@
+"""The whole-table tests of a run read by a typed (fast) path: no bad row, no pair repeated.
+
+A typed read loads a run only when every row is one the validating read would load as it is
+(:data:`BAD_TYPED_ROW` names the rest) and each (query, chunk) pair occurs once; anything
+else sends the file to the validating read, which names each problem with its line. A hash
+collision only does that too: the validating read compares the ids themselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+import duckdb
+
+T = TypeVar("T")
+
+
+def blank(column: str) -> str:
+    """SQL: ``column`` is empty or whitespace only (what ``trim`` removes), with ``trim`` run
+    only where the first character could be whitespace: no character from '0' to U+007F is,
+    and ids mostly start with one (a 7M-line run's test 0.28 -> 0.08 s)."""
+    return f"CASE WHEN {column} < '0' OR {column} >= chr(128) THEN trim({column}) = '' END"
+
+
+# a row without a chunk is allowed only as the one row of a query whose list is empty
+# (JSON lines: it has no position)
+BAD_TYPED_ROW = f"""qid IS NULL OR {blank("qid")} OR {blank("docno")}
+    OR (docno IS NULL AND position IS NOT NULL) OR coalesce(rank, 1) < 1
+    OR NOT isfinite(score) OR NOT typed"""
+
+# every (query, chunk) pair once, in the same scan
+TYPED_OK_SQL = f"""
+SELECT count(*) FILTER (WHERE {BAD_TYPED_ROW}) = 0
+       AND count(DISTINCT hash(qid, docno)) FILTER (WHERE docno IS NOT NULL) = count(docno)
+FROM {{table}}
+"""
+
+# Each row's query and chunk hashed apart, with whether the row is bad, in one scan (a
+# query's row without a chunk hashes its chunk as NULL: one per query, like its id).
+HASHES_AND_ROWS_SQL = f"""
+SELECT hash(qid) AS query, hash(docno) AS chunk, coalesce({BAD_TYPED_ROW}, false) AS bad
+FROM {{table}}
+"""
+# Every row's values alone: for a sorted read after the unsorted one (the pairs are the same
+# rows) and for a run in several parts, whose rows are tested in one scan and then each
+# part's hashes in a scan of the two id columns only (testing every row in each part's scan
+# read every column once per part: a 70M-line TREC run 37 -> 42 s under a 3GB limit).
+ROWS_OK_SQL = f"SELECT count(*) FILTER (WHERE {BAD_TYPED_ROW}) = 0 FROM {{table}}"
+# (the parameters typed as the hash is: untyped, they made the fetch 5x slower)
+PAIRS_IN_PART_SQL = """
+SELECT hash(qid, docno) AS pair FROM {table}
+WHERE hash(qid, docno) % $parts::UBIGINT = $part::UBIGINT
+"""
+
+# From this many rows the pairs' hashes are sorted rather than counted: DuckDB's
+# count(DISTINCT ...) holds a hash table of every pair (~230 MB more peak and 0.6 s for a
+# 7M-line run, against 0.2 s and nothing above the read's peak for fetching the 8-byte
+# hashes, whose sort then runs beside the caller's next queries; at 70M lines under a 3GB
+# limit its peak moved between 3.2 and 4.0 GB from run to run). Below it the count is as
+# quick and numpy is not imported.
+SORT_PAIRS_FROM = 1_000_000
+# At most this many hashes are fetched at once (128 MB; held by numpy, outside DuckDB's
+# memory limit): a larger run's are sorted in parts, split by hash, each a scan, each
+# sorted while the next is fetched.
+SORTED_PART_ROWS = 16_000_000
+# Spans of one length are sorted this many hashes at a time (8 MB).
+SPAN_BATCH = 1_000_000
+# an odd 64-bit number (2^64 / golden ratio): a query's hash times it, plus its chunk's,
+# is the pair's hash when the pairs are sorted together
+PAIR_MIX = 0x9E3779B97F4A7C15
+
+
+def typed_tests(con: duckdb.DuckDBPyConnection, table: str) -> Callable[[], bool]:
+    """Start the whole-table tests of a run read by a typed path; return the function that
+    waits for their verdict. From SORT_PAIRS_FROM rows the hashes are sorted in a thread of
+    their own, so the caller's next queries run on the other core meanwhile."""
+    rows = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+    if rows < SORT_PAIRS_FROM:
+        ok = bool(con.execute(TYPED_OK_SQL.format(table=table)).fetchone()[0])
+        return lambda: ok
+    parts = -(-rows // SORTED_PART_ROWS)
+    if parts > 1:
+        return _pairs_in_parts(con, table, parts)
+    fetched = con.execute(HASHES_AND_ROWS_SQL.format(table=table)).fetchnumpy()
+    if fetched["bad"].any():
+        return lambda: False
+    return in_background(pairs_different, fetched["query"], fetched["chunk"])
+
+
+def _pairs_in_parts(con: duckdb.DuckDBPyConnection, table: str, parts: int) -> Callable[[], bool]:
+    """:data:`TYPED_OK_SQL`'s tests for a run in several parts: rows tested once, then each
+    part's pair hashes fetched while the previous part's sort runs (two parts held at most);
+    the last part's sort is left running."""
+    if not con.execute(ROWS_OK_SQL.format(table=table)).fetchone()[0]:
+        return lambda: False
+    in_part = PAIRS_IN_PART_SQL.format(table=table)
+    previous = None
+    for part in range(parts):
+        hashes = con.execute(in_part, {"parts": parts, "part": part}).fetchnumpy()["pair"]
+        if previous is not None and not previous():
+            return lambda: False
+        previous = in_background(_all_different, hashes)
+    return previous
+
+
+def pairs_different(queries, chunks) -> bool:
+    """Whether no (query, chunk) hash pair repeats, the rows' hashes given in the order
+    fetched. Where each query's rows come as one span (a run's list is mostly one block of
+    lines), a pair can repeat only within its span, and each span's chunk hashes are sorted
+    alone (7M rows in spans of 1,000: 0.09 s against 0.45 s for one sort of every pair);
+    otherwise every pair is sorted together."""
+    import numpy as np
+
+    starts = np.flatnonzero(queries[1:] != queries[:-1]) + 1
+    starts = np.concatenate(([0], starts))
+    if len(np.unique(queries[starts])) < len(starts):  # a query in two spans
+        return _all_different(queries * np.uint64(PAIR_MIX) + chunks)
+    return _different_in_spans(chunks, starts, np.diff(starts, append=len(chunks)))
+
+
+def _different_in_spans(chunks, starts, lengths) -> bool:
+    """Whether each span of ``chunks`` (from ``starts``, of ``lengths``) holds no hash
+    twice: the spans of one length sorted as the rows of one array, in batches."""
+    import numpy as np
+
+    if (lengths == lengths[0]).all():
+        return _rows_different(chunks.reshape(len(starts), lengths[0]))
+    for length in np.unique(lengths[lengths > 1]):
+        firsts = starts[lengths == length]
+        for batch in np.array_split(firsts, -(-len(firsts) * int(length) // SPAN_BATCH)):
+            if not _rows_different(chunks[batch[:, None] + np.arange(length)]):
+                return False
+    return True
+
+
+def _rows_different(spans) -> bool:
+    spans.sort(axis=1)
+    return not (spans[:, 1:] == spans[:, :-1]).any()
+
+
+def _all_different(hashes) -> bool:
+    hashes.sort()
+    return not (hashes[1:] == hashes[:-1]).any()
+
+
+def in_background(function: Callable[..., T], *args) -> Callable[[], T]:
+    """Start ``function(*args)`` in a thread; return the function that waits for its result
+    (or raises its exception)."""
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragrecall-tests")
+    future = pool.submit(function, *args)
+    pool.shutdown(wait=False)  # the thread ends with the function
+    return future.result
