@@ -10,7 +10,8 @@ once app.py has run. This launcher turns it off before the server starts, as app
 ``st.navigation`` call would.
 
 It also begins the first page's work at once (:func:`warm_up`), so a fresh server's first
-session only draws the page (issue 30).
+session only draws the page (issue 30), and the inputs' hashing first of all, beside
+streamlit's own start (:func:`hash_named_inputs`).
 """
 
 from __future__ import annotations
@@ -36,17 +37,28 @@ FIRST_PAGE = APP.parent / "pages" / "overview.py"
 RUNTIME_WAIT_S = 30
 # set when the server has stopped: the warm-up ends at its next step
 STOPPING = threading.Event()
+# the launcher's own start of the inputs' hashing (hash_named_inputs), which the warm-up's
+# open waits for rather than hash a file twice
+HASHING: list[threading.Thread] = []
+# the folders of a workspace whose files are inputs besides its own (Source.input_files)
+INPUT_FOLDERS = ("runs", "grades", "qrels")
 
 
 def main(argv: list[str] | None = None) -> int:
     """``streamlit run app.py`` with the old ``pages/`` mode off from the start, and the
     first page's work started at once (:func:`warm_up`)."""
+    args = sys.argv[1:] if argv is None else argv
+    hashing = threading.Thread(
+        target=hash_named_inputs, args=(args, dict(os.environ)), name="ragrecall-hash"
+    )
+    hashing.start()
+    HASHING[:] = [hashing]
     PagesManager.uses_pages_directory = False
     # Streamlit's first element of a process asks whether it runs in a REPL, through
     # inspect.stack(): the source of every frame, every module's real path (0.1 s of the
     # first page). Under `streamlit run` the answer is no and its warning never shows.
     streamlit.delta_generator._use_warning_has_been_displayed = True
-    sys.argv = ["streamlit", "run", str(APP), *(sys.argv[1:] if argv is None else argv)]
+    sys.argv = ["streamlit", "run", str(APP), *args]
     # Not a daemon: the interpreter's exit waits for it, so it is never stopped inside
     # DuckDB's native code (a daemon thread killed there aborts the process: exit 134 on a
     # SIGTERM); the stop it is told of ends it at its next step.
@@ -96,8 +108,46 @@ def warm_up() -> None:
         return
 
 
+def hash_named_inputs(argv: list[str], env: dict[str, str]) -> None:
+    """Hash every regular file the launcher's arguments or ``$RAGRECALL_WORKSPACE`` name
+    (a folder: its files and those of its :data:`INPUT_FOLDERS`; none named: the default
+    workspace's), on one thread, into the digests the load cache remembers
+    (:func:`~ragrecall_core.inputs.load_cache.file_digest`). The launcher runs it first
+    thing: the key of a fresh server's inputs (four 66 MB runs at 10,000 queries: about
+    0.35 CPU s) then costs the first page nothing, where it waited for streamlit's start
+    and the imports before. A file hashed here and not among the inputs costs its read; one
+    among them not hashed here is hashed when the key is made; a file changed since is
+    hashed again (a digest is remembered under the file's identity): the key is the same
+    either way (``tests/test_warm_up.py``). Nothing here fails."""
+    try:
+        from ragrecall_core.inputs.load_cache import hash_beside
+
+        named = [Path(a) for a in argv if not a.startswith("-")]
+        named += [Path(env["RAGRECALL_WORKSPACE"])] if env.get("RAGRECALL_WORKSPACE") else []
+        named = [path for path in named if path.exists()] or [APP.parent / "data_samples"]
+        hash_beside(_files_of(named), threads=1)  # the other core starts streamlit
+    except Exception:  # noqa: BLE001, S110 (the key is made from the files all the same)
+        pass
+
+
+def _files_of(paths: list[Path]) -> list[Path]:
+    """The regular files among ``paths`` and in the folders among them (and in their
+    :data:`INPUT_FOLDERS`), hidden ones and judgment stores aside."""
+    found = []
+    for path in paths:
+        if path.is_dir():
+            folders = [path, *(path / name for name in INPUT_FOLDERS if (path / name).is_dir())]
+            found += [file for folder in folders for file in sorted(folder.iterdir())]
+        else:
+            found.append(path)
+    return [p for p in found if p.is_file() and not (p.name.startswith(".") or ".duckdb" in p.name)]
+
+
 def preload(source) -> None:
-    """:func:`.context.preload` of ``source``; what fails is left to the first session."""
+    """:func:`.context.preload` of ``source`` (once the launcher's own hashing has ended:
+    a file is hashed once); what fails is left to the first session."""
+    for hashing in HASHING:
+        hashing.join()
     try:
         from ragrecall_app import context
 

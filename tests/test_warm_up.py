@@ -186,3 +186,35 @@ def test_the_overview_s_other_parts_are_built_beside_the_scoring(tmp_path, monke
     at = app(workspace, monkeypatch)
     no_exception(at)
     assert sorted(calls) == ["harm", "top"], "the first session built them again"
+
+
+def test_the_launcher_s_own_hashing_keys_the_inputs_as_the_warm_up_does(tmp_path, monkeypatch):
+    """Issue 30: the launcher hashes the inputs its arguments (or $RAGRECALL_WORKSPACE)
+    name first thing, beside streamlit's start; the content key made from those digests is
+    the one made from the bytes, and a file changed since is read again."""
+    import os
+
+    from ragrecall_app import serve
+    from ragrecall_core.inputs import load_cache
+    from ragrecall_core.views.dashboard_state import content_hash
+
+    workspace = shutil.copytree(ROOT / "data_samples", tmp_path / "ws")
+    source = Source(workspace=workspace)
+    inputs = source.input_files()
+    load_cache._DIGESTS.clear()
+    from_bytes = content_hash(inputs)
+    argv = ["--server.port", "8501", "--", "--workspace", str(workspace)]
+    for args, env in ((argv, {}), ([], {"RAGRECALL_WORKSPACE": str(workspace)})):
+        load_cache._DIGESTS.clear()
+        serve.hash_named_inputs(args, env)
+        hashed = {identity[0] for identity in load_cache._DIGESTS}
+        assert {str(p.resolve()) for p in inputs} <= hashed, "an input was left to the key"
+        assert content_hash(inputs) == from_bytes
+
+    gold = workspace / "gold.jsonl"
+    data, stat = gold.read_bytes(), gold.stat()
+    gold.write_bytes(data.replace(b"VPN", b"VPX", 1))
+    os.utime(gold, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # same size and mtime
+    changed = content_hash(inputs)
+    load_cache._DIGESTS.clear()
+    assert changed == content_hash(inputs) != from_bytes
