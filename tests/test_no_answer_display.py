@@ -10,6 +10,7 @@ import pytest
 
 from ragrecall_core.analysis.no_answer import NoAnswerReport
 from ragrecall_core.views import no_answer_view as nav
+from ragrecall_core.views.charts import label_margin
 from tests.dashboard_support import app, no_exception
 
 SWEEP = ["threshold", "false confidence", "answerable coverage"]
@@ -194,3 +195,13 @@ def test_each_row_says_whether_its_run_answers_above_its_threshold(samples_tops)
     said = list(tops["confident"])
     assert said == [expected(r, s) for r, s in zip(tops["run"], tops["top score"], strict=True)]
     assert {"no threshold", "⚠ above threshold", "below threshold"} <= set(said)
+
+
+def test_the_score_chart_leaves_room_for_its_longest_group_label():
+    """Given the room its category labels need, plotly draws the figure once (its automargin
+    would otherwise widen the margin after a first drawing and draw it all again)."""
+    fig = nav.score_figure(report(8334, 1666), ["r"], {"r": "#0072B2"}, {"r": 0.5})
+    labels = {trace.y[0] for trace in fig.data}
+    longest = max(labels, key=len)
+    assert longest == f"answerable (8334; {nav.MAX_POINTS} drawn)"
+    assert fig.layout.margin.l == label_margin([longest]) >= 0.6 * 15 * len(longest)

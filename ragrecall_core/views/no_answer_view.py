@@ -22,7 +22,15 @@ from ragrecall_core.analysis.gold_gaps import gold_gaps
 from ragrecall_core.analysis.no_answer import NoAnswerReport, texts_of
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.output.literal import plot_literal
-from ragrecall_core.views.charts import FONT, _layout, curve_mode, display_rows, run_line
+from ragrecall_core.views.charts import (
+    FONT,
+    MARGIN,
+    _layout,
+    curve_mode,
+    display_rows,
+    label_margin,
+    run_line,
+)
 
 GOLD_ERROR_KIND = "relevant grade on a no-answer query"
 # what a chart draws (an SVG element per point; 10k points per chart took seconds to draw):
@@ -124,7 +132,9 @@ def score_figure(
     fig.update_yaxes(type="category", categoryorder="array", automargin=True)
     fig.update_annotations(font_size=FONT)  # the subplot titles
     fig = _layout(fig, "", "top-1 score (this run's own scale)", "", height=60 + 300 * rows)
-    fig.update_layout(margin={"t": 60, "b": 60}, boxmode="overlay")
+    groups = {trace.y[0] for trace in fig.data if trace.y}  # the category labels
+    left = label_margin(sorted(groups))
+    fig.update_layout(margin={"t": 60, "b": MARGIN["b"], "l": left}, boxmode="overlay")
     return fig
 
 
