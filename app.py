@@ -101,7 +101,9 @@ def choose_source() -> Source:
                 on_change=put_state,
                 kwargs={"data": ""},
             )
-        with st.expander("Upload gold and run files"):
+        # a popover's widgets are drawn only when it is opened: a first page does not
+        # fetch and run the file uploader's code (an expander's are drawn closed)
+        with st.popover("Upload gold and run files", width="stretch"):
             gold = st.file_uploader("Gold (JSONL, TREC qrels, CSV, Parquet)", key="side_up_gold")
             runs = st.file_uploader("Runs", accept_multiple_files=True, key="side_up_runs")
             grades = st.file_uploader(
