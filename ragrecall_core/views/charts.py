@@ -30,6 +30,7 @@ MARKED_POINTS = 50
 # figure a second time (issue 30: the No-answer score chart took 132 ms instead of 83)
 MARGIN = {"l": 96, "r": 30, "t": 70, "b": 80}
 LABEL_EM = 0.65  # a generous average character width (DejaVu Sans' is about 0.6 em)
+AXIS_TITLE_ROOM = 30  # px beside category labels for the axis' own title
 
 
 def label_margin(labels: Sequence[str], font: int = FONT - 1) -> int:
@@ -192,13 +193,15 @@ def failure_bars(
     fig.update_yaxes(autorange="reversed", automargin=True)
     max_x = groups["failing"].max() if len(groups) else 1
     fig.update_xaxes(range=[0, max_x * 1.35 + 1], **count_axis(max_x * 1.35 + 1))
-    return _layout(
+    fig = _layout(
         fig,
         title or f"Failing queries (Recall@{k} < 1) by {dimension_label}",
         "failing queries (label: failing / queries in group, rate)",
         dimension_label,
         height=height,
     )
+    shown = groups["group"].drop_duplicates().map(plot_literal)
+    return fig.update_layout(margin={"l": label_margin(list(shown)) + AXIS_TITLE_ROOM})
 
 
 def first_rank_histogram(hist: pd.DataFrame, colors: dict[str, str]) -> go.Figure:
