@@ -104,17 +104,45 @@ FROM (SELECT line, CASE WHEN ends_with(text, chr(13)) THEN text[:-2] ELSE text E
 CR, LF = ord("\r"), ord("\n")
 
 
+class LineEnds:
+    """The line-ending bytes of a file read slice by slice (:meth:`add`): carriage returns,
+    line feeds and "\r\n" pairs (one split across two slices too), counted in the slices
+    that hold a carriage return (or follow one); of the others only whether one holds a line
+    feed is kept (``bare``: memchr, not a count of every byte: 350 MB in 0.16 s, not 0.7)."""
+
+    def __init__(self) -> None:
+        self.returns = self.newlines = self.crlf = 0
+        self.bare = False  # a line feed in a slice without a carriage return
+        self.last = 0  # the last byte of the slice before
+
+    def add(self, data: bytearray) -> None:
+        if data.find(b"\r") >= 0 or self.last == CR:
+            self.returns += data.count(b"\r")
+            self.newlines += data.count(b"\n")
+            self.crlf += data.count(b"\r\n") + (self.last == CR and data[:1] == b"\n")
+        elif not self.bare:
+            self.bare = data.find(b"\n") >= 0
+        self.last = data[-1]
+
+    @property
+    def one_way(self) -> bool:
+        """No carriage return, or every one the first half of a "\r\n" that ends each line
+        (the last line may end without one)."""
+        return self.returns == 0 or (self.returns == self.crlf == self.newlines and not self.bare)
+
+    @property
+    def mixed(self) -> bool:
+        """Lines ended both ways: not :attr:`one_way`, in a file that has line feeds (one
+        whose lines all end "\r", the line reader reads)."""
+        return not self.one_way and (self.newlines > 0 or self.bare)
+
+
 def ends_mixed(path: Path) -> bool:
-    """Whether the file at ``path`` ends its lines both ways: a carriage return that is not
-    the first half of every line's "\r\n" ending (the last line may end without one), in a
-    file that has line feeds (one whose lines all end "\r", the line reader reads)."""
-    returns = crlf = newlines = last = 0
+    """Whether the file at ``path`` ends its lines both ways (:attr:`LineEnds.mixed`)."""
+    ends = LineEnds()
     for data in file_slices(path):
-        returns += data.count(b"\r")
-        newlines += data.count(b"\n")
-        crlf += data.count(b"\r\n") + (last == CR and data[0] == LF)
-        last = data[-1]
-    return returns > 0 and newlines > 0 and not returns == crlf == newlines
+        ends.add(data)
+    return ends.mixed
 
 
 def lines_source(path: Path) -> str:

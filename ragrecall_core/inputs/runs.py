@@ -528,28 +528,23 @@ def commas_if_plain(path: Path) -> int | None:
     readers.FAST_LINE_BYTES or more)."""
     import numpy as np
 
-    commas, line_start, offset, last = 0, 0, 0, 0
-    returns = line_ends = crlf_ends = 0
+    commas, line_start, offset = 0, 0, 0
+    line_ends = readers.LineEnds()
     for data in readers.file_slices(path):
         if readers.slice_holds(data, LINE_READER_BYTES, outside_ascii=True):
             return None
+        line_ends.add(data)
         values = np.frombuffer(data, np.uint8)
         commas += int(np.count_nonzero(values == ord(",")))
-        ends = np.flatnonzero(values == readers.LF)
-        line_ends += len(ends)
-        if data.find(b"\r") >= 0 or last == readers.CR:  # each "\r\n" ends a line; none else
-            returns += int(np.count_nonzero(values == readers.CR))
-            before = np.where(ends > 0, values[ends - 1], last)
-            crlf_ends += int(np.count_nonzero(before == readers.CR))
-        ends += offset
+        ends = np.flatnonzero(values == readers.LF) + offset
         starts = np.concatenate(([line_start], ends[:-1] + 1))
         if len(ends) and (ends - starts).max() >= readers.FAST_LINE_BYTES:
             return None
         line_start = int(ends[-1]) + 1 if len(ends) else line_start
-        offset, last = offset + len(data), values[-1]
+        offset += len(data)
         if offset - line_start >= readers.FAST_LINE_BYTES:
             return None
-    return commas if returns == crlf_ends in (0, line_ends) else None
+    return commas if line_ends.one_way else None
 
 
 def in_list_order(con: duckdb.DuckDBPyConnection, table: str) -> bool:

@@ -7,6 +7,8 @@ refused by line, as that line's text."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ragrecall_core.inputs import readers
 from tests.helpers import load_problems, run_table, write_jsonl, write_text
@@ -133,3 +135,17 @@ def test_a_csv_run_ended_one_way_loads(tmp_path, end):
     path = write_text(tmp_path / "run.csv", ended(CSV_RUN, [end] * 4))
     assert run_table(path, validating=False) == run_table(path, validating=True)
     assert len(run_table(path, validating=True)) == 3
+
+
+@settings(max_examples=300)
+@given(text=st.text(alphabet="\r\nx", max_size=40), size=st.integers(1, 5))
+def test_line_ends_counted_in_slices_say_what_the_whole_text_says(text, size):
+    """LineEnds sees the file slice by slice and counts only the slices holding a carriage
+    return (or following one): its verdicts are those of the whole text's own counts."""
+    data = text.encode()
+    ends = readers.LineEnds()
+    for start in range(0, len(data), size):
+        ends.add(bytearray(data[start : start + size]))
+    returns, newlines, crlf = text.count("\r"), text.count("\n"), text.count("\r\n")
+    assert ends.one_way == (returns == crlf and crlf in (0, newlines))
+    assert ends.mixed == (returns > 0 and newlines > 0 and not returns == crlf == newlines)
