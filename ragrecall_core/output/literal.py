@@ -70,6 +70,9 @@ _MARKUP = re.compile(
     r"|^[>+=-]"  # a block quote, list item or heading underline at the line's start
 )
 _LIST_NUMBER = re.compile(r"^(\d{1,9})([.)])")
+# the "@" of an e-mail address GitHub would link (cmark-gfm's autolinks read the text after
+# its escapes are undone): its domain has a dot, and may hold md_text's "\_" and "www\."
+_ADDRESS_AT = re.compile(r"(?<=[-.\w+])(?=@(?:[-\w]|\\_)+(?:\\?\.(?:[-\w]|\\_)+)+)")
 
 
 def md_text(text) -> str:
@@ -78,16 +81,18 @@ def md_text(text) -> str:
     would read as markup backslash-escaped (so it shows as written and no file text becomes
     a link, image, HTML or heading); all other text left as it is, readable in the file.
 
-    An e-mail address may still be linked by GitHub (``mailto:`` to the address as shown):
-    no escape stops that.
+    No escape stops GitHub from linking an e-mail address: a word joiner (:data:`NO_LINK`,
+    no width) before its ``@`` does, as in :func:`md_literal`.
 
     >>> print(md_text("[x](https://e.example) <b>_y_ a_b it's 1.5"))
     \\[x\\](https\\://e.example) \\<b>\\_y\\_ a_b it's 1.5
     >>> print(md_text("1. # -x"))
     1\\. \\# -x
+    >>> md_text("a@b.example Recall@5")
+    'a\\u2060@b.example Recall@5'
     """
     shown = _MARKUP.sub(r"\\\g<0>", one_line(text))
-    return _LIST_NUMBER.sub(r"\1\\\2", shown)
+    return _ADDRESS_AT.sub(NO_LINK, _LIST_NUMBER.sub(r"\1\\\2", shown))
 
 
 def md_labels(texts) -> list[str]:

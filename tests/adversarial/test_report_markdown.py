@@ -20,7 +20,7 @@ from markdown_it import MarkdownIt
 from ragrecall_core import Workspace
 from ragrecall_core.analysis.verdicts import record_verdict
 from ragrecall_core.errors import one_line
-from ragrecall_core.output.literal import md_text
+from ragrecall_core.output.literal import NO_LINK, md_text
 from tests.helpers import build_report, write_jsonl
 from tests.test_app_judge import seed002
 
@@ -82,7 +82,32 @@ def test_md_text_reads_as_written_in_a_cell_a_heading_and_a_list_item(text):
         assert sum(t.type in blocks for t in tokens) == 1, source  # no nested list
         inline = [t for t in tokens if t.type == "inline"][-1]
         # control characters read as their escapes (\\n, \\u202e), as in every text output
-        assert inline_text(inline) == (before + one_line(text)).strip(" "), source
+        read = inline_text(inline).replace(NO_LINK, "")
+        assert read == (before + one_line(text)).strip(" "), source
+
+
+# cmark-gfm's e-mail autolink (GitHub): a run of these before an "@", a domain with a dot
+GITHUB_EMAIL = re.compile(r"[-.\w+]+@[-\w]+(?:\.[-\w]+)+", re.ASCII)
+ADDRESSES = ["a@evil.example", "x a_b@evil_x.example", "mailto:a@evil.example",
+             "_a@b_.example", "a@www.evil.example", "<a.b+c@evil.example>"]  # fmt: skip
+
+
+@pytest.mark.parametrize("text", ADDRESSES)
+def test_no_address_is_linked_on_github(text):
+    """GitHub links an address in the text it has read, escapes undone; a word joiner
+    before the "@" breaks it, and the text still reads as written."""
+    assert GITHUB_EMAIL.search(text)
+    inline = [t for t in parser().parse(f"- {md_text(text)}\n") if t.type == "inline"][-1]
+    read = inline_text(inline)
+    assert not GITHUB_EMAIL.search(read), read
+    assert read.replace(NO_LINK, "") == text
+
+
+@given(st.lists(st.sampled_from(["a", "_", ".", "@", "b.c", "www", "+", " ", "-"]), max_size=12))
+@settings(SETTINGS)
+def test_no_generated_address_is_linked_on_github(parts):
+    inline = [t for t in parser().parse(f"- x {md_text(''.join(parts))}\n") if t.type == "inline"]
+    assert not GITHUB_EMAIL.search(inline_text(inline[-1]))
 
 
 def test_md_text_leaves_prose_alone():
