@@ -158,10 +158,20 @@ CSV_ERROR_LINE = re.compile(r"CSV Error on Line: (\d+)\s*\nOriginal Line: ([^\n]
 # JSON does not, unless it is inside a string (Python's strict parser tells which).
 TRAILING_COMMA = r",\s*[}\]]"
 
-# Whitespace-separated fields; the regular expression only for lines that need it.
-FIELDS_SQL = """
-CASE WHEN contains(t, '  ') OR contains(t, chr(9))
-     THEN regexp_split_to_array(t, '\\s+') ELSE string_split(t, ' ') END
+# What separates a TREC line's fields: C's whitespace, as trec_eval reads them (isspace:
+# space, tab, vertical tab, form feed, carriage return; a line ends at "\n"), runs of it one
+# separator. One class for DuckDB's regular expressions (RE2) and Python's.
+TREC_SPACE = r"[ \t\v\f\r]"
+TREC_SEPARATOR = re.compile(TREC_SPACE + "+")
+
+# A TREC line's fields (``t``: the line trimmed), none of them empty: at the line's ends
+# whitespace is no field (the empty strings the split leaves there are dropped); the regular
+# expression only for lines that need it.
+FIELDS_SQL = f"""
+CASE WHEN contains(t, '  ') OR contains(t, chr(9)) OR contains(t, chr(11))
+          OR contains(t, chr(12)) OR contains(t, chr(13))
+     THEN list_filter(regexp_split_to_array(t, '{TREC_SPACE}+'), lambda field: field <> '')
+     ELSE string_split(t, ' ') END
 """
 
 
@@ -175,7 +185,13 @@ def require_file(path: Path) -> None:
 
 
 def first_line(path: Path) -> str:
-    with path.open("r", encoding="utf-8-sig", errors="replace") as handle:
+    """The file's first line that is neither blank nor a comment, stripped. Lines end at
+    "\n", as trec_eval's and the validating reads' do (a carriage return before it or
+    inside a line is whitespace), or at "\r" in a file whose lines all end so."""
+    with path.open("rb") as handle:
+        head = handle.read(SCAN_SLICE)
+    ending = None if b"\r" in head and b"\n" not in head else "\n"
+    with path.open("r", encoding="utf-8-sig", errors="replace", newline=ending) as handle:
         for raw in handle:
             line = raw.strip()
             if line and not line.startswith("#"):
@@ -324,7 +340,7 @@ def detect_format(path: Path) -> str:
     line = first_line(path)
     if line.startswith("{"):
         return JSONL
-    return TREC_QRELS if len(line.split()) == 4 else TREC_RUN
+    return TREC_QRELS if len(TREC_SEPARATOR.split(line)) == 4 else TREC_RUN
 
 
 # CASE, not AND: json_type() must never see a line that is not valid JSON
@@ -383,13 +399,16 @@ def stage_whitespace_fields(
 ) -> None:
     """Stage ``table(line, <columns>)`` from a whitespace-separated file in one pass.
 
-    ``columns`` is a select list over ``f``, the line's fields (``#`` lines skipped).
+    ``columns`` is a select list over ``f``, the line's fields (:data:`FIELDS_SQL`); a line
+    without one (blank, or whitespace alone) or whose first starts with ``#`` (a comment, as
+    trec_eval reads it after any leading whitespace) is skipped.
     """
     with reading(path, TREC):
         con.execute(
             f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT line, {columns} FROM ("
             f"SELECT line, {FIELDS_SQL} AS f FROM (SELECT line, trim(text) AS t FROM "
-            f"({lines_source(path)})) WHERE t IS NOT NULL AND t <> '' AND NOT starts_with(t, '#'))",
+            f"({lines_source(path)}) WHERE text IS NOT NULL)) "
+            "WHERE coalesce(f[1], '') <> '' AND NOT starts_with(f[1], '#')",
             {"path": str(path)},
         )
 
