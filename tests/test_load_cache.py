@@ -4,6 +4,7 @@ mappings and corpus; and a cache folder stays bounded."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -346,3 +347,19 @@ def test_every_command_that_loads_runs_takes_the_cache(tmp_path, monkeypatch, ca
     assert said[0][0] in (0, 1) and said[0][0] == said[1][0]
     if "json" in argv:
         assert said[0][1] == said[1][1]
+
+
+@pytest.mark.parametrize("slice_size", [1, 7, 4096, 1 << 23])
+def test_a_file_s_digest_is_the_sha256_of_its_bytes_whatever_the_slice(
+    tmp_path, monkeypatch, slice_size
+):
+    """An input is hashed in slices (fewer takes of the interpreter's lock than
+    ``hashlib.file_digest``): the digest is its bytes' sha256 at every slice size, a file
+    shorter or longer than a slice or empty alike."""
+    monkeypatch.setattr(load_cache, "HASH_SLICE", slice_size)
+    for size in (0, 1, 6, 7, 8, 5000):
+        data = bytes(range(256)) * (size // 256) + bytes(size % 256)
+        path = tmp_path / f"file-{slice_size}-{size}"
+        path.write_bytes(data)
+        expected = b"file" + hashlib.sha256(data).digest()
+        assert load_cache.file_digest(path) == expected

@@ -109,6 +109,8 @@ SIGNATURE_MAGIC = b"\nragrecall load cache hmac-sha256 v1\n"
 MAC_SIZE = hashlib.sha256().digest_size
 SIGNATURE_SIZE = len(SIGNATURE_MAGIC) + MAC_SIZE
 READ_CHUNK = 1 << 20
+# an input is hashed in slices of this many bytes (_sha256_of)
+HASH_SLICE = 8 << 20
 # opening never follows a symlink and never waits on a FIFO
 OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
 
@@ -220,14 +222,27 @@ def file_digest(path: Path) -> bytes | None:
     )
     if identity not in _DIGESTS:
         try:
-            with open(path, "rb") as handle:
-                found = b"file" + hashlib.file_digest(handle, "sha256").digest()
+            found = b"file" + _sha256_of(path)
         except OSError:
             return None
         if len(_DIGESTS) >= 1024:
             _DIGESTS.clear()
         _DIGESTS[identity] = found
     return _DIGESTS[identity]
+
+
+def _sha256_of(path: Path) -> bytes:
+    """sha256 of the file's bytes, read in slices of :data:`HASH_SLICE` into one buffer.
+    ``hashlib.file_digest`` reads 256 KB at a time, and each slice takes the interpreter's
+    lock twice (the read, the update): beside a thread that holds it (a fresh server
+    imports pandas and starts streamlit while its inputs are hashed) the waits added up."""
+    digest = hashlib.sha256()
+    buffer = bytearray(HASH_SLICE)
+    view = memoryview(buffer)
+    with open(path, "rb", buffering=0) as handle:
+        while read := handle.readinto(buffer):
+            digest.update(view[:read])
+    return digest.digest()
 
 
 def hash_beside(paths: Sequence[Path], threads: int = 2) -> None:
