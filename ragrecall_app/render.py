@@ -105,12 +105,12 @@ def literal_table(frame: pd.DataFrame, hide_index: bool = True) -> None:
     escaped_table(literal_frame(frame), hide_index)
 
 
-def json_text(value) -> str:
+def printable_json(value) -> str:
     """``value`` as indented JSON that still parses to it: other scripts as written, every
     character that is not printable (a bidi control, a line separator, a C1 control) as its
     JSON escape, as :func:`~ragrecall_core.errors.one_line` does in every text output.
 
-    >>> print(json_text({"a": ["\u202ex"]}))
+    >>> print(printable_json({"a": ["\u202ex"]}))
     {
       "a": [
         "\\u202ex"
@@ -124,13 +124,13 @@ def json_text(value) -> str:
 
 
 def json_block(value, key: str) -> None:
-    """``value`` as :func:`json_text` in ``st.text`` (never Markdown, never HTML), in the
+    """``value`` as :func:`printable_json` in ``st.text`` (never Markdown, never HTML), in the
     code font; ``key`` names its container (unique on the page). ``st.json``'s viewer
     showed the same, but its code (143 KB of JavaScript) and tree cost a new session's
     first page about 0.1 s of the browser's CPU."""
     st.html(JSON_CSS)  # style only: drawn in no place on the page
     with st.container(key=f"json_{key}"):
-        st.text(json_text(value))
+        st.text(printable_json(value))
 
 
 # JSON lined up as code: a constant, nothing from any file goes in

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from ragrecall_app.render import json_text
+from ragrecall_app.render import printable_json
 from tests.dashboard_support import app, no_exception
 from tests.helpers import write_jsonl
 
@@ -25,8 +25,8 @@ def configured_workspace(folder):
     return folder
 
 
-def test_json_text_is_the_config_indented_with_nothing_unprintable():
-    text = json_text(CONFIG)
+def test_printable_json_is_the_config_indented_with_nothing_unprintable():
+    text = printable_json(CONFIG)
     assert json.loads(text) == CONFIG  # JSON still: the exact values
     assert text.splitlines()[:3] == [
         "{",
@@ -44,5 +44,5 @@ def test_each_run_config_is_plain_text_in_its_tab(tmp_path, monkeypatch):
     no_exception(at)
     assert not at.json, "no JSON viewer on the first page"
     (tab_a, tab_b) = at.tabs
-    assert [t.value for t in tab_a.text] == [json_text(CONFIG)]
+    assert [t.value for t in tab_a.text] == [printable_json(CONFIG)]
     assert [t.value for t in tab_b.text] == ["No config sidecar for this run."]

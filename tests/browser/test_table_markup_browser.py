@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from ragrecall_app.render import json_text
+from ragrecall_app.render import printable_json
 from scripts.chromium import free_port, server_flags
 from tests.adversarial.test_table_markup import ATTACKS, collapsed, header_frame, shown
 from tests.browser.conftest import Server
@@ -101,6 +101,6 @@ def test_no_attack_becomes_a_live_element(cells):
     assert live == (0, [])
 
 
-def test_a_run_config_reads_as_its_json_text(cells):
+def test_a_run_config_reads_as_its_printable_json(cells):
     _tables, _live, config = cells
-    assert config == json_text(CONFIG)
+    assert config == printable_json(CONFIG)
