@@ -8,6 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from ragrecall_app.built import remembered
 from ragrecall_app.context import Context
 from ragrecall_core.analysis import judge_session, pooling, verdicts
 from ragrecall_core.analysis.agreement import Agreement, agreement
@@ -89,7 +90,7 @@ def harm(key: str, k: int, policy: Policy, ks: tuple, _ws: Workspace) -> pd.Data
     would join them); until then (a fresh server's first page) the values of ``k`` alone,
     the same numbers (``tests/test_first_page_lean.py``)."""
     cutoffs = ks if k in ks else (*ks, k)
-    if (key, policy, cutoffs) not in _HARM_BUILT:
+    if not _harm_for_cutoffs.was_built(key, policy, cutoffs):
         cutoffs = (k,)
     return _harm_for_cutoffs(key, policy, cutoffs, _ws)[["run", "query_id", harm_label(k)]]
 
@@ -107,17 +108,10 @@ def every_k_harm(ctx: Context) -> None:
     _harm_for_cutoffs(ctx.key, ctx.policy, ks if k in ks else (*ks, k), ctx.ws)
 
 
-# the (key, policy, cutoffs) whose Harm@k frame was built (were it evicted since, the next
-# read builds it again)
-_HARM_BUILT: set[tuple] = set()
-
-
-@st.cache_resource(show_spinner=False, max_entries=8)
+@remembered(max_entries=8)
 def _harm_for_cutoffs(key: str, policy: Policy, ks: tuple, _ws: Workspace) -> pd.DataFrame:
     """Shared, read-only: ``harm`` selects columns (a new frame) and never writes."""
-    built = harm_for_cutoffs(_ws, ks, policy)
-    _HARM_BUILT.add((key, policy, ks))
-    return built
+    return harm_for_cutoffs(_ws, ks, policy)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
