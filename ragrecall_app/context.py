@@ -23,6 +23,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from ragrecall_app.built import remembered
 from ragrecall_core.analysis import judge_session, verdicts
 from ragrecall_core.analysis.bootstrap import summary_with_ci
 from ragrecall_core.analysis.query_detail import QueryDetail, query_detail
@@ -354,18 +355,11 @@ def _require_distinct_names(uploads: Sequence) -> None:
         raise InputError(problems)
 
 
-@st.cache_resource(show_spinner=False, max_entries=4)
+@remembered(max_entries=4)
 def _query_tables(key: str, ks: tuple[int, ...], policy: Policy, rule: str, _ws: Workspace):
     """The query table at every k the sidebar offers, built in one pass (issue 13: a new k
     is a slice, not a rescoring); shared by every session, read-only."""
-    tables = build_query_tables(_ws, ks, policy, rule=rule)
-    _EVERY_K_BUILT.add((key, ks, policy, rule))
-    return tables
-
-
-# the (key, ks, policy, rule) whose tables at every k were built: a k is then a slice (were
-# they evicted since, the next slice builds them again)
-_EVERY_K_BUILT: set[tuple] = set()
+    return build_query_tables(_ws, ks, policy, rule=rule)
 
 
 def every_k_tables(ctx: Context) -> None:
@@ -376,7 +370,7 @@ def every_k_tables(ctx: Context) -> None:
     _query_tables(ctx.key, offered, ctx.policy, ctx.state.pass_rule, ctx.ws)
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
+@remembered(max_entries=16)
 def _query_table(key: str, k: int, policy: Policy, rule: str, _ws: Workspace) -> QueryTable:
     """Shared, not copied (cache_data would unpickle 40k rows on every rerun): read-only.
 
@@ -387,7 +381,7 @@ def _query_table(key: str, k: int, policy: Policy, rule: str, _ws: Workspace) ->
     (bins up to the workspace's longest list), so a bar click filters like any group."""
     depth = max(facts_of(key, _ws).depths.values() or [1])
     offered = k_choices(depth)
-    if k in offered and (key, offered, policy, rule) in _EVERY_K_BUILT:
+    if k in offered and _query_tables.was_built(key, offered, policy, rule):
         built = _query_tables(key, offered, policy, rule, _ws).at(k)
     else:  # the measures at k once: the Overview's, if it read them first
         built = build_query_table(
@@ -395,21 +389,15 @@ def _query_table(key: str, k: int, policy: Policy, rule: str, _ws: Workspace) ->
         )
     answerable = built.table["relevant"] > 0  # the histogram's rows; no bin otherwise
     built.table["rank_bin"] = bin_labels(built.table["FirstRank"], depth).where(answerable)
-    _TABLES_BUILT.add((key, k, policy, rule))
     return built
-
-
-# the (key, k, policy, rule) whose query table was built (were it evicted since, the next
-# read builds it again)
-_TABLES_BUILT: set[tuple] = set()
 
 
 def _table_built(key: str, k: int, policy: Policy, rule: str, depth: int) -> bool:
     """Whether :func:`_query_table` of these would be read or sliced, not built: its own
     table or every offered k's was built."""
     offered = k_choices(depth)
-    every_k = k in offered and (key, offered, policy, rule) in _EVERY_K_BUILT
-    return every_k or (key, k, policy, rule) in _TABLES_BUILT
+    every_k = k in offered and _query_tables.was_built(key, offered, policy, rule)
+    return every_k or _query_table.was_built(key, k, policy, rule)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
