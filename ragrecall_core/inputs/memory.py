@@ -40,7 +40,7 @@ import duckdb
 
 from ragrecall_core.errors import MAX_VALUE_CHARS, InputError, Problem, raise_if_any
 from ragrecall_core.inputs import gold as gold_files
-from ragrecall_core.inputs import readers
+from ragrecall_core.inputs import readers, row_tests
 from ragrecall_core.inputs import runs as run_files
 from ragrecall_core.inputs.checks import MAX_PROBLEMS, Check, run_checks
 
@@ -421,7 +421,7 @@ def _load_run_records(
     try:
         typed = not found and run_files.read_jsonl_typed(con, table, RECORD_LINES)
         if not typed or scored and con.execute(UNSCORED.format(table=table)).fetchone()[0]:
-            con.execute(f"DROP TABLE IF EXISTS {table}")
+            row_tests.drop(con, table)
             _load_checked_records(con, label, table, found, scored)
         if scored:
             con.execute(run_files.SCORE_POSITIONS.format(table=table))

@@ -43,12 +43,19 @@ SELECT count(*) FILTER (WHERE {BAD_TYPED_ROW}) = 0
 FROM {{table}}
 """
 
-# Each query's rows: the first's row id, how many, and whether they are one span of row ids
-# (a parallel aggregate: 7M rows, 0.13 s of CPU).
+# Each query's rows in a typed read's table, in one parallel aggregate (7M rows: 0.13 s of
+# CPU) that the pair test, the read's order test and the run's list lengths all read: the
+# first and last row id, how many rows, how many list a chunk, and what the caller's order
+# test asks besides (``extra``: more aggregates over the query's rows). Its rows are one span
+# when ``last - first + 1 = rows``. Dropped with its table (:func:`drop`), or once the run's
+# list lengths are recorded (runs.record_run_queries).
 SPANS_SQL = """
-SELECT min(rowid) AS first, count(*) AS rows, max(rowid) - min(rowid) + 1 = count(*) AS whole
+CREATE OR REPLACE TABLE {table}_spans AS
+SELECT qid, min(rowid) AS first, max(rowid) AS last, count(*) AS rows,
+       count(docno) AS listed{extra}
 FROM {table} GROUP BY qid
 """
+WHOLE_SPANS_SQL = "SELECT first, rows, last - first + 1 = rows AS whole FROM {table}_spans"
 # Each row's chunk hashed, in row id order (a SELECT from one table keeps its rows' order:
 # DuckDB's "order preservation"); a query's row without a chunk hashes NULL, one per query.
 CHUNKS_SQL = "SELECT hash(docno) AS chunk FROM {table}"
@@ -78,10 +85,29 @@ SORTED_PART_ROWS = 16_000_000
 SPAN_BATCH = 1_000_000
 
 
+def make_spans(con: duckdb.DuckDBPyConnection, table: str, extra: str = "") -> None:
+    """``{table}_spans``: :data:`SPANS_SQL` of ``table``, with the ``extra`` aggregates."""
+    con.execute(SPANS_SQL.format(table=table, extra=extra))
+
+
+def spans_exist(con: duckdb.DuckDBPyConnection, table: str) -> bool:
+    found = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'main' AND table_name = $name",
+        {"name": f"{table}_spans"},
+    )
+    return bool(found.fetchone()[0])
+
+
+def drop(con: duckdb.DuckDBPyConnection, table: str) -> None:
+    """Drop a run's ``table`` and its spans, where they exist."""
+    con.execute(f"DROP TABLE IF EXISTS {table}; DROP TABLE IF EXISTS {table}_spans")
+
+
 def typed_tests(con: duckdb.DuckDBPyConnection, table: str) -> Callable[[], bool]:
-    """Start the whole-table tests of a run read by a typed path; return the function that
-    waits for their verdict. From SORT_PAIRS_FROM rows the hashes are sorted in a thread of
-    their own, so the caller's next queries run on the other core meanwhile."""
+    """Start the whole-table tests of a run read by a typed path (its spans made:
+    :func:`make_spans`); return the function that waits for their verdict. From
+    SORT_PAIRS_FROM rows the hashes are sorted in a thread of their own, so the caller's next
+    queries run on the other core meanwhile."""
     rows = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
     if rows < SORT_PAIRS_FROM:
         ok = bool(con.execute(TYPED_OK_SQL.format(table=table)).fetchone()[0])
@@ -91,7 +117,7 @@ def typed_tests(con: duckdb.DuckDBPyConnection, table: str) -> Callable[[], bool
         return _pairs_in_parts(con, table, parts)
     if not con.execute(ROWS_OK_SQL.format(table=table)).fetchone()[0]:
         return lambda: False
-    spans = con.execute(SPANS_SQL.format(table=table)).fetchnumpy()
+    spans = con.execute(WHOLE_SPANS_SQL.format(table=table)).fetchnumpy()
     firsts, lengths = spans["first"], spans["rows"]
     if spans["whole"].all() and firsts.min() == 0 and (firsts + lengths).max() == rows:
         chunks = con.execute(CHUNKS_SQL.format(table=table)).fetchnumpy()["chunk"]

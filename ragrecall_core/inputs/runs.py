@@ -27,7 +27,7 @@ from typing import TypeVar
 import duckdb
 
 from ragrecall_core.errors import InputError, Problem, gather, raise_if_any
-from ragrecall_core.inputs import progress, readers, trec_order
+from ragrecall_core.inputs import progress, readers, row_tests, trec_order
 from ragrecall_core.inputs.checks import (
     Check,
     duplicate_key,
@@ -194,7 +194,7 @@ def read_run(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> ReadRun:
         return ReadRun(path, table, file_problems=list(error.problems), readable=False)
     config, config_problems = _config_of(path)
     read = ReadRun(path, table, readers.detect_format(path), config, config_problems)
-    con.execute(f"DROP TABLE IF EXISTS {table}")
+    row_tests.drop(con, table)
     try:
         with progress.shown(con, path), readers.within_memory(path):
             read.fmt = _load_table(con, path, read.fmt, table)
@@ -216,7 +216,7 @@ def register_run(con: duckdb.DuckDBPyConnection, read: ReadRun, name: str | None
         problems.append(Problem(str(read.path), None, run, expected))
     problems += read.file_problems
     if problems:
-        con.execute(f"DROP TABLE IF EXISTS {read.table}")
+        row_tests.drop(con, read.table)
         raise InputError(problems)
     con.execute(
         "INSERT INTO run_files VALUES ($run, $path, $fmt, $config, $table)",
@@ -236,6 +236,11 @@ def register_run(con: duckdb.DuckDBPyConnection, read: ReadRun, name: str | None
 def record_run_queries(con: duckdb.DuckDBPyConnection, run: str, table: str) -> None:
     """Add each query of run ``run`` (held in ``table``, a generated name) to
     ``run_queries``, with the number of chunks its list holds."""
+    if row_tests.spans_exist(con, table):  # counted by the typed read: the same rows
+        listed = f"INSERT INTO run_queries SELECT $run, qid, listed FROM {table}_spans"
+        con.execute(listed, {"run": run})
+        con.execute(f"DROP TABLE {table}_spans")
+        return
     con.execute(
         f"INSERT INTO run_queries SELECT $run, qid, count(docno) FROM {table} GROUP BY qid",
         {"run": run},
@@ -388,7 +393,14 @@ def read_trec_typed(
     # the order test runs on one core while the other fetches the pairs (it may number tied
     # rows again meanwhile: their ranks stay within their group's, all the tests read of them)
     return read_unsorted_first(
-        con, table, unsorted, trec_order.trec_positions_hold, ranked, params, beside=True
+        con,
+        table,
+        unsorted,
+        trec_order.trec_positions_hold,
+        ranked,
+        params,
+        beside=True,
+        spans=trec_order.BLOCK_SPANS,
     )
 
 
@@ -462,11 +474,9 @@ LISTED_JSONL_STEPS = (
        FROM ({items})""",
 )
 # every rank given is its item's place, and every query on one line (a query on two lines
-# has more rows than its longest list; an empty list is one row)
-LISTED_OK_SQL = """
-SELECT count(*) = 0 FROM (SELECT qid FROM {table} GROUP BY qid
-                          HAVING count(*) <> max(coalesce(position, 1)) OR min(position) < 0)
-"""
+# has more rows than its longest list; an empty list is one row): read from the table's spans
+LISTED_SPANS = ", max(coalesce(position, 1)) AS longest, min(position) AS lowest"
+LISTED_OK_SQL = "SELECT count(*) = 0 FROM {table}_spans WHERE rows <> longest OR lowest < 0"
 
 # Lists in any other order are sorted by rank (else list position); in the same sort, a
 # repeated rank follows the rank given before it, and an id on two lines has more rows
@@ -570,7 +580,9 @@ def read_jsonl_typed(
     items = JSONL_ITEMS_SQL.format(lines=lines)
     listed = [step.format(table=table, items=items) for step in LISTED_JSONL_STEPS]
     ranked = RANKED_JSONL_SQL.format(table=table, items=items)
-    return read_unsorted_first(con, table, listed, in_list_order, ranked, params, also)
+    return read_unsorted_first(
+        con, table, listed, in_list_order, ranked, params, also, spans=LISTED_SPANS
+    )
 
 
 def read_unsorted_first(
@@ -582,16 +594,19 @@ def read_unsorted_first(
     params: dict | None,
     also: Callable[[duckdb.DuckDBPyConnection, str, dict | None], bool] | None = None,
     beside: bool = False,
+    spans: str = "",
 ) -> bool:
     """A typed read that numbers positions without a sort when it can: the ``unsorted``
-    steps make ``table``, its whole-table tests start (:func:`typed_tests`), ``also(con,
-    table, params)`` (a test of the file) and ``in_order`` run; with ``beside``, ``in_order`` runs
-    first, on a cursor in a thread of its own, while the others do. When ``in_order`` says
-    the positions hold, the whole-table tests decide; otherwise the table is made again by
-    ``sorted_read``, sorting, and its rows tested again (the sort may find more wrong with
-    them; the pairs are the same). On failure the table is dropped."""
+    steps make ``table`` and its spans (:func:`row_tests.make_spans`, with the ``spans``
+    aggregates ``in_order`` reads there), its whole-table tests start (:func:`typed_tests`),
+    ``also(con, table, params)`` (a test of the file) and ``in_order`` run; with ``beside``,
+    ``in_order`` runs first, on a cursor in a thread of its own, while the others do. When
+    ``in_order`` says the positions hold, the whole-table tests decide; otherwise the table is
+    made again by ``sorted_read``, sorting, and its rows tested again (the sort may find more
+    wrong with them; the pairs are the same). On failure the table is dropped."""
     if not read_typed(con, unsorted, params):
         return False  # the sorted read would cast the same values
+    row_tests.make_spans(con, table, spans)
     ordered = in_background(on_cursor, in_order, con, table) if beside else None
     try:
         passed = typed_tests(con, table)
@@ -633,9 +648,9 @@ def on_cursor(
 
 
 def _kept(con: duckdb.DuckDBPyConnection, table: str, ok: bool) -> bool:
-    """``ok``; the table is dropped when it is False."""
+    """``ok``; the table (and its spans) dropped when it is False."""
     if not ok:
-        con.execute(f"DROP TABLE IF EXISTS {table}")
+        row_tests.drop(con, table)
     return bool(ok)
 
 
