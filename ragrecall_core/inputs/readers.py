@@ -160,16 +160,21 @@ TRAILING_COMMA = r",\s*[}\]]"
 
 # What separates a TREC line's fields: C's whitespace, as trec_eval reads them (isspace:
 # space, tab, vertical tab, form feed, carriage return; a line ends at "\n"), runs of it one
-# separator. One class for DuckDB's regular expressions (RE2) and Python's.
-TREC_SPACE = r"[ \t\v\f\r]"
+# separator. The one list of them: DuckDB's regular expressions (RE2), Python's, the fields'
+# guard below and the typed read's separators (runs.TREC_OTHER_SEPARATORS) are made of it.
+TREC_SPACE_CHARS = " \t\v\f\r"
+TREC_SPACE = "[" + "".join(f"\\x{ord(c):02x}" for c in TREC_SPACE_CHARS) + "]"
 TREC_SEPARATOR = re.compile(TREC_SPACE + "+")
+# a line the plain split on one space would read otherwise: two spaces, or any other of them
+_SPLIT_NEEDED = " OR ".join(
+    ["contains(t, '  ')"] + [f"contains(t, chr({ord(c)}))" for c in TREC_SPACE_CHARS if c != " "]
+)
 
 # A TREC line's fields (``t``: the line trimmed), none of them empty: at the line's ends
 # whitespace is no field (the empty strings the split leaves there are dropped); the regular
 # expression only for lines that need it.
 FIELDS_SQL = f"""
-CASE WHEN contains(t, '  ') OR contains(t, chr(9)) OR contains(t, chr(11))
-          OR contains(t, chr(12)) OR contains(t, chr(13))
+CASE WHEN {_SPLIT_NEEDED}
      THEN list_filter(regexp_split_to_array(t, '{TREC_SPACE}+'), lambda field: field <> '')
      ELSE string_split(t, ' ') END
 """
