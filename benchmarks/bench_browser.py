@@ -743,43 +743,43 @@ def first_page_floor(bench: Bench, browser: Browser, url: str) -> None:
 
 
 def rerun_floor(bench: Bench, browser: Browser, url: str) -> None:
-    context = new_context(browser)
-    page = bench.page = context.new_page()
-    shown = page.locator("p").filter(has_text=re.compile(FLOOR_TEXT))
+    """A click on the bare page's button."""
 
-    def once(_i: int) -> float:
-        button = page.get_by_role("button", name="Rerun")
-        previous = shown.first.inner_text().strip()
-        return timed(page, button.click, FLOOR_TEXT, bench.timeout, previous)[0]
+    def button(page: Page, _i: int) -> Callable[[], None]:
+        return page.get_by_role("button", name="Rerun").click
 
-    try:
-        bench.measure(
-            "floor: button click rerun",
-            once,
-            lambda: timed_goto(page, url, FLOOR_TEXT, bench.timeout),
-        )
-    finally:
-        context.close()
-        bench.page = None
+    floor_clicks(bench, browser, url, "floor: button click rerun", button)
 
 
 def table_floor(bench: Bench, browser: Browser, url: str) -> None:
     """A click on a row of the bare page's table (shown with ``?table=1``)."""
+
+    def row(page: Page, i: int) -> Callable[[], None]:
+        return click_row(page, FLOOR_TABLE, i % 2)
+
+    floor_clicks(bench, browser, f"{url}/?table=1", "floor: table row click rerun", row)
+
+
+def floor_clicks(
+    bench: Bench,
+    browser: Browser,
+    url: str,
+    name: str,
+    click: Callable[[Page, int], Callable[[], None]],
+) -> None:
+    """``name``: the bare page at ``url`` rerun by ``click(page, i)``'s action, timed until
+    its line of text changes."""
     context = new_context(browser)
     page = bench.page = context.new_page()
     shown = page.locator("p").filter(has_text=re.compile(FLOOR_TEXT))
 
     def once(i: int) -> float:
-        click = click_row(page, FLOOR_TABLE, i % 2)
+        action = click(page, i)
         previous = shown.first.inner_text().strip()
-        return timed(page, click, FLOOR_TEXT, bench.timeout, previous)[0]
+        return timed(page, action, FLOOR_TEXT, bench.timeout, previous)[0]
 
     try:
-        bench.measure(
-            "floor: table row click rerun",
-            once,
-            lambda: timed_goto(page, f"{url}/?table=1", FLOOR_TEXT, bench.timeout),
-        )
+        bench.measure(name, once, lambda: timed_goto(page, url, FLOOR_TEXT, bench.timeout))
     finally:
         context.close()
         bench.page = None
