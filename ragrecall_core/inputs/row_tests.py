@@ -91,8 +91,11 @@ def make_spans(con: duckdb.DuckDBPyConnection, table: str, extra: str = "") -> N
 
 
 def spans_exist(con: duckdb.DuckDBPyConnection, table: str) -> bool:
+    """Whether ``table``'s spans are in the connection's own database (not in a database it
+    has attached, such as a load cache file)."""
     found = con.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'main' AND table_name = $name",
+        "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
+        "AND schema_name = 'main' AND table_name = $name",
         {"name": f"{table}_spans"},
     )
     return bool(found.fetchone()[0])
