@@ -12,7 +12,8 @@ start to printed numbers), and records each process's own peak RSS
   and Pyserini write them; ``ragrecall-trec-writers``);
 * pytrec_eval, parsing the TREC files in Python the usual way;
 * ranx (``Qrels.from_file`` / ``Run.from_file`` / ``evaluate``), warm numba cache;
-* one plain DuckDB query computing the same five measures (a lower bound);
+* one plain DuckDB query computing the same five measures (a lower bound), over the TREC
+  files and over each other format (``duckdb-parquet``, ``duckdb-csv``, ``duckdb-jsonl``);
 * ragrecall and pytrec_eval on a tiny input (3 queries): the fixed start-up cost.
 
 Measures: P@10, Recall@100, RR@10, nDCG@10, AP (trec_eval: P_10, recall_100,
@@ -290,19 +291,45 @@ def child_ranx(qrels_path: str, run_path: str) -> None:
     print(json.dumps({m: float(scores[r]) for m, r in zip(MEASURES, RANX_METRICS, strict=True)}))
 
 
+# Each format's rows as one plain read gives them (``qid``, ``docno``, ``score``), without
+# validation: the plain query's run, so each ragrecall format has a peer reading that format.
+PLAIN_RUNS = {
+    "trec": """
+        SELECT qid, docno, score
+        FROM read_csv($run, delim=' ', header=false, auto_detect=false,
+                      columns={'qid': 'VARCHAR', 'q0': 'VARCHAR', 'docno': 'VARCHAR',
+                               'rank': 'BIGINT', 'score': 'DOUBLE', 'tag': 'VARCHAR'})""",
+    "csv": """
+        SELECT query_id AS qid, chunk_id AS docno, score
+        FROM read_csv($run, header=true, auto_detect=false,
+                      columns={'query_id': 'VARCHAR', 'chunk_id': 'VARCHAR',
+                               'rank': 'BIGINT', 'score': 'DOUBLE'})""",
+    "parquet": "SELECT query_id AS qid, chunk_id AS docno, score FROM read_parquet($run)",
+    "jsonl": """
+        SELECT id AS qid, r.chunk_id AS docno, r.score
+        FROM (SELECT id, unnest(retrieved) AS r
+              FROM read_json($run, format='newline_delimited', columns={
+                  'id': 'VARCHAR',
+                  'retrieved': 'STRUCT(chunk_id VARCHAR, "rank" BIGINT, score DOUBLE)[]'}))""",
+}
+PLAIN_QRELS = {
+    "trec": """
+        SELECT qid, docno, rel
+        FROM read_csv($qrels, delim=' ', header=false, auto_detect=false,
+                      columns={'qid': 'VARCHAR', 'iter': 'VARCHAR', 'docno': 'VARCHAR',
+                               'rel': 'INTEGER'})
+        WHERE rel > 0""",
+    "jsonl": """
+        SELECT id AS qid, unnest(relevant_ids) AS docno, 1 AS rel
+        FROM read_json($qrels, format='newline_delimited',
+                       columns={'id': 'VARCHAR', 'relevant_ids': 'VARCHAR[]'})""",
+}
 DUCKDB_SQL = """
 WITH run AS (
     SELECT qid, docno,
            row_number() OVER (PARTITION BY qid ORDER BY score DESC, docno DESC) AS r
-    FROM read_csv($run, delim=' ', header=false, auto_detect=false,
-                  columns={'qid': 'VARCHAR', 'q0': 'VARCHAR', 'docno': 'VARCHAR',
-                           'rank': 'BIGINT', 'score': 'DOUBLE', 'tag': 'VARCHAR'})),
-qrels AS (
-    SELECT qid, docno, rel
-    FROM read_csv($qrels, delim=' ', header=false, auto_detect=false,
-                  columns={'qid': 'VARCHAR', 'iter': 'VARCHAR', 'docno': 'VARCHAR',
-                           'rel': 'INTEGER'})
-    WHERE rel > 0),
+    FROM ({run})),
+qrels AS ({qrels}),
 ideal AS (
     SELECT qid, count(*) AS nrel,
            sum(rel / log2(pos + 1)) FILTER (WHERE pos <= 10) AS idcg10
@@ -326,13 +353,17 @@ FROM per_query
 """
 
 
-def child_duckdb(qrels_path: str, run_path: str) -> None:
-    """The same five measures as one DuckDB query over the TREC files, without validation."""
+def child_duckdb(qrels_path: str, run_path: str, run_format: str = "trec") -> None:
+    """The same five measures as one DuckDB query over the files, without validation: the
+    run in ``run_format`` (:data:`PLAIN_RUNS`), the gold as TREC qrels or, beside a JSONL
+    run, JSON lines."""
     import duckdb
 
     con = duckdb.connect()
     con.execute("SET enable_progress_bar = false")
-    row = con.execute(DUCKDB_SQL, {"run": run_path, "qrels": qrels_path}).fetchone()
+    gold = "jsonl" if qrels_path.endswith(".jsonl") else "trec"
+    sql = DUCKDB_SQL.format(run=PLAIN_RUNS[run_format], qrels=PLAIN_QRELS[gold])
+    row = con.execute(sql, {"run": run_path, "qrels": qrels_path}).fetchone()
     print(json.dumps({**dict(zip(MEASURES, row[:5], strict=True)), "queries": row[5]}))
 
 
@@ -532,6 +563,20 @@ def cases(out: Path) -> list[dict]:
             "cmd": me + ["_duckdb", str(f["qrels"]), str(f["run_trec"])],
             "parse": json.loads,
         },
+        *(
+            {
+                "key": f"duckdb-{fmt}",
+                "tool": "plain DuckDB SQL (lower bound)",
+                "input": f"{label} run + {'JSONL gold' if fmt == 'jsonl' else 'TREC qrels'}",
+                "cmd": me + ["_duckdb", str(f[gold]), str(f[f"run_{fmt}"]), fmt],
+                "parse": json.loads,
+            }
+            for fmt, label, gold in (
+                ("parquet", "Parquet", "qrels"),
+                ("csv", "CSV", "qrels"),
+                ("jsonl", "JSONL", "gold_jsonl"),
+            )
+        ),
         {
             "key": "ragrecall-tiny",
             "tool": "ragrecall, 3 queries (start-up)",
@@ -663,9 +708,10 @@ def agreement(results: dict) -> list[str]:
 
 def goal_lines(results: dict) -> list[str]:
     """Each ragrecall format against the goals: <= 0.4x pytrec_eval's time, <= 0.6x its
-    memory, and <= 1.25x the plain DuckDB query's time (CPU seconds too: on a shared
-    machine wall seconds follow the other processes' load)."""
-    ref, floor = results.get("pytrec_eval"), results.get("duckdb")
+    memory, and <= 1.25x the plain DuckDB query's time: the query over TREC files and the one
+    over the same format (CPU seconds too: on a shared machine wall seconds follow the other
+    processes' load)."""
+    ref = results.get("pytrec_eval")
     lines = []
     for key, r in results.items():
         if "ragrecall-" not in key or r["tiny"]:
@@ -677,13 +723,22 @@ def goal_lines(results: dict) -> list[str]:
                 f"{'met' if t <= 0.4 else 'NOT met'}; CPU {r['cpu'] / ref['cpu']:.2f}x), "
                 f"memory {m:.2f}x (goal <= 0.6x: {'met' if m <= 0.6 else 'NOT met'})"
             )
-        if floor:
-            t = r["wall"] / floor["wall"]
-            lines.append(
-                f"goal {key}/duckdb: time {t:.2f}x (goal <= 1.25x: "
-                f"{'met' if t <= 1.25 else 'NOT met'}; CPU {r['cpu'] / floor['cpu']:.2f}x)"
-            )
+        for peer in dict.fromkeys(("duckdb", plain_peer(key))):
+            if peer in results:
+                floor = results[peer]
+                t = r["wall"] / floor["wall"]
+                lines.append(
+                    f"goal {key}/{peer}: time {t:.2f}x (goal <= 1.25x: "
+                    f"{'met' if t <= 1.25 else 'NOT met'}; CPU {r['cpu'] / floor['cpu']:.2f}x)"
+                )
     return lines
+
+
+def plain_peer(key: str) -> str:
+    """The plain DuckDB case that reads the same format as the ragrecall case ``key``
+    (``duckdb`` reads TREC)."""
+    fmt = key.removeprefix("before-").removeprefix("ragrecall-")
+    return "duckdb" if fmt.startswith("trec") else f"duckdb-{fmt}"
 
 
 def describe_machine(load_before: float) -> str:
