@@ -9,12 +9,10 @@ collision only does that too: the validating read compares the ids themselves.
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
 
 import duckdb
 
-T = TypeVar("T")
+from ragrecall_core.inputs.beside import in_background
 
 
 def blank(column: str) -> str:
@@ -83,6 +81,9 @@ SORT_PAIRS_FROM = 1_000_000
 SORTED_PART_ROWS = 16_000_000
 # Spans of one length are sorted this many hashes at a time (8 MB).
 SPAN_BATCH = 1_000_000
+# A file of this many bytes may hold SORT_PAIRS_FROM rows (a Parquet row can take 13 bytes):
+# its read imports numpy beside it (runs.read_run), not after it on the tests' path.
+NUMPY_FROM_BYTES = 10_000_000
 
 
 def make_spans(con: duckdb.DuckDBPyConnection, table: str, extra: str = "") -> None:
@@ -171,12 +172,3 @@ def _rows_different(spans) -> bool:
 def _all_different(hashes) -> bool:
     hashes.sort()
     return not (hashes[1:] == hashes[:-1]).any()
-
-
-def in_background(function: Callable[..., T], *args) -> Callable[[], T]:
-    """Start ``function(*args)`` in a thread; return the function that waits for its result
-    (or raises its exception)."""
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragrecall-tests")
-    future = pool.submit(function, *args)
-    pool.shutdown(wait=False)  # the thread ends with the function
-    return future.result

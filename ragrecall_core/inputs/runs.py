@@ -22,12 +22,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
 
 import duckdb
 
 from ragrecall_core.errors import InputError, Problem, gather, raise_if_any
 from ragrecall_core.inputs import progress, readers, row_tests, trec_order
+from ragrecall_core.inputs.beside import imported, in_background, on_cursor
 from ragrecall_core.inputs.checks import (
     Check,
     duplicate_key,
@@ -39,11 +39,10 @@ from ragrecall_core.inputs.checks import (
     without_digit_separator,
 )
 from ragrecall_core.inputs.configs import load_config, run_stem
-from ragrecall_core.inputs.row_tests import ROWS_OK_SQL, in_background, typed_tests
+from ragrecall_core.inputs.row_tests import ROWS_OK_SQL, typed_tests
 from ragrecall_core.inputs.sql import quote_identifier
 from ragrecall_core.inputs.trec_order import TREC_ORDER
 
-T = TypeVar("T")
 NUMBER_TYPES = "('BIGINT', 'UBIGINT', 'DOUBLE')"
 INT_TYPES = "('BIGINT', 'UBIGINT')"
 
@@ -195,6 +194,8 @@ def read_run(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> ReadRun:
     config, config_problems = _config_of(path)
     read = ReadRun(path, table, readers.detect_format(path), config, config_problems)
     row_tests.drop(con, table)
+    if path.stat().st_size >= row_tests.NUMPY_FROM_BYTES:
+        imported("numpy")
     try:
         with progress.shown(con, path), readers.within_memory(path):
             read.fmt = _load_table(con, path, read.fmt, table)
@@ -636,15 +637,6 @@ def _file_test_holds(
         return test is None or test(con, table, params)
     except duckdb.Error:
         return False
-
-
-def on_cursor(
-    test: Callable[[duckdb.DuckDBPyConnection, str], T], con: duckdb.DuckDBPyConnection, table: str
-) -> T:
-    """``test(cursor, table)`` on a cursor of ``con`` of its own (a connection is not
-    thread-safe; a cursor shares its database, settings and committed tables)."""
-    with con.cursor() as cursor:
-        return test(cursor, table)
 
 
 def _kept(con: duckdb.DuckDBPyConnection, table: str, ok: bool) -> bool:
