@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, TypeVar
 from ragrecall_core.analysis import capture_defaults
 from ragrecall_core.errors import InputError, Problem, one_line, raise_if_any
 from ragrecall_core.measures import MeasureRequest, parse_cutoff, parse_requests
-from ragrecall_core.output.text import FORMATS
+from ragrecall_core.output.text import FORMATS, NOTES_SHOWN
 from ragrecall_core.scoring.policy import Policy
 
 if TYPE_CHECKING:
@@ -667,7 +667,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     selected = query_ids(workspace, split=args.split)
     if args.judge_grades == "count":
         return print_judge_counted(args, workspace, measures, policy, selected)
-    evaluation = evaluate(workspace, measures, policy=policy, query_ids=selected)
+    shown = args.format in NOTES_SHOWN
+    evaluation = evaluate(workspace, measures, policy=policy, query_ids=selected, notes_now=shown)
     per_query = args.per_query
     as_dict = said_mappings(workspace, args.format, lambda: evaluation.to_dict(per_query))
     print_result(args.format, as_dict, lambda: render(evaluation, args.format, per_query))

@@ -86,3 +86,20 @@ def test_evaluate_json_is_the_evaluations_dict(workspace, capsys, monkeypatch):
     assert code == 0
     expected = evaluate_module.evaluate(workspace, ["MRR@5"]).to_dict()
     assert out == json_text(expected)
+
+
+def test_notes_computed_beside_equal_the_notes_computed_when_read(workspace, notes_counted):
+    lazy = evaluate_module.evaluate(workspace, ["Recall@5", "P@5"])
+    beside = evaluate_module.evaluate(workspace, ["Recall@5", "P@5"], notes_now=True)
+    assert beside.to_dict(per_query=True) == lazy.to_dict(per_query=True)
+    assert beside.warnings is beside.warnings
+    assert notes_counted == {"warnings": 2, "no_answer": 2}
+
+
+@pytest.mark.parametrize(("fmt", "computed"), [("json", 1), ("table", 1), ("csv", 0), ("tsv", 0)])
+def test_the_command_computes_the_notes_only_for_an_output_that_shows_them(
+    fmt, computed, capsys, notes_counted
+):
+    code, out, _ = run_cli(capsys, ["evaluate", GOLD, RUNS[0], "-m", "P@5", "--format", fmt])
+    assert code == 0 and out
+    assert notes_counted == {"warnings": computed, "no_answer": computed}

@@ -50,6 +50,8 @@ class Evaluation(Protocol):
 
 
 FORMATS = ("table", "tsv", "csv", "json")
+# the formats that show an evaluation's notes: its warnings and no-answer counts
+NOTES_SHOWN = ("table", "json")
 MISSING = "—"  # what a person sees for a missing value, instead of None / nan / <NA>
 
 # scope: "query" for a query's value, "mean" for a run's mean (whose query_id is empty),

@@ -10,9 +10,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 from typing import TYPE_CHECKING
 
+from ragrecall_core.inputs.beside import in_background
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.measures import MeasureRequest, measure_items, parse_requests
 from ragrecall_core.output.text import plural, render
@@ -167,30 +168,36 @@ def evaluate(
     query_ids: Sequence[str] | None = None,
     *,
     name: str | None = None,
+    notes_now: bool = False,
 ) -> Evaluation:
     """Compute ``measures`` (names such as ``"Recall@5"``, or requests already parsed) for
     the workspace's runs.
 
     ``workspace`` is a :class:`Workspace` (then ``runs`` picks run names), or the gold set
     as a file or in memory (then ``runs`` holds the runs: a dict of name to run, or one run
-    named ``name``; see :meth:`Workspace.from_memory`).
+    named ``name``; see :meth:`Workspace.from_memory`). ``notes_now``: the caller shows the
+    warnings and the no-answer summary, so they are computed beside the measures, in a
+    thread on cursors of their own, not when first read.
     """
     if not isinstance(workspace, Workspace):
         workspace, runs = Workspace.from_memory(workspace, runs, name=name), None
     policy = policy or Policy()
     requests = as_requests(measures or default_measures())
     prepared = prepare(workspace, policy)
+    cutoffs = sorted({r.measure.cutoff for r in requests if r.measure.cutoff})
+    notes = partial(notes_of, workspace, policy, cutoffs, runs, query_ids)
+    if notes_now:
+        notes = in_background(notes)
     scored = scoring.per_query(prepared, [r.measure for r in requests], runs, query_ids)
     label = [r.label for r in requests]
     run_names = [r for r in workspace.run_names if runs is None or r in runs]
-    cutoffs = sorted({r.measure.cutoff for r in requests if r.measure.cutoff})
     return Evaluation(
         rows=[(run, q, label[m], v) for run, q, m, v in scored.rows],
         means=[(run, label[m], v, n) for run, m, v, n in scored.means],
         requests=requests,
         policy=policy,
         runs=run_names,
-        notes=lambda: notes_of(workspace, policy, cutoffs, runs, query_ids),
+        notes=notes,
     )
 
 
