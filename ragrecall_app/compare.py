@@ -272,8 +272,17 @@ def outcome_lists(
 
 
 def by_group(ctx: Context, result: Comparison) -> None:
-    """One measure's deltas by query type and by corpus section, worst first."""
-    st.subheader("Deltas by query type and by corpus section")
+    """One measure's deltas by query type and by corpus section, in an expander. Lazy: its
+    picker and two tables are sent only while it is open (each table drawn is ~20 ms of the
+    browser's time on every Compare run: a page switch, a baseline change)."""
+    box = st.expander(ct.BY_GROUP_TITLE, key="compare_by_group_open", on_change="rerun")
+    with box:
+        if box.open:
+            group_tables(ctx, result)
+
+
+def group_tables(ctx: Context, result: Comparison) -> None:
+    """The measure picker and its deltas by query type and by corpus section, worst first."""
     measures = list(result.deltas["measure"])
     group_measure = st.selectbox("Measure", measures, key=state_key("compare_measure"))
     given = {"query type": ctx.facts.query_types, "section": ctx.facts.sections}

@@ -1,12 +1,17 @@
 """AppTest: the Compare page (issue #5) on data_samples, TREC data and the regressions fixture."""
 
+import json
+
 import pytest
 
+from ragrecall_core.views.compare_text import BY_GROUP_TITLE
 from tests import fixtures_regressions as fx
 from tests.dashboard_support import TREC, app, no_exception, titles, trec_workspace
-from tests.plain_scores import plain_harm, plain_scores
+from tests.plain_scores import SAMPLES, plain_harm, plain_scores
 
 PAGE = "pages/compare.py"
+# the by-group tables: their first column -> the gold field it groups by
+GROUPS = {"query type": "query_type", "section": "section"}
 
 
 def open_compare(monkeypatch, workspace=None, params=None):
@@ -243,3 +248,39 @@ def test_the_query_dialog_has_no_scope_line_when_nothing_is_filtered(monkeypatch
     (dialog,) = at.get("dialog")
     assert not [e for e in in_order(dialog) if str(getattr(e, "value", "")).startswith("Scope")]
     assert getattr(in_order(dialog)[0], "type", "") == "subheader"
+
+
+def test_deltas_by_group_are_sent_only_while_their_box_is_open(monkeypatch):
+    at = open_compare(monkeypatch)
+    no_exception(at)
+    by_group = lambda: {  # noqa: E731
+        d.value.columns[0]: d.value for d in at.dataframe if d.value.columns[0] in GROUPS
+    }
+    assert [e.label for e in at.expander] == [BY_GROUP_TITLE]
+    assert by_group() == {}
+    at.session_state["compare_by_group_open"] = True
+    at.run()
+    no_exception(at)
+    shown = by_group()
+    assert sorted(shown) == sorted(GROUPS)
+    # Recall@5 (the first measure) per group from the raw files, worst delta first
+    before, after = plain_scores("bm25", 5), plain_scores("dense-minilm", 5)
+    gold = {r["id"]: r for r in map(json.loads, (SAMPLES / "gold.jsonl").open())}
+    for by, field in GROUPS.items():
+        groups: dict[str, list[tuple[float, float]]] = {}
+        for q in before:
+            groups.setdefault(gold[q][field], []).append((before[q]["Recall"], after[q]["Recall"]))
+        table = shown[by].set_index(by)
+        assert sorted(table.index) == sorted(groups)
+        for group, pairs in groups.items():
+            row = table.loc[group]
+            assert row["queries"] == len(pairs)
+            assert row[["baseline", "candidate", "delta"]].tolist() == pytest.approx(
+                [
+                    sum(b for b, _ in pairs) / len(pairs),
+                    sum(a for _, a in pairs) / len(pairs),
+                    sum(a - b for b, a in pairs) / len(pairs),
+                ],
+                abs=1e-9,
+            ), (by, group)
+        assert list(table["delta"]) == sorted(table["delta"])

@@ -32,6 +32,8 @@ DELTAS_CAPTION = (
     "decrease is a win."
 )
 NOT_COMPARED = "This query is not among the compared ones (no-answer, or outside the filters)."
+# the expander that holds one measure's deltas by query type and by corpus section
+BY_GROUP_TITLE = "Deltas by query type and by corpus section"
 # (table key, title, Comparison attribute) of the outcome lists, in page order
 OUTCOME_LISTS = (
     (
