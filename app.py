@@ -22,7 +22,7 @@ import streamlit as st
 
 from ragrecall_app import context
 from ragrecall_app.context import put_state, state_key, state_value
-from ragrecall_app.render import escape_markdown, presentation_style, problems
+from ragrecall_app.render import escape_markdown, new_page, presentation_style, problems
 from ragrecall_core.errors import InputError
 from ragrecall_core.output.text import plural
 from ragrecall_core.views.charts import run_colors
@@ -245,4 +245,5 @@ st.session_state[context.CTX] = context.Context(
 context.sync_url()
 for line in st.session_state.pop(context.REFUSED_PARAMS, []):
     st.warning(escape_markdown(line))
+new_page()  # the tables' and JSON blocks' style is drawn by the first of them
 page.run()

@@ -83,8 +83,9 @@ def escaped_table(frame: pd.DataFrame, hide_index: bool = True) -> None:
     """A frame :func:`literal_frame` escaped, as a static table: Markdown, drawn as plain
     HTML. ``st.table`` drew the same cells but made a new session's first page load and
     run Streamlit's Arrow table code (about 1 MB of JavaScript, 0.3 s of the browser's CPU
-    here), and ``st.dataframe``'s canvas grid is slower still."""
-    st.html(TABLE_CSS)  # style only: drawn in no place on the page
+    here), and ``st.dataframe``'s canvas grid is slower still. Its style is drawn once per
+    run (:func:`page_style`)."""
+    page_style()
     st.markdown(markdown_table(frame, hide_index))
 
 
@@ -127,8 +128,9 @@ def json_block(value, key: str) -> None:
     """``value`` as :func:`printable_json` in ``st.text`` (never Markdown, never HTML), in the
     code font; ``key`` names its container (unique on the page). ``st.json``'s viewer
     showed the same, but its code (143 KB of JavaScript) and tree cost a new session's
-    first page about 0.1 s of the browser's CPU."""
-    st.html(JSON_CSS)  # style only: drawn in no place on the page
+    first page about 0.1 s of the browser's CPU. Its style is drawn once per run
+    (:func:`page_style`)."""
+    page_style()
     with st.container(key=f"json_{key}"):
         st.text(printable_json(value))
 
@@ -141,6 +143,29 @@ JSON_CSS = """
 }
 </style>
 """
+
+
+def new_page() -> None:
+    """A run of the page begins (app.py, before the page): its tables' and JSON blocks'
+    style is not drawn yet (:func:`page_style`)."""
+    st.session_state[STYLED] = False
+
+
+def page_style() -> None:
+    """The style of :func:`escaped_table`'s tables and :func:`json_block`'s JSON, drawn by
+    the first of them in each run (after :func:`new_page`): one element per run, where each
+    table and JSON block drew its own (nine on the Overview), every one of them sent,
+    rendered and compared again by the browser on each rerun. A page without them draws
+    none. No fragment draws them (a fragment's rerun would not draw it again). Style only:
+    drawn in no place on the page."""
+    if not st.session_state.get(STYLED, False):
+        st.html(PAGE_CSS)
+        st.session_state[STYLED] = True
+
+
+# whether this run has drawn PAGE_CSS (page_style)
+STYLED = "_ragrecall_styled"
+PAGE_CSS = TABLE_CSS + JSON_CSS
 
 
 # st.dataframe's row and header height in pixels, and its border

@@ -3,7 +3,7 @@ of its parts do not (issue #12). Expected numbers are read off the sample files 
 
 import json
 
-from ragrecall_app.render import JSON_CSS, PRESENTATION_CSS, TABLE_CSS, escape_markdown
+from ragrecall_app.render import PAGE_CSS, PRESENTATION_CSS, escape_markdown
 from tests.dashboard_support import ROOT, app, no_exception, tables
 
 SAMPLES = ROOT / "data_samples"
@@ -84,8 +84,8 @@ def test_overview_says_its_validation_warnings_ignore_the_filters(monkeypatch):
 
 def test_presentation_mode_is_kept_in_the_url_and_adds_one_constant_stylesheet(monkeypatch):
     plain = app(monkeypatch=monkeypatch)
-    tables_and_json = {TABLE_CSS.strip(), JSON_CSS.strip()}  # the page's own, constant
-    assert {h.proto.body for h in plain.get("html")} == tables_and_json
+    tables_and_json = {PAGE_CSS.strip()}  # the page's own, constant
+    assert [h.proto.body for h in plain.get("html")] == [PAGE_CSS.strip()]  # once
     at = app(monkeypatch=monkeypatch, params={"present": "1"})
     no_exception(at)
     assert at.session_state["side_present"] is True
@@ -94,6 +94,15 @@ def test_presentation_mode_is_kept_in_the_url_and_adds_one_constant_stylesheet(m
     at.toggle(key="side_present").set_value(False).run()
     assert at.query_params.get("present") in (None, "0", ["0"])
     assert {h.proto.body for h in at.get("html")} == tables_and_json
+
+
+def test_the_tables_style_is_drawn_once_per_run_and_on_every_rerun(monkeypatch):
+    at = app(monkeypatch=monkeypatch)  # the Overview: five tables and a JSON block per run
+    for k in (10, 5):
+        assert [h.proto.body for h in at.get("html")] == [PAGE_CSS.strip()]
+        at.selectbox(key="side_k").select(k).run()
+        no_exception(at)
+    assert [h.proto.body for h in at.get("html")] == [PAGE_CSS.strip()]
 
 
 def test_the_policy_is_one_short_line_with_the_sentence_on_hover(monkeypatch):
