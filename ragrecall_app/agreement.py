@@ -89,13 +89,24 @@ def judges_vs_humans(ctx: Context) -> None:
         width="stretch",
         column_config=JUDGE_TABLE_COLUMNS,
     )
-    with st.expander(f"Confusion tables ({len(view.confusions)})"):
-        st.caption("Rows: the grade of the annotator (or resolution) named; columns: the judge's.")
-        columns = st.columns(3)
-        for i, (title, counts) in enumerate(confusions):
-            with columns[i % 3]:
-                st.markdown(f"**{escape_markdown(title)}**")
-                escaped_table(counts, hide_index=False)
+    box = st.expander(
+        f"Confusion tables ({len(view.confusions)})",
+        key="agreement_confusions_open",
+        on_change="rerun",
+    )
+    with box:
+        if box.open:  # lazy: a closed box's tables would be sent and laid out on every visit
+            confusion_tables(confusions)
+
+
+def confusion_tables(confusions: list) -> None:
+    """Each judge's confusion table against each annotator (titled, escaped), three a row."""
+    st.caption("Rows: the grade of the annotator (or resolution) named; columns: the judge's.")
+    columns = st.columns(3)
+    for i, (title, counts) in enumerate(confusions):
+        with columns[i % 3]:
+            st.markdown(f"**{escape_markdown(title)}**")
+            escaped_table(counts, hide_index=False)
 
 
 def judges(ctx: Context) -> tuple[jcv.CalibrationView, list]:

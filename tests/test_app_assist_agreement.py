@@ -57,7 +57,11 @@ def test_the_section_shows_the_calibration_views_figures(tmp_path, monkeypatch):
     anna = shown.set_index("against").loc["anna"]
     assert anna["Cohen's kappa"] == pytest.approx(0.25) and anna["shared chunks"] == 6
     assert set(shown["against"]) == {"anna", "boris", "humans (resolved)"}
-    # a 3x3 confusion table per judge and reference, titled
+    # a 3x3 confusion table per judge and reference, titled, sent while their box is open
+    assert confusion_tables(at) == []
+    at.session_state["agreement_confusions_open"] = True
+    at.run()
+    no_exception(at)
     confusions = confusion_tables(at)
     assert len(confusions) == 3 and all(c.shape == (3, 3) for c in confusions)
     assert confusions[0].loc["grade 1", "judge 2"] == 1  # anna 1, the judge 2: once
