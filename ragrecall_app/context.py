@@ -23,6 +23,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from ragrecall_app import opened
 from ragrecall_app.built import remembered
 from ragrecall_core.analysis import judge_session, verdicts
 from ragrecall_core.analysis.bootstrap import summary_with_ci
@@ -192,26 +193,9 @@ def _hash_of(prints: tuple) -> str:
 def _load_workspace(spec: tuple, key: str) -> Workspace:
     """Open a workspace; cached by the content hash of its files (``key``) in this server,
     and across servers in the load cache (``$RAGRECALL_HOME/cache``; off with
-    ``RAGRECALL_CACHE=off``), so a fresh server does not read every input again."""
-    from ragrecall_core.inputs.load_cache import default_folder
-
-    folder, gold, runs, grades, corpus = spec
-    if folder is not None:
-        return Workspace.open(folder, cache=default_folder())
-    return Workspace.from_files(gold, list(runs), list(grades), corpus, cache=default_folder())
-
-
-def _spec(source: Source) -> tuple:
-    text = lambda p: None if p is None else str(p)  # noqa: E731
-    if source.is_folder:
-        return (str(source.workspace), None, (), (), None)
-    return (
-        None,
-        text(source.gold),
-        tuple(map(str, source.runs)),
-        tuple(map(str, source.grades)),
-        text(source.corpus),
-    )
+    ``RAGRECALL_CACHE=off``), so a fresh server does not read every input again. The
+    first read takes the workspace the launcher opened ahead (:mod:`.opened`), if any."""
+    return opened.take_or_open(spec, key)
 
 
 def open_source(source: Source) -> tuple[Workspace, str, StoreStatus]:
@@ -219,7 +203,7 @@ def open_source(source: Source) -> tuple[Workspace, str, StoreStatus]:
     what its judgment store allows (a store that cannot be used leaves file grades only)."""
     files = source.input_files()
     key = _content_key(fingerprint(files)) if files else "missing"
-    ws = _load_workspace(_spec(source), key)
+    ws = _load_workspace(opened.spec_of(source), key)
     # stored judgments count in evaluation: a new one changes the key of every cached frame;
     # the store's path too, so two copies of the same files never share their grades' frames
     store = judge_session.connect_store(ws)
@@ -231,12 +215,9 @@ def preload(source: Source) -> None:
     into the resource cache every session shares, under the key :func:`open_source` then
     finds. Needs no streamlit runtime (a resource cache is the process's, and nothing here
     is cached as data): the launcher runs it while the server still starts."""
-    from ragrecall_core.inputs.load_cache import hash_beside
-
-    files = source.input_files()
-    if files:
-        hash_beside(files)  # then each file's digest is remembered
-        _load_workspace(_spec(source), _hash_of(fingerprint(files)))
+    key = opened.content_key(source)
+    if key is not None:
+        _load_workspace(opened.spec_of(source), key)
 
 
 def save_uploads(gold, runs: Sequence, grades: Sequence, corpus) -> Source:

@@ -73,8 +73,8 @@ def warm_up() -> None:
     """A fresh server's first page, begun while the server starts and the browser loads the
     page: once streamlit has set the app's own arguments (``sys.argv``, first thing in its
     bootstrap), hash the inputs and open the workspace app.py will open
-    (:func:`.context.preload`: no runtime needed), and meanwhile import what app.py and its
-    first page import; once streamlit's runtime exists (its caches are the sessions'),
+    (:func:`preload`: no runtime, no pandas needed), and meanwhile import what app.py and
+    its first page import; once streamlit's runtime exists (its caches are the sessions'),
     compile the two scripts, then score and build the first page into the caches its
     sessions share (:func:`warm_first_page`).
 
@@ -83,11 +83,12 @@ def warm_up() -> None:
     try:
         if not wait_until(app_arguments_set):
             return
-        from ragrecall_core.views.dashboard_state import parse_source
+        from ragrecall_core.views.source import parse_source  # no pandas: a quick import
 
         source = parse_source(sys.argv[1:], os.environ, APP.parent / "data_samples")
-        # hashing and DuckDB's restore mostly leave the interpreter's lock free: the other
-        # core imports meanwhile
+        # begun before pandas and the dashboard's modules are imported (it needs none of
+        # them); hashing and DuckDB's restore mostly leave the interpreter's lock free: the
+        # other core imports meanwhile
         opening = threading.Thread(target=preload, args=(source,), name="ragrecall-open")
         opening.start()
         import_first_page([APP, FIRST_PAGE])
@@ -144,14 +145,13 @@ def _files_of(paths: list[Path]) -> list[Path]:
 
 
 def preload(source) -> None:
-    """:func:`.context.preload` of ``source`` (once the launcher's own hashing has ended:
-    a file is hashed once); what fails is left to the first session."""
-    for hashing in HASHING:
-        hashing.join()
+    """Open the workspace of ``source`` ahead (:func:`.opened.open_ahead`: no pandas, no
+    streamlit cache), once the launcher's own hashing has ended (a file is hashed once);
+    the warm-up's first read of it takes it. What fails is left to the first session."""
     try:
-        from ragrecall_app import context
+        from ragrecall_app import opened
 
-        context.preload(source)
+        opened.open_ahead(source, after=HASHING)
     except Exception:  # noqa: BLE001, S110 (the first session opens it again and reports it)
         pass
 

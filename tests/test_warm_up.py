@@ -218,3 +218,83 @@ def test_the_launcher_s_own_hashing_keys_the_inputs_as_the_warm_up_does(tmp_path
     changed = content_hash(inputs)
     load_cache._DIGESTS.clear()
     assert changed == content_hash(inputs) != from_bytes
+
+
+def test_the_launcher_opens_the_workspace_before_pandas_is_imported(tmp_path):
+    """Issue 30: the source and the workspace's restore need neither pandas nor the
+    dashboard's modules, so the launcher begins them while those are still being imported."""
+    import subprocess
+
+    workspace = shutil.copytree(ROOT / "data_samples", tmp_path / "ws")
+    code = (
+        "import sys\n"
+        "from ragrecall_app import opened\n"
+        "from ragrecall_core.views.source import parse_source\n"
+        f"opened.open_ahead(parse_source(['--workspace', {str(workspace)!r}], {{}}, None))\n"
+        "assert len(opened._AHEAD) == 1, 'not opened'\n"
+        "heavy = {'pandas', 'ragrecall_app.context', 'ragrecall_core.views.dashboard_state'}\n"
+        "print(sorted(heavy & set(sys.modules)))\n"
+    )
+    env = {**__import__("os").environ, "RAGRECALL_HOME": str(tmp_path / "home")}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def test_the_workspace_opened_ahead_is_the_one_the_session_would_open(tmp_path, monkeypatch):
+    """One contract, every path: the workspace the launcher opened ahead, taken by the first
+    read under the same key, holds what a session's own open holds (runs, facts, key); a
+    file changed in between is read under its new key, never from the stale one."""
+    import os
+
+    from ragrecall_app import opened
+    from ragrecall_core.inputs.workspace import workspace_facts
+
+    monkeypatch.setenv("RAGRECALL_HOME", str(tmp_path / "home"))
+    workspace = shutil.copytree(ROOT / "data_samples", tmp_path / "ws")
+    source = Source(workspace=workspace)
+    context._load_workspace.clear()
+    own, own_key, _store = context.open_source(source)  # the session's own open
+    context._load_workspace.clear()
+    opened._AHEAD.clear()
+
+    opened.open_ahead(source)
+    _key, ahead = next(iter(opened._AHEAD.values())).result()
+    taken, key, _store = context.open_source(source)
+    assert taken is ahead and not opened._AHEAD, "the session did not take it"
+    assert key == own_key
+    assert taken.run_names == own.run_names
+    assert workspace_facts(taken) == workspace_facts(own)
+
+    context._load_workspace.clear()
+    opened.open_ahead(source)
+    gold = workspace / "gold.jsonl"
+    stat = gold.stat()
+    gold.write_bytes(gold.read_bytes().replace(b"VPN", b"VPX", 1))
+    os.utime(gold, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    changed, changed_key, _store = context.open_source(source)
+    assert changed_key != key and changed is not taken
+    assert not opened._AHEAD, "the stale workspace was kept"
+
+
+def test_a_source_that_fails_ahead_is_opened_again_and_reports_its_problems(tmp_path, monkeypatch):
+    """What fails in the launcher is left to the session, which reports it as before."""
+    import pytest
+
+    from ragrecall_app import opened
+    from ragrecall_core.errors import InputError
+
+    monkeypatch.setenv("RAGRECALL_HOME", str(tmp_path / "home"))
+    workspace = shutil.copytree(ROOT / "data_samples", tmp_path / "ws")
+    (workspace / "gold.jsonl").write_text('{"query_id": \n', encoding="utf-8")
+    source = Source(workspace=workspace)
+    context._load_workspace.clear()
+    opened._AHEAD.clear()
+    opened.open_ahead(source)
+    with pytest.raises(InputError) as ahead:
+        next(iter(opened._AHEAD.values())).result()
+    with pytest.raises(InputError) as own:
+        context.open_source(source)
+    assert [str(p) for p in own.value.problems] == [str(p) for p in ahead.value.problems]
