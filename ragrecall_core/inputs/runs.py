@@ -748,12 +748,19 @@ FROM ({rows})
 WINDOW ranked AS (PARTITION BY qid ORDER BY rank)
 """
 
-# Every query's ranks run from 1 to its row count (``first``, ``last``, ``rows``), ...
+# A long-form run's spans (row_tests.SPANS_SQL) hold its rank spans, and what tells whether
+# each query is one block ranked 1..n in row order (trec_order.BLOCK_SPANS), as most files
+# are written: its ranks are then 1..n without a count of them (a 7M-row Parquet run: two
+# group-bys over its rows, ~0.2 s, become one query of its 7k spans).
+LONG_SPANS = f"{trec_order.BLOCK_SPANS}, max(rank) AS highest"
+# Otherwise: every query's ranks run from 1 to its row count (``lowest``, ``highest``,
+# ``rows``), ...
 RANK_SPANS_SQL = """
 SELECT count(*) AS queries,
-       count(*) FILTER (WHERE first IS DISTINCT FROM 1 OR last IS DISTINCT FROM rows) AS others,
-       max(last) AS longest
-FROM (SELECT min(rank) AS first, max(rank) AS last, count(*) AS rows FROM {table} GROUP BY qid)
+       count(*) FILTER (WHERE lowest IS DISTINCT FROM 1 OR highest IS DISTINCT FROM rows)
+           AS others,
+       max(highest) AS longest
+FROM {table}_spans
 """
 # ... with no rank repeated: as many distinct ranks as rows, counted as bits set in a bit
 # string of the longest list's length per query (a ``count(DISTINCT rank)`` per query took 9x
@@ -767,9 +774,14 @@ DENSE_BITS_LIMIT = 2**31  # 256 MB of bit strings
 
 
 def dense_ranks(con: duckdb.DuckDBPyConnection, table: str) -> bool:
-    """Whether every query's ranks in ``table`` are exactly 1, 2, ..., its row count."""
+    """Whether every query's ranks in ``table`` (its spans made with :data:`LONG_SPANS`) are
+    exactly 1, 2, ..., its row count."""
     queries, others, longest = con.execute(RANK_SPANS_SQL.format(table=table)).fetchone()
-    if others or not queries or queries * longest > DENSE_BITS_LIMIT:
+    if others or not queries:
+        return False
+    if con.execute(trec_order.BLOCKS_SQL.format(table=table)).fetchone()[0]:
+        return True  # each query one block ranked 1..n: no rank repeated
+    if queries * longest > DENSE_BITS_LIMIT:
         return False
     distinct = RANKS_DISTINCT_SQL.format(table=table)
     return bool(con.execute(distinct, {"longest": longest}).fetchone()[0])
@@ -834,7 +846,7 @@ def read_long_typed(con: duckdb.DuckDBPyConnection, table: str, rows: str, param
     that sorts them."""
     dense = [step.format(table=table, rows=rows) for step in RANKS_AS_POSITIONS_STEPS]
     ranked = RANKED_LONG_SQL.format(table=table, rows=rows)
-    return read_unsorted_first(con, table, dense, dense_ranks, ranked, params)
+    return read_unsorted_first(con, table, dense, dense_ranks, ranked, params, spans=LONG_SPANS)
 
 
 def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str) -> None:
