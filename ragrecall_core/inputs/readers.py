@@ -82,7 +82,7 @@ FROM read_csv($path, delim=chr(1), quote='', escape='', header=false,
 
 FAST_LINES_SQL = lines_sql()
 # FAST_LINES_SQL (DuckDB's default line limit) reads a line of fewer bytes than this
-FAST_LINE_BYTES = 2_000_000
+FAST_LINE_BYTES = 2_000_000  # more than a SCAN_SLICE: runs.commas_if_plain counts on it
 LINES_SQL = lines_sql(f", {LINE_LIMITS}")
 
 # DuckDB's line reader takes one line ending throughout a file: "\n", "\r\n" or "\r". Lines

@@ -549,13 +549,15 @@ def commas_if_plain(path: Path) -> int | None:
         if readers.slice_holds(data, LINE_READER_BYTES, outside_ascii=True):
             return None
         line_ends.add(data)
-        values = np.frombuffer(data, np.uint8)
-        commas += int(np.count_nonzero(values == ord(",")))
-        ends = np.flatnonzero(values == readers.LF) + offset
-        starts = np.concatenate(([line_start], ends[:-1] + 1))
-        if len(ends) and (ends - starts).max() >= readers.FAST_LINE_BYTES:
-            return None
-        line_start = int(ends[-1]) + 1 if len(ends) else line_start
+        commas += int(np.count_nonzero(np.frombuffer(data, np.uint8) == ord(",")))
+        # only a line that began before this slice can be too long: one within it is
+        # shorter than a slice (SCAN_SLICE < FAST_LINE_BYTES), so its first and last line
+        # feed tell (memchr: 0.10 s less for 350 MB than every line feed's place)
+        first = data.find(b"\n")
+        if first >= 0:
+            if offset + first - line_start >= readers.FAST_LINE_BYTES:
+                return None
+            line_start = offset + data.rfind(b"\n") + 1
         offset += len(data)
         if offset - line_start >= readers.FAST_LINE_BYTES:
             return None

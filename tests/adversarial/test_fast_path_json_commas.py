@@ -196,6 +196,22 @@ def test_a_line_the_line_reader_refuses_for_its_length_is_parsed_again(tmp_path)
     assert runs.commas_if_plain(path) is None
 
 
+@pytest.mark.parametrize("before", [0, 10, 2**20 - 4, 2**20 + 4, 2**21 + 2])
+@pytest.mark.parametrize("extra", [-1, 0])
+@pytest.mark.parametrize("last", [False, True])
+def test_a_line_of_the_limit_is_found_wherever_the_slices_cut_it(tmp_path, before, extra, last):
+    """The count looks at each slice's first and last line feed only (a line within one
+    slice is shorter than the limit): a line one byte short of FAST_LINE_BYTES is counted
+    and one of it is not, whatever slice it starts in, ended by a line feed or by the file."""
+    limit = runs.readers.FAST_LINE_BYTES
+    assert runs.readers.SCAN_SLICE < limit
+    head = ",\n" * (before // 2)  # short lines, so a slice holds several line feeds
+    text = head + "x" * (limit + extra) + ("" if last else "\n,")
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(text.encode("ascii"))
+    assert runs.commas_if_plain(path) == (None if extra == 0 else text.count(","))
+
+
 @pytest.mark.parametrize("at", [-2, -1, 0])
 @pytest.mark.parametrize("ends", ["\r\n", "both"])
 def test_line_ends_are_told_across_the_slices_counted(tmp_path, at, ends):
