@@ -26,13 +26,11 @@ def in_background(function: Callable[..., T], *args) -> Callable[[], T]:
     return future.result
 
 
-def on_cursor(
-    test: Callable[[duckdb.DuckDBPyConnection, str], T], con: duckdb.DuckDBPyConnection, table: str
-) -> T:
-    """``test(cursor, table)`` on a cursor of ``con`` of its own (a connection is not
+def on_cursor(work: Callable[..., T], con: duckdb.DuckDBPyConnection, *args) -> T:
+    """``work(cursor, *args)`` on a cursor of ``con`` of its own (a connection is not
     thread-safe; a cursor shares its database, settings and committed tables)."""
     with con.cursor() as cursor:
-        return test(cursor, table)
+        return work(cursor, *args)
 
 
 def imported(module: str) -> Callable[[], object]:

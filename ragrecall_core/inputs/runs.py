@@ -617,6 +617,7 @@ def read_unsorted_first(
     finally:
         holds = ordered() if ordered else None  # never left running on a table to be dropped
     if not fits:
+        passed()  # its last test may read the table: never left running on it
         return _kept(con, table, False)
     if holds if ordered else in_order(con, table):
         return _kept(con, table, passed())

@@ -119,3 +119,41 @@ def test_blank_is_trim_empty(text):
     sql = f"SELECT {row_tests.blank('$t')} IS TRUE, trim($t) = ''"
     fast, trimmed = duckdb.execute(sql, {"t": text}).fetchone()
     assert fast == trimmed
+
+
+def half_hash_twins() -> tuple[str, str]:
+    """Two chunk ids whose hashes share their upper 32 bits (the half the sorted pair test
+    compares), found by the birthday bound among 300,000 ids."""
+    found = duckdb.execute(
+        "SELECT list(s ORDER BY s)[1:2] FROM (SELECT 'c' || range AS s FROM range(300000)) "
+        "GROUP BY hash(s) >> 32 HAVING count(*) > 1 LIMIT 1"
+    ).fetchone()
+    assert found, "no two ids share half a hash"
+    return tuple(found[0])
+
+
+@pytest.mark.parametrize("fmt", ["trec", "csv", "parquet", "jsonl"])
+@pytest.mark.parametrize("repeated", [False, True])
+def test_ids_sharing_half_a_hash_are_told_apart_by_their_text(tmp_path, monkeypatch, fmt, repeated):
+    """The sorted pair test compares half of each chunk's hash: a query whose half hashes
+    repeat is tested again on its ids, so two ids that only share half a hash load, and a
+    real repeat beside them is still refused with its line."""
+    one, two = half_hash_twins()
+    rows = [("q1", one, 1, 0.9), ("q1", two, 2, 0.8), ("q2", "b", 1, 0.7), ("q2", "c", 2, 0.6)]
+    if repeated:
+        rows.append(("q2", "b", 3, 0.5))
+    gold = write_jsonl(tmp_path / "gold.jsonl", GOLD)
+    run, line = write_run(tmp_path, fmt, rows)
+    monkeypatch.setattr(row_tests, "SORT_PAIRS_FROM", 0)
+    found, real = [], row_tests.spans_repeating
+    spy = lambda *a: found.append(real(*a)) or found[-1]  # noqa: E731
+    monkeypatch.setattr(row_tests, "spans_repeating", spy)
+    if repeated:
+        assert [p.line for p in load_problems(gold, [run])] == [line]
+        assert len(found[0]) == 2  # both queries tested again on their ids
+        return
+    loaded = Workspace.from_files(gold, [run]).con.execute(
+        "SELECT query_id, chunk_id, rank FROM runs ORDER BY ALL"
+    )
+    assert loaded.fetchall() == sorted((q, c, r) for q, c, r, _ in rows)
+    assert [len(repeating) for repeating in found] == [1]  # q1, cleared on the fast read
