@@ -48,7 +48,6 @@ from ragrecall_core.views.dashboard_state import (
     Source,
     ViewOptions,
     ViewState,
-    content_hash,
     fingerprint,
     k_choices,
     read_params,
@@ -180,13 +179,7 @@ def _forget_ended() -> None:
 # ---------------------------------------------------------------- loading (cached)
 @st.cache_data(show_spinner=False, max_entries=64)
 def _content_key(prints: tuple) -> str:
-    return _hash_of(prints)
-
-
-def _hash_of(prints: tuple) -> str:
-    """The content key of the files :func:`fingerprint` describes (each file's digest is
-    remembered in this process under its identity: a second hash only reads the stats)."""
-    return content_hash([Path(p) for p, _size, _mtime in prints])
+    return opened.key_of(prints)
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -208,16 +201,6 @@ def open_source(source: Source) -> tuple[Workspace, str, StoreStatus]:
     # the store's path too, so two copies of the same files never share their grades' frames
     store = judge_session.connect_store(ws)
     return ws, f"{key}+{store_path(ws)}|{judge_session.store_version(ws)}", store
-
-
-def preload(source: Source) -> None:
-    """Hash the inputs of ``source`` and open its workspace (the load cache restores it)
-    into the resource cache every session shares, under the key :func:`open_source` then
-    finds. Needs no streamlit runtime (a resource cache is the process's, and nothing here
-    is cached as data): the launcher runs it while the server still starts."""
-    key = opened.content_key(source)
-    if key is not None:
-        _load_workspace(opened.spec_of(source), key)
 
 
 def save_uploads(gold, runs: Sequence, grades: Sequence, corpus) -> Source:

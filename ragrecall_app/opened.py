@@ -49,6 +49,14 @@ def open_spec(spec: tuple) -> Workspace:
     return Workspace.from_files(gold, list(runs), list(grades), corpus, cache=default_folder())
 
 
+def key_of(prints: tuple) -> str:
+    """The content key of the files :func:`fingerprint` describes (each file's digest is
+    remembered in this process under its identity: a second hash only reads the stats): the
+    one key under which a session's read (:func:`ragrecall_app.context.open_source`) and the
+    launcher's find a workspace."""
+    return content_hash([Path(p) for p, _size, _mtime in prints])
+
+
 def content_key(source: Source) -> str | None:
     """The content key of ``source``'s input files (None: it has none), each file hashed
     once in this process (on two threads)."""
@@ -56,7 +64,7 @@ def content_key(source: Source) -> str | None:
     if not files:
         return None
     hash_beside(files)  # then each file's digest is remembered
-    return content_hash([Path(p) for p, _size, _mtime in fingerprint(files)])
+    return key_of(fingerprint(files))
 
 
 def open_ahead(source: Source, after: Iterable[threading.Thread] = ()) -> None:
