@@ -20,7 +20,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ragrecall_app import context
+from ragrecall_app import chart_code, context
 from ragrecall_app.context import put_state, state_key, state_value
 from ragrecall_app.render import escape_markdown, new_page, presentation_style, problems
 from ragrecall_core.errors import InputError
@@ -247,3 +247,4 @@ for line in st.session_state.pop(context.REFUSED_PARAMS, []):
     st.warning(escape_markdown(line))
 new_page()  # the tables' and JSON blocks' style is drawn by the first of them
 page.run()
+chart_code.load_after_first_page()  # the charts' code, once this first page is drawn
