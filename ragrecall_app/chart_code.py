@@ -29,8 +29,9 @@ import streamlit as st
 CHUNK_NAME = re.compile(r"PlotlyChart\.[A-Za-z0-9_-]+\.js")
 # whether this session has been sent the script (session state key)
 SENT = "_ragrecall_chart_code_sent"
-# ms after the page's next two frames before the browser's first idle moment is waited for:
-# the page's last messages are drawn by then (the script is the last element of the run)
+# ms after the page's next two frames before the import waits for the page to be drawn (no
+# run's script running, no stale or placeholder element: streamlit's own test attributes;
+# where they are missing, it does not wait) and then for the browser's first idle moment
 DELAY_MS = 300
 # ms the browser waits for an idle moment at most
 IDLE_TIMEOUT_MS = 2000
@@ -50,8 +51,11 @@ SCRIPT = """<style>
   const url = new URL(%(name)s, index.src).href;
   const load = () => import(url).catch(() => {});
   const later = window.requestIdleCallback || ((f) => setTimeout(f, 0));
-  requestAnimationFrame(() => requestAnimationFrame(() =>
-    setTimeout(() => later(load, {timeout: %(idle)d}), %(delay)d)));
+  // not while a run is drawn: its script still running, or stale or placeholder elements
+  const busy = () => document.querySelector(
+    '[data-test-script-state="running"], [data-stale="true"], [data-testid="stSkeleton"]');
+  const start = () => busy() ? setTimeout(start, 100) : later(load, {timeout: %(idle)d});
+  requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(start, %(delay)d)));
 })();
 </script>"""
 
