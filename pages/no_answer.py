@@ -3,7 +3,7 @@
 import streamlit as st
 
 from ragrecall_app import no_answer
-from ragrecall_app.context import current, missing_notes
+from ragrecall_app.context import current, missing_notes, sync_url
 from ragrecall_app.render import escape_markdown, notes, policy_note
 from ragrecall_app.scope import scope_note
 from ragrecall_core.views import no_answer_text as nat
@@ -32,8 +32,17 @@ if not no_answer_ids:
 if report.top_scores["top_score"].isna().all():
     st.warning(nat.NO_SCORES)
 
-picked = no_answer.tradeoff(ctx, report, len(no_answer_ids))
-no_answer.distributions(ctx, report, picked)
-no_answer.sweep_tables(ctx, report)
-no_answer.tops(ctx, report, picked, len(no_answer_ids))
+
+@st.fragment
+def trade_off() -> None:
+    """The slider and all that depends on the threshold it picks. A fragment: a slider move
+    or a box opened reruns this alone, not app.py's sidebar and the page's head."""
+    picked = no_answer.tradeoff(ctx, report, len(no_answer_ids))
+    sync_url()  # a fragment's rerun skips app.py's sync
+    no_answer.distributions(ctx, report, picked)
+    no_answer.sweep_tables(ctx, report)
+    no_answer.tops(ctx, report, picked, len(no_answer_ids))
+
+
+trade_off()
 no_answer.gold_errors(ctx, ids)

@@ -91,8 +91,16 @@ def tradeoff(ctx: Context, result: NoAnswerReport, no_answer: int) -> dict[str, 
 
 
 def distributions(ctx: Context, result: NoAnswerReport, picked: dict[str, float]) -> None:
-    """Top-1 scores of answerable and no-answer queries, one chart per run."""
-    st.subheader("Top-1 score: answerable vs no-answer queries")
+    """Top-1 scores of answerable and no-answer queries, one chart per run, in an expander.
+    Lazy: the chart is sent only while the box is open (drawing it is ~0.2 s of the
+    browser's time on every No-answer run: a page switch, a slider move)."""
+    box = st.expander(nat.SCORES_TITLE, key="noans_scores_open", on_change="rerun")
+    with box:
+        if box.open:
+            _distributions(ctx, result, picked)
+
+
+def _distributions(ctx: Context, result: NoAnswerReport, picked: dict[str, float]) -> None:
     st.caption(nat.scores_caption(nav.MAX_POINTS))
     st.plotly_chart(
         score_chart(ctx, result, picked),
@@ -130,8 +138,16 @@ def sweep_tables(ctx: Context, result: NoAnswerReport) -> None:
 
 
 def tops(ctx: Context, result: NoAnswerReport, picked: dict[str, float], no_answer: int) -> None:
-    """What each run returned on top for each no-answer query (the first ones)."""
-    st.subheader("What each run returned on top for a no-answer query")
+    """What each run returned on top for each no-answer query (the first ones), in an
+    expander. Lazy: the table (a row per query and run, with chunk text: ~400 KB at 10,000
+    queries) is built and sent only while the box is open."""
+    box = st.expander(nat.TOPS_TITLE, key="noans_tops_open", on_change="rerun")
+    with box:
+        if box.open:
+            _tops(ctx, result, picked, no_answer)
+
+
+def _tops(ctx: Context, result: NoAnswerReport, picked: dict[str, float], no_answer: int) -> None:
     if not ctx.facts.corpus_chunks:
         st.caption(nat.NO_CORPUS)
     shown = ctx.memo(

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from ragrecall_core.views.compare_text import BY_GROUP_TITLE
+from ragrecall_core.views.compare_text import BY_GROUP_TITLE, OUTCOME_LISTS, scatter_title
 from tests import fixtures_regressions as fx
 from tests.dashboard_support import TREC, app, no_exception, titles, trec_workspace
 from tests.plain_scores import SAMPLES, plain_harm, plain_scores
@@ -25,6 +25,10 @@ def select_row(at, key, row):
 
 
 def ids(at, key):
+    """The query ids of outcome list ``key``, picked on the page's list control first (one
+    list is shown at a time)."""
+    if key not in [d.key for d in at.dataframe]:
+        at.button_group(key="compare_list").set_value(key).run()
     return list(at.dataframe(key=key).value["query_id"])
 
 
@@ -122,13 +126,41 @@ def test_regressions_fixture_lists_exactly_three(monkeypatch, regressions):
     assert not any(secret in shown for secret in fx.SECRET_VALUES)
 
 
+def test_one_outcome_list_is_sent_at_a_time(monkeypatch, regressions):
+    """The control names each list with its count; the list picked is the one table sent,
+    every list holds what the comparison holds, and the pick outlives a page switch."""
+    at = open_compare(monkeypatch, regressions)
+    lists = [key for key, _title, _attribute in OUTCOME_LISTS]
+    sent = lambda: [d.key for d in at.dataframe if d.key in lists]  # noqa: E731
+    assert sent() == ["compare_regressions"]
+    assert at.button_group(key="compare_list").options == [
+        f"Regressions ({len(fx.REGRESSIONS)})",
+        f"Improvements ({len(fx.IMPROVEMENTS)})",
+        "Still failing (1)",
+    ]
+    expected = {
+        "compare_regressions": list(fx.REGRESSIONS),
+        "compare_improvements": sorted(fx.IMPROVEMENTS),
+        "compare_still_failing": ["d03"],
+    }
+    for key in lists:
+        at.button_group(key="compare_list").set_value(key).run()
+        no_exception(at)
+        assert sent() == [key]
+        assert sorted(at.dataframe(key=key).value["query_id"]) == sorted(expected[key])
+    at.switch_page("pages/overview.py").run()
+    at.switch_page(PAGE).run()
+    no_exception(at)
+    assert sent() == ["compare_still_failing"]
+
+
 def test_split_filter_changes_the_content(monkeypatch, regressions):
     at = open_compare(monkeypatch, regressions)
     assert not any("test** split" in w.value for w in at.warning)
     at.selectbox(key="side_split").select("dev").run()
     no_exception(at)
+    assert at.button_group(key="compare_list").options[0] == "Regressions (0)"
     assert sorted(ids(at, "compare_improvements")) == ["d01", "d02"]
-    assert "compare_regressions" not in [d.key for d in at.dataframe]
     recall = table(at, "deltas").set_index("measure").loc["Recall@5"]
     assert recall["candidate"] == pytest.approx(0.875)
     at.selectbox(key="side_split").select("test").run()
@@ -176,8 +208,25 @@ def test_selecting_a_regression_opens_its_reading_view(monkeypatch, regressions)
     assert not cards(at)
 
 
+def test_the_scatter_is_sent_only_while_its_box_is_open(monkeypatch, regressions):
+    at = open_compare(monkeypatch, regressions)
+    assert [e.label for e in at.expander] == [scatter_title("RecallCap@5"), BY_GROUP_TITLE]
+    assert not at.get("plotly_chart")
+    at.session_state["compare_scatter_open"] = True
+    at.run()
+    no_exception(at)
+    (chart,) = at.get("plotly_chart")
+    traces = json.loads(chart.proto.spec)["data"]
+    # one trace per outcome ("regression (passed, now fails): 3"), then the diagonal
+    shown = {tr["name"].split(" (")[0]: [p[0] for p in tr["customdata"]] for tr in traces[:-1]}
+    assert sorted(shown["regression"]) == sorted(fx.REGRESSIONS)
+    assert sorted(shown["improvement"]) == sorted(fx.IMPROVEMENTS)
+
+
 def test_clicking_a_scatter_point_opens_its_query(monkeypatch, regressions):
     at = open_compare(monkeypatch, regressions)
+    at.session_state["compare_scatter_open"] = True
+    at.run()
     at.session_state["compare_scatter"] = {
         "selection": {"points": [{"customdata": ["t02", 1.0, 0.0]}], "point_indices": [0]}
     }
@@ -256,7 +305,7 @@ def test_deltas_by_group_are_sent_only_while_their_box_is_open(monkeypatch):
     by_group = lambda: {  # noqa: E731
         d.value.columns[0]: d.value for d in at.dataframe if d.value.columns[0] in GROUPS
     }
-    assert [e.label for e in at.expander] == [BY_GROUP_TITLE]
+    assert [e.label for e in at.expander] == [scatter_title("RecallCap@5"), BY_GROUP_TITLE]
     assert by_group() == {}
     at.session_state["compare_by_group_open"] = True
     at.run()

@@ -7,6 +7,7 @@ import pytest
 
 from ragrecall_core import Workspace
 from ragrecall_core.analysis.no_answer import no_answer_report
+from ragrecall_core.views import no_answer_text as nat
 from tests import fixtures_regressions as fx
 from tests.dashboard_support import ROOT, app, no_exception, titles, trec_workspace
 from tests.dashboard_support import table as shown_table
@@ -15,8 +16,16 @@ PAGE = "pages/no_answer.py"
 RUNS = ["bm25", "dense-minilm", "hybrid-rrf-k10-titleboost", "hybrid-rrf"]
 
 
-def open_page(monkeypatch, workspace=None, params=None):
-    return app(workspace, monkeypatch, params).switch_page(PAGE).run()
+# the boxes whose content is sent only while open: the score charts, the tops table
+BOXES = ("noans_scores_open", "noans_tops_open")
+
+
+def open_page(monkeypatch, workspace=None, params=None, opened=BOXES):
+    """The page with the boxes ``opened`` open."""
+    at = app(workspace, monkeypatch, params)
+    for key in opened:
+        at.session_state[key] = True
+    return at.switch_page(PAGE).run()
 
 
 def table(at, first_columns):
@@ -58,6 +67,27 @@ def test_renders_per_run_on_data_samples(monkeypatch):
     listed = tops(at)
     assert len(listed) == 15 * len(RUNS) and set(listed["run"]) == set(RUNS)
     assert listed["text"].str.len().gt(0).any()
+
+
+def test_the_score_charts_and_the_tops_are_sent_only_while_their_boxes_are_open(monkeypatch):
+    at = open_page(monkeypatch, opened=())
+    no_exception(at)
+    assert [e.label for e in at.expander] == [
+        *(nat.SCORES_TITLE, "The threshold sweep as a table", nat.TOPS_TITLE)
+    ]
+    (sweep,) = figures(at)  # the sweep curve alone: no score chart
+    assert sweep["layout"]["title"]["text"].startswith("Threshold sweep")
+    with pytest.raises(KeyError):
+        tops(at)
+    closed = picked(at)
+    at.session_state["noans_scores_open"] = True
+    at.run()
+    assert len(figures(at)) == 2
+    at.session_state["noans_tops_open"] = True
+    at.run()
+    no_exception(at)
+    assert len(tops(at)) == 15 * len(RUNS)
+    assert picked(at).equals(closed)  # what the page shows above the boxes is the same
 
 
 def test_slider_changes_the_picked_threshold(monkeypatch):

@@ -46,6 +46,8 @@ NOT_VIEW_STATE = {
     "agreement_resolver": "who resolves, not what is shown",
     "overview_chart": "the headline drawn again as a chart: the same numbers; a link opens the "
     "quicker table",
+    "compare_list": "which of the pair's outcome lists is shown: the same comparison; a link "
+    "opens on the regressions (the session keeps a pick across pages)",
 }
 VALUE_WIDGETS = (
     "selectbox",

@@ -49,6 +49,33 @@ OUTCOME_LISTS = (
     ("compare_still_failing", "Still failing in both runs", "unchanged_failures"),
 )
 FULLY_LISTED = "compare_regressions"  # every regression is listed; the others are cut
+LISTS_CAPTION = (
+    "Select a row (or click a point of the chart above) to read the two ranked lists side by side."
+)
+# each outcome list's name on the control that picks the one shown
+LIST_NAMES = {
+    "compare_regressions": "Regressions",
+    "compare_improvements": "Improvements",
+    "compare_still_failing": "Still failing",
+}
+
+
+def scatter_title(measure: str) -> str:
+    """The title of the box holding each query's pass measure before and after.
+
+    >>> scatter_title("RecallCap@5")
+    'Per query: RecallCap@5 before and after (a chart; a point opens its query)'
+    """
+    return f"Per query: {measure} before and after (a chart; a point opens its query)"
+
+
+def list_label(key: str, count: int) -> str:
+    """An outcome list's name with its count, on the control that picks the list shown.
+
+    >>> list_label("compare_still_failing", 5)
+    'Still failing (5)'
+    """
+    return f"{LIST_NAMES[key]} ({count})"
 
 
 def applied_filters(filters: Mapping[str, str]) -> dict[str, str]:

@@ -47,20 +47,48 @@ def test_click_a_regression_shows_both_lists(page: Page, regressions_url, shots)
     assert "cq=t02" in page.url
 
 
+def open_box(page: Page, title: str) -> None:
+    """Open the expander ``title`` (its content is sent only once it is open)."""
+    summary = page.locator("[data-testid=stExpander] summary", has_text=title)
+    summary.scroll_into_view_if_needed()
+    summary.click()
+
+
 def test_no_answer_page_on_samples(page: Page, app_url, shots):
     open_page(page, f"{app_url}/refusals", "The threshold a trade-off picks")
     expect(page.get_by_text("Page not found")).to_have_count(0)
     page.wait_for_selector(".js-plotly-plot", timeout=TIMEOUT)
+    expect(page.locator(".js-plotly-plot")).to_have_count(1)  # the sweep: the scores wait
     page.wait_for_timeout(800)
     page.screenshot(path=str(shots / "no_answer.png"), full_page=True)
+    open_box(page, "Top-1 score: answerable vs no-answer queries")
+    expect(page.locator(".js-plotly-plot")).to_have_count(2, timeout=TIMEOUT)
+    open_box(page, "What each run returned on top")
+    expect(page.locator("[data-testid=stDataFrame]")).to_have_count(2, timeout=TIMEOUT)
+    # the slider reruns the trade-off alone (a fragment): the URL still follows it
+    page.get_by_role("slider").first.press("ArrowRight")
+    expect(page).to_have_url(re.compile("fc=15"), timeout=TIMEOUT)
+    expect(page.locator(".js-plotly-plot")).to_have_count(2, timeout=TIMEOUT)
 
 
 def test_compare_page_on_samples(page: Page, app_url, shots):
     open_page(page, f"{app_url}/runs-diff?split=test", "Measures: candidate minus baseline")
     expect(page.get_by_text(re.compile("comparing on the test split"))).to_be_visible()
+    expect(page.locator(".js-plotly-plot")).to_have_count(0)  # the scatter waits in its box
+    open_box(page, "Per query: RecallCap@5 before and after")
     page.wait_for_selector(".js-plotly-plot", timeout=TIMEOUT)
     page.wait_for_timeout(800)
     page.screenshot(path=str(shots / "compare_samples.png"), full_page=True)
+    # the pair reruns alone (a fragment): the URL and the comparison follow the pickers
+    page.get_by_role("button", name="⇄ Swap").click()
+    expect(
+        page.get_by_text(re.compile("^Candidate bm25 against baseline dense-minilm"))
+    ).to_be_visible(timeout=TIMEOUT)
+    expect(page).to_have_url(re.compile("base=dense-minilm"), timeout=TIMEOUT)
+    page.locator(".st-key-compare_list button", has_text="Improvements (").click()
+    expect(page.get_by_text(re.compile("^Improvements: failed in the baseline"))).to_be_visible(
+        timeout=TIMEOUT
+    )
 
 
 def test_the_comparison_downloads_as_json(page: Page, app_url):
