@@ -10,7 +10,7 @@ import pytest
 import streamlit as st
 
 from ragrecall_app import chart_code
-from tests.dashboard_support import app, no_exception
+from tests.dashboard_support import EVERY_PAGE, app, hostile_workspace, no_exception
 
 STATIC_JS = Path(st.__file__).parent / "static" / "static" / "js"
 
@@ -63,3 +63,16 @@ def test_sent_once_per_session_in_the_sidebar_and_the_page_unchanged(monkeypatch
     at.switch_page("pages/failures.py").run()
     no_exception(at)
     assert _chart_code(at) == [] and at.get("plotly_chart")
+
+
+def test_no_other_html_runs_javascript_on_any_page(tmp_path, monkeypatch):
+    """Query and chunk text that tries to inject a script: on every page, in a session's
+    first run and later ones, the one HTML allowed to run JavaScript is the constant script."""
+    code = chart_code.script(chart_code.chunk_name())
+    at = app(hostile_workspace(tmp_path), monkeypatch)
+    for page in ("pages/overview.py", *EVERY_PAGE):
+        at.switch_page(page).run()
+        no_exception(at)
+        scripts = [h.proto.body for h in at.get("html") if h.proto.unsafe_allow_javascript]
+        assert set(scripts) <= {code}, page
+        assert all("<script" not in h.proto.body for h in at.get("html") if h.proto.body != code)
