@@ -423,7 +423,7 @@ def child_profile(gold: str, run: str) -> None:
     timed(runs_mod, "read_run", "read_run (read, check, rank one run file)")
     timed(runs_mod, "read_typed", "read_typed (a typed read's SQL steps)")
     timed(runs_mod, "in_list_order", "in_list_order (JSON lists in rank order?)")
-    timed(runs_mod, "commas_if_plain", "commas_if_plain (the file's commas, numpy)")
+    timed(runs_mod, "json_bytes", "json_bytes (the file's commas, quotes, braces, numpy)")
     timed(runs_mod, "dense_ranks", "dense_ranks (long-form ranks 1..n?)")
     timed(trec_order, "trec_positions_hold", "trec_positions_hold (blocks, the order pass)")
     timed(trec_order, "in_trec_order", "in_trec_order (TREC file in trec_eval order?)")

@@ -170,3 +170,10 @@ def run_table(path: Path, validating: bool, **patched) -> list[tuple]:
     return con.execute(
         "SELECT qid, docno, rank, score, position FROM run_table_0 ORDER BY ALL"
     ).fetchall()
+
+
+def assert_read_as_validating(path: Path, **patched) -> None:
+    """The typed path loads ``path`` as the validating read does, or refuses it with the
+    same problems (:func:`run_table`, both with ``patched``)."""
+    fast = run_table(path, False, **patched)
+    assert fast == run_table(path, True, **patched), path.read_bytes()[:600]

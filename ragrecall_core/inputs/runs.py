@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import duckdb
 
@@ -405,12 +406,17 @@ def read_trec_typed(
     )
 
 
-# ids read as JSON, not VARCHAR: a VARCHAR column would turn the number 5 into "5"
+# ids read as JSON, not VARCHAR: a VARCHAR column would turn the number 5 into "5"; a large
+# file's chunk ids are read as text when its bytes prove each one a string (strings_test:
+# 7M items, 0.3-0.4 CPU s and ~27 MB of peak less than their JSON texts cut out)
 ITEMS_TYPE = 'STRUCT(chunk_id JSON, "rank" JSON, score JSON)[]'
-JSONL_FILE_LINES = f"""
+TEXT_ITEMS_TYPE = 'STRUCT(chunk_id VARCHAR, "rank" JSON, score JSON)[]'
+JSONL_LINES = """
 SELECT id, retrieved FROM read_json($path, format='newline_delimited',
-                                    columns={{'id': 'JSON', 'retrieved': '{ITEMS_TYPE}'}})
+                                    columns={{'id': 'JSON', 'retrieved': '{items}'}})
 """
+JSONL_FILE_LINES = JSONL_LINES.format(items=ITEMS_TYPE)
+JSONL_TEXT_LINES = JSONL_LINES.format(items=TEXT_ITEMS_TYPE)
 
 # DuckDB's JSON reader accepts trailing commas and a repeated top-level key it does not read;
 # JSON does neither (the validating path names them). One pass over the lines; a blank line
@@ -436,13 +442,11 @@ SELECT NOT EXISTS (SELECT 1 FROM (SELECT text, json_keys(CASE WHEN starts_with(l
 # casts to DOUBLE (a quoted one does not). A line with an empty list keeps one row without a
 # chunk (``empty``), so the run lists it. A chunk id's JSON text without a backslash (which
 # every escape starts) is its quotes around its value: cut out, not parsed again (7M items:
-# 0.15-0.4 s CPU less).
+# 0.15-0.4 s CPU less). A chunk id read as text (JSONL_TEXT_LINES) is its value already.
 JSONL_ITEMS_SQL = """
-SELECT id, pos, empty,
-       CASE WHEN contains(r.chunk_id, '\\') THEN r.chunk_id->>'$'
-            ELSE (r.chunk_id::VARCHAR)[2:-2] END AS docno,
+SELECT id, pos, empty, {docno} AS docno,
        TRY_CAST(r.rank::VARCHAR AS BIGINT) AS rank, TRY_CAST(r.score::VARCHAR AS DOUBLE) AS score,
-       line_typed AND (empty OR coalesce(starts_with(r.chunk_id::VARCHAR, '"'), false)
+       line_typed AND (empty OR {chunk_typed}
        AND (r.rank IS NULL OR TRY_CAST(r.rank::VARCHAR AS BIGINT)::VARCHAR
                               IS NOT DISTINCT FROM r.rank::VARCHAR)
        AND (r.score IS NULL OR TRY_CAST(r.score::VARCHAR AS DOUBLE) IS NOT NULL)) AS item_typed
@@ -453,6 +457,14 @@ FROM (SELECT id, line_typed, empty, unnest(items) AS r, generate_subscripts(item
                    CASE WHEN len(retrieved) > 0 THEN retrieved ELSE [NULL] END AS items
             FROM ({lines})))
 """
+# a chunk id's value, and whether it is typed, read as JSON (a string: its text starts with
+# a quote) and as text (a string by strings_test: any value)
+CHUNK_AS_JSON = {
+    "docno": "CASE WHEN contains(r.chunk_id, '\\') THEN r.chunk_id->>'$' "
+    "ELSE (r.chunk_id::VARCHAR)[2:-2] END",
+    "chunk_typed": "coalesce(starts_with(r.chunk_id::VARCHAR, '\"'), false)",
+}
+CHUNK_AS_TEXT = {"docno": "r.chunk_id", "chunk_typed": "r.chunk_id IS NOT NULL"}
 
 # Most lists are in rank order (each item's rank, where given, is its place in the list):
 # then a row's position is its place, and nothing is sorted. Its rank is its position (a
@@ -503,9 +515,22 @@ SELECT count(*) FILTER (WHERE docno IS NULL) + count(docno) + count(score)
        + count(*) FILTER (WHERE docno IS NOT NULL AND typed)
 FROM {table}
 """
-# From a file of this many bytes (a million items or so) its commas are counted (numpy, in
-# 1 MiB slices, in a thread beside the typed read: 0.3 s CPU for 350 MB, against 1.3 s for
-# the strict pass); below it the strict pass is as quick and numpy is not imported.
+# A file's bytes prove each chunk id read as text a string (strings_test) when it holds no
+# backslash (each string is then two quotes around its bytes), no more commas than
+# JSON_COMMAS_SQL allows (its keys are "id" and "retrieved" at each line's top, "chunk_id"
+# and the ranks and scores given in each item), one brace per line and per item and one
+# bracket per line (no value is an object or a list), and two quotes for each key, each id
+# and each chunk id: a chunk id that is no string would leave two quotes missing, and no
+# other value can make up for them (a rank or a score written as a string is untyped).
+JSON_SHAPE_SQL = f"""
+SELECT ({JSON_COMMAS_SQL}) AS commas, (SELECT count(*) FROM {{table}}_spans) AS lines,
+       count(docno) AS items,
+       count(score) + count(*) FILTER (WHERE docno IS NOT NULL AND typed) AS given
+FROM {{table}}
+"""
+# From a file of this many bytes (a million items or so) its bytes are counted (numpy, in
+# 1 MiB slices, in a thread beside the typed read: 0.15-0.2 s CPU for 350 MB, against 1.3 s
+# for the strict pass); below it the strict pass is as quick and numpy is not imported.
 COMMAS_COUNTED_FROM = 50_000_000
 # bytes after which the strict pass's line reader reads a line otherwise than DuckDB's JSON
 # reader (or not at all): \x01 splits it, a byte outside ASCII may be UTF-8 that one of the
@@ -514,54 +539,109 @@ COMMAS_COUNTED_FROM = 50_000_000
 LINE_READER_BYTES = (b"\x00", b"\x01")
 
 
-def strict_json_test(path: Path) -> Callable[[duckdb.DuckDBPyConnection, str, dict], bool]:
-    """The test of a file of JSON lines at ``path`` (``$path``) read as listed into a table:
-    whether it is strict JSON with each key once at each line's top, as far as the typed
-    read must know (the test of :data:`STRICT_JSON_SQL`). Each comma beyond those a line's
-    keys and items need is a trailing one, and each key beyond "id" and "retrieved" at a
-    line's top needs a comma: a file with no more commas than :data:`JSON_COMMAS_SQL`
-    allows has neither, and is not parsed again (a comma inside a string only adds to the
-    count). A large file's commas are counted from now on, in a thread of its own."""
-    counted = None
-    if path.stat().st_size >= COMMAS_COUNTED_FROM:
-        counted = in_background(commas_if_plain, path)
+class JsonBytes(NamedTuple):
+    """What a file of JSON lines holds, counted byte by byte (:func:`json_bytes`)."""
+
+    commas: int
+    quotes: int
+    braces: int  # "{"
+    brackets: int  # "["
+    escapes: bool  # a backslash anywhere
+    plain: bool  # the strict pass's line reader reads its lines as DuckDB's JSON reader does
+
+
+def counting(path: Path) -> Callable[[], JsonBytes] | None:
+    """The bytes of a large file of JSON lines at ``path`` counted (:func:`json_bytes`) from
+    now on, in a thread of its own: the function that waits for them; None for a small file."""
+    if path.stat().st_size < COMMAS_COUNTED_FROM:
+        return None
+    return in_background(json_bytes, path)
+
+
+def strict_json_test(
+    counted: Callable[[], JsonBytes] | None,
+) -> Callable[[duckdb.DuckDBPyConnection, str, dict], bool]:
+    """The test of a file of JSON lines (``$path``) read as listed into a table: whether it
+    is strict JSON with each key once at each line's top, as far as the typed read must know
+    (the test of :data:`STRICT_JSON_SQL`). Each comma beyond those a line's keys and items
+    need is a trailing one, and each key beyond "id" and "retrieved" at a line's top needs a
+    comma: a file with no more commas (``counted``, :func:`counting`) than
+    :data:`JSON_COMMAS_SQL` allows has neither, and is not parsed again (a comma inside a
+    string only adds to the count)."""
 
     def holds(con: duckdb.DuckDBPyConnection, table: str, params: dict) -> bool:
-        commas = counted() if counted else None
-        if commas is not None:
-            if commas <= con.execute(JSON_COMMAS_SQL.format(table=table)).fetchone()[0]:
+        counts = counted() if counted else None
+        if counts is not None and counts.plain:
+            if counts.commas <= con.execute(JSON_COMMAS_SQL.format(table=table)).fetchone()[0]:
                 return True
         return read_typed(con, [STRICT_JSON_SQL], params)
 
     return holds
 
 
-def commas_if_plain(path: Path) -> int | None:
-    """The number of commas in the file at ``path``; None when the strict pass's line
-    reader could read it otherwise than DuckDB's JSON reader (:data:`LINE_READER_BYTES`, a
-    byte outside ASCII, a carriage return but at the end of every line, a line of
+@dataclass
+class StringsTest:
+    """The test of a file of JSON lines read as listed with its chunk ids as text: the
+    ``strict`` test, once its bytes (``counted``) prove each chunk id a string
+    (:data:`JSON_SHAPE_SQL`). ``proven`` says whether they did: then the table is the one
+    the chunk ids read as JSON make, and so is every test's outcome."""
+
+    counted: Callable[[], JsonBytes]
+    strict: Callable[[duckdb.DuckDBPyConnection, str, dict], bool]
+    proven: bool = False
+
+    def __call__(self, con: duckdb.DuckDBPyConnection, table: str, params: dict) -> bool:
+        counts = self.counted()
+        if not counts.escapes:
+            commas, lines, items, given = con.execute(JSON_SHAPE_SQL.format(table=table)).fetchone()
+            self.proven = (
+                counts.commas <= commas
+                and counts.braces == lines + items
+                and counts.brackets == lines
+                and counts.quotes == 2 * (3 * lines + 2 * items + given)
+            )
+        return self.proven and self.strict(con, table, params)
+
+
+def json_bytes(path: Path) -> JsonBytes:
+    """The commas, quotes, braces and brackets in the file at ``path``, whether it holds a
+    backslash, and whether it is ``plain``: not when the strict pass's line reader could read
+    it otherwise than DuckDB's JSON reader (:data:`LINE_READER_BYTES`, a byte outside
+    ASCII, a carriage return but at the end of every line, a line of
     readers.FAST_LINE_BYTES or more)."""
     import numpy as np
 
-    commas, line_start, offset = 0, 0, 0
+    counts = np.zeros(4, np.int64)
+    wanted = np.frombuffer(b',"{[', np.uint8)
+    escapes, plain, line_start, offset = False, True, 0, 0
     line_ends = readers.LineEnds()
     for data in readers.file_slices(path):
-        if readers.slice_holds(data, LINE_READER_BYTES, outside_ascii=True):
-            return None
-        line_ends.add(data)
-        commas += int(np.count_nonzero(np.frombuffer(data, np.uint8) == ord(",")))
-        # only a line that began before this slice can be too long: one within it is
-        # shorter than a slice (SCAN_SLICE < FAST_LINE_BYTES), so its first and last line
-        # feed tell (memchr: 0.10 s less for 350 MB than every line feed's place)
-        first = data.find(b"\n")
-        if first >= 0:
-            if offset + first - line_start >= readers.FAST_LINE_BYTES:
-                return None
-            line_start = offset + data.rfind(b"\n") + 1
+        held = np.frombuffer(data, np.uint8)
+        counts += [np.count_nonzero(held == byte) for byte in wanted]
+        escapes = escapes or data.find(b"\\") >= 0
+        if plain:
+            plain, line_start = _plain_slice(data, line_ends, line_start, offset)
         offset += len(data)
-        if offset - line_start >= readers.FAST_LINE_BYTES:
-            return None
-    return commas if line_ends.one_way else None
+    plain = plain and offset - line_start < readers.FAST_LINE_BYTES and line_ends.one_way
+    return JsonBytes(*(int(n) for n in counts), escapes, plain)
+
+
+def _plain_slice(
+    data: bytearray, line_ends: readers.LineEnds, line_start: int, offset: int
+) -> tuple[bool, int]:
+    """Whether a slice of a file (at ``offset``) keeps it plain (:func:`json_bytes`), and
+    where its last line starts. Only a line that began before this slice can be too long:
+    one within it is shorter than a slice (SCAN_SLICE < FAST_LINE_BYTES), so its first and
+    last line feed tell (memchr: 0.10 s less for 350 MB than every line feed's place)."""
+    if readers.slice_holds(data, LINE_READER_BYTES, outside_ascii=True):
+        return False, line_start
+    line_ends.add(data)
+    first = data.find(b"\n")
+    if first >= 0:
+        if offset + first - line_start >= readers.FAST_LINE_BYTES:
+            return False, line_start
+        line_start = offset + data.rfind(b"\n") + 1
+    return offset + len(data) - line_start < readers.FAST_LINE_BYTES, line_start
 
 
 def in_list_order(con: duckdb.DuckDBPyConnection, table: str) -> bool:
@@ -576,11 +656,13 @@ def read_jsonl_typed(
     lines: str,
     params: dict | None = None,
     also: Callable[[duckdb.DuckDBPyConnection, str, dict | None], bool] | None = None,
+    chunk: dict = CHUNK_AS_JSON,
 ) -> bool:
-    """The typed read of JSON lines (``lines``: SQL giving ``id`` and ``retrieved``), with
-    its whole-table tests and the ``also`` test of the file: positions are list places
-    when the lists are in rank order, else numbered by a second read that sorts them."""
-    items = JSONL_ITEMS_SQL.format(lines=lines)
+    """The typed read of JSON lines (``lines``: SQL giving ``id`` and ``retrieved``, its
+    chunk ids read as ``chunk`` says), with its whole-table tests and the ``also`` test of
+    the file: positions are list places when the lists are in rank order, else numbered by a
+    second read that sorts them."""
+    items = JSONL_ITEMS_SQL.format(lines=lines, **chunk)
     listed = [step.format(table=table, items=items) for step in LISTED_JSONL_STEPS]
     ranked = RANKED_JSONL_SQL.format(table=table, items=items)
     return read_unsorted_first(
@@ -663,11 +745,28 @@ def read_typed(con: duckdb.DuckDBPyConnection, steps: list[str], params: dict | 
 
 
 def _load_jsonl(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> None:
+    """A large file whose first slice holds no escape is read with its chunk ids as text
+    first; read again with them as JSON when its bytes do not prove each one a string."""
     params = {"path": str(path)}
-    strict = strict_json_test(path)
+    counted = counting(path)
+    strict = strict_json_test(counted)
+    if counted and not _escapes_first(path):
+        strings = StringsTest(counted, strict)
+        if read_jsonl_typed(con, table, JSONL_TEXT_LINES, params, strings, CHUNK_AS_TEXT):
+            return
+        con.execute(f"DROP TABLE IF EXISTS {table}")
+        if strings.proven:  # read as JSON, it would fail the same way
+            return _load_jsonl_validating(con, path, table)
     if not read_jsonl_typed(con, table, JSONL_FILE_LINES, params, also=strict):
         con.execute(f"DROP TABLE IF EXISTS {table}")
         _load_jsonl_validating(con, path, table)
+
+
+def _escapes_first(path: Path) -> bool:
+    """Whether the first slice of the file at ``path`` holds a backslash (json.dumps writes
+    each character outside ASCII as an escape): such a file is read as JSON from the start."""
+    with path.open("rb") as handle:
+        return b"\\" in handle.read(readers.SCAN_SLICE)
 
 
 def _load_jsonl_validating(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> None:

@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 
 from ragrecall_core.inputs import runs
 from ragrecall_core.inputs.db import connect
-from tests.helpers import run_table
+from tests.helpers import assert_read_as_validating
 
 SETTINGS = settings(max_examples=40)
 
@@ -82,15 +82,16 @@ HOSTILE = {
 }
 
 
-def loaded(path: Path, validating: bool):
-    """The run table of ``path`` read by the typed path, its comma count deciding whether
-    the strict parse runs, or by the validating read; or its problems."""
-    return run_table(path, validating, COMMAS_COUNTED_FROM=0)
+def commas_if_plain(path: Path) -> int | None:
+    """The file's commas when the count may stand for the strict pass (``plain``)."""
+    counts = runs.json_bytes(path)
+    return counts.commas if counts.plain else None
 
 
 def assert_one_contract(path: Path) -> None:
-    fast = loaded(path, validating=False)
-    assert fast == loaded(path, validating=True), path.read_bytes()[:600]
+    """Read with the count deciding (its size threshold set to 0) and by the validating
+    read: the same table, or the same problems."""
+    assert_read_as_validating(path, COMMAS_COUNTED_FROM=0)
 
 
 @pytest.mark.parametrize("name", list(HOSTILE))
@@ -193,7 +194,7 @@ def test_a_line_the_line_reader_refuses_for_its_length_is_parsed_again(tmp_path)
     path = tmp_path / "run.jsonl"
     path.write_text(json.dumps({"id": "q1", "retrieved": items}) + "\n", encoding="utf-8")
     assert path.stat().st_size > runs.readers.FAST_LINE_BYTES
-    assert runs.commas_if_plain(path) is None
+    assert commas_if_plain(path) is None
 
 
 @pytest.mark.parametrize("before", [0, 10, 2**20 - 4, 2**20 + 4, 2**21 + 2])
@@ -209,7 +210,7 @@ def test_a_line_of_the_limit_is_found_wherever_the_slices_cut_it(tmp_path, befor
     text = head + "x" * (limit + extra) + ("" if last else "\n,")
     path = tmp_path / "run.jsonl"
     path.write_bytes(text.encode("ascii"))
-    assert runs.commas_if_plain(path) == (None if extra == 0 else text.count(","))
+    assert commas_if_plain(path) == (None if extra == 0 else text.count(","))
 
 
 @pytest.mark.parametrize("at", [-2, -1, 0])
@@ -224,4 +225,4 @@ def test_line_ends_are_told_across_the_slices_counted(tmp_path, at, ends):
     path = tmp_path / "run.jsonl"
     path.write_bytes(text.encode("ascii"))
     assert text.index("\r") == runs.readers.SCAN_SLICE + at - 1
-    assert runs.commas_if_plain(path) == (2 if ends == "\r\n" else None)
+    assert commas_if_plain(path) == (2 if ends == "\r\n" else None)
