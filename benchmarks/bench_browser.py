@@ -55,6 +55,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from scripts.bytecode import compiled  # noqa: E402
 from scripts.chromium import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -181,6 +182,7 @@ class Server:
         """``home``: the server's $RAGRECALL_HOME (its load cache and uploads); a fresh
         temporary one when None. ``script``: serve this file with ``streamlit run`` (from its
         folder) instead of the dashboard, with the same server flags (the floor)."""
+        compiled(source)
         self.port = free_port()
         self.url = f"http://localhost:{self.port}"
         env = {

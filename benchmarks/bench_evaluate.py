@@ -50,6 +50,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 HERE = Path(__file__).resolve()
+sys.path.insert(0, str(REPO))
+from scripts.bytecode import compiled  # noqa: E402
 
 N_QUERIES = 6980
 DEPTH = 1000
@@ -820,6 +822,7 @@ def main(argv: list[str] | None = None) -> int:
             "csv": (f["qrels"], f["run_csv"]),
             "jsonl": (f["gold_jsonl"], f["run_jsonl"]),
         }[args.profile]
+        compiled(REPO)
         sample = measure([sys.executable, str(HERE), "_profile", str(gold), str(run)])
         report = json.loads(sample["stdout"])
         print(
@@ -831,6 +834,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{'  ' * level}{label:<{60 - 2 * level}} {seconds:8.2f} s {cpu:8.2f} s")
         return 0
     load_before = os.getloadavg()[0]
+    for checkout in (REPO, args.source):
+        if checkout:
+            compiled(checkout)
     results = run_benchmark(args.out, args.repeat, args.only, args.source)
     print(f"\n{describe_machine(load_before)}")
     print(
