@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import itertools
 import json
 import re
 from collections.abc import Iterator, Sequence
@@ -57,13 +58,14 @@ def slice_holds(data: bytearray, needles: Sequence[bytes], outside_ascii: bool) 
 
 
 def bytes_held(
-    path: Path, needles: Sequence[bytes], outside_ascii: bool = True
+    path: Path, needles: Sequence[bytes], outside_ascii: bool = True, slices: int | None = None
 ) -> set[bytes | None]:
-    """Which of the single bytes ``needles`` the file at ``path`` holds, and, if asked
-    (``outside_ascii``), None when it holds a byte outside ASCII (0.05 s for 250 MB)."""
+    """Which of the single bytes ``needles`` the file at ``path`` holds (in its first
+    ``slices`` slices, if given), and, if asked (``outside_ascii``), None when it holds a
+    byte outside ASCII (0.12-0.15 s for 250 MB)."""
     assert all(len(needle) == 1 for needle in needles)
     held: set[bytes | None] = set()
-    for data in file_slices(path):
+    for data in itertools.islice(file_slices(path), slices):
         left = [needle for needle in needles if needle not in held]
         held |= slice_holds(data, left, outside_ascii and None not in held)
     return held

@@ -73,3 +73,17 @@ def test_one_odd_csv_row_loads_as_the_validating_read(tmp_path, odd, at):
     path = tmp_path / "run.csv"
     path.write_text("\n".join(lines) + "\n")
     assert run_table(path, validating=False) == run_table(path, validating=True)
+
+
+BIG_PLAIN = "".join(f"q{i} Q0 d 1 0.5 t\n" for i in range(70_000))  # past the first slice
+LATE_LINES = {**ODD_LINES, "a tab between fields": "q2\tQ0\tz\t2\t0.5\tt"}
+
+
+@pytest.mark.parametrize("odd", list(LATE_LINES))
+def test_an_odd_line_past_the_first_slice_loads_as_the_validating_read(tmp_path, odd):
+    """The typed read starts with the row tests the first slice's bytes call for, while the
+    whole file is scanned: a byte found only later makes it read the file again."""
+    assert len(BIG_PLAIN) > readers.SCAN_SLICE
+    path = tmp_path / "run.trec"
+    path.write_bytes((BIG_PLAIN + LATE_LINES[odd] + "\n").encode("utf-8"))
+    assert run_table(path, validating=False) == run_table(path, validating=True)
