@@ -800,21 +800,41 @@ def _load_jsonl_validating(con: duckdb.DuckDBPyConnection, path: Path, table: st
 
 
 def _load_trec(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> None:
-    """The typed read starts at once, its row tests chosen by the bytes of the file's first
-    slice, while the whole file is scanned for them beside it (0.12-0.15 s for 250 MB, when
-    one core was idle); a file holding a byte its first slice did not is read again."""
     needles = [*{b for others in TREC_OTHER_SEPARATORS.values() for b in others}]
     needles += [b for _, b in TREC_ROW_TESTS if b]
-    scanned = in_background(readers.bytes_held, path, needles)
-    guess = readers.bytes_held(path, needles, slices=1)
+    if not read_as_bytes_say(
+        con, path, table, needles, lambda held: _read_trec_holding(con, path, table, held)
+    ):
+        _load_trec_validating(con, path, table)
+
+
+def read_as_bytes_say(
+    con: duckdb.DuckDBPyConnection,
+    path: Path,
+    table: str,
+    needles: list[bytes],
+    read: Callable[[set[bytes | None]], bool],
+    outside_ascii: bool = True,
+    start: int = 0,
+) -> bool:
+    """``read(held)``, a typed read into ``table`` whose row tests the bytes the file at
+    ``path`` holds decide (:func:`~ragrecall_core.inputs.readers.bytes_held` of
+    ``needles``, from byte ``start`` on): started at once with the bytes of the file's first
+    slice, while the whole file is scanned for them beside it (0.1-0.15 s for 250 MB, when
+    one core was idle); a file holding a byte its first slice did not is read again. False,
+    the table dropped, when the file does not fit the read."""
+    scanned = in_background(readers.bytes_held, path, needles, outside_ascii, None, start)
+    guess = readers.bytes_held(path, needles, outside_ascii, slices=1, start=start)
     try:
-        if _read_trec_holding(con, path, table, guess) and scanned() <= guess:
-            return
+        if read(guess) and scanned() <= guess:
+            return True
     finally:
         held = scanned()  # never left reading the file after this read
-    con.execute(f"DROP TABLE IF EXISTS {table}")
-    if held <= guess or not _read_trec_holding(con, path, table, held):
-        _load_trec_validating(con, path, table)
+    row_tests.drop(con, table)
+    if held <= guess or not read(held):
+        row_tests.drop(con, table)
+        return False
+    return True
 
 
 def _read_trec_holding(
@@ -979,17 +999,28 @@ def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str)
     except duckdb.Error:  # the validating read names what is wrong
         types = {}
     roles = readers.column_roles(path, fmt, list(types), LONG_ROLES)
-    rows = None
     if set(LONG_REQUIRED) <= roles.keys() and not readers.column_type_problems(path, types, roles):
-        separators = fmt != readers.CSV or b"_" in readers.bytes_held(
-            path, [b"_"], outside_ascii=False
-        )
-        rows = long_rows_sql(source, roles, types, separators)
-    if rows and read_long_typed(con, table, rows, {"path": str(path)}):
-        readers.record_mapping(con, path, roles)
-        return
+
+        def read(held: set[bytes | None]) -> bool:
+            rows = long_rows_sql(source, roles, types, separators=b"_" in held)
+            return read_long_typed(con, table, rows, {"path": str(path)})
+
+        if (  # a CSV text's digit separators are tested where its rows hold one ("_")
+            read_as_bytes_say(con, path, table, [b"_"], read, False, _csv_rows(path))
+            if fmt == readers.CSV
+            else read({b"_"})
+        ):
+            readers.record_mapping(con, path, roles)
+            return
     con.execute(f"DROP TABLE IF EXISTS {table}")
     _load_long_validating(con, path, fmt, table)
+
+
+def _csv_rows(path: Path) -> int:
+    """Where a CSV file's rows start: after its header, which often holds a "_"
+    ("query_id"). A header cut by a quoted line feed is partly scanned with them (a "_" there
+    only adds a test)."""
+    return readers.after_first_line(path)
 
 
 # a checked long-form run staged as run_stage (a file or a DataFrame) as run table {table}

@@ -87,3 +87,14 @@ def test_an_odd_line_past_the_first_slice_loads_as_the_validating_read(tmp_path,
     path = tmp_path / "run.trec"
     path.write_bytes((BIG_PLAIN + LATE_LINES[odd] + "\n").encode("utf-8"))
     assert run_table(path, validating=False) == run_table(path, validating=True)
+
+
+BIG_CSV = "query_id,chunk_id,rank,score\n" + "".join(f"q{i},d,1,0.5\n" for i in range(100_000))
+
+
+@pytest.mark.parametrize("odd", list(CSV_ODD_LINES))
+def test_an_odd_csv_row_past_the_first_slice_loads_as_the_validating_read(tmp_path, odd):
+    assert len(BIG_CSV) > readers.SCAN_SLICE
+    path = tmp_path / "run.csv"
+    path.write_text(BIG_CSV + CSV_ODD_LINES[odd] + "\n")
+    assert run_table(path, validating=False) == run_table(path, validating=True)
