@@ -68,7 +68,7 @@ CHOICE_LABELS = {
 }
 
 context.script_began()  # the launcher's background work waits until this run has ended
-st.set_page_config(page_title="ragrecall", page_icon=":material/target:", layout="wide")
+st.set_page_config(page_title="ragrecall", page_icon="🎯", layout="wide")
 page = st.navigation(PAGES)
 context.start_session()
 if state_value("presentation"):

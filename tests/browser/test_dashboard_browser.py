@@ -110,6 +110,20 @@ def test_ranks_page(page: Page, app_url, shots):
     page.screenshot(path=str(shots / "ranks.png"), full_page=True)
 
 
+def test_the_dashboard_asks_no_other_host(page: Page, app_url):
+    """Offline, or where a team must not call out: the first page, a chart page and the
+    favicon come from the server alone (a Material icon as page icon was fetched from
+    fonts.gstatic.com on every run)."""
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(request.url))
+    open_page(page, app_url, "Headline measures at k = 5")
+    page.wait_for_timeout(1500)  # the charts' code, loaded once the first page is drawn
+    open_page(page, f"{app_url}/first-rank", "Hit@k as k grows")
+    page.wait_for_selector(".js-plotly-plot .point path", timeout=TIMEOUT)
+    own = re.compile(rf"^({re.escape(app_url)}|data:|blob:)")
+    assert asked and [url for url in asked if not own.match(url)] == []
+
+
 def test_hostile_chunk_text_is_literal(page: Page, hostile_url, shots):
     dialogs = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
