@@ -66,7 +66,8 @@ def score_chart(ctx: Context, result: NoAnswerReport, picked: dict[str, float]):
 
 def tradeoff(ctx: Context, result: NoAnswerReport, no_answer: int) -> dict[str, float]:
     """The false confidence slider, the threshold each run picks under it and the sweep
-    curve; the picked thresholds (run -> threshold)."""
+    curve (in an expander, sent only while open: drawing it is ~0.1 s of the browser's time
+    on every No-answer run); the picked thresholds (run -> threshold)."""
     s = ctx.state
     st.subheader("The threshold a trade-off picks")
     small = small_sample_warning(
@@ -86,7 +87,10 @@ def tradeoff(ctx: Context, result: NoAnswerReport, no_answer: int) -> dict[str, 
     st.caption(nat.tradeoff_caption(max_fc, s.k))
     table, picked, sweep = picks(ctx, result, max_fc)
     st.dataframe(table, hide_index=True, key="noans_picked", width="stretch")
-    st.plotly_chart(sweep, key="noans_sweep", width="stretch")
+    box = st.expander(nat.SWEEP_CHART_TITLE, key="noans_sweep_chart_open", on_change="rerun")
+    with box:
+        if box.open:
+            st.plotly_chart(sweep, key="noans_sweep", width="stretch")
     return picked
 
 

@@ -16,8 +16,9 @@ PAGE = "pages/no_answer.py"
 RUNS = ["bm25", "dense-minilm", "hybrid-rrf-k10-titleboost", "hybrid-rrf"]
 
 
-# the boxes whose content is sent only while open: the score charts, the tops table
-BOXES = ("noans_scores_open", "noans_tops_open")
+# the boxes whose content is sent only while open: the sweep curve, the score charts, the
+# tops table
+BOXES = ("noans_sweep_chart_open", "noans_scores_open", "noans_tops_open")
 
 
 def open_page(monkeypatch, workspace=None, params=None, opened=BOXES):
@@ -73,13 +74,17 @@ def test_the_score_charts_and_the_tops_are_sent_only_while_their_boxes_are_open(
     at = open_page(monkeypatch, opened=())
     no_exception(at)
     assert [e.label for e in at.expander] == [
-        *(nat.SCORES_TITLE, "The threshold sweep as a table", nat.TOPS_TITLE)
+        *(nat.SWEEP_CHART_TITLE, nat.SCORES_TITLE, "The threshold sweep as a table"),
+        nat.TOPS_TITLE,
     ]
-    (sweep,) = figures(at)  # the sweep curve alone: no score chart
-    assert sweep["layout"]["title"]["text"].startswith("Threshold sweep")
+    assert figures(at) == []
     with pytest.raises(KeyError):
         tops(at)
     closed = picked(at)
+    at.session_state["noans_sweep_chart_open"] = True
+    at.run()
+    (sweep,) = figures(at)  # the sweep curve alone: no score chart
+    assert sweep["layout"]["title"]["text"].startswith("Threshold sweep")
     at.session_state["noans_scores_open"] = True
     at.run()
     assert len(figures(at)) == 2

@@ -29,7 +29,9 @@ PAGES = {
 # boxes whose content is sent only while open: opened, so their tables are read too
 OPEN = {
     "pages/compare.py": ("compare_scatter_open", "compare_by_group_open"),
-    "pages/no_answer.py": ("noans_scores_open", "noans_sweep_open", "noans_tops_open"),
+    "pages/no_answer.py": (
+        *("noans_sweep_chart_open", "noans_scores_open", "noans_sweep_open", "noans_tops_open"),
+    ),
     "pages/agreement.py": ("agreement_confusions_open",),
 }
 TEXT_ATTRIBUTES = ("value", "body", "label", "help", "placeholder", "caption")

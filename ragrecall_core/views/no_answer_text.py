@@ -31,7 +31,8 @@ NONE_IN_VIEW = (
 NO_SCORES = "The runs carry no scores, so no threshold can be set."
 SLIDER_LABEL = "Most false confidence you accept (share of no-answer queries still answered)"
 NO_CORPUS = "No corpus is loaded: chunk text is empty."
-# the boxes holding the score charts and the tops table (sent only while open)
+# the boxes holding the sweep curve, the score charts and the tops table (sent only while open)
+SWEEP_CHART_TITLE = "The threshold sweep as a chart (★ = the picked threshold)"
 SCORES_TITLE = "Top-1 score: answerable vs no-answer queries (a chart per run)"
 TOPS_TITLE = "What each run returned on top for a no-answer query"
 # as_words formats (column -> (format, word for a missing value)) of the page's tables

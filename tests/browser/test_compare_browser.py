@@ -57,8 +57,11 @@ def open_box(page: Page, title: str) -> None:
 def test_no_answer_page_on_samples(page: Page, app_url, shots):
     open_page(page, f"{app_url}/refusals", "The threshold a trade-off picks")
     expect(page.get_by_text("Page not found")).to_have_count(0)
+    expect(page.locator("[data-testid=stDataFrame]").first).to_be_visible(timeout=TIMEOUT)
+    expect(page.locator("[data-testid=stExpander]")).to_have_count(4)
+    expect(page.locator(".js-plotly-plot")).to_have_count(0)  # the charts wait in boxes
+    open_box(page, "The threshold sweep as a chart")
     page.wait_for_selector(".js-plotly-plot", timeout=TIMEOUT)
-    expect(page.locator(".js-plotly-plot")).to_have_count(1)  # the sweep: the scores wait
     page.wait_for_timeout(800)
     page.screenshot(path=str(shots / "no_answer.png"), full_page=True)
     open_box(page, "Top-1 score: answerable vs no-answer queries")
