@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests import fixtures_regressions as fx
-from tests.browser.conftest import Server
+from tests.browser.conftest import Server, settled
 from tests.browser.test_dashboard_browser import TIMEOUT, click_first_row, open_page
 
 
@@ -88,6 +88,7 @@ def test_compare_page_on_samples(page: Page, app_url, shots):
         page.get_by_text(re.compile("^Candidate bm25 against baseline dense-minilm"))
     ).to_be_visible(timeout=TIMEOUT)
     expect(page).to_have_url(re.compile("base=dense-minilm"), timeout=TIMEOUT)
+    settled(page)  # a click while the swap's rerun still draws can be lost (a loaded CI)
     page.locator(".st-key-compare_list button", has_text="Improvements (").click()
     expect(page.get_by_text(re.compile("^Improvements: failed in the baseline"))).to_be_visible(
         timeout=TIMEOUT
