@@ -407,7 +407,7 @@ def read_trec_typed(
 
 
 # ids read as JSON, not VARCHAR: a VARCHAR column would turn the number 5 into "5"; a large
-# file's chunk ids are read as text when its bytes prove each one a string (strings_test:
+# file's chunk ids are read as text when its bytes prove each one a string (StringsTest:
 # 7M items, 0.3-0.4 CPU s and ~27 MB of peak less than their JSON texts cut out)
 ITEMS_TYPE = 'STRUCT(chunk_id JSON, "rank" JSON, score JSON)[]'
 TEXT_ITEMS_TYPE = 'STRUCT(chunk_id VARCHAR, "rank" JSON, score JSON)[]'
@@ -458,7 +458,7 @@ FROM (SELECT id, line_typed, empty, unnest(items) AS r, generate_subscripts(item
             FROM ({lines})))
 """
 # a chunk id's value, and whether it is typed, read as JSON (a string: its text starts with
-# a quote) and as text (a string by strings_test: any value)
+# a quote) and as text (a string by StringsTest: any value)
 CHUNK_AS_JSON = {
     "docno": "CASE WHEN contains(r.chunk_id, '\\') THEN r.chunk_id->>'$' "
     "ELSE (r.chunk_id::VARCHAR)[2:-2] END",
@@ -515,7 +515,7 @@ SELECT count(*) FILTER (WHERE docno IS NULL) + count(docno) + count(score)
        + count(*) FILTER (WHERE docno IS NOT NULL AND typed)
 FROM {table}
 """
-# A file's bytes prove each chunk id read as text a string (strings_test) when it holds no
+# A file's bytes prove each chunk id read as text a string (StringsTest) when it holds no
 # backslash (each string is then two quotes around its bytes), no more commas than
 # JSON_COMMAS_SQL allows (its keys are "id" and "retrieved" at each line's top, "chunk_id"
 # and the ranks and scores given in each item), one brace per line and per item and one

@@ -2,7 +2,7 @@
 its bytes prove each one a string (issue 30): a typed read takes the number 5, true, null,
 an object or a list there as their text ("5", "true", ...), which the contract refuses.
 
-The proof (``runs.strings_test``): no backslash in the file (so each string is two quotes
+The proof (``runs.StringsTest``): no backslash in the file (so each string is two quotes
 around its bytes), its commas those of its keys and items alone (``JSON_COMMAS_SQL``: no key
 but "id", "retrieved", "chunk_id" and the ranks and scores given), exactly one brace per
 line and per item and one bracket per line (so no value is an object or a list), and exactly
