@@ -79,7 +79,8 @@ def bytes_held(
 
 def after_first_line(path: Path) -> int:
     """Where the second line of the file at ``path`` starts (0 when its first slice holds no
-    line feed): a CSV file's rows, after its header."""
+    line feed): a CSV file's rows, after its header (a header cut by a quoted line feed is
+    partly taken as rows)."""
     with path.open("rb") as handle:
         return handle.read(SCAN_SLICE).find(b"\n") + 1
 
@@ -97,7 +98,7 @@ FROM read_csv($path, delim=chr(1), quote='', escape='', header=false,
 
 FAST_LINES_SQL = lines_sql()
 # FAST_LINES_SQL (DuckDB's default line limit) reads a line of fewer bytes than this
-FAST_LINE_BYTES = 2_000_000  # more than a SCAN_SLICE: runs.commas_if_plain counts on it
+FAST_LINE_BYTES = 2_000_000  # more than a SCAN_SLICE: runs.json_bytes counts on it
 LINES_SQL = lines_sql(f", {LINE_LIMITS}")
 
 # DuckDB's line reader takes one line ending throughout a file: "\n", "\r\n" or "\r". Lines
