@@ -88,17 +88,11 @@ def commas_if_plain(path: Path) -> int | None:
     return counts.commas if counts.plain else None
 
 
-def assert_one_contract(path: Path) -> None:
-    """Read with the count deciding (its size threshold set to 0) and by the validating
-    read: the same table, or the same problems."""
-    assert_read_as_validating(path, COMMAS_COUNTED_FROM=0)
-
-
 @pytest.mark.parametrize("name", list(HOSTILE))
 def test_a_hostile_line_loads_as_the_validating_read(tmp_path, name):
     path = tmp_path / "run.jsonl"
     path.write_bytes((HOSTILE[name] + "\n").encode("utf-8"))
-    assert_one_contract(path)
+    assert_read_as_validating(path, COMMAS_COUNTED_FROM=0)  # the count deciding
 
 
 # a value as JSON writes it, or missing (None)
@@ -157,7 +151,7 @@ def json_lines(draw):
 def test_generated_lines_load_as_the_validating_read(tmp_path_factory, lines, end):
     path = tmp_path_factory.mktemp("jsonl") / "run.jsonl"
     path.write_bytes((end.join(lines) + end).encode("utf-8"))
-    assert_one_contract(path)
+    assert_read_as_validating(path, COMMAS_COUNTED_FROM=0)  # the count deciding
 
 
 @pytest.mark.parametrize("separators", [(",", ":"), (", ", ": ")])
