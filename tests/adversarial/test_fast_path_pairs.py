@@ -134,10 +134,14 @@ def half_hash_twins() -> tuple[str, str]:
 
 @pytest.mark.parametrize("fmt", ["trec", "csv", "parquet", "jsonl"])
 @pytest.mark.parametrize("repeated", [False, True])
-def test_ids_sharing_half_a_hash_are_told_apart_by_their_text(tmp_path, monkeypatch, fmt, repeated):
+@pytest.mark.parametrize("at_once", [1, row_tests.REPEAT_SPANS_AT_ONCE])
+def test_ids_sharing_half_a_hash_are_told_apart_by_their_text(
+    tmp_path, monkeypatch, fmt, repeated, at_once
+):
     """The sorted pair test compares half of each chunk's hash: a query whose half hashes
-    repeat is tested again on its ids, so two ids that only share half a hash load, and a
-    real repeat beside them is still refused with its line."""
+    repeat is tested again on its ids (its rows read by their row ids, ``at_once`` queries
+    in one test), so two ids that only share half a hash load, and a real repeat beside them
+    (at its query's first and last row) is still refused with its line."""
     one, two = half_hash_twins()
     rows = [("q1", one, 1, 0.9), ("q1", two, 2, 0.8), ("q2", "b", 1, 0.7), ("q2", "c", 2, 0.6)]
     if repeated:
@@ -145,6 +149,7 @@ def test_ids_sharing_half_a_hash_are_told_apart_by_their_text(tmp_path, monkeypa
     gold = write_jsonl(tmp_path / "gold.jsonl", GOLD)
     run, line = write_run(tmp_path, fmt, rows)
     monkeypatch.setattr(row_tests, "SORT_PAIRS_FROM", 0)
+    monkeypatch.setattr(row_tests, "REPEAT_SPANS_AT_ONCE", at_once)
     found, real = [], row_tests.spans_repeating
     spy = lambda *a: found.append(real(*a)) or found[-1]  # noqa: E731
     monkeypatch.setattr(row_tests, "spans_repeating", spy)
