@@ -4,8 +4,9 @@ Streamlit's browser side fetches its plotly chart module (``PlotlyChart.<hash>.j
 in streamlit 1.67) only when a page first draws a chart, and evaluating it holds the
 browser's main thread for ~0.9 s: a session's first chart page (Failures, Ranks, Compare,
 No-answer) took ~1.3 s where a later visit takes ~0.3 s. :func:`load_after_first_page`
-has the browser import that module right after the session's first page is drawn, when the
-user reads the page, so the first chart page finds it ready. The browser keeps one copy of a
+has the browser import that module once the session's first page is drawn and the user's
+hand has paused (:data:`QUIET_MS`), while the user reads the page, so the first chart page
+finds it ready and a quick first click does not wait for it. The browser keeps one copy of a
 module per address: streamlit's own import of it then resolves at once.
 
 Nothing public in streamlit preloads an element's code; ``st.html`` with
@@ -29,11 +30,13 @@ import streamlit as st
 CHUNK_NAME = re.compile(r"PlotlyChart\.[A-Za-z0-9_-]+\.js")
 # whether this session has been sent the script (session state key)
 SENT = "_ragrecall_chart_code_sent"
-# ms after the page's next two frames before the import waits for the page to be drawn (no
-# run's script running, no stale or placeholder element: streamlit's own test attributes;
-# where they are missing, it does not wait) and then for the browser's first idle moment
-DELAY_MS = 300
-# ms the browser waits for an idle moment at most
+# ms without the user's input (a pointer moved or pressed, a key, a wheel, a touch) and
+# without a run being drawn before the import begins, counted from the page's next two
+# frames: evaluating the module holds the browser's main thread for ~0.9 s, and a click made
+# meanwhile waits for it, so the import waits for a pause in the user's hand (one moving
+# towards a link resets the wait)
+QUIET_MS = 1000
+# ms the browser waits for an idle moment at most, once the user has paused
 IDLE_TIMEOUT_MS = 2000
 
 # the element takes no room: its container is hidden (a hidden script has run all the same)
@@ -49,13 +52,26 @@ SCRIPT = """<style>
   const index = document.querySelector('script[type=module][src*="/static/js/index."]');
   if (!index) return;
   const url = new URL(%(name)s, index.src).href;
-  const load = () => import(url).catch(() => {});
-  const later = window.requestIdleCallback || ((f) => setTimeout(f, 0));
+  const inputs = ["pointermove", "pointerdown", "keydown", "wheel", "touchstart"];
+  let last = performance.now();
+  const seen = () => { last = performance.now(); };
+  for (const name of inputs) window.addEventListener(name, seen, {capture: true, passive: true});
   // not while a run is drawn: its script still running, or stale or placeholder elements
   const busy = () => document.querySelector(
     '[data-test-script-state="running"], [data-stale="true"], [data-testid="stSkeleton"]');
-  const start = () => busy() ? setTimeout(start, 100) : later(load, {timeout: %(idle)d});
-  requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(start, %(delay)d)));
+  const still = () => %(quiet)d - (performance.now() - last);
+  const later = window.requestIdleCallback || ((f) => setTimeout(f, 0));
+  const load = () => {
+    if (busy() || still() > 0) return wait();  // the user or a run came back meanwhile
+    for (const name of inputs) window.removeEventListener(name, seen, {capture: true});
+    import(url).catch(() => {});
+  };
+  const wait = () => {
+    if (busy()) { seen(); return setTimeout(wait, 100); }  // quiet counts from its end
+    if (still() > 0) return setTimeout(wait, still());
+    later(load, {timeout: %(idle)d});
+  };
+  requestAnimationFrame(() => requestAnimationFrame(() => { seen(); wait(); }));
 })();
 </script>"""
 
@@ -74,10 +90,11 @@ def find_chunk(folder: Path) -> str | None:
 
 
 def script(name: str) -> str:
-    """The ``<script>`` that imports the module ``name`` once the page is drawn."""
+    """The ``<script>`` that imports the module ``name`` once the page is drawn and the
+    user's input has paused for :data:`QUIET_MS`."""
     if not CHUNK_NAME.fullmatch(name):
         raise ValueError(f"not a plotly chart module's file name: {name!r}")
-    return SCRIPT % {"name": json.dumps(name), "idle": IDLE_TIMEOUT_MS, "delay": DELAY_MS}
+    return SCRIPT % {"name": json.dumps(name), "idle": IDLE_TIMEOUT_MS, "quiet": QUIET_MS}
 
 
 def load_after_first_page() -> None:
