@@ -6,6 +6,7 @@ All checks of a file run in one query, so every problem is reported at once.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +15,8 @@ import duckdb
 from ragrecall_core.errors import Problem
 
 MAX_PROBLEMS = 1000
+# from a file of this many bytes, a Duplicate check runs only after a pre-test (_may_repeat)
+PRETEST_FROM_BYTES = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -55,7 +58,12 @@ def run_checks(
     con: duckdb.DuckDBPyConnection, table: str, checks: list[Check | Duplicate], path: Path
 ) -> list[Problem]:
     """Problems that ``checks`` find in staged ``table`` (which has a ``line`` column)."""
-    active = [c for c in checks if not isinstance(c, Duplicate) or _may_repeat(con, table, c)]
+    pretest = not _small_file(path)
+    active = [
+        c
+        for c in checks
+        if not isinstance(c, Duplicate) or not pretest or _may_repeat(con, table, c)
+    ]
     if not active:
         return []
     parts = [_check_sql(i, c, table) for i, c in enumerate(active)]
@@ -65,6 +73,16 @@ def run_checks(
     return [
         Problem(str(path), line, str(value), active[rule].expected) for line, value, rule in rows
     ]
+
+
+def _small_file(path: Path) -> bool:
+    """Whether ``path`` is a file of fewer than :data:`PRETEST_FROM_BYTES` (not a label of
+    data in memory): its repeated keys are looked for without the pre-test, one statement
+    less (each waits to take the interpreter's lock back: db.connect)."""
+    try:
+        return os.stat(path).st_size < PRETEST_FROM_BYTES
+    except (OSError, TypeError, ValueError):
+        return False
 
 
 def _may_repeat(con: duckdb.DuckDBPyConnection, table: str, check: Duplicate) -> bool:

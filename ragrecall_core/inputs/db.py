@@ -63,6 +63,13 @@ CREATE TABLE IF NOT EXISTS corpus (
 """
 
 
+# tracked for progress.shown, never printed: DuckDB prints to stdout
+PROGRESS_TRACKED = (
+    "SET enable_progress_bar = true; SET enable_progress_bar_print = false; "
+    "SET progress_bar_time = 100"
+)
+PROGRESS_OFF = "SET enable_progress_bar = false"
+
 MEMORY_LIMIT_ENV = "RAGRECALL_MEMORY_LIMIT"
 UNITS = {"b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12}
 UNITS |= {"kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
@@ -110,17 +117,15 @@ def connect(
     preserved: line numbers are ``row_number() OVER ()`` over a file's rows."""
     limit = memory_limit_or_default(memory_limit)
     con = duckdb.connect(str(database))
-    if progress.wanted():  # tracked for progress.shown, never printed: DuckDB prints to stdout
-        con.execute("SET enable_progress_bar = true")
-        con.execute("SET enable_progress_bar_print = false")
-        con.execute("SET progress_bar_time = 100")
-    else:
-        con.execute("SET enable_progress_bar = false")
     if limit is not None:
         con.execute("SET memory_limit = $limit", {"limit": limit})
-    con.execute("SET temp_directory = $folder", {"folder": spill_folder()})
-    con.execute(SCHEMA)
-    con.execute(FILE_ONLY_VIEWS)
+    # one call (its parameter bound in the last statement): each call waits to take the
+    # interpreter's lock back, ~5-15 ms beside a busy thread (benchmarks/bench_open_beside.py)
+    progress_bar = PROGRESS_TRACKED if progress.wanted() else PROGRESS_OFF
+    con.execute(
+        f"{progress_bar}; {SCHEMA}; {FILE_ONLY_VIEWS}; SET temp_directory = $folder",
+        {"folder": spill_folder()},
+    )
     return con
 
 
@@ -144,6 +149,7 @@ def lock_down(con: duckdb.DuckDBPyConnection, files: Sequence[Path]) -> None:
     """
     allowed = sorted({str(Path(path).resolve()) for path in files})
     con.execute("SET allowed_paths = $allowed", {"allowed": allowed})
-    con.execute("SET allowed_directories = []")
-    con.execute("SET enable_external_access = false")
-    con.execute("SET lock_configuration = true")
+    con.execute(
+        "SET allowed_directories = []; SET enable_external_access = false; "
+        "SET lock_configuration = true"
+    )

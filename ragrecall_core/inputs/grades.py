@@ -76,13 +76,12 @@ def load_grades(con: duckdb.DuckDBPyConnection, path: Path) -> int:
     """Load one grades file into ``grades``; return how many rows it added."""
     readers.require_file(path)
     fmt = readers.detect_format(path)
-    before = con.execute("SELECT count(*) FROM grades").fetchone()[0]
     params = {"annotator": path.stem, "source": str(path)}
     if fmt == readers.JSONL:
         problems = readers.stage_json_lines(con, path, "grades_stage")
         problems += run_checks(con, "grades_stage", JSONL_CHECKS, path)
         raise_if_any(sorted(problems, key=lambda p: p.line or 0))
-        con.execute(
+        added = con.execute(
             """
             INSERT INTO grades
             SELECT j->>'$.query_id', j->>'$.chunk_id', (j->>'$.grade')::INTEGER,
@@ -91,7 +90,7 @@ def load_grades(con: duckdb.DuckDBPyConnection, path: Path) -> int:
             FROM grades_stage
             """,
             params,
-        )
+        ).fetchone()[0]  # an INSERT's result: the number of rows it added
     else:
         columns = readers.stage_table_rows(con, path, fmt, "grades_stage")
         readers.require_columns(path, columns, ("query_id", "chunk_id", "grade"))
@@ -99,7 +98,7 @@ def load_grades(con: duckdb.DuckDBPyConnection, path: Path) -> int:
         raise_if_any(readers.own_name_type_problems(con, path, fmt, columns, ids))
         readers.keep_as_text(con, "grades_stage", columns, LONG_COLUMNS)
         raise_if_any(run_checks(con, "grades_stage", LONG_CHECKS, path))
-        con.execute(
+        added = con.execute(
             """
             INSERT INTO grades
             SELECT query_id, chunk_id, CAST(CAST(grade AS DOUBLE) AS INTEGER),
@@ -108,6 +107,6 @@ def load_grades(con: duckdb.DuckDBPyConnection, path: Path) -> int:
             FROM grades_stage
             """,
             params,
-        )
+        ).fetchone()[0]
     con.execute("DROP TABLE grades_stage")
-    return con.execute("SELECT count(*) FROM grades").fetchone()[0] - before
+    return added

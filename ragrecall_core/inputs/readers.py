@@ -381,19 +381,22 @@ def stage_json_lines(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> 
             f"FROM ({lines_source(path)}) WHERE text IS NOT NULL AND trim(text) <> ''",
             {"path": str(path)},
         )
-    rows = con.execute(
-        f"SELECT line, bad FROM {table}_all WHERE j IS NULL ORDER BY line LIMIT {MAX_PROBLEMS}"
-    ).fetchall()
-    commas = con.execute(
-        f"SELECT line, comma FROM {table}_all WHERE j IS NOT NULL AND comma IS NOT NULL "
+    # one call: each waits to take the interpreter's lock back (db.connect)
+    odd = con.execute(
+        f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT line, j FROM {table}_all "
+        f"WHERE j IS NOT NULL; "
+        f"SELECT line, bad, comma FROM (SELECT * FROM {table}_all WHERE j IS NULL "
+        f"ORDER BY line LIMIT {MAX_PROBLEMS}) UNION ALL "
+        f"SELECT line, bad, comma FROM {table}_all WHERE j IS NOT NULL AND comma IS NOT NULL "
         "ORDER BY line"
     ).fetchall()
-    con.execute(
-        f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT line, j FROM {table}_all "
-        "WHERE j IS NOT NULL"
-    )
     con.execute(f"DROP TABLE {table}_all")
-    problems = [Problem(str(path), line, text, "one JSON object per line") for line, text in rows]
+    problems = [
+        Problem(str(path), line, bad, "one JSON object per line")
+        for line, bad, _ in odd
+        if bad is not None
+    ]
+    commas = [(line, comma) for line, bad, comma in odd if bad is None]
     return problems + trailing_comma_problems(path, commas)
 
 

@@ -102,9 +102,12 @@ SPAN_BATCH = 1_000_000
 NUMPY_FROM_BYTES = 10_000_000
 
 
-def make_spans(con: duckdb.DuckDBPyConnection, table: str, extra: str = "") -> None:
-    """``{table}_spans``: :data:`SPANS_SQL` of ``table``, with the ``extra`` aggregates."""
-    con.execute(SPANS_SQL.format(table=table, extra=extra))
+def make_spans(con: duckdb.DuckDBPyConnection, table: str, extra: str = "") -> int:
+    """``{table}_spans``: :data:`SPANS_SQL` of ``table``, with the ``extra`` aggregates;
+    return the table's row count (asked in the same call: each call waits to take the
+    interpreter's lock back, ~5-15 ms beside a busy thread: db.connect)."""
+    made = f"{SPANS_SQL.format(table=table, extra=extra)}; SELECT count(*) FROM {table}"
+    return con.execute(made).fetchone()[0]
 
 
 def spans_exist(con: duckdb.DuckDBPyConnection, table: str) -> bool:
@@ -123,12 +126,11 @@ def drop(con: duckdb.DuckDBPyConnection, table: str) -> None:
     con.execute(f"DROP TABLE IF EXISTS {table}; DROP TABLE IF EXISTS {table}_spans")
 
 
-def typed_tests(con: duckdb.DuckDBPyConnection, table: str) -> Callable[[], bool]:
-    """Start the whole-table tests of a run read by a typed path (its spans made:
-    :func:`make_spans`); return the function that waits for their verdict. From
-    SORT_PAIRS_FROM rows the hashes are sorted in a thread of their own, so the caller's next
-    queries run on the other core meanwhile."""
-    rows = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+def typed_tests(con: duckdb.DuckDBPyConnection, table: str, rows: int) -> Callable[[], bool]:
+    """Start the whole-table tests of a run read by a typed path into ``table`` of ``rows``
+    rows (its spans made: :func:`make_spans`); return the function that waits for their
+    verdict. From SORT_PAIRS_FROM rows the hashes are sorted in a thread of their own, so the
+    caller's next queries run on the other core meanwhile."""
     if rows < SORT_PAIRS_FROM:
         ok = bool(con.execute(TYPED_OK_SQL.format(table=table)).fetchone()[0])
         return lambda: ok

@@ -210,11 +210,14 @@ def register_run(con: duckdb.DuckDBPyConnection, read: ReadRun, name: str | None
     every problem raised (the config's, a name already used, the file's)."""
     if not read.readable:
         raise InputError(read.file_problems)
-    run = name or str(read.config.get("name") or _free_stem(con, read.path))
+    # every run loaded so far, read once: its name, path and table (the names each call
+    # waits to take the interpreter's lock back: db.connect)
+    loaded = {run: (path, tbl) for run, path, tbl in con.execute(REGISTERED_SQL).fetchall()}
+    run = name or str(read.config.get("name") or _free_stem(loaded, read.path))
     problems = list(read.config_problems)
-    taken = con.execute("SELECT path FROM run_files WHERE run = $run", {"run": run}).fetchone()
-    if taken:
-        expected = f'a run name not already used by {taken[0]} (set "name" in its .config.json)'
+    if run in loaded:
+        used_by = loaded[run][0]
+        expected = f'a run name not already used by {used_by} (set "name" in its .config.json)'
         problems.append(Problem(str(read.path), None, run, expected))
     problems += read.file_problems
     if problems:
@@ -230,23 +233,30 @@ def register_run(con: duckdb.DuckDBPyConnection, read: ReadRun, name: str | None
             "table": read.table,
         },
     )
-    record_run_queries(con, run, read.table)
-    refresh_runs_view(con)
+    tables = [*(tbl for _, tbl in loaded.values()), read.table]
+    con.execute(f"{_run_queries_sql(con, read.table)}; {_runs_view_sql(tables)}")
     return run
 
 
+REGISTERED_SQL = "SELECT run, path, tbl FROM run_files"
+
+
 def record_run_queries(con: duckdb.DuckDBPyConnection, run: str, table: str) -> None:
-    """Add each query of run ``run`` (held in ``table``, a generated name) to
-    ``run_queries``, with the number of chunks its list holds."""
+    """Add each query of run ``run`` (held in ``table``, a generated name, and registered in
+    ``run_files``) to ``run_queries``, with the number of chunks its list holds."""
+    con.execute(_run_queries_sql(con, table))
+
+
+def _run_queries_sql(con: duckdb.DuckDBPyConnection, table: str) -> str:
+    """The SQL that adds the queries of the run registered with ``table`` to
+    ``run_queries`` (from its spans, dropped then, when its typed read counted them)."""
+    run = f"(SELECT run FROM run_files WHERE tbl = '{table}')"
     if row_tests.spans_exist(con, table):  # counted by the typed read: the same rows
-        listed = f"INSERT INTO run_queries SELECT $run, qid, listed FROM {table}_spans"
-        con.execute(listed, {"run": run})
-        con.execute(f"DROP TABLE {table}_spans")
-        return
-    con.execute(
-        f"INSERT INTO run_queries SELECT $run, qid, count(docno) FROM {table} GROUP BY qid",
-        {"run": run},
-    )
+        return (
+            f"INSERT INTO run_queries SELECT {run}, qid, listed FROM {table}_spans; "
+            f"DROP TABLE {table}_spans"
+        )
+    return f"INSERT INTO run_queries SELECT {run}, qid, count(docno) FROM {table} GROUP BY qid"
 
 
 def _config_of(path: Path) -> tuple[dict, list[Problem]]:
@@ -269,23 +279,28 @@ def _load_table(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str
     return fmt
 
 
-def _free_stem(con: duckdb.DuckDBPyConnection, path: Path) -> str:
+def _free_stem(loaded: dict, path: Path) -> str:
     """The file stem, or the whole file name when another run already has that stem
-    (``results.test`` and ``results.trunc`` both have the stem ``results``)."""
+    (``results.test`` and ``results.trunc`` both have the stem ``results``); ``loaded``: the
+    runs loaded so far, by name."""
     stem = run_stem(path)
-    used = con.execute("SELECT count(*) FROM run_files WHERE run = $run", {"run": stem})
-    return path.name if used.fetchone()[0] else stem
+    return path.name if stem in loaded else stem
 
 
 def refresh_runs_view(con: duckdb.DuckDBPyConnection) -> None:
     """``runs`` = every loaded run's table; table names are generated, never user text."""
-    tables = [row[0] for row in con.execute("SELECT tbl FROM run_files ORDER BY tbl").fetchall()]
+    tables = [row[0] for row in con.execute("SELECT tbl FROM run_files").fetchall()]
+    con.execute(_runs_view_sql(tables))
+
+
+def _runs_view_sql(tables: list[str]) -> str:
+    """The SQL that makes ``runs`` the union of the run ``tables`` (in their names' order)."""
     parts = [
         f"SELECT (SELECT run FROM run_files WHERE tbl = '{t}') AS run, qid AS query_id, "
         f"docno AS chunk_id, position AS rank, score FROM {t} WHERE docno IS NOT NULL"
-        for t in tables
+        for t in sorted(tables)
     ]
-    con.execute("CREATE OR REPLACE VIEW runs AS " + " UNION ALL ".join(parts))
+    return "CREATE OR REPLACE VIEW runs AS " + " UNION ALL ".join(parts)
 
 
 def _json(value: dict) -> str:
@@ -693,10 +708,10 @@ def read_unsorted_first(
     wrong with them; the pairs are the same). On failure the table is dropped."""
     if not read_typed(con, unsorted, params):
         return False  # the sorted read would cast the same values
-    row_tests.make_spans(con, table, spans)
+    rows = row_tests.make_spans(con, table, spans)
     ordered = in_background(on_cursor, in_order, con, table) if beside else None
     try:
-        passed = typed_tests(con, table)
+        passed = typed_tests(con, table, rows)
         fits = _file_test_holds(also, con, table, params)
     finally:
         holds = ordered() if ordered else None  # never left running on a table to be dropped
@@ -737,13 +752,27 @@ def read_typed(con: duckdb.DuckDBPyConnection, steps: list[str], params: dict | 
     """Run a typed read's steps in turn: a ``SELECT`` step is a test that must hold.
     False as soon as the file does not fit (a parse or cast error, or a failed test)."""
     try:
-        for sql in steps:
-            result = con.execute(sql, params if "$path" in sql else None)
-            if sql.lstrip().startswith("SELECT") and not result.fetchone()[0]:
+        for call, test in _step_calls(steps):
+            result = con.execute(call, params if "$path" in call else None)
+            if test and not result.fetchone()[0]:
                 return False
     except duckdb.Error:
         return False
     return True
+
+
+def _step_calls(steps: list[str]) -> list[tuple[str, bool]]:
+    """A typed read's ``steps`` in as few calls as the parameters allow (DuckDB binds them in
+    a call's last statement only), each with whether it ends in a test (a ``SELECT``): each
+    call waits to take the interpreter's lock back (db.connect)."""
+    calls, pending = [], []
+    for sql in steps:
+        pending.append(sql)
+        test = sql.lstrip().startswith("SELECT")
+        if test or "$path" in sql:
+            calls.append(("; ".join(pending), test))
+            pending = []
+    return calls + ([("; ".join(pending), False)] if pending else [])
 
 
 def _load_jsonl(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> None:
