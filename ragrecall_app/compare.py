@@ -281,23 +281,26 @@ def outcome_lists(
     picking a row or a list reruns this alone and opens the dialog without sending the rest
     of the page again. One table, not three: each table drawn is ~20 ms of the browser's
     time on every Compare run (a page switch, a baseline change)."""
-    counts = {key: len(getattr(result, attribute)) for key, _title, attribute in ct.OUTCOME_LISTS}
-    chosen = st.segmented_control(
+    counts = {
+        choice: len(getattr(result, attribute))
+        for choice, _key, _title, attribute in ct.OUTCOME_LISTS
+    }
+    # view state: a link opens on the list it was copied from (kept while another page shows)
+    st.segmented_control(
         "Outcome list",
         list(counts),
-        default=ct.OUTCOME_LISTS[0][0],
         required=True,
-        format_func=lambda key: ct.list_label(key, counts[key]),
-        key="compare_list",
+        format_func=lambda choice: ct.list_label(choice, counts[choice]),
+        key=state_key("compare_list"),
         label_visibility="collapsed",
-        persist_state="session",  # the list picked stays picked when the page is left
     )
+    chosen = state_value("compare_list")
     st.caption(ct.LISTS_CAPTION)
-    for key, title, attribute in ct.OUTCOME_LISTS:
-        if key == (chosen or ct.FULLY_LISTED):
+    for choice, key, title, attribute in ct.OUTCOME_LISTS:
+        if choice == chosen:
             frame = getattr(result, attribute)
             outcome_list(ctx, (base, cand), key, title, frame, result.pass_measure)
-    sync_url()  # the open query is in the URL; a fragment's rerun skips app.py's sync
+    sync_url()  # the list and the open query are in the URL; a fragment's rerun skips app.py's
     query_id = state_value("compare_query")
     if query_id:
         st.dialog("One query, both runs", width=DIALOG_WIDTH, on_dismiss=close_query)(query_dialog)(

@@ -24,11 +24,15 @@ def select_row(at, key, row):
     return at.run()
 
 
+# an outcome list's table key -> its choice on the page's list control
+CHOICE = {key: choice for choice, key, _title, _attribute in OUTCOME_LISTS}
+
+
 def ids(at, key):
     """The query ids of outcome list ``key``, picked on the page's list control first (one
     list is shown at a time)."""
     if key not in [d.key for d in at.dataframe]:
-        at.button_group(key="compare_list").set_value(key).run()
+        at.button_group(key="compare_list").set_value(CHOICE[key]).run()
     return list(at.dataframe(key=key).value["query_id"])
 
 
@@ -130,7 +134,7 @@ def test_one_outcome_list_is_sent_at_a_time(monkeypatch, regressions):
     """The control names each list with its count; the list picked is the one table sent,
     every list holds what the comparison holds, and the pick outlives a page switch."""
     at = open_compare(monkeypatch, regressions)
-    lists = [key for key, _title, _attribute in OUTCOME_LISTS]
+    lists = list(CHOICE)
     sent = lambda: [d.key for d in at.dataframe if d.key in lists]  # noqa: E731
     assert sent() == ["compare_regressions"]
     assert at.button_group(key="compare_list").options == [
@@ -144,7 +148,7 @@ def test_one_outcome_list_is_sent_at_a_time(monkeypatch, regressions):
         "compare_still_failing": ["d03"],
     }
     for key in lists:
-        at.button_group(key="compare_list").set_value(key).run()
+        at.button_group(key="compare_list").set_value(CHOICE[key]).run()
         no_exception(at)
         assert sent() == [key]
         assert sorted(at.dataframe(key=key).value["query_id"]) == sorted(expected[key])

@@ -46,8 +46,6 @@ NOT_VIEW_STATE = {
     "agreement_resolver": "who resolves, not what is shown",
     "overview_chart": "the headline drawn again as a chart: the same numbers; a link opens the "
     "quicker table",
-    "compare_list": "which of the pair's outcome lists is shown: the same comparison; a link "
-    "opens on the regressions (the session keeps a pick across pages)",
 }
 VALUE_WIDGETS = (
     "selectbox",
@@ -171,6 +169,18 @@ def test_a_link_opens_the_compare_page_with_its_pair_query_and_measure(monkeypat
     at.session_state["compare_by_group_open"] = True
     at.run()
     assert at.selectbox(key="compare_group_measure").value == "MRR@5"
+
+
+def test_a_link_opens_the_compare_page_on_its_outcome_list(monkeypatch):
+    at = open_page("pages/compare.py", {"list": "still_failing"}, monkeypatch)
+    assert at.button_group(key="compare_list").value == "still_failing"
+    lists = {"compare_regressions", "compare_improvements", "compare_still_failing"}
+    assert [d.key for d in at.dataframe if d.key in lists] == ["compare_still_failing"]
+    at.button_group(key="compare_list").set_value("improvements").run()
+    no_exception(at)
+    assert at.query_params["list"] in ("improvements", ["improvements"])
+    at.button_group(key="compare_list").set_value("regressions").run()
+    assert "list" not in at.query_params  # the default is left out of the link
 
 
 def test_a_link_opens_the_queries_page_on_its_query(monkeypatch):

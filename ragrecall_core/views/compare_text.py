@@ -34,19 +34,22 @@ DELTAS_CAPTION = (
 NOT_COMPARED = "This query is not among the compared ones (no-answer, or outside the filters)."
 # the expander that holds one measure's deltas by query type and by corpus section
 BY_GROUP_TITLE = "Deltas by query type and by corpus section"
-# (table key, title, Comparison attribute) of the outcome lists, in page order
+# (choice, table key, title, Comparison attribute) of the outcome lists, in page order; the
+# choices are the view state's (dashboard_state.COMPARE_LISTS: a link names the list shown)
 OUTCOME_LISTS = (
     (
+        "regressions",
         "compare_regressions",
         "Regressions: passed in the baseline, fail in the candidate",
         "regressions",
     ),
     (
+        "improvements",
         "compare_improvements",
         "Improvements: failed in the baseline, pass in the candidate",
         "improvements",
     ),
-    ("compare_still_failing", "Still failing in both runs", "unchanged_failures"),
+    ("still_failing", "compare_still_failing", "Still failing in both runs", "unchanged_failures"),
 )
 FULLY_LISTED = "compare_regressions"  # every regression is listed; the others are cut
 LISTS_CAPTION = (
@@ -54,9 +57,9 @@ LISTS_CAPTION = (
 )
 # each outcome list's name on the control that picks the one shown
 LIST_NAMES = {
-    "compare_regressions": "Regressions",
-    "compare_improvements": "Improvements",
-    "compare_still_failing": "Still failing",
+    "regressions": "Regressions",
+    "improvements": "Improvements",
+    "still_failing": "Still failing",
 }
 
 
@@ -69,13 +72,13 @@ def scatter_title(measure: str) -> str:
     return f"Per query: {measure} before and after (a chart; a point opens its query)"
 
 
-def list_label(key: str, count: int) -> str:
+def list_label(choice: str, count: int) -> str:
     """An outcome list's name with its count, on the control that picks the list shown.
 
-    >>> list_label("compare_still_failing", 5)
+    >>> list_label("still_failing", 5)
     'Still failing (5)'
     """
-    return f"{LIST_NAMES[key]} ({count})"
+    return f"{LIST_NAMES[choice]} ({count})"
 
 
 def applied_filters(filters: Mapping[str, str]) -> dict[str, str]:

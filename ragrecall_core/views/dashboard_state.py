@@ -45,6 +45,9 @@ UNITS = (CHUNK, DOC)
 PARTIAL = ("not_relevant", "relevant")
 HARMFUL = ("not_relevant", "as_graded")
 GROUP_BY = ("failure_class", "query_type", "section", "doc_length", "reason", "verdict")
+# the Compare page's outcome lists, one shown at a time (named as `compare --format json`
+# names them; the first is the default)
+COMPARE_LISTS = ("regressions", "improvements", "still_failing")
 # filters a group of the Failures page sets on the Queries page (table columns)
 GROUP_FILTERS = ("failure_class", "doc_length", "reason", "verdict", "rank_bin")
 # sidebar filters a Failures group can set too (query type, section): named by ``opened_from``
@@ -74,7 +77,7 @@ PAGE_FIELDS = {
     "ranks": (),
     "judge": ("pool_runs", "pool_depth"),
     "agreement": ("disagreement",),
-    "compare": ("baseline", "candidate", "compare_query", "compare_measure"),
+    "compare": ("baseline", "candidate", "compare_list", "compare_query", "compare_measure"),
     "no_answer": ("max_false_confidence",),
 }
 
@@ -192,6 +195,8 @@ class ViewState:
     rank_bin: str = view_field(ANY, "bin", "ranks_bin")
     baseline: str = view_field(ANY, "base", "compare_base")
     candidate: str = view_field(ANY, "cand", "compare_cand")
+    # the Compare page's outcome list shown (:data:`COMPARE_LISTS`)
+    compare_list: str = view_field(COMPARE_LISTS[0], "list", "compare_list", OneOf(COMPARE_LISTS))
     compare_query: str = view_field(ANY, "cq", "compare_q")
     # the measure of the Compare page's deltas by group (empty: the first one)
     compare_measure: str = view_field(ANY, "gm", "compare_group_measure")
