@@ -28,7 +28,7 @@ st.caption(
 st.plotly_chart(
     shown.histogram,
     key="ranks_hist",
-    on_select="rerun",
+    on_select=ranks.on_click,
     selection_mode="points",
     width="stretch",
 )

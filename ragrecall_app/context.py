@@ -120,6 +120,15 @@ def set_page_state(**changes) -> None:
     sync_url()
 
 
+def keep_view() -> None:
+    """Write the view back into the session, as :func:`fit_session` does on every run: a
+    widget's callback calls it before it may switch page. A switch drops the widgets'
+    values that no write of the run being left holds, and a switch from a callback leaves
+    before that run writes anything (a page's own switch comes after its writes)."""
+    state = session_state()
+    put_state(**{f.name: getattr(state, f.name) for f in FIELDS})
+
+
 def go(page: str, **changes) -> None:
     """Switch page with state changes applied before the next run draws any widget."""
     st.session_state[PENDING] = {**st.session_state.get(PENDING, {}), **changes}

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 import streamlit as st
 
-from ragrecall_app.context import Context, new_selection, state_key
+from ragrecall_app.context import Context, current, keep_view, new_selection, state_key
 from ragrecall_app.context import go as go_to
 from ragrecall_app.render import escape_markdown, table_height
 from ragrecall_core.analysis.pass_rule import pass_measure
@@ -84,6 +84,16 @@ def follow_click(ctx: Context, shown: FailuresView) -> None:
         open_group(ctx, ctx.state.group_by, str(chosen["run"]), str(chosen["group"]))
 
 
+def _on_click() -> None:
+    """The chart's and the table's callback: a bar or a row picked switches to Queries
+    before this page's script runs again (streamlit runs callbacks first, and a switch
+    there skips the run), with the view the click was made on (:func:`follow_click` again:
+    the page's own call finds the selection seen and does nothing)."""
+    keep_view()
+    ctx = current()
+    follow_click(ctx, view(ctx))
+
+
 def pick_grouping(shown: FailuresView) -> None:
     """The grouping picker (a grouping the data lacks is named so)."""
     labels, missing = shown.labels, shown.missing
@@ -102,7 +112,7 @@ def chart(shown: FailuresView) -> None:
     st.plotly_chart(
         shown.chart,
         key="failures_chart",
-        on_select="rerun",
+        on_select=_on_click,
         selection_mode="points",
         width="stretch",
     )
@@ -116,7 +126,7 @@ def group_table(shown: FailuresView, label: str) -> None:
     st.dataframe(
         table,
         key="failures_groups",
-        on_select="rerun",
+        on_select=_on_click,
         selection_mode="single-row",
         hide_index=True,
         width="stretch",

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from ragrecall_app.context import Context, go, new_selection
+from ragrecall_app.context import Context, current, go, keep_view, new_selection
 from ragrecall_core.views import charts, ranks
 from ragrecall_core.views.plot_events import point_run_and_label, selected_points
 
@@ -58,3 +58,13 @@ def follow_click(ctx: Context, shown: RanksView) -> None:
         # the filters an earlier bar or group set are replaced, not combined
         changes = {**ctx.state.without_group_filters(), "opened_from": "rank_bin"}
         go(QUERIES_PAGE, focus=run, query_id="", **{**changes, "rank_bin": label})
+
+
+def on_click() -> None:
+    """The histogram's callback: a bar picked switches to Queries before this page's script
+    runs again (streamlit runs callbacks first, and a switch there skips the run), with the
+    view the click was made on (:func:`follow_click` again: the page's own call then finds
+    the selection seen and does nothing)."""
+    keep_view()
+    ctx = current()
+    follow_click(ctx, view(ctx))
