@@ -1,7 +1,8 @@
 """The Compare page's sections as widgets: the pair of runs, what changed, the deltas, the
-per-query scatter, the outcome lists with one query's dialog, and the deltas by group. The
-tables come from :mod:`ragrecall_core.views.compare_view`, the words around them from
-:mod:`ragrecall_core.views.compare_text`; ``pages/compare.py`` puts the sections in order."""
+per-query scatter, the outcome lists with the query opened from them, and the deltas by
+group. The tables come from :mod:`ragrecall_core.views.compare_view`, the words around
+them from :mod:`ragrecall_core.views.compare_text`; ``pages/compare.py`` puts the sections
+in order."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import html
 from collections.abc import Sequence
 
 import pandas as pd
+import pyarrow as pa
 import streamlit as st
 
 from ragrecall_app import analyses
@@ -21,7 +23,7 @@ from ragrecall_app.context import (
     state_value,
     sync_url,
 )
-from ragrecall_app.reading import query_html, two_runs_view
+from ragrecall_app.reading import query_html, table_html, two_runs_view
 from ragrecall_app.render import escape_markdown
 from ragrecall_app.scope import scope_note
 from ragrecall_core.analysis.compare import Comparison
@@ -34,8 +36,6 @@ from ragrecall_core.views.plot_events import selected_points, selected_rows
 from ragrecall_core.views.report_view import report_caption
 from ragrecall_core.views.samples import COMPARISON_MINIMUM, small_sample_warning
 
-# wide enough for two readable columns of chunk text on a 1600 px screen
-DIALOG_WIDTH = 1500
 # (format, button label, MIME type) of the report downloads
 REPORT_FORMATS = (
     ("html", "Report (HTML)", "text/html"),
@@ -196,17 +196,22 @@ def outcome_html(result: Comparison, query_id: str) -> str:
     )
 
 
-def query_dialog(
+def query_view(
     ctx: Context, base: str, cand: str, result: Comparison, new: pd.DataFrame, query_id: str
 ) -> None:
-    """Where each relevant chunk moved (the story in a few rows), both runs' top k as text
-    (baseline left, candidate right), the gold chunks, and what entered or left the top k.
-    The page's scope line comes first: the dialog covers the page's own."""
+    """The open query under its list: its heading and a close button, where each relevant
+    chunk moved (the story in a few rows), both runs' top k as text (baseline left,
+    candidate right), the gold chunks, and what entered or left the top k. Drawn in place,
+    not in a dialog: the same content in streamlit's dialog cost the browser about twice
+    the CPU on every query opened. The page's scope line comes first: the page's own is
+    scrolled away by then."""
     k = ctx.state.k
     scope_note(ctx, scope.COMPARE)
-    st.subheader(
+    head = st.container(horizontal=True, vertical_alignment="center")
+    head.subheader(
         f"Query {escape_markdown(query_id)}: {escape_markdown(base)} → {escape_markdown(cand)}"
     )
+    head.button("Close", on_click=close_query, key="compare_close")
     st.html(outcome_html(result, query_id))
     baseline, candidate = ctx.detail(base, query_id), ctx.detail(cand, query_id)
     if not baseline.found:
@@ -221,17 +226,22 @@ def query_dialog(
     if relevant.empty:
         st.text("No relevant chunk is known for this query.")
     else:
-        st.dataframe(relevant, hide_index=True, key="compare_moves", width="stretch")
+        st.html(table_html(relevant))
     two_runs_view(baseline, candidate, "compare", new_here)
     st.markdown(f"**Entered or left the top {k}**")
     swaps = cv.entered_left(sbs, k)
     if swaps.empty:
         st.text(f"The same chunks in both top {k} lists.")
     else:
-        st.dataframe(swaps, hide_index=True, key="compare_swaps", width="stretch")
-    if st.button("Close", key="compare_close"):
-        close_query()
-        st.rerun()
+        st.html(table_html(swaps))
+
+
+def _listed(key: str, frame: pd.DataFrame, measure: str) -> tuple[pd.DataFrame, pa.Table, bool]:
+    """An outcome list's rows as shown (a row position -> its query), the same as the Arrow
+    table streamlit sends, and whether some were left out. Converted once per pair, not on
+    every rerun: a row click reruns the list's fragment and sends the table again."""
+    table, cut = ct.listed(key, cv.outcome_table(frame, measure), cv.MAX_LISTED)
+    return table, pa.Table.from_pandas(table, preserve_index=False), cut
 
 
 def outcome_list(
@@ -242,11 +252,7 @@ def outcome_list(
     if frame.empty:
         st.text("No query.")
         return
-    table, cut = ctx.memo(
-        "compare_" + key,
-        lambda: ct.listed(key, cv.outcome_table(frame, measure), cv.MAX_LISTED),
-        *pair,
-    )
+    table, cells, cut = ctx.memo("compare_" + key, lambda: _listed(key, frame, measure), *pair)
     if cut:
         st.caption(
             f"The first {cv.MAX_LISTED} by query id; `ragrecall compare --format json` "
@@ -254,7 +260,7 @@ def outcome_list(
         )
     picked = selected_rows(
         st.dataframe(
-            table,
+            cells,
             key=key,
             on_select="rerun",
             selection_mode="single-row",
@@ -277,10 +283,11 @@ def outcome_lists(
     ctx: Context, base: str, cand: str, result: Comparison, new: pd.DataFrame
 ) -> None:
     """Regressions, improvements or what still fails (one list at a time, picked with its
-    count), and the query opened from it (or from the scatter) in a dialog. A fragment:
-    picking a row or a list reruns this alone and opens the dialog without sending the rest
-    of the page again. One table, not three: each table drawn is ~20 ms of the browser's
-    time on every Compare run (a page switch, a baseline change)."""
+    count), and the query opened from it (or from the scatter) under it. A fragment:
+    picking a row or a list reruns this alone and draws the query without sending the rest
+    of the page again, nor converting the list's table again (its Arrow table is kept). One
+    table, not three: each table drawn is ~20 ms of the browser's time on every Compare run
+    (a page switch, a baseline change)."""
     counts = {
         choice: len(getattr(result, attribute))
         for choice, _key, _title, attribute in ct.OUTCOME_LISTS
@@ -303,9 +310,8 @@ def outcome_lists(
     sync_url()  # the list and the open query are in the URL; a fragment's rerun skips app.py's
     query_id = state_value("compare_query")
     if query_id:
-        st.dialog("One query, both runs", width=DIALOG_WIDTH, on_dismiss=close_query)(query_dialog)(
-            ctx, base, cand, result, new, query_id
-        )
+        with st.container(border=True, key="compare_open"):
+            query_view(ctx, base, cand, result, new, query_id)
 
 
 def by_group(ctx: Context, result: Comparison) -> None:

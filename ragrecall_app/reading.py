@@ -314,6 +314,29 @@ def reading_view(
         retrieved_column(detail, terms, f"Retrieved by {detail.run}", key)
 
 
+TABLE_STYLE = "border-collapse:collapse;font-size:.92rem;line-height:1.35"
+CELL_STYLE = "padding:.2rem .9rem .2rem 0;border-bottom:1px solid #0002;text-align:left"
+# a table's height before it scrolls (an entered-or-left list at k = 100 holds 200 rows)
+TABLE_HEIGHT = "20rem"
+
+
+def table_html(frame: pd.DataFrame) -> str:
+    """A small table (a few rows: where a query's relevant chunks moved, what entered or
+    left its top k) as escaped HTML: every header and cell through ``html.escape``, a
+    missing cell as the empty string. Not ``st.dataframe``: its canvas widget costs the
+    browser ~30 ms to draw for each of these tables on every query opened."""
+    head = "".join(f'<th style="{CELL_STYLE}">{_e(c)}</th>' for c in frame.columns)
+    rows = "".join(
+        "<tr>" + "".join(f'<td style="{CELL_STYLE}">{_e(v)}</td>' for v in row) + "</tr>"
+        for row in frame.itertuples(index=False, name=None)
+    )
+    return (
+        f'<div style="max-height:{TABLE_HEIGHT};overflow-y:auto">'
+        f'<table style="{TABLE_STYLE}"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{rows}</tbody></table></div>"
+    )
+
+
 def two_runs_view(
     baseline: QueryDetail, candidate: QueryDetail, key: str, new_unjudged: frozenset = frozenset()
 ) -> None:

@@ -1,9 +1,12 @@
 """AppTest: the Compare page (issue #5) on data_samples, TREC data and the regressions fixture."""
 
 import json
+from html.parser import HTMLParser
 
+import pandas as pd
 import pytest
 
+from ragrecall_app.reading import table_html
 from ragrecall_core.views.compare_text import BY_GROUP_TITLE, OUTCOME_LISTS, scatter_title
 from tests import fixtures_regressions as fx
 from tests.dashboard_support import TREC, app, no_exception, titles, trec_workspace
@@ -45,13 +48,64 @@ FIRST = {
 }
 
 
+class _Cells(HTMLParser):
+    """The text of each cell of an HTML table, row by row (the header's first)."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.rows: list[list[str]] = []
+        self.cell: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "tr":
+            self.rows.append([])
+        elif tag in ("td", "th"):
+            self.cell = []
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th"):
+            self.rows[-1].append("".join(self.cell))
+            self.cell = None
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell.append(data)
+
+
+def html_table(text: str) -> pd.DataFrame:
+    """An HTML table (:func:`table_html`) read back as a frame of text cells."""
+    parser = _Cells()
+    parser.feed(text)
+    header, *rows = parser.rows
+    return pd.DataFrame(rows, columns=header)
+
+
 def table(at, name):
+    """A table of the page by its first columns: a table widget, or an HTML table (the open
+    query's small ones)."""
     want = FIRST[name]
-    for frame in at.dataframe:
-        value = frame.value
+    frames = [frame.value for frame in at.dataframe]
+    frames += [html_table(h.value) for h in at.html if "<table" in h.value]
+    for value in frames:
         if list(value.columns[: len(want)]) == want:
             return value
     raise KeyError(name)
+
+
+def test_an_html_table_shows_its_frame_cell_for_cell():
+    """The open query's small tables are HTML, not table widgets: the same cells, every one
+    escaped (file text stays text), a missing one empty."""
+    frame = pd.DataFrame(
+        {
+            "chunk_id": ["<script>alert(1)</script>", "doc#c&2", "x"],
+            "baseline rank": ["1", "15 (below k)", None],
+            "movement": ["left top k", "entered top k", '"quoted" <b>'],
+        }
+    )
+    text = table_html(frame)
+    assert "<script>" not in text and "<b>" not in text
+    expected = frame.fillna("")
+    pd.testing.assert_frame_equal(html_table(text), expected)
 
 
 @pytest.fixture
@@ -193,7 +247,7 @@ def test_selecting_a_regression_opens_its_reading_view(monkeypatch, regressions)
     no_exception(at)
     assert at.session_state["compare_q"] == "t01"
     assert at.query_params["cq"] in ("t01", ["t01"])
-    # a dialog, over the page wherever it was scrolled: the query line, then both lists
+    # under the list, in place: the query line, then both lists
     shown = "\n".join(cards(at))
     assert "Query t01: baseline → candidate" in [s.value for s in at.subheader]
     assert "✓ relevant" in card_of(at, "#1 · ", "doc-a#c1")  # the baseline's first
@@ -209,7 +263,19 @@ def test_selecting_a_regression_opens_its_reading_view(monkeypatch, regressions)
     assert moves.loc[0, "movement"] == "left top k"
     at.button(key="compare_close").click().run()
     assert at.session_state["compare_q"] == ""
-    assert not cards(at)
+    assert not cards(at) and open_view(at) is None
+
+
+def test_opening_a_regression_keeps_the_list_as_it_was_sent(monkeypatch, regressions):
+    """A row click reruns the lists' fragment: the list is the one Arrow table built for the
+    pair (not formatted again), and the same rows as the comparison's."""
+    at = open_compare(monkeypatch, regressions)
+    before = at.dataframe(key="compare_regressions").proto.arrow_data.data
+    select_row(at, "compare_regressions", 1)
+    no_exception(at)
+    assert at.dataframe(key="compare_regressions").proto.arrow_data.data == before
+    assert list(at.dataframe(key="compare_regressions").value["query_id"]) == list(fx.REGRESSIONS)
+    assert open_view(at) is not None
 
 
 def test_the_scatter_is_sent_only_while_its_box_is_open(monkeypatch, regressions):
@@ -273,6 +339,21 @@ def test_trec_data_with_two_runs_and_no_configs(tmp_path, monkeypatch):
     assert len(table(at, "deltas")) == 7  # the six default measures and RecallCap@5
 
 
+def open_view(at):
+    """The open query's block under the outcome list (None: no query is open)."""
+
+    def find(node):
+        for child in getattr(node, "children", {}).values():
+            if str(getattr(getattr(child, "proto", None), "id", "")).endswith("-compare_open"):
+                return child
+            found = find(child)
+            if found is not None:
+                return found
+        return None
+
+    return find(at.main)
+
+
 def in_order(node) -> list:
     """The elements under ``node`` (a block), depth first, in page order."""
     children = getattr(node, "children", None)
@@ -281,26 +362,26 @@ def in_order(node) -> list:
     return [leaf for child in children.values() for leaf in in_order(child)]
 
 
-def test_the_query_dialog_states_the_scope_at_its_top(monkeypatch, regressions):
-    """On a shared screen the dialog covers the page and its scope line: it repeats the line
-    (issue 29), the same one the page shows, first in the dialog."""
+def test_the_open_query_states_the_scope_at_its_top(monkeypatch, regressions):
+    """On a shared screen the page's scope line is scrolled away once a query is open under
+    its list: the open query repeats the line (issue 29), the same one the page shows, first
+    in its block."""
     at = open_compare(monkeypatch, regressions, {"split": "test", "k": "3"})
     (line,) = [i.value for i in at.info if i.value.startswith("Scope")]
     assert "split \\= test" in line and "k \\= 3" in line
     select_row(at, "compare_regressions", 0)
     no_exception(at)
-    (dialog,) = at.get("dialog")
-    first = in_order(dialog)[0]
+    first = in_order(open_view(at))[0]
     assert first.value == line
-    assert [i.value for i in at.info].count(line) == 2  # the page's and the dialog's
+    assert [i.value for i in at.info].count(line) == 2  # the page's and the open query's
 
 
-def test_the_query_dialog_has_no_scope_line_when_nothing_is_filtered(monkeypatch, regressions):
+def test_the_open_query_has_no_scope_line_when_nothing_is_filtered(monkeypatch, regressions):
     at = open_compare(monkeypatch, regressions)
     select_row(at, "compare_regressions", 0)
-    (dialog,) = at.get("dialog")
-    assert not [e for e in in_order(dialog) if str(getattr(e, "value", "")).startswith("Scope")]
-    assert getattr(in_order(dialog)[0], "type", "") == "subheader"
+    shown = in_order(open_view(at))
+    assert not [e for e in shown if str(getattr(e, "value", "")).startswith("Scope")]
+    assert getattr(shown[0], "type", "") == "subheader"
 
 
 def test_deltas_by_group_are_sent_only_while_their_box_is_open(monkeypatch):

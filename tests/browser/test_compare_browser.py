@@ -35,10 +35,12 @@ def test_click_a_regression_shows_both_lists(page: Page, regressions_url, shots)
     page.wait_for_timeout(800)
     page.get_by_text("Query t01: baseline → candidate").scroll_into_view_if_needed()
     page.screenshot(path=str(shots / "compare_detail.png"), full_page=True)
-    # the lists and the dialog rerun alone (a fragment): closing it and picking the row
+    # drawn in place under the list, not in a dialog
+    expect(page.get_by_role("dialog")).to_have_count(0)
+    # the lists and the open query rerun alone (a fragment): closing it and picking the row
     # again must work as on a whole-page rerun
-    page.keyboard.press("Escape")
-    expect(page.get_by_role("dialog")).to_have_count(0, timeout=TIMEOUT)
+    page.locator(".st-key-compare_close button").click()
+    expect(page.get_by_text("Query t01: baseline → candidate")).to_have_count(0, timeout=TIMEOUT)
     expect(page).not_to_have_url(re.compile("cq=t01"), timeout=TIMEOUT)
     frame = page.locator("[data-testid=stDataFrame]").nth(2)
     box = frame.bounding_box()
