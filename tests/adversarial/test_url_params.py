@@ -35,6 +35,7 @@ BAD = {
     "by": ["nosuch", "[x](https://evil.example)"],
     "rule": ["strict", "[x](https://evil.example)", "²"],
     "depth": ["²", "0", "-3", "abc", "10001"],
+    "list": ["regression", "Regressions", "<b>x</b>", "[x](https://evil.example)", "²"],
 }
 DEFAULTS = ViewState()
 
