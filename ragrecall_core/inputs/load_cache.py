@@ -75,7 +75,7 @@ import duckdb
 
 from ragrecall_core.inputs.db import STORE_FILE_SUFFIXES, connect
 from ragrecall_core.inputs.home import ragrecall_home
-from ragrecall_core.inputs.runs import refresh_runs_view
+from ragrecall_core.inputs.runs import runs_view_sql
 from ragrecall_core.inputs.sql import quote_identifier
 from ragrecall_core.version import __version__
 
@@ -466,8 +466,7 @@ def restore(
         if tables is None:
             con.close()
             return _ignored(path, "it holds other tables than a load makes")
-        _copy_in(con, tables)
-        refresh_runs_view(con)  # all_grades / all_resolutions: connect() made them
+        _copy_in(con, *tables)
     except (duckdb.Error, OSError):
         con.close()
         return _ignored(path, "DuckDB cannot read it")
@@ -479,41 +478,47 @@ def _ignored(path: Path, why: str) -> None:
     return None
 
 
-# the tables of one database's main schema (views aside) with their columns, in order
+# the tables of two databases' main schemas (views aside) with their columns, in order
 _COLUMNS_SQL = """
-SELECT table_name, list(column_name || ' ' || data_type ORDER BY column_index)
-FROM duckdb_columns() WHERE database_name = $db AND schema_name = 'main'
-AND table_name IN (SELECT table_name FROM duckdb_tables()
-                   WHERE database_name = $db AND schema_name = 'main')
+SELECT database_name, table_name, list(column_name || ' ' || data_type ORDER BY column_index)
+FROM duckdb_columns() WHERE list_contains($dbs, database_name) AND schema_name = 'main'
+AND (database_name, table_name) IN (SELECT (database_name, table_name) FROM duckdb_tables()
+                                    WHERE list_contains($dbs, database_name)
+                                      AND schema_name = 'main')
 GROUP BY ALL
 """
 
 
-def _columns(con: duckdb.DuckDBPyConnection, database: str) -> dict[str, tuple[str, ...]]:
-    return {
-        name: tuple(columns)
-        for name, columns in con.execute(_COLUMNS_SQL, {"db": database}).fetchall()
-    }
+def _columns(con: duckdb.DuckDBPyConnection) -> tuple[dict, dict]:
+    """The tables of the connection's own database and of the attached cache file, each
+    name -> its columns (one query: each call waits to take the interpreter's lock back)."""
+    found: dict[str, dict[str, tuple[str, ...]]] = {"memory": {}, ALIAS: {}}
+    for database, name, columns in con.execute(_COLUMNS_SQL, {"dbs": list(found)}).fetchall():
+        found[database][name] = tuple(columns)
+    return found["memory"], found[ALIAS]
 
 
-def _valid_tables(con: duckdb.DuckDBPyConnection, key: str) -> list[str] | None:
-    """The tables to copy (the load's fixed tables, then its run tables), or None unless the
+# the key a cache file names and its run tables, in their names' order
+_KEY_AND_RUNS_SQL = f"""
+SELECT (SELECT list(key) FROM {ALIAS}.{KEY_TABLE}),
+       (SELECT coalesce(list(tbl ORDER BY tbl), []) FROM {ALIAS}.run_files)
+"""
+
+
+def _valid_tables(con: duckdb.DuckDBPyConnection, key: str) -> tuple[list[str], list[str]] | None:
+    """The tables to copy (the load's fixed tables, and its run tables), or None unless the
     cache holds exactly those, with the columns a load makes, and names ``key``."""
-    expected = _columns(con, "memory")  # the schema connect() made
-    cached = _columns(con, ALIAS)
+    expected, cached = _columns(con)  # expected: the schema connect() made
     if cached.get(KEY_TABLE) != ("key VARCHAR",) or cached.get("run_files") is None:
         return None
-    stored_key = con.execute(f"SELECT list(key) FROM {ALIAS}.{KEY_TABLE}").fetchone()[0]
-    run_tables = [
-        row[0] for row in con.execute(f"SELECT tbl FROM {ALIAS}.run_files ORDER BY tbl").fetchall()
-    ]
+    stored_key, run_tables = con.execute(_KEY_AND_RUNS_SQL).fetchone()
     wanted = expected | {KEY_TABLE: ("key VARCHAR",)}
     named_well = all(isinstance(t, str) and RUN_TABLE.fullmatch(t) for t in run_tables)
     fixed = {table: columns for table, columns in cached.items() if table not in run_tables}
     runs_well = all(cached.get(table) in _RUN_SCHEMAS for table in run_tables)
     if stored_key != [key] or not named_well or fixed != wanted or not runs_well:
         return None
-    return [*sorted(expected), *run_tables]
+    return sorted(expected), run_tables
 
 
 # the column lists a run table may have, as _columns reports them: one per position type
@@ -523,20 +528,18 @@ _RUN_SCHEMAS = {
 }
 
 
-def _copy_in(con: duckdb.DuckDBPyConnection, tables: Sequence[str]) -> None:
-    """Cached rows into the schema's own tables (keys and constraints as a load has them);
-    each run table a view of the attached file's, read in place (its rows in their stored
-    order, the columns the load gave it). Names were checked against the schema and
+def _copy_in(con: duckdb.DuckDBPyConnection, fixed: Sequence[str], runs: Sequence[str]) -> None:
+    """Cached rows into the schema's ``fixed`` tables (keys and constraints as a load has
+    them); each of the ``runs`` tables a view of the attached file's, read in place (its rows
+    in their stored order, the columns the load gave it); then the ``runs`` view made again
+    (all_grades / all_resolutions: connect() made them). One call: each waits to take the
+    interpreter's lock back (db.connect). Names were checked against the schema and
     :data:`RUN_TABLE` before any reaches SQL."""
-    fixed = set(_columns(con, "memory"))
-    con.execute("BEGIN")
-    for table in tables:
-        name = quote_identifier(table)
-        if table in fixed:
-            con.execute(f"INSERT INTO main.{name} SELECT * FROM {ALIAS}.{name}")
-        else:
-            con.execute(f"CREATE VIEW main.{name} AS SELECT * FROM {ALIAS}.{name}")
-    con.execute("COMMIT")
+    names = [quote_identifier(table) for table in fixed]
+    copies = [f"INSERT INTO main.{name} SELECT * FROM {ALIAS}.{name}" for name in names]
+    names = [quote_identifier(table) for table in runs]
+    copies += [f"CREATE VIEW main.{name} AS SELECT * FROM {ALIAS}.{name}" for name in names]
+    con.execute("; ".join(["BEGIN", *copies, "COMMIT", runs_view_sql(runs)]))
 
 
 def run_paths(con: duckdb.DuckDBPyConnection) -> dict[str, Path]:

@@ -234,7 +234,7 @@ def register_run(con: duckdb.DuckDBPyConnection, read: ReadRun, name: str | None
         },
     )
     tables = [*(tbl for _, tbl in loaded.values()), read.table]
-    con.execute(f"{_run_queries_sql(con, read.table)}; {_runs_view_sql(tables)}")
+    con.execute(f"{_run_queries_sql(con, read.table)}; {runs_view_sql(tables)}")
     return run
 
 
@@ -290,17 +290,24 @@ def _free_stem(loaded: dict, path: Path) -> str:
 def refresh_runs_view(con: duckdb.DuckDBPyConnection) -> None:
     """``runs`` = every loaded run's table; table names are generated, never user text."""
     tables = [row[0] for row in con.execute("SELECT tbl FROM run_files").fetchall()]
-    con.execute(_runs_view_sql(tables))
+    con.execute(runs_view_sql(tables))
 
 
-def _runs_view_sql(tables: list[str]) -> str:
-    """The SQL that makes ``runs`` the union of the run ``tables`` (in their names' order)."""
+def runs_view_sql(tables: list[str]) -> str:
+    """The SQL that makes ``runs`` the union of the run ``tables`` (in their names' order;
+    none: no rows, as db.connect makes it)."""
     parts = [
         f"SELECT (SELECT run FROM run_files WHERE tbl = '{t}') AS run, qid AS query_id, "
         f"docno AS chunk_id, position AS rank, score FROM {t} WHERE docno IS NOT NULL"
         for t in sorted(tables)
     ]
-    return "CREATE OR REPLACE VIEW runs AS " + " UNION ALL ".join(parts)
+    return "CREATE OR REPLACE VIEW runs AS " + (" UNION ALL ".join(parts) or NO_RUNS)
+
+
+NO_RUNS = (
+    "SELECT NULL::VARCHAR AS run, NULL::VARCHAR AS query_id, NULL::VARCHAR AS chunk_id, "
+    "NULL::BIGINT AS rank, NULL::DOUBLE AS score WHERE false"
+)
 
 
 def _json(value: dict) -> str:
