@@ -41,16 +41,24 @@ def report(ctx: Context) -> NoAnswerReport:
 
 
 def picks(ctx: Context, result: NoAnswerReport, max_fc: float) -> tuple:
-    """The picked thresholds' table, the thresholds (run -> threshold) and the sweep curve
-    for an accepted false confidence ``max_fc`` (shared)."""
+    """The picked thresholds' table and the thresholds (run -> threshold) for an accepted
+    false confidence ``max_fc`` (shared)."""
     runs = ctx.state.runs
     return ctx.memo(
         "no_answer_tradeoff",
         lambda: (
             as_words(nav.picked_table(result, runs, max_fc), nat.PICKED_FORMATS),
             nav.thresholds(result, max_fc),
-            nav.sweep_figure(result, ctx.colors, runs, max_fc),
         ),
+        max_fc,
+    )
+
+
+def sweep_chart(ctx: Context, result: NoAnswerReport, max_fc: float):
+    """The sweep curve with ``max_fc`` marked (shared; built once its box is opened)."""
+    return ctx.memo(
+        "no_answer_sweep",
+        lambda: nav.sweep_figure(result, ctx.colors, ctx.state.runs, max_fc),
         max_fc,
     )
 
@@ -85,12 +93,12 @@ def tradeoff(ctx: Context, result: NoAnswerReport, no_answer: int) -> dict[str, 
     )
     max_fc = accepted_percent / 100
     st.caption(nat.tradeoff_caption(max_fc, s.k))
-    table, picked, sweep = picks(ctx, result, max_fc)
+    table, picked = picks(ctx, result, max_fc)
     st.dataframe(table, hide_index=True, key="noans_picked", width="stretch")
     box = st.expander(nat.SWEEP_CHART_TITLE, key="noans_sweep_chart_open", on_change="rerun")
     with box:
         if box.open:
-            st.plotly_chart(sweep, key="noans_sweep", width="stretch")
+            st.plotly_chart(sweep_chart(ctx, result, max_fc), key="noans_sweep", width="stretch")
     return picked
 
 

@@ -129,13 +129,16 @@ def _ranks(ctx: Context) -> None:
     ranks.view(ctx)
 
 
+# Each page's step builds what the page shows at first, not what waits in a closed box
+# (Compare's scatter, No-answer's score charts and sweep curve): those are built when opened.
+
+
 def _compare(ctx: Context) -> None:
     from ragrecall_app import analyses, compare
 
     s = ctx.state
     if s.baseline and s.candidate and s.baseline != s.candidate:
-        result = compare.comparison(ctx, s.baseline, s.candidate, ctx.view_ids())
-        compare.scatter_chart(ctx, s.baseline, s.candidate, result)
+        compare.comparison(ctx, s.baseline, s.candidate, ctx.view_ids())
         analyses.unjudged(ctx.key, s.baseline, s.candidate, s.k, ctx.policy, ctx.ws)
 
 
@@ -143,8 +146,7 @@ def _no_answer(ctx: Context) -> None:
     from ragrecall_app import no_answer
 
     result = no_answer.report(ctx)
-    _table, picked, _sweep = no_answer.picks(ctx, result, ctx.state.max_false_confidence / 100)
-    no_answer.score_chart(ctx, result, picked)
+    no_answer.picks(ctx, result, ctx.state.max_false_confidence / 100)
 
 
 def _agreement(ctx: Context) -> None:
