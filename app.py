@@ -83,27 +83,28 @@ def choose_source() -> Source:
     else the folder typed in, else the CLI's."""
     with st.sidebar:
         st.header("Data")
-        if cli.is_folder:
-            st.session_state.setdefault("side_ws", str(cli.workspace))
-            folder = st.text_input(
-                "Workspace folder",
-                key="side_ws",
-                help="A folder with gold, runs/, grades/ and corpus files.",
-                on_change=put_state,
-                kwargs={"data": ""},  # a folder typed in replaces the uploaded data
-            )
-        else:
-            st.caption("Files from the command line: " + escape_markdown(cli.describe()))
-            st.session_state.setdefault("side_ws", "")
-            folder = st.text_input(
-                "Workspace folder (empty: the files above)",
-                key="side_ws",
-                on_change=put_state,
-                kwargs={"data": ""},
-            )
-        # a popover's widgets are drawn only when it is opened: a first page does not
-        # fetch and run the file uploader's code (an expander's are drawn closed)
-        with st.popover("Upload gold and run files", width="stretch"):
+        # a popover's widgets are drawn only when it is opened: a first page does not fetch
+        # and run the text field's and the file uploader's code (an expander's are drawn
+        # closed); the caption below it says what is open
+        with st.popover("Workspace folder or uploads", width="stretch"):
+            if cli.is_folder:
+                st.session_state.setdefault("side_ws", str(cli.workspace))
+                folder = st.text_input(
+                    "Workspace folder",
+                    key="side_ws",
+                    help="A folder with gold, runs/, grades/ and corpus files.",
+                    on_change=put_state,
+                    kwargs={"data": ""},  # a folder typed in replaces the uploaded data
+                )
+            else:
+                st.caption("Files from the command line: " + escape_markdown(cli.describe()))
+                st.session_state.setdefault("side_ws", "")
+                folder = st.text_input(
+                    "Workspace folder (empty: the files above)",
+                    key="side_ws",
+                    on_change=put_state,
+                    kwargs={"data": ""},
+                )
             gold = st.file_uploader("Gold (JSONL, TREC qrels, CSV, Parquet)", key="side_up_gold")
             runs = st.file_uploader("Runs", accept_multiple_files=True, key="side_up_runs")
             grades = st.file_uploader(
@@ -127,7 +128,10 @@ def choose_source() -> Source:
         return linked
     if folder.strip():
         path = Path(folder.strip()).expanduser()
-        return Source(workspace=path if path.is_absolute() else (Path.cwd() / path))
+        typed = Source(workspace=path if path.is_absolute() else (Path.cwd() / path))
+        st.sidebar.caption("Workspace: " + escape_markdown(typed.describe()))
+        return typed
+    st.sidebar.caption("Files from the command line: " + escape_markdown(cli.describe()))
     return cli
 
 
