@@ -27,9 +27,11 @@ PAYLOADS = (
 )
 HOSTILE = " ".join(PAYLOADS)
 QUERY = f"vpn access {HOSTILE}"
-# the tags the reading view writes itself; the only attributes it writes are style and its
-# own class names (the compact cards of issue 29, styled by the constant CARD_CSS)
+# the tags the reading view writes itself (and Compare's two small tables of an open query,
+# reading.table_html); the only attributes it writes are style and its own class names (the
+# compact cards of issue 29, styled by the constant CARD_CSS)
 OWN_TAGS = {"div", "span", "b", "code", "mark", "details", "summary"}
+OWN_TAGS |= {"table", "thead", "tbody", "tr", "th", "td"}
 OWN_CLASSES = {"rr-card", "rr-clip", "rr-clip rr-short"}
 
 
