@@ -246,27 +246,36 @@ def grade_downloads(ctx: Context) -> None:
 
 def grade_import(ctx: Context) -> None:
     """A graded sheet from an offline judge, checked whole before anything is imported."""
-    with st.expander("Import a graded sheet (JSONL or CSV) from an offline judge"):
-        st.caption(av.IMPORT_CAPTION)
-        upload = st.file_uploader(
-            "Grades file", type=["jsonl", "json", "csv"], key="agreement_upload"
-        )
-        if upload is not None and st.button(
-            "Import", key="agreement_import", disabled=not ctx.store.can_judge
-        ):
-            with tempfile.TemporaryDirectory() as folder:
-                path = Path(folder) / av.upload_file_name(upload.name)
-                path.write_bytes(upload.getvalue())
-                try:
-                    rows = js.import_grades(ctx.ws, path)
-                except InputError as error:
-                    problems(error, f"{upload.name} was not imported")
-                else:
-                    st.session_state["agreement_imported"] = js.import_summary(rows, upload.name)
-                    st.rerun()
-        imported = st.session_state.pop("agreement_imported", None)
-        if imported:
-            st.success(escape_markdown(imported))
+    box = st.expander(
+        "Import a graded sheet (JSONL or CSV) from an offline judge",
+        key="agreement_import_open",
+        on_change="rerun",
+    )
+    with box:
+        if box.open:  # lazy: a closed box's file uploader was sent and drawn on every visit
+            _import_form(ctx)
+
+
+def _import_form(ctx: Context) -> None:
+    """The import box's caption, file uploader and button, and what the last import did."""
+    st.caption(av.IMPORT_CAPTION)
+    upload = st.file_uploader("Grades file", type=["jsonl", "json", "csv"], key="agreement_upload")
+    if upload is not None and st.button(
+        "Import", key="agreement_import", disabled=not ctx.store.can_judge
+    ):
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / av.upload_file_name(upload.name)
+            path.write_bytes(upload.getvalue())
+            try:
+                rows = js.import_grades(ctx.ws, path)
+            except InputError as error:
+                problems(error, f"{upload.name} was not imported")
+            else:
+                st.session_state["agreement_imported"] = js.import_summary(rows, upload.name)
+                st.rerun()
+    imported = st.session_state.pop("agreement_imported", None)
+    if imported:
+        st.success(escape_markdown(imported))
 
 
 def gaps(ctx: Context) -> tuple[pd.DataFrame, str]:

@@ -17,6 +17,7 @@ import pytest
 from ragrecall_core import Workspace, evaluate
 from ragrecall_core.analysis import judge_session as js
 from ragrecall_core.inputs.store import export_grades, store_path, stored_judgments, submit
+from ragrecall_core.views.agreement_view import IMPORT_CAPTION
 from tests.dashboard_support import app, no_exception, table
 
 JUDGE = "pages/judge.py"
@@ -320,6 +321,29 @@ def test_resolving_records_a_resolution_and_keeps_the_grades(tmp_path, monkeypat
         stored = con.execute("SELECT grade, resolver FROM resolutions ORDER BY id").fetchall()
         assert stored == [(1, "carol"), (2, "dan")]
         assert con.execute("SELECT count(*) FROM judgments").fetchone()[0] == 0
+
+
+def test_the_import_box_sends_its_uploader_only_while_open(tmp_path, monkeypatch):
+    """The graded-sheet import is drawn when its box is opened (a closed box's uploader was
+    sent and laid out on every visit); open, it is the same uploader and caption."""
+    at = app(two_annotators(tmp_path / "ws"), monkeypatch).switch_page(AGREEMENT).run()
+    no_exception(at)
+    labels = [e.label for e in at.expander]
+    assert "Import a graded sheet (JSONL or CSV) from an offline judge" in labels
+    assert uploader(at) == [] and IMPORT_CAPTION not in captions(at)
+    at.session_state["agreement_import_open"] = True
+    at.run()
+    no_exception(at)
+    assert [u.label for u in uploader(at)] == ["Grades file"]
+    assert IMPORT_CAPTION in captions(at)
+
+
+def uploader(at) -> list:
+    return [u for u in at.get("file_uploader") if u.key == "agreement_upload"]
+
+
+def captions(at) -> list[str]:
+    return [c.value for c in at.caption]
 
 
 # --- the annotator's name is confirmed, then shown as text; undo of the last grade ----

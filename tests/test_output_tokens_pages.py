@@ -32,7 +32,7 @@ OPEN = {
     "pages/no_answer.py": (
         *("noans_sweep_chart_open", "noans_scores_open", "noans_sweep_open", "noans_tops_open"),
     ),
-    "pages/agreement.py": ("agreement_confusions_open",),
+    "pages/agreement.py": ("agreement_confusions_open", "agreement_import_open"),
 }
 TEXT_ATTRIBUTES = ("value", "body", "label", "help", "placeholder", "caption")
 
