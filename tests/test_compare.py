@@ -233,7 +233,7 @@ def test_side_by_side_marks_movement_and_judgment(small):
 
 
 def test_a_relevant_chunk_below_k_in_both_runs_is_listed_with_its_ranks(small):
-    """The Compare dialog's "where each relevant chunk moved" must show a relevant chunk
+    """An open Compare query's "where each relevant chunk moved" must show a relevant chunk
     that both runs rank below k (the failing query's whole story), not only those in a
     top k or retrieved by neither."""
     rows = side_by_side(small, "base", "cand", "q1", k=2).set_index("chunk_id")
