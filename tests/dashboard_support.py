@@ -20,6 +20,15 @@ TREC = ROOT / "tests" / "data" / "trec_eval"
 XSS_TEXTS = ("<script>alert(1)</script>", "[click](javascript:alert(1))")
 
 
+def samples_workspace(tmp_path: Path, monkeypatch) -> Path:
+    """A copy of data_samples, the dashboard's workspace for the test: its own content key,
+    so no earlier test's cache answers."""
+    folder = tmp_path / "ws"
+    shutil.copytree(ROOT / "data_samples", folder)
+    monkeypatch.setenv("RAGRECALL_WORKSPACE", str(folder))
+    return folder
+
+
 def trec_workspace(folder: Path) -> Path:
     """The TREC RAG 2024 sample as a workspace folder: qrels as gold, one run, no corpus."""
     (folder / "runs").mkdir(parents=True, exist_ok=True)

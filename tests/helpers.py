@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import redirect_stderr, redirect_stdout
+from html.parser import HTMLParser
 from io import StringIO
 from pathlib import Path
 
@@ -177,3 +178,27 @@ def assert_read_as_validating(path: Path, **patched) -> None:
     same problems (:func:`run_table`, both with ``patched``)."""
     fast = run_table(path, False, **patched)
     assert fast == run_table(path, True, **patched), path.read_bytes()[:600]
+
+
+class HtmlCells(HTMLParser):
+    """The text of every table cell of rendered HTML, row by row (a header's first)."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.rows: list[list[str]] = []
+        self.cell: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "tr":
+            self.rows.append([])
+        elif tag in ("td", "th"):
+            self.cell = []
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self.cell is not None:
+            self.rows[-1].append("".join(self.cell))
+            self.cell = None
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell.append(data)

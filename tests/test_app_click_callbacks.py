@@ -12,13 +12,12 @@ into the session state (no callback runs)."""
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 from streamlit.runtime.pages_manager import PagesManager
 
 from ragrecall_app import context, failures, ranks
-from tests.dashboard_support import ROOT, app, no_exception, titles
+from tests.dashboard_support import app, no_exception, samples_workspace, titles
 
 NEVER = "never retrieved"
 FAILURES_BAR = {"points": [{"curve_number": 0, "y": NEVER, "x": 5, "customdata": ["bm25", NEVER]}]}
@@ -28,10 +27,7 @@ GROUP_ROW = {"rows": [3], "columns": [], "cells": []}
 
 @pytest.fixture
 def samples(tmp_path, monkeypatch):
-    folder = tmp_path / "ws"
-    shutil.copytree(ROOT / "data_samples", folder)
-    monkeypatch.setenv("RAGRECALL_WORKSPACE", str(folder))
-    return folder
+    return samples_workspace(tmp_path, monkeypatch)
 
 
 @pytest.fixture

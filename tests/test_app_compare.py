@@ -1,7 +1,6 @@
 """AppTest: the Compare page (issue #5) on data_samples, TREC data and the regressions fixture."""
 
 import json
-from html.parser import HTMLParser
 
 import pandas as pd
 import pytest
@@ -10,6 +9,7 @@ from ragrecall_app.reading import table_html
 from ragrecall_core.views.compare_text import BY_GROUP_TITLE, OUTCOME_LISTS, scatter_title
 from tests import fixtures_regressions as fx
 from tests.dashboard_support import TREC, app, no_exception, titles, trec_workspace
+from tests.helpers import HtmlCells
 from tests.plain_scores import SAMPLES, plain_harm, plain_scores
 
 PAGE = "pages/compare.py"
@@ -48,33 +48,9 @@ FIRST = {
 }
 
 
-class _Cells(HTMLParser):
-    """The text of each cell of an HTML table, row by row (the header's first)."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.rows: list[list[str]] = []
-        self.cell: list[str] | None = None
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "tr":
-            self.rows.append([])
-        elif tag in ("td", "th"):
-            self.cell = []
-
-    def handle_endtag(self, tag):
-        if tag in ("td", "th"):
-            self.rows[-1].append("".join(self.cell))
-            self.cell = None
-
-    def handle_data(self, data):
-        if self.cell is not None:
-            self.cell.append(data)
-
-
 def html_table(text: str) -> pd.DataFrame:
     """An HTML table (:func:`table_html`) read back as a frame of text cells."""
-    parser = _Cells()
+    parser = HtmlCells()
     parser.feed(text)
     header, *rows = parser.rows
     return pd.DataFrame(rows, columns=header)

@@ -5,23 +5,18 @@ before does not filter and format them again. Counted by calls of the builders, 
 
 from __future__ import annotations
 
-import shutil
 from collections import Counter
 
 import pytest
 import streamlit as st
 
 from ragrecall_core.views import overview, queries_text
-from tests.dashboard_support import ROOT, app, count_calls, no_exception, titles
+from tests.dashboard_support import app, count_calls, no_exception, samples_workspace, titles
 
 
 @pytest.fixture
 def samples(tmp_path, monkeypatch):
-    """A copy of data_samples: its own content key, so no earlier test's cache answers."""
-    folder = tmp_path / "ws"
-    shutil.copytree(ROOT / "data_samples", folder)
-    monkeypatch.setenv("RAGRECALL_WORKSPACE", str(folder))
-    return folder
+    return samples_workspace(tmp_path, monkeypatch)
 
 
 @pytest.fixture

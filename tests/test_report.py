@@ -12,7 +12,6 @@ import hashlib
 import io
 import json
 import re
-from html.parser import HTMLParser
 
 import pandas as pd
 import pytest
@@ -29,6 +28,7 @@ from fixtures_regressions import (
     paths,
     write_workspace,
 )
+from helpers import HtmlCells
 
 from ragrecall_core.cli import main
 from ragrecall_core.inputs.configs import redact
@@ -321,37 +321,13 @@ def test_neutralise(value, expected):
     assert neutralise(value) == expected
 
 
-class Cells(HTMLParser):
-    """The text of every table cell of rendered HTML, row by row."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.rows: list[list[str]] = []
-        self.cell: list[str] | None = None
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "tr":
-            self.rows.append([])
-        elif tag in ("td", "th"):
-            self.cell = []
-
-    def handle_endtag(self, tag):
-        if tag in ("td", "th") and self.cell is not None:
-            self.rows[-1].append("".join(self.cell))
-            self.cell = None
-
-    def handle_data(self, data):
-        if self.cell is not None:
-            self.cell.append(data)
-
-
 @pytest.fixture(scope="module")
 def rendered_md_queries(reports) -> dict[str, str]:
     """query_id -> the query cell as a reader sees the Markdown (GFM tables, CommonMark)."""
     from markdown_it import MarkdownIt  # installed with streamlit (via rich)
 
     html_text = MarkdownIt("commonmark").enable("table").render(reports["md"].read_text("utf-8"))
-    parser = Cells()
+    parser = HtmlCells()
     parser.feed(html_text)
     cells = {}
     for row in parser.rows:
