@@ -88,20 +88,20 @@ def choose_source() -> Source:
         # closed); the caption below it says what is open
         with st.popover("Workspace folder or uploads", width="stretch"):
             if cli.is_folder:
-                st.session_state.setdefault("side_ws", str(cli.workspace))
+                st.session_state.setdefault(context.FOLDER_KEY, str(cli.workspace))
                 folder = st.text_input(
                     "Workspace folder",
-                    key="side_ws",
+                    key=context.FOLDER_KEY,
                     help="A folder with gold, runs/, grades/ and corpus files.",
                     on_change=put_state,
                     kwargs={"data": ""},  # a folder typed in replaces the uploaded data
                 )
             else:
                 st.caption("Files from the command line: " + escape_markdown(cli.describe()))
-                st.session_state.setdefault("side_ws", "")
+                st.session_state.setdefault(context.FOLDER_KEY, "")
                 folder = st.text_input(
                     "Workspace folder (empty: the files above)",
-                    key="side_ws",
+                    key=context.FOLDER_KEY,
                     on_change=put_state,
                     kwargs={"data": ""},
                 )

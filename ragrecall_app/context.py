@@ -59,6 +59,8 @@ from ragrecall_core.views.ranks import bin_labels
 
 CTX = "_ragrecall_ctx"
 PENDING = "_ragrecall_pending"
+# the workspace folder typed into the sidebar (app.py): a widget that is no view field
+FOLDER_KEY = "side_ws"
 STARTED = "_ragrecall_started"
 # lines naming URL parameters that were refused on the first run (shown once by app.py)
 REFUSED_PARAMS = "_ragrecall_refused_params"
@@ -124,9 +126,12 @@ def keep_view() -> None:
     """Write the view back into the session, as :func:`fit_session` does on every run: a
     widget's callback calls it before it may switch page. A switch drops the widgets'
     values that no write of the run being left holds, and a switch from a callback leaves
-    before that run writes anything (a page's own switch comes after its writes)."""
+    before that run writes anything (a page's own switch comes after its writes). The
+    workspace folder typed in is written back too."""
     state = session_state()
     put_state(**{f.name: getattr(state, f.name) for f in FIELDS})
+    if FOLDER_KEY in st.session_state:  # else the launch workspace would open again
+        st.session_state[FOLDER_KEY] = st.session_state[FOLDER_KEY]
 
 
 def go(page: str, **changes) -> None:

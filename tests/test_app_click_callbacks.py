@@ -12,12 +12,13 @@ into the session state (no callback runs)."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 from streamlit.runtime.pages_manager import PagesManager
 
 from ragrecall_app import context, failures, ranks
-from tests.dashboard_support import app, no_exception, samples_workspace, titles
+from tests.dashboard_support import ROOT, app, no_exception, samples_workspace, titles
 
 NEVER = "never retrieved"
 FAILURES_BAR = {"points": [{"curve_number": 0, "y": NEVER, "x": 5, "customdata": ["bm25", NEVER]}]}
@@ -114,3 +115,21 @@ def test_a_click_switches_from_its_callback_as_the_page_would(
     # the callback opened Queries, then one run drew it: the page it left was not run
     # again (a click without the callback runs it, and its follow_click switches)
     assert followed == [page.removeprefix("pages/").removesuffix(".py"), "run"]
+
+
+def test_a_click_keeps_the_workspace_folder_typed_in(tmp_path, monkeypatch):
+    """A folder typed into the sidebar stays open through a click that switches page from
+    its callback: the switch drops every widget value the script did not write, and the
+    folder field going back to the launch workspace would show another workspace's
+    numbers."""
+    at = app(monkeypatch=monkeypatch)  # the launch workspace: data_samples itself
+    typed = shutil.copytree(ROOT / "data_samples", tmp_path / "typed")
+    at.text_input(key=context.FOLDER_KEY).input(str(typed)).run()
+    at.switch_page("pages/failures.py").run()
+    no_exception(at)
+    at = send_selection(at, "failures_chart", FAILURES_BAR, monkeypatch)
+    no_exception(at)
+    assert titles(at)[0] == "Queries"
+    assert at.text_input(key=context.FOLDER_KEY).value == str(typed)
+    shown = [c.value.replace("\\", "") for c in at.sidebar.get("caption")]
+    assert "Workspace: " + str(typed) in shown
