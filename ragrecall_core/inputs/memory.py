@@ -345,7 +345,7 @@ def load_memory_run(con: duckdb.DuckDBPyConnection, name: str, run: object) -> s
         "INSERT INTO run_files VALUES ($run, $path, 'memory', '{}', $table)",
         {"run": name, "path": label, "table": table},
     )
-    run_files.record_run_queries(con, name, table)
+    run_files.record_run_queries(con, table)
     run_files.refresh_runs_view(con)
     return name
 

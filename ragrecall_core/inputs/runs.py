@@ -241,9 +241,10 @@ def register_run(con: duckdb.DuckDBPyConnection, read: ReadRun, name: str | None
 REGISTERED_SQL = "SELECT run, path, tbl FROM run_files"
 
 
-def record_run_queries(con: duckdb.DuckDBPyConnection, run: str, table: str) -> None:
-    """Add each query of run ``run`` (held in ``table``, a generated name, and registered in
-    ``run_files``) to ``run_queries``, with the number of chunks its list holds."""
+def record_run_queries(con: duckdb.DuckDBPyConnection, table: str) -> None:
+    """Add each query of the run held in ``table`` (a generated name, registered in
+    ``run_files``, which gives the run's name) to ``run_queries``, with the number of chunks
+    its list holds."""
     con.execute(_run_queries_sql(con, table))
 
 
