@@ -4,15 +4,18 @@
 from minute to minute (this one's ran 18% slower in one hour than in the one before), two
 such runs do not compare two commits. This script serves every checkout given at once, each
 on its own server with its own ``$RAGRECALL_HOME``, opens each in one chromium, and times
-the same page switches (and, with ``--baseline``, Compare's baseline change) on each in
-turn, the order reversed every round, the first round dropped: each click's median per
-checkout, with the browser's CPU seconds per click.
+the same steps on each in turn (page switches ``From>To``, and the named clicks of
+:data:`NAMED`: a k change, a section filter, a Failures bar, a Ranks bin, a Queries row, a
+Compare baseline), the order reversed every round, the first round dropped: each step's
+median per checkout, with the browser's CPU seconds and the renderer's task, script and
+layout + style time per click (CDP ``Performance.getMetrics``).
 
     git archive <old> | tar -x -C /tmp/before
     git archive HEAD  | tar -x -C /tmp/after
     python benchmarks/ab_browser.py /tmp/before /tmp/after --repeat 6
     python benchmarks/ab_browser.py /tmp/before /tmp/after --workspace /tmp/ragrecall_large \\
         --steps "Ranks>Compare" --baseline
+    python benchmarks/ab_browser.py /tmp/before /tmp/after --steps "k change,section filter"
 
 Run it alone on the machine (``flock /tmp/bench.lock``, as the other benchmarks).
 """
@@ -25,6 +28,7 @@ import re
 import statistics
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -36,6 +40,8 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 TIMEOUT_S = 300
 STEPS = "Agreement>Overview,Failures>Ranks,Ranks>Compare,Compare>No-answer,Judge>Agreement"
 TICK = os.sysconf("SC_CLK_TCK")
+# the renderer's counters (CDP Performance.getMetrics) read around each click, in seconds
+METRICS = ("TaskDuration", "ScriptDuration", "LayoutDuration", "RecalcStyleDuration")
 
 
 def browser_cpu() -> float:
@@ -52,17 +58,58 @@ def browser_cpu() -> float:
     return total / TICK
 
 
-def switch(page, came: str, link: str) -> tuple[float, float]:
-    """Seconds from a click on ``link`` (from page ``came``) to the settled page, and the
-    browser's CPU seconds meanwhile."""
-    bb.nav(page, came, TIMEOUT_S)
-    before = browser_cpu()
-    seconds = bb.timed(page, lambda: bb.click_nav(page, link), f"^{bb.PAGES[link]}$", TIMEOUT_S)
-    return seconds[0], browser_cpu() - before
+# A step: set up untimed on ``page`` for round ``i``, then return the timed action, the
+# pattern of the settled page (bench_browser's settle detection) and the text it must not be
+# (None: any)
+Action = tuple[Callable[[], None], str, str | None]
 
 
-def baseline_change(page) -> tuple[float, float]:
-    """Seconds from choosing another baseline on Compare to the settled comparison."""
+def switch_step(came: str, link: str) -> Callable[[object, int], Action]:
+    def step(page, _i: int) -> Action:
+        bb.nav(page, came, TIMEOUT_S)
+        return (lambda: bb.click_nav(page, link)), f"^{re.escape(bb.PAGES[link])}$", None
+
+    return step
+
+
+def k_change(page, i: int) -> Action:
+    bb.nav(page, "Overview", TIMEOUT_S)
+    k = ("10", "5")[i % 2]
+    bb.open_select(page, "Cutoff k")
+    return (lambda: bb.choose(page, k)), f"^Headline measures at k = {k}$", None
+
+
+def section_filter(page, i: int) -> Action:
+    """One of the first two corpus sections on Queries (set back to all after the click)."""
+    bb.nav(page, "Queries", TIMEOUT_S)
+    options = [o for o in bb.open_select(page, "Corpus section") if o != "all"]
+    choice = options[i % 2]
+    return (lambda: bb.choose(page, choice)), r"queries shown", None
+
+
+def section_reset(page) -> None:
+    bb.open_select(page, "Corpus section")
+    bb.untimed(page, lambda: bb.choose(page, "all"), r"queries shown", TIMEOUT_S)
+
+
+def failures_bar(page, i: int) -> Action:
+    bb.nav(page, "Failures", TIMEOUT_S)
+    return bb.chart_point(page, 0, i % 2), r"^Opened from Failures", None
+
+
+def ranks_bin(page, i: int) -> Action:
+    bb.nav(page, "Ranks", TIMEOUT_S)
+    return bb.chart_point(page, 0, i % 2), r"^Opened from Ranks: first relevant rank = ", None
+
+
+def open_query(page, i: int) -> Action:
+    bb.nav(page, "Queries", TIMEOUT_S)
+    detail = r"^Query .+ · run .+$"
+    return bb.click_row(page, bb.QUERIES_TABLE, i % 2), detail, bb.heading(page, detail)
+
+
+def baseline_change(page, _i: int) -> Action:
+    """Another baseline on Compare than the one shown."""
     bb.nav(page, "Compare", TIMEOUT_S)
     runs = bb.open_select(page, "Baseline run (before)")
     bb.close_select(page)
@@ -70,63 +117,108 @@ def baseline_change(page) -> tuple[float, float]:
     shown = next(m for t in page.locator("p").all_inner_texts() if (m := re.match(heading, t)))
     other = next(run for run in runs if run not in shown.groups())
     bb.open_select(page, "Baseline run (before)")
-    before = browser_cpu()
     pattern = rf"against baseline {re.escape(other)} · k = "
-    seconds = bb.timed(page, lambda: bb.choose(page, other), pattern, TIMEOUT_S)
-    return seconds[0], browser_cpu() - before
+    return (lambda: bb.choose(page, other)), pattern, None
+
+
+# the named steps besides page switches ("From>To"), and what undoes one after its click
+NAMED = {
+    "k change": k_change,
+    "section filter": section_filter,
+    "Failures bar": failures_bar,
+    "Ranks bin": ranks_bin,
+    "open a query": open_query,
+    "baseline change": baseline_change,
+}
+UNDO = {"section filter": section_reset}
+
+
+def step_of(name: str) -> Callable[[object, int], Action]:
+    if ">" in name:
+        came, link = name.split(">")
+        return switch_step(came, link)
+    if name not in NAMED:
+        raise SystemExit(f"unknown step {name!r}: 'From>To' or one of {', '.join(NAMED)}")
+    return NAMED[name]
+
+
+def renderer(cdp) -> dict[str, float]:
+    return {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+
+
+def measured(page, cdp, step, i: int) -> tuple[float, ...]:
+    """Seconds from the step's action to the settled page, the browser's CPU seconds, and
+    the renderer's task, script and layout + style seconds meanwhile."""
+    action, pattern, previous = step(page, i)
+    cpu, before = browser_cpu(), renderer(cdp)
+    seconds = bb.timed(page, action, pattern, TIMEOUT_S, previous)[0]
+    cpu, after = browser_cpu() - cpu, renderer(cdp)
+    task, script, layout, style = (after[m] - before[m] for m in METRICS)
+    return seconds, cpu, task, script, layout + style
+
+
+def report(samples: dict[str, dict[str, list[tuple[float, ...]]]]) -> None:
+    for step, by_source in samples.items():
+        print(step)
+        for name, taken in by_source.items():
+            seconds = [s[0] for s in taken]
+            med = [statistics.median(s[j] for s in taken) for j in range(1, 5)]
+            print(
+                f"  {name:<24} median {statistics.median(seconds):.3f} s  "
+                f"[{' '.join(f'{s:.2f}' for s in seconds)}]  browser CPU {med[0]:.2f} s  "
+                f"renderer task {med[1] * 1000:.0f} ms, script {med[2] * 1000:.0f}, "
+                f"layout+style {med[3] * 1000:.0f}"
+            )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sources", nargs="+", type=Path, help="checkouts to serve")
     parser.add_argument("--workspace", type=Path, default=HERE.parent / "data_samples")
-    parser.add_argument("--steps", default=STEPS, help="page switches, 'From>To,...'")
+    parser.add_argument(
+        "--steps", default=STEPS, help=f"'From>To' page switches or {', '.join(NAMED)}"
+    )
     parser.add_argument("--baseline", action="store_true", help="also Compare's baseline change")
     parser.add_argument("--repeat", type=int, default=6)
     args = parser.parse_args(argv)
-    steps = [tuple(step.split(">")) for step in args.steps.split(",") if step]
-    names = [f"{i}:{source.name}" for i, source in enumerate(args.sources)]
+    names = [step for step in args.steps.split(",") if step]
+    names += ["baseline change"] if args.baseline and "baseline change" not in names else []
+    steps = {name: step_of(name) for name in names}
+    sources = [f"{i}:{source.name}" for i, source in enumerate(args.sources)]
     logs = Path(tempfile.mkdtemp(prefix="ab-browser-"))
-    homes = [logs / f"home{i}" for i in range(len(names))]
+    homes = [logs / f"home{i}" for i in range(len(sources))]
     for home in homes:
         home.mkdir()
     servers = {
         name: bb.Server(args.workspace, logs / f"server{i}.log", source, homes[i])
-        for i, (name, source) in enumerate(zip(names, args.sources, strict=True))
+        for i, (name, source) in enumerate(zip(sources, args.sources, strict=True))
     }
-    samples: dict[str, dict[str, list[tuple[float, float]]]] = {}
+    samples: dict[str, dict[str, list[tuple[float, ...]]]] = {}
     try:
         for server in servers.values():
             server.wait_healthy(TIMEOUT_S)
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=bb.CHROMIUM, args=bb.CHROMIUM_ARGS)
-            pages = {}
+            pages, cdps = {}, {}
             for name, server in servers.items():
                 pages[name] = browser.new_context(viewport=bb.VIEWPORT).new_page()
+                cdps[name] = pages[name].context.new_cdp_session(pages[name])
+                cdps[name].send("Performance.enable")
                 bb.timed_goto(pages[name], server.url, "^Headline measures", TIMEOUT_S)
             for round_ in range(args.repeat + 1):
-                for name in names if round_ % 2 == 0 else names[::-1]:
+                for name in sources if round_ % 2 == 0 else sources[::-1]:
                     page = pages[name]
                     page.bring_to_front()
-                    timed = {f"{came} -> {link}": switch(page, came, link) for came, link in steps}
-                    if args.baseline:
-                        timed["Compare baseline change"] = baseline_change(page)
-                    for step, sample in timed.items():
+                    for step_name, step in steps.items():
+                        sample = measured(page, cdps[name], step, round_)
+                        UNDO.get(step_name, lambda _page: None)(page)
                         if round_:  # the first round warms each server's pages: dropped
-                            samples.setdefault(step, {}).setdefault(name, []).append(sample)
+                            samples.setdefault(step_name, {}).setdefault(name, []).append(sample)
             browser.close()
     finally:
         for server in servers.values():
             server.stop()
-    for step, by_source in samples.items():
-        print(step)
-        for name, taken in by_source.items():
-            seconds = [s for s, _ in taken]
-            cpu = statistics.median(c for _, c in taken)
-            print(
-                f"  {name:<24} median {statistics.median(seconds):.3f} s  "
-                f"[{' '.join(f'{s:.2f}' for s in seconds)}]  browser CPU {cpu:.2f} s"
-            )
+    report(samples)
     return 0
 
 

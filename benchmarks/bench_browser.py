@@ -581,10 +581,10 @@ def compare_interactions(bench: Bench, page: Page) -> None:
     detail = r"^Query .+: .+ → .+$"
 
     def open_regression(i: int) -> float:
-        """Row 1 / row 2 opens the st.dialog with both lists; closed again untimed."""
+        """Row 1 / row 2 opens the query under the list; closed again untimed."""
         click = click_row(page, REGRESSIONS_TABLE, i % 2)
         seconds = timed(page, click, detail, bench.timeout)[0]
-        close_dialog(page, bench.timeout)
+        close_query(page, bench.timeout)
         return seconds
 
     def regressions() -> int:
@@ -626,11 +626,11 @@ def compare_interactions(bench: Bench, page: Page) -> None:
     bench.measure("open a regression (Compare row)", open_regression, enough_regressions)
 
 
-def close_dialog(page: Page, timeout: float) -> None:
-    """Close Compare's query dialog with its Close button and wait until it is gone."""
+def close_query(page: Page, timeout: float) -> None:
+    """Close Compare's open query with its Close button and wait until it is gone."""
     close = page.locator(".st-key-compare_close button")
     untimed(page, close.click, None, timeout)
-    page.get_by_role("dialog").wait_for(state="detached", timeout=timeout * 1000)
+    close.wait_for(state="detached", timeout=timeout * 1000)
 
 
 def judge_keys(bench: Bench, page: Page) -> None:
