@@ -11,7 +11,9 @@ once app.py has run. This launcher turns it off before the server starts, as app
 
 It also begins the first page's work at once (:func:`warm_up`), so a fresh server's first
 session only draws the page (issue 30), and the inputs' hashing first of all, beside
-streamlit's own start (:func:`hash_named_inputs`).
+streamlit's own start (:func:`hash_named_inputs`). Before either, and before streamlit is
+imported, it starts the child process that fills the load cache (:mod:`.cache_fill`): the
+warm-up's open waits for it, then restores the workspace from the cache.
 """
 
 from __future__ import annotations
@@ -25,11 +27,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-import streamlit.delta_generator
-from streamlit.runtime import Runtime
-from streamlit.runtime.pages_manager import PagesManager
-from streamlit.runtime.runtime import RuntimeState
-from streamlit.web import cli
+from ragrecall_app import cache_fill
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
 # the page a first visit shows (app.py's default page)
@@ -40,6 +38,9 @@ STOPPING = threading.Event()
 # the launcher's own start of the inputs' hashing (hash_named_inputs), which the warm-up's
 # open waits for rather than hash a file twice
 HASHING: list[threading.Thread] = []
+# the child filling the load cache (cache_fill.start), and the thread waiting for it, which
+# the warm-up's open waits for too
+FILLING: list = []
 # the folders of a workspace whose files are inputs besides its own (Source.input_files)
 INPUT_FOLDERS = ("runs", "grades", "qrels")
 
@@ -48,11 +49,21 @@ def main(argv: list[str] | None = None) -> int:
     """``streamlit run app.py`` with the old ``pages/`` mode off from the start, and the
     first page's work started at once (:func:`warm_up`)."""
     args = sys.argv[1:] if argv is None else argv
+    # first: the child's interpreter starts while streamlit is imported here
+    small = sum(map(_size, named_inputs(args, dict(os.environ)))) <= cache_fill.MAX_INPUT_BYTES
+    child = cache_fill.start(args) if small else None
+    filled = threading.Thread(target=cache_fill.wait, args=(child,), name="ragrecall-fill")
+    filled.start()
+    FILLING[:] = [filled]
     hashing = threading.Thread(
         target=hash_named_inputs, args=(args, dict(os.environ)), name="ragrecall-hash"
     )
     hashing.start()
     HASHING[:] = [hashing]
+    import streamlit.delta_generator
+    from streamlit.runtime.pages_manager import PagesManager
+    from streamlit.web import cli
+
     PagesManager.uses_pages_directory = False
     # Streamlit's first element of a process asks whether it runs in a REPL, through
     # inspect.stack(): the source of every frame, every module's real path (0.1 s of the
@@ -67,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         return cli.main()
     finally:
         STOPPING.set()
+        cache_fill.stop(child)
 
 
 def warm_up() -> None:
@@ -95,6 +107,8 @@ def warm_up() -> None:
         opening.join()
         if not wait_until(runtime_started):
             return
+        from streamlit.runtime import Runtime
+
         # the first session runs both scripts first thing: compiled now, not after the work
         scripts = getattr(Runtime.instance(), "_script_cache", None)  # streamlit's own
         for script in (APP, FIRST_PAGE):
@@ -123,12 +137,25 @@ def hash_named_inputs(argv: list[str], env: dict[str, str]) -> None:
     try:
         from ragrecall_core.inputs.load_cache import hash_beside
 
-        named = [Path(a) for a in argv if not a.startswith("-")]
-        named += [Path(env["RAGRECALL_WORKSPACE"])] if env.get("RAGRECALL_WORKSPACE") else []
-        named = [path for path in named if path.exists()] or [APP.parent / "data_samples"]
-        hash_beside(_files_of(named), threads=1)  # the other core starts streamlit
+        hash_beside(named_inputs(argv, env), threads=1)  # the other core starts streamlit
     except Exception:  # noqa: BLE001, S110 (the key is made from the files all the same)
         pass
+
+
+def named_inputs(argv: list[str], env: dict[str, str]) -> list[Path]:
+    """The regular files the launcher's arguments or ``$RAGRECALL_WORKSPACE`` name (see
+    :func:`hash_named_inputs`)."""
+    named = [Path(a) for a in argv if not a.startswith("-")]
+    named += [Path(env["RAGRECALL_WORKSPACE"])] if env.get("RAGRECALL_WORKSPACE") else []
+    named = [path for path in named if path.exists()] or [APP.parent / "data_samples"]
+    return _files_of(named)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def _files_of(paths: list[Path]) -> list[Path]:
@@ -146,12 +173,13 @@ def _files_of(paths: list[Path]) -> list[Path]:
 
 def preload(source) -> None:
     """Open the workspace of ``source`` ahead (:func:`.opened.open_ahead`: no pandas, no
-    streamlit cache), once the launcher's own hashing has ended (a file is hashed once);
-    the warm-up's first read of it takes it. What fails is left to the first session."""
+    streamlit cache), once the launcher's own hashing has ended (a file is hashed once) and
+    its child has filled the load cache (:mod:`.cache_fill`: then a restore); the warm-up's
+    first read of it takes it. What fails is left to the first session."""
     try:
         from ragrecall_app import opened
 
-        opened.open_ahead(source, after=HASHING)
+        opened.open_ahead(source, after=[*HASHING, *FILLING])
     except Exception:  # noqa: BLE001, S110 (the first session opens it again and reports it)
         pass
 
@@ -173,6 +201,9 @@ def app_arguments_set() -> bool:
 
 
 def runtime_started() -> bool:
+    from streamlit.runtime import Runtime
+    from streamlit.runtime.runtime import RuntimeState
+
     return Runtime.exists() and Runtime.instance().state != RuntimeState.INITIAL
 
 

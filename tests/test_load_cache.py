@@ -112,11 +112,56 @@ def assert_same(first: Workspace, second: Workspace) -> None:
         assert restored[part] == fresh[part], part
 
 
+def assert_same_content(fresh: Workspace, restored: Workspace) -> None:
+    """Equal in every part, as :func:`assert_same` says, where the cache was written by
+    another read than ``fresh`` (a fill, another process): a table's rows are compared in
+    their stored order only where it is the file's (a run table); DuckDB inserts another
+    table's rows (``run_queries``) in an order two reads need not share."""
+    first, second = everything(fresh), everything(restored)
+    assert first["tables"]["queries"], "the comparison must hold data"
+    assert_same_evaluation(first.pop("evaluation"), second.pop("evaluation"))
+    for found in (first, second):
+        found["tables"] = {
+            name: rows if load_cache.RUN_TABLE.fullmatch(name) else sorted(rows, key=repr)
+            for name, rows in found["tables"].items()
+        }
+    for part in first:
+        assert second[part] == first[part], part
+
+
 def test_data_samples_restored_equals_a_fresh_load(tmp_path):
     cache = tmp_path / "cache"
     first, second = open_twice(cache, lambda c: Workspace.open(DATA_SAMPLES, cache=c))
     assert first.configs() and first.grades and first.corpus
     assert_same(first, second)
+
+
+def test_a_fill_writes_what_a_restore_reads_and_leaves_a_trusted_file_alone(tmp_path):
+    """A fill (a fresh server's child process) writes the file a later open restores; a
+    fill that finds it signed restores nothing and writes nothing; one that finds it edited
+    writes it again."""
+    cache = tmp_path / "cache"
+    with load_cache.filling() as kept:
+        Workspace.open(DATA_SAMPLES, cache=cache)
+    load_cache.wait_for_writes()
+    assert kept == cache_files(cache) and HITS == []
+    (path,) = kept
+    written = path.stat()
+    with pytest.raises(load_cache.AlreadyCached), load_cache.filling():
+        Workspace.open(DATA_SAMPLES, cache=cache)
+    assert HITS == [] and path.stat().st_ino == written.st_ino
+    with open(path, "r+b") as handle:
+        handle.seek(4096)
+        byte = handle.read(1)[0]
+        handle.seek(4096)
+        handle.write(bytes([byte ^ 1]))
+    with load_cache.filling():
+        Workspace.open(DATA_SAMPLES, cache=cache)
+    load_cache.wait_for_writes()
+    assert path.stat().st_ino != written.st_ino
+    assert load_cache.distrust(path, path.stem, load_cache.user_secret()) == ""
+    assert_same_content(Workspace.open(DATA_SAMPLES), Workspace.open(DATA_SAMPLES, cache=cache))
+    assert HITS == [True]
 
 
 def test_loose_files_with_aliases_configs_grades_and_corpus(tmp_path):

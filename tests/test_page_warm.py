@@ -76,10 +76,14 @@ def test_a_stopping_server_begins_no_further_page(monkeypatch):
         daemons.append(threading.current_thread().daemon)
         ended.set()
 
+    from streamlit.runtime.pages_manager import PagesManager
+    from streamlit.web import cli
+
     monkeypatch.setattr(serve, "warm_up", warm_up)
-    monkeypatch.setattr(serve.cli, "main", lambda: 0)
+    monkeypatch.setattr(serve.cache_fill, "start", lambda args: None)
+    monkeypatch.setattr(cli, "main", lambda: 0)
     monkeypatch.setattr(serve.sys, "argv", ["ragrecall-ui"])
-    monkeypatch.setattr(serve.PagesManager, "uses_pages_directory", None)
+    monkeypatch.setattr(PagesManager, "uses_pages_directory", None)
     assert serve.main([]) == 0
     assert ended.wait(10) and daemons == [False]
     assert serve.STOPPING.is_set(), "the launcher tells the warm-up the server stopped"

@@ -125,6 +125,8 @@ def test_the_warm_up_opens_the_workspace_while_the_server_starts(tmp_path, monke
     """Issue 30: hashing the inputs and restoring the load cache need no streamlit runtime
     (the workspace is a resource every session shares): the warm-up begins them as soon as
     streamlit has set the app's arguments, not once its server has started."""
+    from streamlit.runtime import Runtime
+
     from ragrecall_app import serve
     from ragrecall_core.inputs.workspace import Workspace
 
@@ -142,7 +144,7 @@ def test_the_warm_up_opens_the_workspace_while_the_server_starts(tmp_path, monke
     monkeypatch.setattr(
         serve, "import_first_page", lambda scripts: imported_while_opening.append(opening.wait(10))
     )
-    monkeypatch.setattr(serve.Runtime, "exists", staticmethod(lambda: False))  # not started
+    monkeypatch.setattr(Runtime, "exists", staticmethod(lambda: False))  # not started
     monkeypatch.setattr(serve, "RUNTIME_WAIT_S", 0.2)
     monkeypatch.setattr(serve.sys, "argv", [str(serve.APP), "--workspace", str(workspace)])
 

@@ -48,6 +48,11 @@ garbage, other tables) is named in one line on stderr (once per process), is a m
 is written again; a cache folder that cannot be used (a symlink, a file, not writable) is
 named in one line on stderr and the load goes on without a cache.
 
+**Fill**: inside :func:`filling` (a fresh server's child process,
+:mod:`ragrecall_app.cache_fill`) a load only fills the cache: a trusted file already there
+is not restored (:class:`AlreadyCached`), any other load reads, checks and writes as on a
+miss.
+
 **Eviction**: after each write, at most :data:`MAX_FILES` (8) cache files and
 :data:`MAX_BYTES` (2 GB) together stay, the most recently used first (a hit touches its
 file); a temporary file older than an hour (a writer that died) goes too.
@@ -66,7 +71,9 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -142,11 +149,53 @@ def load(
     if folder is None or key is None or secret is None:
         return fresh(connect(memory_limit=memory_limit))
     path = folder / f"{key}.duckdb"
+    filled = _FILLING.get()
+    if filled is not None:
+        filled.append(path)
+        if _trusted(path, key, secret):
+            raise AlreadyCached(path)
+        return _load_and_keep(folder, key, plan, memory_limit, fresh, secret)
     con = restore(path, key, memory_limit, secret)
     if con is not None:
         _touch(path)
         return restored(con, run_paths(con))
     return _load_and_keep(folder, key, plan, memory_limit, fresh, secret)
+
+
+class AlreadyCached(Exception):
+    """Raised by a load inside :func:`filling` when a trusted cache file holds its inputs."""
+
+
+# the cache files the loads of a filling() block keep (or found kept); None outside one
+_FILLING: ContextVar[list[Path] | None] = ContextVar("ragrecall_load_cache_filling", default=None)
+
+
+@contextmanager
+def filling() -> Iterator[list[Path]]:
+    """A block whose loads only fill the cache (a fresh server's child process:
+    :mod:`ragrecall_app.cache_fill`): a load whose trusted file is already there raises
+    :class:`AlreadyCached` instead of restoring it, any other reads and checks its inputs
+    and writes the file as on a miss (an untrusted one is named and written again). Yields
+    the list of the cache files those loads keep, or found; :func:`wait_for_writes` then
+    waits for them (a load with problems raises, and keeps none)."""
+    paths: list[Path] = []
+    token = _FILLING.set(paths)
+    try:
+        yield paths
+    finally:
+        _FILLING.reset(token)
+
+
+def _trusted(path: Path, key: str, secret: bytes) -> bool:
+    """Whether ``path`` is a cache file this module wrote for ``key`` (one that is not is
+    named on stderr once, as a restore names it)."""
+    try:
+        why = distrust(path, key, secret)
+    except FileNotFoundError:
+        return False
+    if why:
+        _ignored(path, why)
+    return not why
 
 
 def enabled() -> bool:
