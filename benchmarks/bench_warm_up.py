@@ -1,13 +1,16 @@
-"""A fresh server's first page with a filled load cache, checkout against checkout, and
-where its time goes (issue 30).
+"""A fresh server's first page with a filled (or an empty) load cache, checkout against
+checkout, and where its time goes (issue 30).
 
     python benchmarks/bench_warm_up.py --source /tmp/before --source . --repeat 3
     python benchmarks/bench_warm_up.py --source . --repeat 1 --phases
+    python benchmarks/bench_warm_up.py --source /tmp/before --source . --cache empty \
+        --workspace "$PWD/data_samples"
 
 Each --source checkout is served as ``ragrecall ui`` serves it (bench_browser.py's
 ``launch_command``: ``python -m ragrecall_app.serve``) on the 10k workspace, the checkouts
 in turn, ``--repeat`` rounds, every server on the same $RAGRECALL_HOME (filled first by one
-untimed server per checkout: a checkout whose loader differs has its own cache file). Per
+untimed server per checkout: a checkout whose loader differs has its own cache file; with
+``--cache empty`` each server has a $RAGRECALL_HOME of its own, and reads every input). Per
 server: seconds from its start to its health answer, its first page from then to the
 settled page (bench_browser.py's ``timed_goto``), and a second session's first page opened
 right after it (the launcher then builds every k and the other pages behind the first:
@@ -47,9 +50,17 @@ def main() -> int:
     parser.add_argument("--source", type=Path, action="append", required=True)
     parser.add_argument("--workspace", type=Path, default=Path("/tmp/ragrecall_large"))
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--cache",
+        choices=("filled", "empty"),
+        default="filled",
+        help="each server's load cache: filled by a first untimed server, or empty (a home "
+        "of its own: every input read and checked)",
+    )
     parser.add_argument("--phases", action="store_true", help="log the warm-up's steps")
     parser.add_argument("--out", type=Path, default=Path(tempfile.mkdtemp(prefix="warm-up-")))
     args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
     sys.path.insert(0, str(ROOT))
     from playwright.sync_api import sync_playwright
 
@@ -59,11 +70,13 @@ def main() -> int:
     results: dict[Path, list[tuple[float, float, float]]] = {s: [] for s in args.source}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        for source in args.source:  # fills the load cache, untimed
+        for source in args.source if args.cache == "filled" else ():  # untimed
             one_server(browser, source, args, home, args.out / "fill.log")
         for i in range(args.repeat):
             for source in args.source:
                 log = args.out / f"{source.resolve().name}-{i}.log"
+                if args.cache == "empty":
+                    home = Path(tempfile.mkdtemp(prefix="home-", dir=args.out))
                 row = one_server(browser, source, args, home, log)
                 results[source].append(row)
                 print(
