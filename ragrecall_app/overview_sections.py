@@ -82,14 +82,27 @@ def _no_answer_table(ctx: Context) -> pd.DataFrame:
     )
 
 
+# The query counts and the run configurations are in boxes sent only while open: every
+# element of a page is sent, marked stale and drawn again by the browser on each rerun (a k
+# change, a filter), and these two sections were about half of the Overview's own elements (its
+# columns and tabs, among the costliest to draw), below the fold and seldom read in a meeting.
+COUNTS_OPEN = "overview_counts_open"
+CONFIGS_OPEN = "overview_configs_open"
+
+
 def queries_in_view(shown: OverviewView) -> None:
-    st.subheader("Queries in view")
-    for col, (column, (label, _fact)) in zip(st.columns(3), COUNTED.items(), strict=True):
-        with col:
-            if column not in shown.counts:
-                st.caption(f"No {label} in this data: add `{column}` to the gold to count by it.")
-                continue
-            escaped_table(shown.counts[column])
+    box = st.expander("Queries in view", key=COUNTS_OPEN, on_change="rerun")
+    with box:
+        if not box.open:
+            return
+        for col, (column, (label, _fact)) in zip(st.columns(3), COUNTED.items(), strict=True):
+            with col:
+                if column not in shown.counts:
+                    st.caption(
+                        f"No {label} in this data: add `{column}` to the gold to count by it."
+                    )
+                    continue
+                escaped_table(shown.counts[column])
 
 
 def no_answer_queries(shown: OverviewView) -> None:
@@ -115,13 +128,16 @@ def validation_warnings(shown: OverviewView, filtered: bool) -> None:
 
 
 def run_configurations(ctx: Context) -> None:
-    runs = ctx.state.runs
-    st.subheader("Run configurations")
-    st.caption("As loaded from each run's .config.json sidecar; secrets are redacted on load.")
-    configs = ctx.memo("run_configs", ctx.ws.configs)
-    for i, (tab, run) in enumerate(zip(st.tabs(md_labels(runs)), runs, strict=True)):
-        with tab:
-            if configs.get(run):
-                json_block(configs[run], f"run_config_{i}")
-            else:
-                st.text("No config sidecar for this run.")
+    box = st.expander("Run configurations", key=CONFIGS_OPEN, on_change="rerun")
+    with box:
+        if not box.open:
+            return
+        runs = ctx.state.runs
+        st.caption("As loaded from each run's .config.json sidecar; secrets are redacted on load.")
+        configs = ctx.memo("run_configs", ctx.ws.configs)
+        for i, (tab, run) in enumerate(zip(st.tabs(md_labels(runs)), runs, strict=True)):
+            with tab:
+                if configs.get(run):
+                    json_block(configs[run], f"run_config_{i}")
+                else:
+                    st.text("No config sidecar for this run.")

@@ -2,6 +2,7 @@
 
 import pytest
 
+from ragrecall_app import overview_sections as sections
 from tests.dashboard_support import app, no_exception, table, titles, trec_workspace
 from tests.plain_scores import mean
 
@@ -33,6 +34,8 @@ def test_overview_renders_on_data_samples(at):
 
 
 def test_overview_shows_redacted_config_and_warnings(at):
+    at.session_state[sections.CONFIGS_OPEN] = True  # the configurations' box, opened
+    at.run()
     configs = [t.value for t in at.text]  # each run config as JSON text
     assert any("dense-cosine" in c for c in configs)
     assert not any("sk-" in c or "hunter2" in c for c in configs)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from ragrecall_app.overview_sections import CONFIGS_OPEN
 from ragrecall_app.render import printable_json
 from tests.dashboard_support import app, no_exception
 from tests.helpers import write_jsonl
@@ -41,6 +42,11 @@ def test_printable_json_is_the_config_indented_with_nothing_unprintable():
 
 def test_each_run_config_is_plain_text_in_its_tab(tmp_path, monkeypatch):
     at = app(configured_workspace(tmp_path), monkeypatch)
+    no_exception(at)
+    assert not at.tabs, "sent only once its box is opened"
+    assert printable_json(CONFIG) not in [t.value for t in at.text]
+    at.session_state[CONFIGS_OPEN] = True
+    at.run()
     no_exception(at)
     assert not at.json, "no JSON viewer on the first page"
     (tab_a, tab_b) = at.tabs

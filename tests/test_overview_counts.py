@@ -3,6 +3,7 @@ one per attribute, counting distinct queries in view; a view without queries say
 
 from __future__ import annotations
 
+from ragrecall_app.overview_sections import CONFIGS_OPEN, COUNTS_OPEN
 from ragrecall_core import Workspace
 from ragrecall_core.views.dashboard_state import session_key
 from tests.dashboard_support import ROOT, app, no_exception, tables
@@ -18,6 +19,8 @@ def counts_table(at, label: str):
 def test_counts_are_distinct_queries_per_value(monkeypatch):
     at = app(None, monkeypatch)
     no_exception(at)
+    at.session_state[COUNTS_OPEN] = True  # the counts' box, opened
+    at.run()
     con = Workspace.open(ROOT / "data_samples").cursor()
     for column, label in (("query_type", "query type"), ("section", "corpus section")):
         expected = dict(
@@ -27,6 +30,25 @@ def test_counts_are_distinct_queries_per_value(monkeypatch):
         )
         shown = counts_table(at, label).set_index(label)["queries"].to_dict()
         assert shown == expected
+
+
+def test_counts_and_configurations_are_sent_only_while_their_boxes_are_open(monkeypatch):
+    at = app(None, monkeypatch)
+    no_exception(at)
+    assert [e.label for e in at.expander] == ["Queries in view", "Run configurations"]
+    closed = tables(at)
+    assert not any(list(t.columns)[1:] == ["queries"] for t in closed)  # no count table
+    assert not at.tabs  # no configuration
+    at.session_state[COUNTS_OPEN] = True
+    at.session_state[CONFIGS_OPEN] = True
+    at.run()
+    no_exception(at)
+    opened = tables(at)
+    assert len(opened) == len(closed) + 3  # query type, corpus section, split
+    assert len(at.tabs) == 4  # a configuration per run
+    # what the page shows outside the boxes is the same
+    others = [t for t in opened if list(t.columns)[1:] != ["queries"]]
+    assert all(a.equals(b) for a, b in zip(others, closed, strict=True))
 
 
 def test_a_view_without_queries_says_so_instead_of_failing(monkeypatch):

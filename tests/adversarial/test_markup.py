@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
+from ragrecall_app.overview_sections import CONFIGS_OPEN, COUNTS_OPEN
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.output.literal import NO_LINK, file_name_part
 from tests.dashboard_support import app, no_exception
@@ -108,7 +109,10 @@ def workspace(tmp_path_factory):
 
 @pytest.mark.parametrize("page", PAGES)
 def test_file_text_is_never_live_markup_on_a_page(workspace, page, monkeypatch):
-    at = app(workspace, monkeypatch).switch_page(page).run()
+    at = app(workspace, monkeypatch)
+    at.session_state[COUNTS_OPEN] = True  # the Overview's boxes, opened
+    at.session_state[CONFIGS_OPEN] = True
+    at = at.switch_page(page).run()
     no_exception(at)
     texts = rendered_markdown(at)
     assert any("evil" in t for t in texts) or page != "pages/overview.py"
@@ -117,7 +121,9 @@ def test_file_text_is_never_live_markup_on_a_page(workspace, page, monkeypatch):
 
 
 def test_run_names_in_tabs_read_as_written(workspace, monkeypatch):
-    at = app(workspace, monkeypatch).run()
+    at = app(workspace, monkeypatch)
+    at.session_state[CONFIGS_OPEN] = True  # the run configurations' box, opened
+    at.run()
     labels = [t.label for t in at.tabs]
     assert len(labels) == 2
     for label in labels:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from ragrecall_app.overview_sections import CONFIGS_OPEN, COUNTS_OPEN
 from ragrecall_core import InputError, Workspace
 from ragrecall_core.inputs.configs import REDACTED
 from tests import fixtures_regressions as fx
@@ -297,6 +298,7 @@ def dashboard(workspace) -> dict[str, str]:
     """The Overview page's config tabs and the Compare page's config diff, as text."""
     with pytest.MonkeyPatch.context() as monkeypatch:
         at = app(workspace, monkeypatch)
+        open_overview_boxes(at)
         no_exception(at)
         overview = "\n".join(json.dumps(j.value) for j in at.json) + _page_text(at)
         at.switch_page("pages/compare.py").run()
@@ -305,6 +307,14 @@ def dashboard(workspace) -> dict[str, str]:
     assert "cl100k_base" in overview, "the candidate's config tab was not found"
     assert "max_tokens" in compare, "the compare page's config diff was not found"
     return {"dashboard overview": overview, "dashboard compare": compare}
+
+
+def open_overview_boxes(at) -> None:
+    """Open the Overview's boxes (query counts, run configurations: sent only while open)
+    and run the page again."""
+    at.session_state[COUNTS_OPEN] = True
+    at.session_state[CONFIGS_OPEN] = True
+    at.run()
 
 
 def _page_text(at) -> str:

@@ -402,11 +402,12 @@ def captured(tmp_path_factory) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def dashboard(workspace) -> dict[str, str]:
-    from tests.adversarial.test_secrets import _page_text
+    from tests.adversarial.test_secrets import _page_text, open_overview_boxes
     from tests.dashboard_support import app, no_exception
 
     with pytest.MonkeyPatch.context() as monkeypatch:
         at = app(workspace, monkeypatch)
+        open_overview_boxes(at)
         no_exception(at)
         overview = "\n".join(json.dumps(j.value) for j in at.json) + _page_text(at)
         at.switch_page("pages/compare.py").run()
