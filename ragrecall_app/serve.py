@@ -52,7 +52,10 @@ def main(argv: list[str] | None = None) -> int:
     # first: the child's interpreter starts while streamlit is imported here
     small = sum(map(_size, named_inputs(args, dict(os.environ)))) <= cache_fill.MAX_INPUT_BYTES
     child = cache_fill.start(args) if small else None
-    filled = threading.Thread(target=cache_fill.wait, args=(child,), name="ragrecall-fill")
+    # a daemon: it only waits for the child, and the server's exit must never wait for it
+    filled = threading.Thread(
+        target=cache_fill.wait, args=(child,), name="ragrecall-fill", daemon=True
+    )
     filled.start()
     FILLING[:] = [filled]
     hashing = threading.Thread(
