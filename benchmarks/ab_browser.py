@@ -201,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
             browser = pw.chromium.launch(executable_path=bb.CHROMIUM, args=bb.CHROMIUM_ARGS)
             pages, cdps = {}, {}
             for name, server in servers.items():
-                pages[name] = browser.new_context(viewport=bb.VIEWPORT).new_page()
+                pages[name] = bb.new_context(browser).new_page()
                 cdps[name] = pages[name].context.new_cdp_session(pages[name])
                 cdps[name].send("Performance.enable")
                 bb.timed_goto(pages[name], server.url, "^Headline measures", TIMEOUT_S)
