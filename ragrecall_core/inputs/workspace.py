@@ -41,7 +41,7 @@ from ragrecall_core.inputs.memory import (
     run_label,
     shown,
 )
-from ragrecall_core.inputs.runs import load_run, load_runs
+from ragrecall_core.inputs.runs import JsonBytes, counts_begun, load_run, load_runs
 
 GOLD_NAMES = (
     "gold.jsonl",
@@ -107,8 +107,9 @@ class Workspace:
         def fresh(con: duckdb.DuckDBPyConnection) -> Workspace:
             ws = cls(con, **fields)
             ws._lock_down(run_paths)
+            counted = counts_begun(run_paths)  # beside the gold's load
             problems = gather([ws.gold], lambda path: load_gold(con, path))[1]
-            problems += ws._load_run_files(run_paths)
+            problems += ws._load_run_files(run_paths, counted)
             return ws._finish_loading(problems)
 
         plan = load_plan("files", [("gold", fields["gold"])], run_paths, fields["grades"], corpus)
@@ -179,8 +180,9 @@ class Workspace:
         def fresh(con: duckdb.DuckDBPyConnection) -> Workspace:
             ws = cls(con, **fields)
             ws._lock_down(run_paths)
+            counted = counts_begun(run_paths)  # beside the BEIR folder's load
             problems = gather([root], lambda path: load_beir(con, path))[1]
-            problems += ws._load_run_files(run_paths)
+            problems += ws._load_run_files(run_paths, counted)
             return ws._finish_loading(problems, corpus_loaded=True)
 
         beir = [("beir", path) for path in beir_files(root)]
@@ -196,9 +198,12 @@ class Workspace:
         with the runs it names, locked down as a fresh load's."""
         return lambda con, names: cls(con, runs=names, **fields)._locked(run_paths)
 
-    def _load_run_files(self, paths: list[Path]) -> list[Problem]:
-        """Load every run file, keeping the loaded ones by name; the others' problems."""
-        loaded, problems = load_runs(self.con, paths)
+    def _load_run_files(
+        self, paths: list[Path], counted: dict[Path, Callable[[], JsonBytes]] | None = None
+    ) -> list[Problem]:
+        """Load every run file, keeping the loaded ones by name; the others' problems
+        (``counted``: :func:`~ragrecall_core.inputs.runs.counts_begun`)."""
+        loaded, problems = load_runs(self.con, paths, counted)
         self.runs = dict(loaded)
         return problems
 

@@ -186,3 +186,33 @@ def test_a_refused_row_in_a_proven_file_is_not_read_again(tmp_path, monkeypatch)
     path.write_text(line("q1", item('"a"'), item('"a"', "2")) + "\n")  # a chunk twice
     ran, problems = reads(path, monkeypatch)
     assert ran == ["text"] and problems
+
+
+def test_a_count_begun_before_the_gold_is_the_one_the_read_waits_for(tmp_path, monkeypatch):
+    """A workspace begins counting its large JSON-lines runs' bytes before it loads the
+    gold (``runs.counts_begun``): the read waits for that count, never a second one, and
+    loads what it loads otherwise; a run that is no JSON lines, or no file, is left to its
+    read."""
+    from ragrecall_core import Workspace
+    from ragrecall_core.inputs import workspace as workspace_module
+    from tests.helpers import gold_row, write_jsonl
+
+    gold = write_jsonl(tmp_path / "gold.jsonl", [gold_row(q, [f"{q}-1"]) for q in ("q1", "q2")])
+    run = write_lines(tmp_path / "run.jsonl", PLAIN)
+    trec = tmp_path / "other.trec"
+    trec.write_text("q1 Q0 q1-1 1 0.5 t\n")
+    counted = []
+    original = runs.json_bytes
+    monkeypatch.setattr(runs, "COMMAS_COUNTED_FROM", 0)
+    monkeypatch.setattr(runs, "json_bytes", lambda path: counted.append(path) or original(path))
+    begun = runs.counts_begun([run, trec, tmp_path / "missing.jsonl"])
+    assert list(begun) == [run] and begun[run]() == original(run)
+    counted.clear()
+    workspace = Workspace.from_files(gold, [run, trec])
+    assert counted == [run]
+    rows = "SELECT query_id, chunk_id, rank, score FROM runs ORDER BY ALL"
+    monkeypatch.setattr(workspace_module, "counts_begun", lambda paths: {})
+    assert workspace.con.execute(rows).fetchall() == (
+        Workspace.from_files(gold, [run, trec]).con.execute(rows).fetchall()
+    )
+    assert counted == [run, run]  # without the early count, the read counts it itself

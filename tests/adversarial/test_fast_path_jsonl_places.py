@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from ragrecall_core import Workspace
 from ragrecall_core.errors import InputError
 from ragrecall_core.inputs import runs
-from tests.helpers import gold_row, write_jsonl
+from tests.helpers import assert_read_as_validating, gold_row, write_jsonl
 
 SETTINGS = settings(max_examples=20)
 QUERIES = ["q1", "q2"]
@@ -71,3 +71,29 @@ def test_listed_jsonl_loads_as_the_validating_read(gold, tmp_path_factory, lines
         for query in QUERIES:
             ranks = [r for q, c, r, _ in fast if q == query and c is not None]
             assert ranks == list(range(1, len(ranks) + 1))
+
+
+# A rank given as its place's text is taken without its cast (runs.JSONL_ITEMS_SQL:
+# ``at_place``); any other text of that number, and anything that is no integer, still
+# goes through the canonical test and the validating read's refusal.
+RANK_TEXTS = [
+    "{place}", "{place}.0", "{place}e0", "1{place}e-1", '"{place}"', "true", "null",
+    "-{place}", "0", "-0", " {place} ", "9223372036854775808", "18446744073709551616",
+    "{place}.5", "[{place}]", '{{"r": {place}}}',
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("text", RANK_TEXTS)
+@pytest.mark.parametrize("counted_from", [0, None])
+def test_a_rank_written_at_its_place_loads_as_the_validating_read(tmp_path, text, counted_from):
+    """Each rank text at its own place (and a plain rank beside it), with the chunk ids read
+    as text (the byte count deciding) or as JSON."""
+    items = [
+        f'{{"chunk_id": "{chunk}", "rank": {text.format(place=place)}, "score": 0.5}}'
+        for place, chunk in enumerate("ab", 1)
+    ]
+    path = tmp_path / "run.jsonl"
+    lines = [f'{{"id": "q1", "retrieved": [{", ".join(items)}]}}', '{"id": "q2", "retrieved": []}']
+    path.write_text("\n".join(lines) + "\n")
+    patched = {"COMMAS_COUNTED_FROM": counted_from} if counted_from is not None else {}
+    assert_read_as_validating(path, **patched)
