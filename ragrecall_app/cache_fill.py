@@ -33,10 +33,12 @@ from pathlib import Path
 
 # the child is started for inputs of at most this many bytes together. A small workspace's
 # read is many short DuckDB calls, each waiting for the interpreter's lock beside the
-# server's imports: there the child wins (data_samples, 1.5 MB). A large one's is DuckDB's
-# own work in its threads, and the child's write of the cache (~1.4 s at 10,000 queries,
-# 262 MB) and its second hashing of the inputs beside the server's start cost more.
-MAX_INPUT_BYTES = 64 << 20
+# server's imports: there the child wins (data_samples, 1.5 MB; 500 queries, 20 MB). A
+# large one's is DuckDB's own work in its threads: the child's read, its write of the
+# cache and its second hashing of the inputs take both cores from the server's start, and
+# the server's start to its first page took longer (2,000 queries, 58 MB): issue 30,
+# stop 42 in benchmarks/README.md.
+MAX_INPUT_BYTES = 32 << 20
 # how long the server's open waits for the child before it reads the inputs itself
 WAIT_S = 120.0
 # load_cache.CACHE_ENV, read here without importing DuckDB
