@@ -28,9 +28,10 @@ recip_rank cut at 10, ndcg_cut_10, map).
 
 ``--source DIR`` adds ``before-*`` cases: the same ragrecall commands run from the
 checkout in DIR (e.g. ``git archive HEAD | tar -x -C DIR``), so before and after are
-measured side by side in one run. ``--scale N`` generates N x the queries (TREC and
-Parquet only; its default ``--out`` is /tmp/ragrecall-bench-<N x 7>m) and runs only
-ragrecall on them: pytrec_eval would need far more memory than the machine has.
+measured side by side in one run (``--only ragrecall-jsonl`` runs
+``before-ragrecall-jsonl`` too). ``--scale N`` generates N x the queries (TREC and Parquet
+only; its default ``--out`` is /tmp/ragrecall-bench-<N x 7>m) and runs only ragrecall on
+them: pytrec_eval would need far more memory than the machine has.
 
 The helper modes (``_pytrec``, ``_ranx``, ``_duckdb``, ``_profile``) are what the
 timed child processes run; they are not meant to be called by hand.
@@ -618,7 +619,7 @@ def run_benchmark(out: Path, repeat: int, only: list[str] | None, source: Path |
     chosen = [
         case
         for case in cases(out) + (before_cases(out, source) if source else [])
-        if not only or case["key"] in only
+        if not only or case["key"] in only or case["key"].removeprefix("before-") in only
     ]
     for case in chosen:
         if case.get("warmup"):
@@ -748,11 +749,13 @@ def describe_machine(load_before: float) -> str:
         done = subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True)
         return done.stdout.strip()
 
+    commit = git("rev-parse", "--short", "HEAD")
     dirty = len([x for x in git("status", "--porcelain", "ragrecall_core").splitlines() if x])
+    changed = f"+{dirty} changed files in ragrecall_core"
+    version = f"{commit} ({changed})" if commit else f"from {REPO}, not a git checkout"
     return (
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {os.cpu_count()} cores; "
-        f"Python {sys.version.split()[0]}; ragrecall {git('rev-parse', '--short', 'HEAD')}"
-        f" (+{dirty} changed files in ragrecall_core); 1-min load average before "
+        f"Python {sys.version.split()[0]}; ragrecall {version}; 1-min load average before "
         f"{load_before:.1f}, after {os.getloadavg()[0]:.1f} (above the core count means other "
         "processes shared the CPUs: trust CPU s over wall s)"
     )
