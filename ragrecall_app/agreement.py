@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from ragrecall_app import analyses
-from ragrecall_app.context import Context, state_key
+from ragrecall_app.context import Context, state_key, state_value
 from ragrecall_app.render import escape_markdown, escaped_table, literal_frame, problems
 from ragrecall_core.analysis import judge_session as js
 from ragrecall_core.analysis.gold_gaps import gold_gaps
@@ -130,6 +130,12 @@ def _short_labels(counts: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+REVIEW_TITLE = "Read and resolve the disagreement picked"
+REVIEW_OPEN = "agreement_review_open"
+# set once the page has run in this session: only its first run may be a link's
+_VISITED = "_agreement_visited"
+
+
 def disagreements(ctx: Context, items: pd.DataFrame, any_pair: bool) -> None:
     """The chunks graded differently, one picked to read and resolve."""
     st.subheader("Disagreements")
@@ -141,14 +147,39 @@ def disagreements(ctx: Context, items: pd.DataFrame, any_pair: bool) -> None:
         return
     st.caption(av.disagreements_caption(items))
     st.dataframe(items, hide_index=True, key="agreement_items", width="stretch")
+    _open_if_linked()
     labels = av.disagreement_labels(items)
-    pick = st.selectbox("Disagreement to review", list(labels), key=state_key("disagreement"))
+    pick = st.selectbox(
+        "Disagreement to review",
+        list(labels),
+        key=state_key("disagreement"),
+        on_change=_open_review,
+    )
     query_id, chunk_id = labels[pick]
-    left, right = st.columns([3, 2], gap="large")
-    with left:
-        item(ctx, query_id, chunk_id)
-    with right:
-        resolution_form(ctx, query_id, chunk_id, pick)
+    box = st.expander(REVIEW_TITLE, key=REVIEW_OPEN, on_change="rerun")
+    with box:
+        if box.open:  # lazy: the reading and its form were ~15 elements drawn on every visit
+            left, right = st.columns([3, 2], gap="large")
+            with left:
+                item(ctx, query_id, chunk_id)
+            with right:
+                resolution_form(ctx, query_id, chunk_id, pick)
+
+
+def _open_review() -> None:
+    """A disagreement picked is one asked for: its reading opens."""
+    st.session_state[REVIEW_OPEN] = True
+
+
+def _open_if_linked() -> None:
+    """On the page's first run in the session, open the reading when the session's view
+    names a disagreement already (a link's ``pick``). Read before the picker is drawn,
+    which fills the view with the first disagreement."""
+    if st.session_state.get(_VISITED):
+        return
+    st.session_state[_VISITED] = True
+    if state_value("disagreement"):
+        _open_review()
 
 
 def _item(ws: Workspace, query_id: str, chunk_id: str) -> tuple:

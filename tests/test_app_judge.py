@@ -14,6 +14,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from ragrecall_app.agreement import REVIEW_TITLE
 from ragrecall_core import Workspace, evaluate
 from ragrecall_core.analysis import judge_session as js
 from ragrecall_core.inputs.store import export_grades, store_path, stored_judgments, submit
@@ -285,7 +286,9 @@ def test_agreement_shows_the_hand_checked_kappa(tmp_path, monkeypatch):
 
 def test_resolving_records_a_resolution_and_keeps_the_grades(tmp_path, monkeypatch):
     folder = two_annotators(tmp_path / "ws")
-    at = app(folder, monkeypatch).switch_page(AGREEMENT).run()
+    at = app(folder, monkeypatch).switch_page(AGREEMENT)
+    at.session_state["agreement_review_open"] = True  # the reading and its form
+    at.run()
     assert at.selectbox(key="agreement_pick").value == "q1 · Z"
     # no resolver name: refused, nothing recorded
     at.radio(key="agreement_grade").set_value(1)
@@ -336,6 +339,61 @@ def test_the_import_box_sends_its_uploader_only_while_open(tmp_path, monkeypatch
     no_exception(at)
     assert [u.label for u in uploader(at)] == ["Grades file"]
     assert IMPORT_CAPTION in captions(at)
+
+
+RESOLVE_KEYS = {"agreement_grade", "agreement_harmful", "agreement_reason", "agreement_resolver"}
+
+
+def test_the_reading_of_a_disagreement_is_sent_only_while_open(tmp_path, monkeypatch):
+    """The disagreement's reading and its resolution form are drawn when their box is
+    opened (they were ~15 elements laid out on every visit); open, the box holds the
+    disagreement picked: its query and chunk as written, the annotators' grades as read
+    from the store, no resolution yet, and the form. Picking another one opens it."""
+    folder = two_annotators(tmp_path / "ws")
+    at = app(folder, monkeypatch).switch_page(AGREEMENT).run()
+    no_exception(at)
+    assert REVIEW_TITLE in [e.label for e in at.expander]
+    assert not at.session_state["agreement_review_open"]
+    assert not RESOLVE_KEYS & widget_keys(at) and "agreement_record" not in button_keys(at)
+    assert len(at.text) == 0
+    assert not [d for d in at.dataframe if {"annotator", "source"} <= set(d.value.columns)]
+
+    at.session_state["agreement_review_open"] = True
+    at.run()
+    no_exception(at)
+    assert at.selectbox(key="agreement_pick").value == "q1 · Z"
+    ws = at.session_state["_ragrecall_ctx"].ws
+    query_text, chunk_text = js.item_text(ws, "q1", "Z")
+    assert [t.value for t in at.text] == [
+        query_text,
+        chunk_text or "(no chunk text: the workspace has no corpus)",
+        "No resolution recorded yet.",
+    ]
+    shown = frame(at, "annotator", "source")
+    assert shown.equals(js.item_grades(ws, "q1", "Z"))
+    assert RESOLVE_KEYS <= widget_keys(at) and "agreement_record" in button_keys(at)
+
+
+def test_picking_a_disagreement_opens_its_reading(tmp_path, monkeypatch):
+    folder = tmp_path / "ws"
+    two_annotators(folder)
+    write_jsonl(
+        folder / "grades" / "carl.jsonl",
+        [{"query_id": "q1", "chunk_id": "Y", "grade": 0, "annotator": "carl"}],
+    )
+    at = app(folder, monkeypatch).switch_page(AGREEMENT).run()
+    no_exception(at)
+    assert not at.session_state["agreement_review_open"]
+    options = at.selectbox(key="agreement_pick").options
+    other = next(o for o in options if o != at.selectbox(key="agreement_pick").value)
+    at.selectbox(key="agreement_pick").select(other).run()
+    no_exception(at)
+    assert at.session_state["agreement_review_open"]
+    assert RESOLVE_KEYS <= widget_keys(at)
+
+
+def widget_keys(at) -> set[str]:
+    return {w.key for kind in ("radio", "checkbox", "text_input") for w in getattr(at, kind)}
 
 
 def uploader(at) -> list:

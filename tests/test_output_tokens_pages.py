@@ -32,7 +32,9 @@ OPEN = {
     "pages/no_answer.py": (
         *("noans_sweep_chart_open", "noans_scores_open", "noans_sweep_open", "noans_tops_open"),
     ),
-    "pages/agreement.py": ("agreement_confusions_open", "agreement_import_open"),
+    "pages/agreement.py": (
+        *("agreement_confusions_open", "agreement_import_open", "agreement_review_open"),
+    ),
 }
 TEXT_ATTRIBUTES = ("value", "body", "label", "help", "placeholder", "caption")
 

@@ -219,6 +219,8 @@ def test_a_link_opens_the_agreement_page_on_its_disagreement(tmp_path, monkeypat
     folder = two_disagreements(tmp_path / "ws")
     at = open_page("pages/agreement.py", {"pick": "q1 · Z"}, monkeypatch, folder)
     assert at.selectbox(key="agreement_pick").value == "q1 · Z"
+    assert at.session_state["agreement_review_open"]  # a link's disagreement is read at once
+    assert [b.key for b in at.button if b.key == "agreement_record"] == ["agreement_record"]
     at.selectbox(key="agreement_pick").select("q1 · Y").run()
     assert at.query_params["pick"] in ("q1 · Y", ["q1 · Y"])
 
@@ -235,6 +237,9 @@ def test_every_widget_that_holds_a_choice_is_view_state(page, tmp_path, monkeypa
     at = open_page(page, {}, monkeypatch, workspace)
     if page.endswith("judge.py"):  # the judging widgets appear once a name is given
         at.text_input(key="judge_annotator").input("anna").run()
+    if page.endswith("agreement.py"):  # the resolution form is drawn while its box is open
+        at.session_state["agreement_review_open"] = True
+        at.run()
     keys = widget_keys(at)
     assert {"side_runs", "side_k", "side_rel"} <= keys  # the sidebar is read too
     assert keys - FIELD_KEYS - set(NOT_VIEW_STATE) == set()

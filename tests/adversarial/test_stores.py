@@ -128,6 +128,9 @@ for page in ("pages/overview.py", "pages/judge.py", "pages/agreement.py"):
     at.switch_page(page).run()
     if page == "pages/judge.py":
         at.text_input(key="judge_annotator").input("boris").run()
+    if page == "pages/agreement.py":  # the reading and its form are drawn while open
+        at.session_state["agreement_review_open"] = True
+        at.run()
     pages[page] = {
         "exceptions": [e.value for e in at.exception],
         "errors": [e.value for e in at.error],
@@ -449,6 +452,7 @@ def test_annotators_reasons_and_chunk_text_are_never_live_markup(tmp_path, monke
     hazards = {t: markdown_hazards(t) for t in rendered_markdown(at) if markdown_hazards(t)}
     assert not hazards, hazards
 
+    at.session_state["agreement_review_open"] = True  # the reading and its form
     at.switch_page(AGREEMENT).run()
     no_exception(at)
     at.radio(key="agreement_grade").set_value(2)
