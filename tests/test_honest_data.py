@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from ragrecall_app.overview_sections import COUNTS_OPEN
 from ragrecall_core import Workspace
 from ragrecall_core.analysis.query_table import (
     GOLD_LISTS_NONE,
@@ -150,6 +151,10 @@ def test_overview_counts_only_fields_the_data_has_and_no_answer_warns_on_few(mon
     """TREC qrels have no query type, section or split: the Overview names what to add
     instead of a single "(not given)" row; one no-answer topic gets a small-sample warning."""
     at = open_loose(monkeypatch, "pages/overview.py")
+    no_exception(at)
+    assert "No query type in this data" not in captions(at)  # its box is closed: not sent
+    at.session_state[COUNTS_OPEN] = True  # the counts' box, opened
+    at.run()
     no_exception(at)
     assert "No query type in this data" in captions(at)
     assert "No split in this data" in captions(at)
