@@ -129,16 +129,10 @@ def test_the_child_ends_when_the_server_s_pipe_closes():
     child.stdout.close()
 
 
-def test_the_server_stops_its_child(monkeypatch):
-    """The launcher's exit stops a child still running (and a child past its wait)."""
+def run_launcher(monkeypatch, start) -> None:
+    """``serve.main`` with ``start`` as the child's start, and no warm-up or server."""
     from streamlit.runtime.pages_manager import PagesManager
     from streamlit.web import cli
-
-    started = []
-
-    def start(args):
-        started.append(subprocess.Popen(["sleep", "60"], stdin=subprocess.PIPE))
-        return started[-1]
 
     monkeypatch.setattr(cache_fill, "start", start)
     monkeypatch.setattr(serve, "warm_up", lambda: None)
@@ -147,6 +141,17 @@ def test_the_server_stops_its_child(monkeypatch):
     monkeypatch.setattr(PagesManager, "uses_pages_directory", None)
     assert serve.main([]) == 0
     serve.STOPPING.clear()
+
+
+def test_the_server_stops_its_child(monkeypatch):
+    """The launcher's exit stops a child still running (and a child past its wait)."""
+    started = []
+
+    def start(args):
+        started.append(subprocess.Popen(["sleep", "60"], stdin=subprocess.PIPE))
+        return started[-1]
+
+    run_launcher(monkeypatch, start)
     assert started[0].poll() is not None, "the child outlived the server"
 
     slow = subprocess.Popen(["sleep", "60"], stdin=subprocess.PIPE)
@@ -158,16 +163,7 @@ def test_the_server_stops_its_child(monkeypatch):
 def test_no_child_for_large_inputs(monkeypatch):
     """Inputs above cache_fill.MAX_INPUT_BYTES are read by the server as before: their read
     is DuckDB's own work, which the child's write of the cache would only delay."""
-    from streamlit.runtime.pages_manager import PagesManager
-    from streamlit.web import cli
-
     started = []
     monkeypatch.setattr(cache_fill, "MAX_INPUT_BYTES", 0)
-    monkeypatch.setattr(cache_fill, "start", lambda args: started.append(args))
-    monkeypatch.setattr(serve, "warm_up", lambda: None)
-    monkeypatch.setattr(cli, "main", lambda: 0)
-    monkeypatch.setattr(serve.sys, "argv", ["ragrecall-ui"])
-    monkeypatch.setattr(PagesManager, "uses_pages_directory", None)
-    assert serve.main([]) == 0
-    serve.STOPPING.clear()
+    run_launcher(monkeypatch, lambda args: started.append(args))
     assert started == []
