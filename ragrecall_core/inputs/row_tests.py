@@ -97,6 +97,10 @@ SORT_PAIRS_FROM = 1_000_000
 SORTED_PART_ROWS = 16_000_000
 # Spans of one length are sorted this many hashes at a time (8 MB).
 SPAN_BATCH = 1_000_000
+# From this many hashes in spans of one length, half the spans are sorted in a second
+# thread (numpy's sort lets go of Python's lock): the read's caller waits for this sort with
+# nothing else to do, and the other core would idle meanwhile.
+SPLIT_SORT_FROM = 1_000_000
 # A file of this many bytes may hold SORT_PAIRS_FROM rows (a Parquet row can take 13 bytes):
 # its read imports numpy beside it (runs.read_run), not after it on the tests' path.
 NUMPY_FROM_BYTES = 10_000_000
@@ -193,12 +197,19 @@ def spans_repeating(chunks, firsts, lengths):
     """The first rows of the spans of ``chunks`` (from row ``firsts``, of ``lengths``; the
     spans tile the rows) in which a value repeats: each span sorted alone, the spans of one
     length as the rows of one array, in batches (7M rows in spans of 1,000: 0.09 s with
-    64-bit hashes, against 0.45 s for one sort of every pair's hash)."""
+    64-bit hashes, against 0.45 s for one sort of every pair's hash); spans all of one
+    length, from :data:`SPLIT_SORT_FROM` hashes, half of them in a thread of their own."""
     import numpy as np
 
     if (lengths == lengths[0]).all():  # the spans tile the rows in order
         length = int(lengths[0])
-        return np.flatnonzero(_repeats(chunks.reshape(len(lengths), length))) * length
+        spans = chunks.reshape(len(lengths), length)
+        if len(chunks) < SPLIT_SORT_FROM or len(spans) < 2:
+            return np.flatnonzero(_repeats(spans)) * length
+        half = len(spans) // 2
+        second = in_background(_repeats, spans[half:])
+        first = _repeats(spans[:half])
+        return np.flatnonzero(np.concatenate([first, second()])) * length
     found = []
     for length in np.unique(lengths[lengths > 1]):
         starts = firsts[lengths == length]

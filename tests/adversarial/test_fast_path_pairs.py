@@ -21,7 +21,7 @@ from ragrecall_core.inputs import row_tests
 from tests.helpers import gold_row, load_problems, run_row, write_jsonl, write_text
 
 GOLD = [gold_row("q1", ["a"]), gold_row("q2", ["b"])]
-PATHS = ["counted", "sorted", "sorted in batches", "sorted in parts"]
+PATHS = ["counted", "sorted", "sorted in two threads", "sorted in batches", "sorted in parts"]
 
 # (query, chunk, rank, score); the repeated pair is the last row, on the file's last line
 CLEAN = [("q1", "a", 1, 0.9), ("q2", "b", 1, 0.8), ("q1", "b", 2, 0.7), ("q1", "c", 3, 0.1)]
@@ -42,6 +42,8 @@ SHAPES = {  # clean rows, and with a pair repeated
 def pair_test(request, monkeypatch):
     if request.param != "counted":
         monkeypatch.setattr(row_tests, "SORT_PAIRS_FROM", 0)
+    if request.param == "sorted in two threads":  # each half of the spans in a thread
+        monkeypatch.setattr(row_tests, "SPLIT_SORT_FROM", 0)
     if request.param == "sorted in batches":  # one span per batch
         monkeypatch.setattr(row_tests, "SPAN_BATCH", 1)
     if request.param == "sorted in parts":  # these files' rows in parts of 2
@@ -96,6 +98,8 @@ def test_a_clean_run_loads_the_same_every_way(tmp_path, monkeypatch, fmt, shape)
     counted = Workspace.from_files(gold, [run]).con.execute(rows).fetchall()
     assert len(counted) == len(clean)
     monkeypatch.setattr(row_tests, "SORT_PAIRS_FROM", 0)
+    assert Workspace.from_files(gold, [run]).con.execute(rows).fetchall() == counted
+    monkeypatch.setattr(row_tests, "SPLIT_SORT_FROM", 0)
     assert Workspace.from_files(gold, [run]).con.execute(rows).fetchall() == counted
     monkeypatch.setattr(row_tests, "SPAN_BATCH", 1)
     assert Workspace.from_files(gold, [run]).con.execute(rows).fetchall() == counted
@@ -162,3 +166,23 @@ def test_ids_sharing_half_a_hash_are_told_apart_by_their_text(
     )
     assert loaded.fetchall() == sorted((q, c, r) for q, c, r, _ in rows)
     assert [len(repeating) for repeating in found] == [1]  # q1, cleared on the fast read
+
+
+@pytest.mark.parametrize("queries", [2, 3, 7])
+def test_spans_sorted_in_two_threads_find_what_one_sort_finds(monkeypatch, queries):
+    """Spans of one length are sorted half in a thread of their own from SPLIT_SORT_FROM
+    hashes: a repeat in either half, at either end of a span, is found at its span's first
+    row, as one sort finds it."""
+    import numpy as np
+
+    length = 5
+    chunks = np.arange(queries * length, dtype=np.uint32) * 7
+    planted = {0, queries // 2, queries - 1}  # the first span, the second half's first, last
+    for span in planted:
+        chunks[span * length + length - 1] = chunks[span * length]
+    firsts = np.arange(queries, dtype=np.int64) * length
+    lengths = np.full(queries, length, dtype=np.int64)
+    one = row_tests.spans_repeating(chunks.copy(), firsts, lengths)
+    monkeypatch.setattr(row_tests, "SPLIT_SORT_FROM", 0)
+    two = row_tests.spans_repeating(chunks.copy(), firsts, lengths)
+    assert one.tolist() == two.tolist() == sorted(span * length for span in planted)
