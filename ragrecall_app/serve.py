@@ -11,7 +11,7 @@ once app.py has run. This launcher turns it off before the server starts, as app
 
 It also begins the first page's work at once (:func:`warm_up`), so a fresh server's first
 session only draws the page (issue 30), and the inputs' hashing first of all, beside
-streamlit's own start (:func:`hash_named_inputs`). Before either, and before streamlit is
+streamlit's own start (:func:`hash_inputs`). Before either, and before streamlit is
 imported, it starts the child process that fills the load cache (:mod:`.cache_fill`): the
 warm-up's open waits for it, then restores the workspace from the cache.
 """
@@ -35,7 +35,7 @@ FIRST_PAGE = APP.parent / "pages" / "overview.py"
 RUNTIME_WAIT_S = 30
 # set when the server has stopped: the warm-up ends at its next step
 STOPPING = threading.Event()
-# the launcher's own start of the inputs' hashing (hash_named_inputs), which the warm-up's
+# the launcher's own start of the inputs' hashing (hash_inputs), which the warm-up's
 # open waits for rather than hash a file twice
 HASHING: list[threading.Thread] = []
 # the child filling the load cache (cache_fill.start), and the thread waiting for it, which
@@ -49,8 +49,10 @@ def main(argv: list[str] | None = None) -> int:
     """``streamlit run app.py`` with the old ``pages/`` mode off from the start, and the
     first page's work started at once (:func:`warm_up`)."""
     args = sys.argv[1:] if argv is None else argv
+    # listed once: sized for the child here, hashed beside streamlit's start below
+    inputs = named_inputs(args, dict(os.environ))
+    small = inputs is not None and sum(map(_size, inputs)) <= cache_fill.MAX_INPUT_BYTES
     # first: the child's interpreter starts while streamlit is imported here
-    small = sum(map(_size, named_inputs(args, dict(os.environ)))) <= cache_fill.MAX_INPUT_BYTES
     child = cache_fill.start(args) if small else None
     # a daemon: it only waits for the child, and the server's exit must never wait for it
     filled = threading.Thread(
@@ -58,9 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     filled.start()
     FILLING[:] = [filled]
-    hashing = threading.Thread(
-        target=hash_named_inputs, args=(args, dict(os.environ)), name="ragrecall-hash"
-    )
+    hashing = threading.Thread(target=hash_inputs, args=(inputs or [],), name="ragrecall-hash")
     hashing.start()
     HASHING[:] = [hashing]
     import streamlit.delta_generator
@@ -126,32 +126,35 @@ def warm_up() -> None:
         return
 
 
-def hash_named_inputs(argv: list[str], env: dict[str, str]) -> None:
-    """Hash every regular file the launcher's arguments or ``$RAGRECALL_WORKSPACE`` name
-    (a folder: its files and those of its :data:`INPUT_FOLDERS`; none named: the default
-    workspace's), on one thread, into the digests the load cache remembers
-    (:func:`~ragrecall_core.inputs.load_cache.file_digest`). The launcher runs it first
-    thing: the key of a fresh server's inputs (four 66 MB runs at 10,000 queries: about
-    0.35 CPU s) then costs the first page nothing, where it waited for streamlit's start
-    and the imports before. A file hashed here and not among the inputs costs its read; one
-    among them not hashed here is hashed when the key is made; a file changed since is
-    hashed again (a digest is remembered under the file's identity): the key is the same
-    either way (``tests/test_warm_up.py``). Nothing here fails."""
+def hash_inputs(paths: list[Path]) -> None:
+    """Hash ``paths``, the launcher's inputs (:func:`named_inputs`), on one thread, into the
+    digests the load cache remembers (:func:`~ragrecall_core.inputs.load_cache.file_digest`).
+    The launcher runs it first thing: the key of a fresh server's inputs (four 66 MB runs at
+    10,000 queries: about 0.35 CPU s) then costs the first page nothing, where it waited
+    for streamlit's start and the imports before. A file hashed here and not among the
+    inputs costs its read; one among them not hashed here is hashed when the key is made; a
+    file changed since is hashed again (a digest is remembered under the file's identity):
+    the key is the same either way (``tests/test_warm_up.py``). Nothing here fails."""
     try:
         from ragrecall_core.inputs.load_cache import hash_beside
 
-        hash_beside(named_inputs(argv, env), threads=1)  # the other core starts streamlit
+        hash_beside(paths, threads=1)  # the other core starts streamlit
     except Exception:  # noqa: BLE001, S110 (the key is made from the files all the same)
         pass
 
 
-def named_inputs(argv: list[str], env: dict[str, str]) -> list[Path]:
-    """The regular files the launcher's arguments or ``$RAGRECALL_WORKSPACE`` name (see
-    :func:`hash_named_inputs`)."""
-    named = [Path(a) for a in argv if not a.startswith("-")]
-    named += [Path(env["RAGRECALL_WORKSPACE"])] if env.get("RAGRECALL_WORKSPACE") else []
-    named = [path for path in named if path.exists()] or [APP.parent / "data_samples"]
-    return _files_of(named)
+def named_inputs(argv: list[str], env: dict[str, str]) -> list[Path] | None:
+    """The regular files the launcher's arguments or ``$RAGRECALL_WORKSPACE`` name (a
+    folder: its files and those of its :data:`INPUT_FOLDERS`; none named: the default
+    workspace's), or None when they cannot be listed (a name too long, a folder that cannot
+    be read: the server's own open names the problem on the page)."""
+    try:
+        named = [Path(a) for a in argv if not a.startswith("-")]
+        named += [Path(env["RAGRECALL_WORKSPACE"])] if env.get("RAGRECALL_WORKSPACE") else []
+        named = [path for path in named if path.exists()] or [APP.parent / "data_samples"]
+        return _files_of(named)
+    except OSError:
+        return None
 
 
 def _size(path: Path) -> int:

@@ -129,8 +129,8 @@ def test_the_child_ends_when_the_server_s_pipe_closes():
     child.stdout.close()
 
 
-def run_launcher(monkeypatch, start) -> None:
-    """``serve.main`` with ``start`` as the child's start, and no warm-up or server."""
+def run_launcher(monkeypatch, start, args: list[str] | None = None) -> None:
+    """``serve.main(args)`` with ``start`` as the child's start, and no warm-up or server."""
     from streamlit.runtime.pages_manager import PagesManager
     from streamlit.web import cli
 
@@ -139,7 +139,7 @@ def run_launcher(monkeypatch, start) -> None:
     monkeypatch.setattr(cli, "main", lambda: 0)
     monkeypatch.setattr(serve.sys, "argv", ["ragrecall-ui"])
     monkeypatch.setattr(PagesManager, "uses_pages_directory", None)
-    assert serve.main([]) == 0
+    assert serve.main(args or []) == 0
     serve.STOPPING.clear()
 
 
@@ -167,3 +167,13 @@ def test_no_child_for_large_inputs(monkeypatch):
     monkeypatch.setattr(cache_fill, "MAX_INPUT_BYTES", 0)
     run_launcher(monkeypatch, lambda args: started.append(args))
     assert started == []
+
+
+def test_a_name_that_cannot_be_listed_starts_no_child_and_no_traceback(monkeypatch):
+    """A launcher argument the system refuses to look up (a name too long: OSError, not
+    False, from Path.exists) must not stop the launcher before streamlit starts: the server's
+    own open names the problem on the page. No child is started for inputs not listed."""
+    started = []
+    run_launcher(monkeypatch, lambda args: started.append(args), ["--", "x" * 5000])
+    assert started == []
+    assert serve.named_inputs(["x" * 5000], {}) is None

@@ -208,7 +208,7 @@ def test_the_launcher_s_own_hashing_keys_the_inputs_as_the_warm_up_does(tmp_path
     argv = ["--server.port", "8501", "--", "--workspace", str(workspace)]
     for args, env in ((argv, {}), ([], {"RAGRECALL_WORKSPACE": str(workspace)})):
         load_cache._DIGESTS.clear()
-        serve.hash_named_inputs(args, env)
+        serve.hash_inputs(serve.named_inputs(args, env))
         hashed = {identity[0] for identity in load_cache._DIGESTS}
         assert {str(p.resolve()) for p in inputs} <= hashed, "an input was left to the key"
         assert content_hash(inputs) == from_bytes
