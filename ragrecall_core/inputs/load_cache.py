@@ -502,12 +502,8 @@ def restore(
     """A new in-memory connection holding the tables of the cache file ``path``, the
     ``runs`` view recreated; None when the file is missing or not what this module wrote
     (named on stderr once: it is written again)."""
-    try:
-        why = distrust(path, key, secret)
-    except FileNotFoundError:
+    if not _trusted(path, key, secret):
         return None
-    if why:
-        return _ignored(path, why)
     con = connect(memory_limit=memory_limit)
     try:
         con.execute(f"ATTACH $path AS {ALIAS} (READ_ONLY)", {"path": str(path)})
