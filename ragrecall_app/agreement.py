@@ -12,6 +12,7 @@ import streamlit as st
 
 from ragrecall_app import analyses
 from ragrecall_app.context import Context, state_key, state_value
+from ragrecall_app.lazy import lazy_box
 from ragrecall_app.render import escape_markdown, escaped_table, literal_frame, problems
 from ragrecall_core.analysis import judge_session as js
 from ragrecall_core.analysis.gold_gaps import gold_gaps
@@ -89,13 +90,9 @@ def judges_vs_humans(ctx: Context) -> None:
         width="stretch",
         column_config=JUDGE_TABLE_COLUMNS,
     )
-    box = st.expander(
-        f"Confusion tables ({len(view.confusions)})",
-        key="agreement_confusions_open",
-        on_change="rerun",
-    )
-    with box:
-        if box.open:  # lazy: a closed box's tables would be sent and laid out on every visit
+    title = f"Confusion tables ({len(view.confusions)})"
+    with lazy_box(title, "agreement_confusions_open") as is_open:
+        if is_open:  # lazy: a closed box's tables would be sent and laid out on every visit
             confusion_tables(confusions)
 
 
@@ -156,9 +153,8 @@ def disagreements(ctx: Context, items: pd.DataFrame, any_pair: bool) -> None:
         on_change=_open_review,
     )
     query_id, chunk_id = labels[pick]
-    box = st.expander(REVIEW_TITLE, key=REVIEW_OPEN, on_change="rerun")
-    with box:
-        if box.open:  # lazy: the reading and its form were ~15 elements drawn on every visit
+    with lazy_box(REVIEW_TITLE, REVIEW_OPEN) as is_open:
+        if is_open:  # lazy: the reading and its form were ~15 elements drawn on every visit
             left, right = st.columns([3, 2], gap="large")
             with left:
                 item(ctx, query_id, chunk_id)
@@ -277,13 +273,9 @@ def grade_downloads(ctx: Context) -> None:
 
 def grade_import(ctx: Context) -> None:
     """A graded sheet from an offline judge, checked whole before anything is imported."""
-    box = st.expander(
-        "Import a graded sheet (JSONL or CSV) from an offline judge",
-        key="agreement_import_open",
-        on_change="rerun",
-    )
-    with box:
-        if box.open:  # lazy: a closed box's file uploader was sent and drawn on every visit
+    title = "Import a graded sheet (JSONL or CSV) from an offline judge"
+    with lazy_box(title, "agreement_import_open") as is_open:
+        if is_open:  # lazy: a closed box's file uploader was sent and drawn on every visit
             _import_form(ctx)
 
 

@@ -23,6 +23,7 @@ from ragrecall_app.context import (
     state_value,
     sync_url,
 )
+from ragrecall_app.lazy import lazy_box
 from ragrecall_app.reading import query_html, table_html, two_runs_view
 from ragrecall_app.render import escape_markdown
 from ragrecall_app.scope import scope_note
@@ -163,11 +164,8 @@ def scatter(ctx: Context, base: str, cand: str, result: Comparison) -> None:
     """Each query's pass measure before and after, in an expander. Lazy: the chart is sent
     only while the box is open (drawing it is ~0.1 s of the browser's time on every Compare
     run: a page switch, a baseline change)."""
-    box = st.expander(
-        ct.scatter_title(result.pass_measure), key="compare_scatter_open", on_change="rerun"
-    )
-    with box:
-        if box.open:
+    with lazy_box(ct.scatter_title(result.pass_measure), "compare_scatter_open") as is_open:
+        if is_open:
             scatter_plot(ctx, base, cand, result)
 
 
@@ -318,9 +316,8 @@ def by_group(ctx: Context, result: Comparison) -> None:
     """One measure's deltas by query type and by corpus section, in an expander. Lazy: its
     picker and two tables are sent only while it is open (each table drawn is ~20 ms of the
     browser's time on every Compare run: a page switch, a baseline change)."""
-    box = st.expander(ct.BY_GROUP_TITLE, key="compare_by_group_open", on_change="rerun")
-    with box:
-        if box.open:
+    with lazy_box(ct.BY_GROUP_TITLE, "compare_by_group_open") as is_open:
+        if is_open:
             group_tables(ctx, result)
 
 

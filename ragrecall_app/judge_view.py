@@ -12,6 +12,7 @@ import streamlit as st
 
 from ragrecall_app import analyses
 from ragrecall_app.context import Context, state_key
+from ragrecall_app.lazy import lazy_box
 from ragrecall_app.render import escape_markdown, problems
 from ragrecall_core.analysis import judge_session as js
 from ragrecall_core.errors import InputError
@@ -295,9 +296,8 @@ def _grade_buttons(ctx: Context, item: dict, name: str) -> None:
 # ---------------------------------------------------------------- below the queue
 def coverage(ctx: Context, runs: list[str], depth: int, ids: tuple | None) -> None:
     """Pool coverage per run, computed only while its box is open (every grade changes it)."""
-    box = st.expander("Pool coverage per run", key="judge_coverage_open", on_change="rerun")
-    with box:
-        if box.open:
+    with lazy_box("Pool coverage per run", "judge_coverage_open") as is_open:
+        if is_open:
             _show_coverage(ctx, runs, depth, ids)
 
 

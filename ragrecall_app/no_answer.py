@@ -13,6 +13,7 @@ import streamlit as st
 
 from ragrecall_app import analyses
 from ragrecall_app.context import Context, state_key
+from ragrecall_app.lazy import lazy_box
 from ragrecall_core.analysis.no_answer import NoAnswerReport
 from ragrecall_core.output.literal import as_words, md_labels
 from ragrecall_core.views import no_answer_text as nat
@@ -95,9 +96,8 @@ def tradeoff(ctx: Context, result: NoAnswerReport, no_answer: int) -> dict[str, 
     st.caption(nat.tradeoff_caption(max_fc, s.k))
     table, picked = picks(ctx, result, max_fc)
     st.dataframe(table, hide_index=True, key="noans_picked", width="stretch")
-    box = st.expander(nat.SWEEP_CHART_TITLE, key="noans_sweep_chart_open", on_change="rerun")
-    with box:
-        if box.open:
+    with lazy_box(nat.SWEEP_CHART_TITLE, "noans_sweep_chart_open") as is_open:
+        if is_open:
             st.plotly_chart(sweep_chart(ctx, result, max_fc), key="noans_sweep", width="stretch")
     return picked
 
@@ -106,9 +106,8 @@ def distributions(ctx: Context, result: NoAnswerReport, picked: dict[str, float]
     """Top-1 scores of answerable and no-answer queries, one chart per run, in an expander.
     Lazy: the chart is sent only while the box is open (drawing it is ~0.2 s of the
     browser's time on every No-answer run: a page switch, a slider move)."""
-    box = st.expander(nat.SCORES_TITLE, key="noans_scores_open", on_change="rerun")
-    with box:
-        if box.open:
+    with lazy_box(nat.SCORES_TITLE, "noans_scores_open") as is_open:
+        if is_open:
             _distributions(ctx, result, picked)
 
 
@@ -143,9 +142,8 @@ def _sweep_tables(ctx: Context, result: NoAnswerReport) -> None:
 def sweep_tables(ctx: Context, result: NoAnswerReport) -> None:
     """The threshold sweep per run as a table, in an expander. Lazy: its tables (one row per
     distinct score: ~6,000 per run at 10k) are built only while it is open."""
-    box = st.expander("The threshold sweep as a table", key="noans_sweep_open", on_change="rerun")
-    with box:
-        if box.open:
+    with lazy_box("The threshold sweep as a table", "noans_sweep_open") as is_open:
+        if is_open:
             _sweep_tables(ctx, result)
 
 
@@ -153,9 +151,8 @@ def tops(ctx: Context, result: NoAnswerReport, picked: dict[str, float], no_answ
     """What each run returned on top for each no-answer query (the first ones), in an
     expander. Lazy: the table (a row per query and run, with chunk text: ~400 KB at 10,000
     queries) is built and sent only while the box is open."""
-    box = st.expander(nat.TOPS_TITLE, key="noans_tops_open", on_change="rerun")
-    with box:
-        if box.open:
+    with lazy_box(nat.TOPS_TITLE, "noans_tops_open") as is_open:
+        if is_open:
             _tops(ctx, result, picked, no_answer)
 
 

@@ -11,6 +11,7 @@ import streamlit as st
 
 from ragrecall_app import analyses
 from ragrecall_app.context import Context
+from ragrecall_app.lazy import lazy_box
 from ragrecall_app.render import escape_markdown, escaped_table, json_block, literal_frame
 from ragrecall_core.output.literal import as_words, md_labels
 from ragrecall_core.views import overview
@@ -91,9 +92,8 @@ CONFIGS_OPEN = "overview_configs_open"
 
 
 def queries_in_view(shown: OverviewView) -> None:
-    box = st.expander("Queries in view", key=COUNTS_OPEN, on_change="rerun")
-    with box:
-        if not box.open:
+    with lazy_box("Queries in view", COUNTS_OPEN) as is_open:
+        if not is_open:
             return
         for col, (column, (label, _fact)) in zip(st.columns(3), COUNTED.items(), strict=True):
             with col:
@@ -128,9 +128,8 @@ def validation_warnings(shown: OverviewView, filtered: bool) -> None:
 
 
 def run_configurations(ctx: Context) -> None:
-    box = st.expander("Run configurations", key=CONFIGS_OPEN, on_change="rerun")
-    with box:
-        if not box.open:
+    with lazy_box("Run configurations", CONFIGS_OPEN) as is_open:
+        if not is_open:
             return
         runs = ctx.state.runs
         st.caption("As loaded from each run's .config.json sidecar; secrets are redacted on load.")

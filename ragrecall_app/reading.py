@@ -16,6 +16,7 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
+from ragrecall_app.lazy import lazy_box
 from ragrecall_app.render import escape_markdown
 from ragrecall_core.analysis.query_detail import (
     HARMFUL,
@@ -278,19 +279,17 @@ def retrieved_column(
         ranks = f"Rank {last}" if last == k + 1 else f"Ranks {k + 1}–{last}"
         # lazy: the table (up to ~95 chunks with their text at 10,000 x 100) is sent only
         # while its box is open, not with every query opened (issue 30)
-        box = st.expander(
-            f"{ranks} (below the top {k})", key=f"{key}_below_open", on_change="rerun"
-        )
-        if box.open:
-            box.dataframe(
-                as_words(
-                    below.assign(mark=below["mark"].map(MARK_TEXT)),
-                    {"score": ("{:.4f}", ""), "title": ("{}", ""), "text": ("{}", "")},
-                )[["rank", "mark", "score", "chunk_id", "title", "text"]],
-                hide_index=True,
-                width="stretch",
-                key=f"{key}_below",
-            )
+        with lazy_box(f"{ranks} (below the top {k})", f"{key}_below_open") as is_open:
+            if is_open:
+                st.dataframe(
+                    as_words(
+                        below.assign(mark=below["mark"].map(MARK_TEXT)),
+                        {"score": ("{:.4f}", ""), "title": ("{}", ""), "text": ("{}", "")},
+                    )[["rank", "mark", "score", "chunk_id", "title", "text"]],
+                    hide_index=True,
+                    width="stretch",
+                    key=f"{key}_below",
+                )
 
 
 def reading_view(
