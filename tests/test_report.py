@@ -179,6 +179,16 @@ def test_html_is_self_contained(reports):
     assert 'class="plotly-graph-div"' in text
 
 
+def test_html_charts_cannot_send_their_data_to_plotly_cloud(reports):
+    # plotly.js 4 shows a "Share chart..." button by default that uploads the chart's data
+    # (query text, run names) to cloud.plotly.com; a report never offers it
+    text = reports["html"].read_text("utf-8")
+    configs = re.findall(r"Plotly\.newPlot\([^;]*?(\{\s*\"displaylogo\".*?\})\s*\)", text, re.S)
+    assert configs
+    for config in configs:
+        assert json.loads(config)["showSendToCloud"] is False
+
+
 def test_html_escapes_query_text(reports):
     text = reports["html"].read_text("utf-8")
     assert SCRIPT_TEXT not in text

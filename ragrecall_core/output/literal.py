@@ -100,6 +100,12 @@ def md_labels(texts) -> list[str]:
     return [md_literal(t) for t in texts]
 
 
+# the browser's plotly settings for every chart (the dashboard's, ragrecall_app/chart.py, and
+# a report's): no plotly logo, and no "Share chart..." button, which plotly.js 4 shows by
+# default and which uploads the chart's data (query text, run names) to cloud.plotly.com
+PLOTLY_CONFIG = {"displaylogo": False, "showSendToCloud": False, "plotlyServerURL": ""}
+
+
 def plot_literal(text) -> str:
     """``text`` for a plotly name, tick label or hover template, shown as written.
 

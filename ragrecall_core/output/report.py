@@ -37,7 +37,12 @@ from ragrecall_core.inputs.readers import sha256_of
 from ragrecall_core.inputs.store import open_store, store_path
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.measures import parse_measure
-from ragrecall_core.output.literal import FORMULA_START, md_text, neutralise  # noqa: F401
+from ragrecall_core.output.literal import (  # noqa: F401
+    FORMULA_START,
+    PLOTLY_CONFIG,
+    md_text,
+    neutralise,
+)
 from ragrecall_core.output.text import plural
 from ragrecall_core.scoring.evaluate import evaluate
 from ragrecall_core.scoring.policy import Policy
@@ -198,9 +203,7 @@ class Report:
         return buffer.getvalue()
 
     def to_html(self) -> str:
-        chart = self.chart().to_html(
-            full_html=False, include_plotlyjs=True, config={"displaylogo": False}
-        )
+        chart = self.chart().to_html(full_html=False, include_plotlyjs=True, config=PLOTLY_CONFIG)
         configs = "".join(
             f"<h3>{html.escape(run)}</h3><pre>{html.escape(json.dumps(cfg, indent=2))}</pre>"
             for run, cfg in self.configs.items()
