@@ -452,10 +452,12 @@ def read_trec_typed(
 
 
 # ids read as JSON, not VARCHAR: a VARCHAR column would turn the number 5 into "5"; a large
-# file's chunk ids are read as text when its bytes prove each one a string (StringsTest:
-# 7M items, 0.3-0.4 CPU s and ~27 MB of peak less than their JSON texts cut out)
+# file's chunk ids are read as text, and its scores as DOUBLE, when its bytes prove each
+# chunk id a string and each score a number (StringsTest: 7M items, 0.3-0.4 CPU s and ~27 MB
+# of peak less than their JSON texts cut out for the chunk ids; ~0.3 CPU s for the scores,
+# which a DOUBLE column takes as yyjson parsed them, not written out as text and cast back)
 ITEMS_TYPE = 'STRUCT(chunk_id JSON, "rank" JSON, score JSON)[]'
-TEXT_ITEMS_TYPE = 'STRUCT(chunk_id VARCHAR, "rank" JSON, score JSON)[]'
+TEXT_ITEMS_TYPE = 'STRUCT(chunk_id VARCHAR, "rank" JSON, score DOUBLE)[]'
 JSONL_LINES = """
 SELECT id, retrieved FROM read_json($path, format='newline_delimited',
                                     columns={{'id': 'JSON', 'retrieved': '{items}'}})
@@ -487,34 +489,38 @@ SELECT NOT EXISTS (SELECT 1 FROM (SELECT text, json_keys(CASE WHEN starts_with(l
 # casts to DOUBLE (a quoted one does not). A line with an empty list keeps one row without a
 # chunk (``empty``), so the run lists it. A chunk id's JSON text without a backslash (which
 # every escape starts) is its quotes around its value: cut out, not parsed again (7M items:
-# 0.15-0.4 s CPU less). A chunk id read as text (JSONL_TEXT_LINES) is its value already.
+# 0.15-0.4 s CPU less). A chunk id read as text and a score read as DOUBLE (JSONL_TEXT_LINES,
+# VALUES_TYPED) are their values already.
 # A rank written as its place's text (``at_place``: none given, or the text of ``pos``, which
 # is canonical) is neither cast nor written back: most lists are so ranked, and the listed
 # read needs no rank but whether each is at its place (7M items: ~0.1 s CPU less).
 JSONL_ITEMS_SQL = """
-SELECT id, pos, empty, {docno} AS docno, r.rank IS NULL AS unranked,
-       r.rank IS NULL OR r.rank::VARCHAR = pos::VARCHAR AS at_place,
-       TRY_CAST(r.rank::VARCHAR AS BIGINT) AS rank, TRY_CAST(r.score::VARCHAR AS DOUBLE) AS score,
-       line_typed AND (empty OR {chunk_typed}
-       AND CASE WHEN r.rank IS NULL OR r.rank::VARCHAR = pos::VARCHAR THEN true
-                ELSE TRY_CAST(r.rank::VARCHAR AS BIGINT)::VARCHAR
-                     IS NOT DISTINCT FROM r.rank::VARCHAR END
-       AND (r.score IS NULL OR TRY_CAST(r.score::VARCHAR AS DOUBLE) IS NOT NULL)) AS item_typed
-FROM (SELECT id, line_typed, empty, unnest(items) AS r, generate_subscripts(items, 1) AS pos
-      FROM (SELECT id->>'$' AS id,
-                   json_type(id) = 'VARCHAR' AND retrieved IS NOT NULL AS line_typed,
-                   coalesce(len(retrieved) = 0, true) AS empty,
-                   CASE WHEN len(retrieved) > 0 THEN retrieved ELSE [NULL] END AS items
-            FROM ({lines})))
+SELECT id, pos, empty, docno, unranked, at_place, TRY_CAST(rank_text AS BIGINT) AS rank, score,
+       line_typed AND (empty OR chunk_typed
+       AND CASE WHEN at_place THEN true
+                ELSE TRY_CAST(rank_text AS BIGINT)::VARCHAR IS NOT DISTINCT FROM rank_text END
+       AND (unscored OR score IS NOT NULL)) AS item_typed
+FROM (SELECT id, pos, empty, line_typed, {docno} AS docno, {chunk_typed} AS chunk_typed,
+             r.rank IS NULL AS unranked, r.rank::VARCHAR AS rank_text,
+             r.rank IS NULL OR r.rank::VARCHAR = pos::VARCHAR AS at_place,
+             {score} AS score, r.score IS NULL AS unscored
+      FROM (SELECT id, line_typed, empty, unnest(items) AS r, generate_subscripts(items, 1) AS pos
+            FROM (SELECT id->>'$' AS id,
+                         json_type(id) = 'VARCHAR' AND retrieved IS NOT NULL AS line_typed,
+                         coalesce(len(retrieved) = 0, true) AS empty,
+                         CASE WHEN len(retrieved) > 0 THEN retrieved ELSE [NULL] END AS items
+                  FROM ({lines}))))
 """
-# a chunk id's value, and whether it is typed, read as JSON (a string: its text starts with
-# a quote) and as text (a string by StringsTest: any value)
-CHUNK_AS_JSON = {
+# an item's chunk id and score, and whether the chunk id is typed, read as JSON (a string:
+# its text starts with a quote; a score: a text that casts) and typed (JSONL_TEXT_LINES: a
+# chunk id a string and a score a number by StringsTest, whatever their values)
+VALUES_AS_JSON = {
     "docno": "CASE WHEN contains(r.chunk_id, '\\') THEN r.chunk_id->>'$' "
     "ELSE (r.chunk_id::VARCHAR)[2:-2] END",
     "chunk_typed": "coalesce(starts_with(r.chunk_id::VARCHAR, '\"'), false)",
+    "score": "TRY_CAST(r.score::VARCHAR AS DOUBLE)",
 }
-CHUNK_AS_TEXT = {"docno": "r.chunk_id", "chunk_typed": "r.chunk_id IS NOT NULL"}
+VALUES_TYPED = {"docno": "r.chunk_id", "chunk_typed": "r.chunk_id IS NOT NULL", "score": "r.score"}
 
 # Most lists are in rank order (each item's rank, where given, is its place in the list):
 # then a row's position is its place, and nothing is sorted. Its rank is its position (a
@@ -574,10 +580,13 @@ JSON_COMMAS_SQL = f"SELECT {JSON_COMMAS} FROM {{table}}_spans"
 # and the ranks and scores given in each item), one brace per line and per item and one
 # bracket per line (no value is an object or a list), and two quotes for each key, each id
 # and each chunk id: a chunk id that is no string would leave two quotes missing, and no
-# other value can make up for them (a rank or a score written as a string is untyped).
+# other value but a score read as DOUBLE can make up for them (a rank written as a string is
+# untyped). A score read as DOUBLE takes "2" as 2 and true as 1: the file's "score" keys each
+# followed by a number at once or after one space (JsonBytes.number_scores) must be as many
+# as the scores read, so no score is a string, a boolean or anything but a number.
 JSON_SHAPE_SQL = f"""
 SELECT {JSON_COMMAS} AS commas, count(*) AS lines, coalesce(sum(listed), 0) AS items,
-       coalesce(sum(scored) + sum(ranked), 0) AS given
+       coalesce(sum(scored) + sum(ranked), 0) AS given, coalesce(sum(scored), 0) AS scored
 FROM {{table}}_spans
 """
 # From a file of this many bytes (a million items or so) its bytes are counted (numpy, in
@@ -600,6 +609,9 @@ class JsonBytes(NamedTuple):
     brackets: int  # "["
     escapes: bool  # a backslash anywhere
     plain: bool  # the strict pass's line reader reads its lines as DuckDB's JSON reader does
+    # each `e":` followed by a number's first byte (a digit or "-") at once or after one
+    # space: in a file without a backslash, a key ending in "e" followed by a number
+    number_scores: int = 0
 
 
 def counting(path: Path) -> Callable[[], JsonBytes] | None:
@@ -662,12 +674,16 @@ class StringsTest:
     def __call__(self, con: duckdb.DuckDBPyConnection, table: str, params: dict) -> bool:
         counts = self.counted()
         if not counts.escapes:
-            commas, lines, items, given = con.execute(JSON_SHAPE_SQL.format(table=table)).fetchone()
+            shape = con.execute(JSON_SHAPE_SQL.format(table=table)).fetchone()
+            commas, lines, items, given, scored = shape
+            # the commas leave no key but "score" ending in "e", the braces no object to
+            # hold one: each score read is a number when as many keys are followed by one
             self.proven = (
                 counts.commas <= commas
                 and counts.braces == lines + items
                 and counts.brackets == lines
                 and counts.quotes == 2 * (3 * lines + 2 * items + given)
+                and counts.number_scores == scored
             )
         # proven, the file's commas are within JSON_COMMAS_SQL's: the strict test's own
         # count would hold, and only a file that is not plain needs its strict pass
@@ -676,25 +692,54 @@ class StringsTest:
 
 def json_bytes(path: Path) -> JsonBytes:
     """The commas, quotes, braces and brackets in the file at ``path``, whether it holds a
-    backslash, and whether it is ``plain``: not when the strict pass's line reader could read
+    backslash, whether it is ``plain``: not when the strict pass's line reader could read
     it otherwise than DuckDB's JSON reader (:data:`LINE_READER_BYTES`, a byte outside
     ASCII, a carriage return but at the end of every line, a line of
-    readers.FAST_LINE_BYTES or more)."""
+    readers.FAST_LINE_BYTES or more), and its ``number_scores`` (:func:`number_scores`)."""
     import numpy as np
 
     counts = np.zeros(4, np.int64)
     wanted = np.frombuffer(b',"{[', np.uint8)
-    escapes, plain, line_start, offset = False, True, 0, 0
+    escapes, plain, line_start, offset, scores = False, True, 0, 0, 0
+    tail = np.zeros(0, np.uint8)
     line_ends = readers.LineEnds()
     for data in readers.file_slices(path):
         held = np.frombuffer(data, np.uint8)
         counts += [np.count_nonzero(held == byte) for byte in wanted]
+        # the keys begun in the last slice's last bytes (their ends are in this one), then
+        # those this slice holds whole
+        scores += number_scores(np.concatenate((tail, held[: SCORE_KEY_BYTES - 1])))
+        scores += number_scores(held)
+        tail = held[1 - SCORE_KEY_BYTES :].copy()  # the buffer is read into again
         escapes = escapes or data.find(b"\\") >= 0
         if plain:
             plain, line_start = _plain_slice(data, line_ends, line_start, offset)
         offset += len(data)
     plain = plain and offset - line_start < readers.FAST_LINE_BYTES and line_ends.one_way
-    return JsonBytes(*(int(n) for n in counts), escapes, plain)
+    return JsonBytes(*(int(n) for n in counts), escapes, plain, scores)
+
+
+# the longest key end number_scores looks for: `e": 1`
+SCORE_KEY_BYTES = 5
+
+
+def number_scores(held) -> int:
+    """How many times ``held`` (a numpy array of bytes) holds `e":` followed by a digit or a
+    "-" at once or after one space, begun where the whole of the longest such end fits
+    (:data:`SCORE_KEY_BYTES`): the others are counted with the next slice's first bytes. In
+    a file without a backslash each quote opens or closes a string, so such a quote closes
+    a key ending in "e" (the "e" of a number or a literal is never followed by a quote),
+    followed by a number (7M items: ~0.1 s CPU)."""
+    import numpy as np
+
+    starts = len(held) - (SCORE_KEY_BYTES - 1)
+    if starts <= 0:
+        return 0
+    at = np.flatnonzero(held[:starts] == ord("e"))
+    at = at[(held[at + 1] == ord('"')) & (held[at + 2] == ord(":"))]
+    first = held[at + 3]
+    first = np.where(first == ord(" "), held[at + 4], first)
+    return int(np.count_nonzero(((first >= ord("0")) & (first <= ord("9"))) | (first == ord("-"))))
 
 
 def _plain_slice(
@@ -727,13 +772,13 @@ def read_jsonl_typed(
     lines: str,
     params: dict | None = None,
     also: Callable[[duckdb.DuckDBPyConnection, str, dict | None], bool] | None = None,
-    chunk: dict = CHUNK_AS_JSON,
+    values: dict = VALUES_AS_JSON,
 ) -> bool:
     """The typed read of JSON lines (``lines``: SQL giving ``id`` and ``retrieved``, its
-    chunk ids read as ``chunk`` says), with its whole-table tests and the ``also`` test of
-    the file: positions are list places when the lists are in rank order, else numbered by a
-    second read that sorts them."""
-    items = JSONL_ITEMS_SQL.format(lines=lines, **chunk)
+    chunk ids and scores read as ``values`` says), with its whole-table tests and the
+    ``also`` test of the file: positions are list places when the lists are in rank order,
+    else numbered by a second read that sorts them."""
+    items = JSONL_ITEMS_SQL.format(lines=lines, **values)
     listed = [step.format(table=table, items=items) for step in LISTED_JSONL_STEPS]
     ranked = RANKED_JSONL_SQL.format(table=table, items=items)
     return read_unsorted_first(
@@ -845,7 +890,7 @@ def _load_jsonl(
     # ASCII as one) is read as JSON from the start
     if counted and b"\\" not in readers.bytes_held(path, [b"\\"], False, slices=1):
         strings = StringsTest(counted, strict)
-        if read_jsonl_typed(con, table, JSONL_TEXT_LINES, params, strings, CHUNK_AS_TEXT):
+        if read_jsonl_typed(con, table, JSONL_TEXT_LINES, params, strings, VALUES_TYPED):
             return
         con.execute(f"DROP TABLE IF EXISTS {table}")
         if strings.proven:  # read as JSON, it would fail the same way

@@ -1,24 +1,30 @@
-"""A large file of JSON lines is read with its chunk ids typed as text, not as JSON, when
-its bytes prove each one a string (issue 30): a typed read takes the number 5, true, null,
-an object or a list there as their text ("5", "true", ...), which the contract refuses.
+"""A large file of JSON lines is read with its chunk ids typed as text and its scores as
+DOUBLE, not as JSON, when its bytes prove each chunk id a string and each score a number
+(issue 30): a typed read takes the number 5, true, null, an object or a list as a chunk id's
+text ("5", "true", ...), and the string "0.5" or true as a score's number (0.5, 1.0), which
+the contract refuses.
 
 The proof (``runs.StringsTest``): no backslash in the file (so each string is two quotes
 around its bytes), its commas those of its keys and items alone (``JSON_COMMAS_SQL``: no key
 but "id", "retrieved", "chunk_id" and the ranks and scores given), exactly one brace per
 line and per item and one bracket per line (so no value is an object or a list), and exactly
-two quotes per key, per id and per chunk id (so every chunk id is a string: a rank or a
-score written as a string is refused by the row checks). Each file here is read with that
-proof deciding (its size threshold set to 0) and by the validating read: the same table, or
-the same problems.
+two quotes per key, per id and per chunk id, and as many "score" keys followed by a number
+(at once or after one space) as scores read (so every chunk id is a string and every score a
+number: a rank written as a string is refused by the row checks). Each file here is read
+with that proof deciding (its size threshold set to 0) and by the validating read: the same
+table, or the same problems.
 
 Each shortcut of the proof was made by hand and failed here: no quote count (the number 5
 loads as "5"); no brace count (5 beside {"a": "b"} leaves the quotes right); no bracket
-count (5 beside ["a"]); no comma test (5 beside a null score: its key, and no quotes).
+count (5 beside ["a"]); no comma test (5 beside a null score: its key, and no quotes); no
+count of the scores' keys followed by a number (a score true loads as 1.0; 5 beside the
+score "0.5" leaves the quotes right).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -76,6 +82,26 @@ HOSTILE = {
     "an escaped id": line("q1", item('"\\u0061"'), item('"b\\\\"', "2")),
     "an id outside ASCII": line("q1", item('"é"'), item('"ш"', "2")),
     "spaces and tabs": GOOD.replace(": ", " :\t"),
+    "a score true": line("q1", item('"a"', score="true")),
+    "a score false": line("q1", item('"a"', score="false")),
+    "a score true beside a rank true": line("q1", item('"a"', "true", "true")),
+    "a score NaN": line("q1", item('"a"', score="NaN")),
+    "a score -Infinity": line("q1", item('"a"', score="-Infinity")),
+    "a score 1e400": line("q1", item('"a"', score="1e400")),
+    "a score -0.0 and -1e-400": line("q1", item('"a"', score="-0.0"), item('"b"', "2", "-1e-400")),
+    "a score as a list": line("q1", item('"a"', score="[1]")),
+    "a score as an object": line("q1", item('"a"', score='{"e": 1}')),
+    "5 beside a score written as a string, compact": line(
+        "q1", item("5"), item('"b"', "2", '"0.5"')
+    ).replace(": ", ":"),
+    "5 beside a score written as a number's text": line("q1", item("5"), item('"b"', "2", '"-1"')),
+    "a score after a space before its colon": GOOD.replace('"score": ', '"score" : '),
+    "a score after two spaces": GOOD.replace('"score": ', '"score":  '),
+    "a score after a tab": GOOD.replace('"score": ', '"score":\t'),
+    "a chunk id ending in e before a number": line("q1", item('"e"'), item('"be"', "2")),
+    "a score true beside a chunk id with a digit three bytes after an e": line(
+        "q1", item('"eab1"', score="true")
+    ),
 }
 
 
@@ -89,7 +115,7 @@ def test_a_hostile_file_loads_as_the_validating_read(tmp_path, name):
 CHUNKS = ['"a"', '"b"', '"c"', '"{"', '"["', '"a\\"b"', '"\\u00e9"', '"é"', '","']
 NOT_STRINGS = ["5", "1.5", "true", "false", "null", '{"a": "b"}', '{"a": 1}', "[]", '["a"]']
 RANKS = ["place", "place", "place", "missing", "null", '"2"', "1.0"]
-SCORES = ["0.5", "0.5", "0.5", None, "null", '"0.5"', "true"]
+SCORES = ["0.5", "0.5", "-1e3", None, "null", '"0.5"', "true", "false", "NaN"]
 EXTRAS = ["", "", "", ', "x": "y"', ', "x": 1']
 
 
@@ -216,3 +242,25 @@ def test_a_count_begun_before_the_gold_is_the_one_the_read_waits_for(tmp_path, m
         Workspace.from_files(gold, [run, trec]).con.execute(rows).fetchall()
     )
     assert counted == [run, run]  # without the early count, the read counts it itself
+
+
+@pytest.mark.parametrize("slice_bytes", [5, 6, 7, 64, 1 << 20])
+def test_the_scores_followed_by_a_number_are_counted_across_slices(
+    tmp_path, monkeypatch, slice_bytes
+):
+    """A "score" key's end (`e":`, a space, the number's first byte) may straddle two of
+    the count's slices: it is counted once, whatever the slices' size."""
+    text = (
+        "\n".join(
+            line(
+                f"q{n}", item('"a"', score="0.5"), item('"be"', "2", "-3"), item('"c"', "3", '"1"')
+            )
+            for n in range(9)
+        )
+        + "\n"
+    )
+    text += text.replace(": ", ":") + line("q", item('"d"', score="true")) + "\n"
+    path = tmp_path / "run.jsonl"
+    path.write_text(text)
+    monkeypatch.setattr(runs.readers, "SCAN_SLICE", slice_bytes)
+    assert runs.json_bytes(path).number_scores == len(re.findall(r'e": ?[-0-9]', text)) == 36
