@@ -4,6 +4,7 @@ import streamlit as st
 
 from ragrecall_app import judge_counted
 from ragrecall_app import overview_sections as sections
+from ragrecall_app.chart import chart
 from ragrecall_app.context import current, missing_notes
 from ragrecall_app.grade_notice import grade_notice
 from ragrecall_app.render import escape_markdown, escaped_table, notes
@@ -46,13 +47,12 @@ st.caption(f"{overview.band_label(s.k)}: {overview.band_help(s.k)}")
 judge_counted.ppi_intervals(ctx)  # when the sidebar counts a model judge's grades
 # plotly's code is the slowest part of a first page: the chart is built when asked for
 if st.toggle("Show as a chart", key="overview_chart", value=st.session_state.get(CHART_ON, False)):
-    st.plotly_chart(
+    chart(
         ctx.memo(
             "overview_chart",
             lambda: charts.headline_bars(shown.chart_frame, ctx.colors, s.k),
         ),
         key="overview_chart_figure",
-        width="stretch",
     )
 st.session_state[CHART_ON] = st.session_state["overview_chart"]
 

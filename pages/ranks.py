@@ -3,6 +3,7 @@
 import streamlit as st
 
 from ragrecall_app import ranks
+from ragrecall_app.chart import chart
 from ragrecall_app.context import current, missing_notes
 from ragrecall_app.render import escape_markdown, notes, policy_note
 from ragrecall_app.ruled import rule_note
@@ -25,11 +26,5 @@ st.caption(
     + escape_markdown(shown.counts)
     + ". Click a bar to open its queries on the Queries page."
 )
-st.plotly_chart(
-    shown.histogram,
-    key="ranks_hist",
-    on_select=ranks.on_click,
-    selection_mode="points",
-    width="stretch",
-)
-st.plotly_chart(shown.curve, key="ranks_curve", width="stretch")
+chart(shown.histogram, key="ranks_hist", on_select=ranks.on_click)
+chart(shown.curve, key="ranks_curve")

@@ -14,6 +14,7 @@ import pyarrow as pa
 import streamlit as st
 
 from ragrecall_app import analyses
+from ragrecall_app.chart import chart
 from ragrecall_app.context import (
     Context,
     new_selection,
@@ -171,13 +172,7 @@ def scatter(ctx: Context, base: str, cand: str, result: Comparison) -> None:
 
 def scatter_plot(ctx: Context, base: str, cand: str, result: Comparison) -> None:
     """The scatter itself; a click on a point opens the query."""
-    event = st.plotly_chart(
-        scatter_chart(ctx, base, cand, result),
-        key="compare_scatter",
-        on_select="rerun",
-        selection_mode="points",
-        width="stretch",
-    )
+    event = chart(scatter_chart(ctx, base, cand, result), key="compare_scatter", on_select="rerun")
     clicked = selected_points(event)
     if new_selection("compare_scatter", clicked):
         chosen = cv.point_query(clicked[0])

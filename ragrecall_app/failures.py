@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 import streamlit as st
 
+from ragrecall_app.chart import chart as draw_chart
 from ragrecall_app.context import Context, current, keep_view, new_selection, state_key
 from ragrecall_app.context import go as go_to
 from ragrecall_app.render import escape_markdown, table_height
@@ -109,13 +110,7 @@ def pick_grouping(shown: FailuresView) -> None:
 def chart(shown: FailuresView) -> None:
     """Failing queries per group and run as bars; a click opens the bar's queries
     (:func:`follow_click`, on the next run)."""
-    st.plotly_chart(
-        shown.chart,
-        key="failures_chart",
-        on_select=_on_click,
-        selection_mode="points",
-        width="stretch",
-    )
+    draw_chart(shown.chart, key="failures_chart", on_select=_on_click)
 
 
 def group_table(shown: FailuresView, label: str) -> None:

@@ -21,5 +21,6 @@ def _built(name: str, _build: Callable[..., go.Figure], *args, **kwargs) -> go.F
 
 def figure(build: Callable[..., go.Figure], *args, **kwargs) -> go.Figure:
     """``build(*args, **kwargs)``, shared between reruns and sessions: read-only
-    (``st.plotly_chart`` copies what it sends), so set every property through ``build``."""
+    (a chart sends it as JSON, :mod:`ragrecall_app.chart`), so set every property through
+    ``build``."""
     return _built(f"{build.__module__}.{build.__qualname__}", build, *args, **kwargs)

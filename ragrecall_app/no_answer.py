@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import streamlit as st
 
 from ragrecall_app import analyses
+from ragrecall_app.chart import chart
 from ragrecall_app.context import Context, state_key
 from ragrecall_app.lazy import lazy_box
 from ragrecall_core.analysis.no_answer import NoAnswerReport
@@ -98,7 +99,7 @@ def tradeoff(ctx: Context, result: NoAnswerReport, no_answer: int) -> dict[str, 
     st.dataframe(table, hide_index=True, key="noans_picked", width="stretch")
     with lazy_box(nat.SWEEP_CHART_TITLE, "noans_sweep_chart_open") as is_open:
         if is_open:
-            st.plotly_chart(sweep_chart(ctx, result, max_fc), key="noans_sweep", width="stretch")
+            chart(sweep_chart(ctx, result, max_fc), key="noans_sweep")
     return picked
 
 
@@ -113,11 +114,7 @@ def distributions(ctx: Context, result: NoAnswerReport, picked: dict[str, float]
 
 def _distributions(ctx: Context, result: NoAnswerReport, picked: dict[str, float]) -> None:
     st.caption(nat.scores_caption(nav.MAX_POINTS))
-    st.plotly_chart(
-        score_chart(ctx, result, picked),
-        key="noans_scores",
-        width="stretch",
-    )
+    chart(score_chart(ctx, result, picked), key="noans_scores")
 
 
 def _sweep_tables(ctx: Context, result: NoAnswerReport) -> None:

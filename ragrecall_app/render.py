@@ -222,8 +222,8 @@ PRESENTATION_CSS = """
 [data-testid="stDataFrame"], [data-testid="stDataFrameResizable"] {
   width: 100% !important; max-width: 100%;
 }
-/* a chart too, and sets its own font sizes: it stays at its normal scale */
-[data-testid="stPlotlyChart"] { zoom: calc(1 / 1.2); }
+/* a chart too, and sets its own font sizes: it stays at its normal scale (ragrecall_app/chart) */
+.ragrecall-chart { zoom: calc(1 / 1.2); }
 [data-testid="stSidebarHeader"] { padding-bottom: 0.25rem; }
 </style>
 """

@@ -1174,6 +1174,9 @@ def cmd_ui(args: argparse.Namespace) -> int:
         # 0.1-0.2 s of held interpreter lock per click (see .streamlit/config.toml)
         "--runner.postScriptGC",
         "false",
+        # the charts' plotly.js bundle is a static file (static/, ragrecall_app/chart.py)
+        "--server.enableStaticServing",
+        "true",
         "--",
         *app_args,
     ]

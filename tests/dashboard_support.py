@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
+from ragrecall_app import chart
 from ragrecall_core.views.dashboard_state import PAGE_FIELDS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -146,6 +147,21 @@ def tables(at: AppTest) -> list[pd.DataFrame]:
 def table(at: AppTest, index: int = 0) -> pd.DataFrame:
     """The ``index``-th static table of the page, as the reader sees it."""
     return tables(at)[index]
+
+
+def charts(at: AppTest) -> list:
+    """The charts of the run (ragrecall_app.chart's component), in page order."""
+    return [e for e in at.get("bidi_component") if e.proto.component_name == chart.NAME]
+
+
+def figure_of(element) -> dict:
+    """The plotly figure (as JSON) a chart element sends to the browser."""
+    return json.loads(json.loads(element.proto.json)["figure"])
+
+
+def figures(at: AppTest) -> list[dict]:
+    """The figures of the run's charts, in page order."""
+    return [figure_of(e) for e in charts(at)]
 
 
 def titles(at: AppTest) -> list[str]:

@@ -3,10 +3,11 @@ callback, before the page's script runs again (issue 30: one run per click, not 
 contract, every path: the callback's Queries (its URL, its rows) equals the one the page's own
 :func:`follow_click` opens for the same selection, and the page it left is not run again.
 
-The browser sends a chart's or a table's selection as a widget state; AppTest has no plotly
-element to click, so these tests send that widget state as the browser does (the element's
-id, the selection as JSON): streamlit then runs the widget's callback first, as it does for
-the browser's click. The page path is the one AppTest takes when the selection is written
+The browser sends a chart's click or a table's selection as a widget state; AppTest has no
+browser to click in, so these tests send that widget state as the browser does (a table's
+selection as JSON under its id; a chart's click, ragrecall_app.chart, as a trigger payload
+under its events widget's id): streamlit then runs the widget's callback first, as it does
+for the browser's click. The page path is the one AppTest takes when the selection is written
 into the session state (no callback runs)."""
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import json
 import shutil
 
 import pytest
+from streamlit.components.v2.bidi_component.main import _make_trigger_id
 from streamlit.runtime.pages_manager import PagesManager
 
 from ragrecall_app import context, failures, ranks
@@ -24,6 +26,7 @@ NEVER = "never retrieved"
 FAILURES_BAR = {"points": [{"curve_number": 0, "y": NEVER, "x": 5, "customdata": ["bm25", NEVER]}]}
 RANKS_BAR = {"points": [{"curve_number": 0, "x": "2-3", "customdata": ["dense-minilm", "2-3"]}]}
 GROUP_ROW = {"rows": [3], "columns": [], "cells": []}
+CHARTS = ("failures_chart", "ranks_hist")  # ragrecall_app.chart's elements; the rest tables
 
 
 @pytest.fixture
@@ -71,8 +74,13 @@ def send_selection(at, key: str, selection: dict, monkeypatch):
     monkeypatch.setattr(PagesManager, "__init__", with_pages)
     states = at._tree.get_widget_states()
     state = states.widgets.add()
-    state.id = element_id(at, key)
-    state.string_value = json.dumps({"selection": selection})
+    element = element_id(at, key)
+    if key in CHARTS:  # a chart's click is a trigger: its events widget, one payload each
+        state.id = _make_trigger_id(element, "events")
+        state.json_trigger_value = json.dumps([{"event": "selection", "value": selection}])
+    else:
+        state.id = element
+        state.string_value = json.dumps({"selection": selection})
     return at._run(states)
 
 

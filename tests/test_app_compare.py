@@ -8,7 +8,15 @@ import pytest
 from ragrecall_app.reading import table_html
 from ragrecall_core.views.compare_text import BY_GROUP_TITLE, OUTCOME_LISTS, scatter_title
 from tests import fixtures_regressions as fx
-from tests.dashboard_support import TREC, app, no_exception, titles, trec_workspace
+from tests.dashboard_support import (
+    TREC,
+    app,
+    charts,
+    figures,
+    no_exception,
+    titles,
+    trec_workspace,
+)
 from tests.helpers import HtmlCells
 from tests.plain_scores import SAMPLES, plain_harm, plain_scores
 
@@ -257,12 +265,12 @@ def test_opening_a_regression_keeps_the_list_as_it_was_sent(monkeypatch, regress
 def test_the_scatter_is_sent_only_while_its_box_is_open(monkeypatch, regressions):
     at = open_compare(monkeypatch, regressions)
     assert [e.label for e in at.expander] == [scatter_title("RecallCap@5"), BY_GROUP_TITLE]
-    assert not at.get("plotly_chart")
+    assert not charts(at)
     at.session_state["compare_scatter_open"] = True
     at.run()
     no_exception(at)
-    (chart,) = at.get("plotly_chart")
-    traces = json.loads(chart.proto.spec)["data"]
+    (figure,) = figures(at)
+    traces = figure["data"]
     # one trace per outcome ("regression (passed, now fails): 3"), then the diagonal
     shown = {tr["name"].split(" (")[0]: [p[0] for p in tr["customdata"]] for tr in traces[:-1]}
     assert sorted(shown["regression"]) == sorted(fx.REGRESSIONS)

@@ -1,11 +1,18 @@
 """AppTest: the Failures page; an injected bar click opens the filtered Queries page."""
 
-import json
 import shutil
 
 import pytest
 
-from tests.dashboard_support import ROOT, app, no_exception, titles, trec_workspace
+from tests.dashboard_support import (
+    ROOT,
+    app,
+    charts,
+    figures,
+    no_exception,
+    titles,
+    trec_workspace,
+)
 from tests.plain_scores import failing
 from tests.test_app_queries import bm25_failing
 
@@ -18,10 +25,7 @@ def at(monkeypatch):
 
 
 def figure(at, index=0):
-    charts = [e for e in at.main if getattr(e, "type", "") == "plotly_chart"] or [
-        e for e in at.get("plotly_chart")
-    ]
-    return json.loads(charts[index].proto.spec)
+    return figures(at)[index]
 
 
 def test_renders_with_counts_and_rates(at):
@@ -96,7 +100,7 @@ def test_a_dimension_the_data_lacks_is_one_line_not_a_not_given_bar(
     at.session_state["failures_by"] = dimension
     at.run()
     no_exception(at)
-    assert not at.get("plotly_chart") and not at.dataframe
+    assert not charts(at) and not at.dataframe
     assert any(enabler in i.value for i in at.info)
 
 

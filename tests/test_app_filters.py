@@ -85,7 +85,7 @@ def test_overview_says_its_validation_warnings_ignore_the_filters(monkeypatch):
 
 def _styles(at) -> list:
     """The run's HTML elements but the charts' code a session's first run sends (chart_code)."""
-    code = chart_code.script(chart_code.chunk_name())
+    code = chart_code.script()
     return [h for h in at.get("html") if h.proto.body != code]
 
 

@@ -1,7 +1,5 @@
 """AppTest: the No-answer page (issue #7), and Harm@k on the Overview and Queries pages."""
 
-import json
-
 import pandas as pd
 import pytest
 
@@ -10,6 +8,7 @@ from ragrecall_core.analysis.no_answer import no_answer_report
 from ragrecall_core.views import no_answer_text as nat
 from tests import fixtures_regressions as fx
 from tests.dashboard_support import ROOT, app, no_exception, titles, trec_workspace
+from tests.dashboard_support import figures as chart_figures
 from tests.dashboard_support import table as shown_table
 
 PAGE = "pages/no_answer.py"
@@ -45,7 +44,7 @@ def tops(at):
 
 
 def figures(at):
-    return [json.loads(e.proto.spec) for e in at.get("plotly_chart")]
+    return chart_figures(at)
 
 
 def test_renders_per_run_on_data_samples(monkeypatch):

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-import streamlit as st
 
+from ragrecall_app import chart
 from ragrecall_core.views import overview, queries_text
 from tests.dashboard_support import app, count_calls, no_exception, samples_workspace, titles
 
@@ -64,15 +64,15 @@ def test_a_row_click_does_not_rebuild_the_queries_table(samples, calls):
 
 @pytest.fixture
 def charts_drawn(monkeypatch):
-    """Keys of the plotly charts drawn, in order."""
+    """Keys of the charts drawn (ragrecall_app.chart), in order."""
     drawn = []
-    original = st.plotly_chart
+    original = chart._component
 
     def counting(*args, **kwargs):
         drawn.append(kwargs.get("key"))
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(st, "plotly_chart", counting)
+    monkeypatch.setattr(chart, "_component", counting)
     return drawn
 
 

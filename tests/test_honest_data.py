@@ -26,7 +26,7 @@ from ragrecall_core.views.samples import (
     small_sample_warning,
 )
 from tests import fixtures_regressions as fx
-from tests.dashboard_support import ROOT, TREC, app, no_exception, titles
+from tests.dashboard_support import ROOT, TREC, app, charts, no_exception, titles
 
 QRELS = TREC / "qrels.comment.test"
 RESULTS = TREC / "results.comment.test"
@@ -122,7 +122,7 @@ def test_failures_page_shows_no_meaningless_chart(monkeypatch):
         at.session_state["failures_by"] = dimension
         at.run()
         no_exception(at)
-        assert not at.get("plotly_chart"), dimension
+        assert not charts(at), dimension
         assert any("in this data" in i.value for i in at.info), dimension
 
 

@@ -38,7 +38,15 @@ def test_the_launcher_and_the_folder_config_agree(monkeypatch):
     launched = launched_options(monkeypatch)
     configured = configured_options()
     # the address and port are the launcher's own; every other option is in both
-    assert {k: v for k, v in launched.items() if not k.startswith("server.")} == configured
+    own = ("server.address", "server.port")
+    assert {k: v for k, v in launched.items() if k not in own} == configured
+
+
+def test_the_charts_bundle_is_served(monkeypatch):
+    # the charts load static/plotly-ragrecall.min.js from the app's static files
+    assert launched_options(monkeypatch)["server.enableStaticServing"] == "true"
+    assert configured_options()["server.enableStaticServing"] == "true"
+    assert (ROOT / "static" / "plotly-ragrecall.min.js").is_file()
 
 
 def test_no_garbage_collection_after_each_script_run(monkeypatch):

@@ -21,7 +21,7 @@ from markdown_it import MarkdownIt
 from ragrecall_app.overview_sections import CONFIGS_OPEN, COUNTS_OPEN
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.output.literal import NO_LINK, file_name_part
-from tests.dashboard_support import app, no_exception
+from tests.dashboard_support import app, figures, no_exception
 from tests.helpers import build_report, write_jsonl
 
 LINK = "[click](https://evil.example)"
@@ -136,7 +136,7 @@ def test_run_names_in_tabs_read_as_written(workspace, monkeypatch):
 def test_chart_text_carries_no_html(workspace, monkeypatch):
     at = app(workspace, monkeypatch).run()
     at.toggle(key="overview_chart").set_value(True).run()  # the chart is shown on demand
-    strings = [s for e in at.get("plotly_chart") for s in json_strings(json.loads(e.proto.spec))]
+    strings = [s for figure in figures(at) for s in json_strings(figure)]
     assert any("evil" in s for s in strings)
     tags = [s for s in strings if re.search(r"<b>x|<a href|<i>sec", s)]
     assert not tags, tags

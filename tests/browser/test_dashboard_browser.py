@@ -124,6 +124,29 @@ def test_the_dashboard_asks_no_other_host(page: Page, app_url):
     assert asked and [url for url in asked if not own.match(url)] == []
 
 
+def test_charts_draw_with_the_small_bundle_loaded_once(page: Page, app_url):
+    """The charts' plotly.js is ragrecall's bundle (static/, ragrecall_app/chart.py), fetched
+    once for the session's chart pages, and streamlit's 4.7 MB plotly module never."""
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(request.url))
+    open_page(page, f"{app_url}/first-rank", "Hit@k as k grows")
+    page.wait_for_selector(".ragrecall-chart .point path", timeout=TIMEOUT)
+    page.get_by_role("link", name="Failures").click()
+    expect(page.get_by_text("Group failing queries by")).to_be_visible(timeout=TIMEOUT)
+    page.wait_for_selector(".ragrecall-chart .point path", timeout=TIMEOUT)
+    bundles = [url for url in asked if url.endswith("/app/static/plotly-ragrecall.min.js")]
+    assert len(bundles) == 1, bundles
+    assert not [url for url in asked if "PlotlyChart" in url]
+    assert page.evaluate("() => typeof window.Plotly.react") == "function"
+    # the mode bar offers no upload of the chart's data, and no selection tool
+    titles = page.evaluate(
+        "() => [...document.querySelectorAll('.ragrecall-chart .modebar-btn')]"
+        ".map(b => b.getAttribute('data-title'))"
+    )
+    assert "Zoom" in titles
+    assert not [t for t in titles if re.search("Share|Select", t)], titles
+
+
 def test_hostile_chunk_text_is_literal(page: Page, hostile_url, shots):
     dialogs = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
