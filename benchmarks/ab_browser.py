@@ -4,11 +4,12 @@
 from minute to minute (this one's ran 18% slower in one hour than in the one before), two
 such runs do not compare two commits. This script serves every checkout given at once, each
 on its own server with its own ``$RAGRECALL_HOME``, opens each in one chromium, and times
-the same steps on each in turn (page switches ``From>To``, and the named clicks of
-:data:`NAMED`: a k change, a section filter, a Failures bar, a Ranks bin, a Queries row, a
-Compare baseline), the order reversed every round, the first round dropped: each step's
-median per checkout, with the browser's CPU seconds and the renderer's task, script and
-layout + style time per click (CDP ``Performance.getMetrics``).
+the same steps on each in turn, the order reversed every round, the first round dropped:
+each step's median per checkout, with the browser's CPU seconds and the renderer's task,
+script and layout + style time per click (CDP ``Performance.getMetrics``). The steps are
+bench_browser.py's own, done and waited for as it does them (its table
+:data:`bench_browser.NAMED_STEPS`: a k change, a section filter, a Failures bar, a Ranks
+bin, a Queries row, a Compare baseline; page switches ``From>To``).
 
     git archive <old> | tar -x -C /tmp/before
     git archive HEAD  | tar -x -C /tmp/after
@@ -24,11 +25,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import statistics
 import sys
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -58,98 +57,28 @@ def browser_cpu() -> float:
     return total / TICK
 
 
-# A step: set up untimed on ``page`` for round ``i``, then return the timed action, the
-# pattern of the settled page (bench_browser's settle detection) and the text it must not be
-# (None: any)
-Action = tuple[Callable[[], None], str, str | None]
-
-
-def switch_step(came: str, link: str) -> Callable[[object, int], Action]:
-    def step(page, _i: int) -> Action:
-        bb.nav(page, came, TIMEOUT_S)
-        return (lambda: bb.click_nav(page, link)), f"^{re.escape(bb.PAGES[link])}$", None
-
-    return step
-
-
-def k_change(page, i: int) -> Action:
-    bb.nav(page, "Overview", TIMEOUT_S)
-    k = ("10", "5")[i % 2]
-    bb.open_select(page, "Cutoff k")
-    return (lambda: bb.choose(page, k)), f"^Headline measures at k = {k}$", None
-
-
-def section_filter(page, i: int) -> Action:
-    """One of the first two corpus sections on Queries (set back to all after the click)."""
-    bb.nav(page, "Queries", TIMEOUT_S)
-    options = [o for o in bb.open_select(page, "Corpus section") if o != "all"]
-    choice = options[i % 2]
-    return (lambda: bb.choose(page, choice)), r"queries shown", None
-
-
-def section_reset(page) -> None:
-    bb.open_select(page, "Corpus section")
-    bb.untimed(page, lambda: bb.choose(page, "all"), r"queries shown", TIMEOUT_S)
-
-
-def failures_bar(page, i: int) -> Action:
-    bb.nav(page, "Failures", TIMEOUT_S)
-    return bb.chart_point(page, 0, i % 2), r"^Opened from Failures", None
-
-
-def ranks_bin(page, i: int) -> Action:
-    bb.nav(page, "Ranks", TIMEOUT_S)
-    return bb.chart_point(page, 0, i % 2), r"^Opened from Ranks: first relevant rank = ", None
-
-
-def open_query(page, i: int) -> Action:
-    bb.nav(page, "Queries", TIMEOUT_S)
-    detail = r"^Query .+ · run .+$"
-    return bb.click_row(page, bb.QUERIES_TABLE, i % 2), detail, bb.heading(page, detail)
-
-
-def baseline_change(page, _i: int) -> Action:
-    """Another baseline on Compare than the one shown."""
-    bb.nav(page, "Compare", TIMEOUT_S)
-    runs = bb.open_select(page, "Baseline run (before)")
-    bb.close_select(page)
-    heading = r"^Candidate (.+) against baseline (.+?) · k = "
-    shown = next(m for t in page.locator("p").all_inner_texts() if (m := re.match(heading, t)))
-    other = next(run for run in runs if run not in shown.groups())
-    bb.open_select(page, "Baseline run (before)")
-    pattern = rf"against baseline {re.escape(other)} · k = "
-    return (lambda: bb.choose(page, other)), pattern, None
-
-
-# the named steps besides page switches ("From>To"), and what undoes one after its click
-NAMED = {
-    "k change": k_change,
-    "section filter": section_filter,
-    "Failures bar": failures_bar,
-    "Ranks bin": ranks_bin,
-    "open a query": open_query,
-    "baseline change": baseline_change,
-}
-UNDO = {"section filter": section_reset}
-
-
-def step_of(name: str) -> Callable[[object, int], Action]:
+def step_of(name: str) -> bb.Step:
+    """A step of bench_browser.py's table: ``From>To`` or one of its named steps."""
     if ">" in name:
         came, link = name.split(">")
-        return switch_step(came, link)
-    if name not in NAMED:
-        raise SystemExit(f"unknown step {name!r}: 'From>To' or one of {', '.join(NAMED)}")
-    return NAMED[name]
+        return bb.page_switch(came, link)
+    if name not in bb.NAMED_STEPS:
+        raise SystemExit(f"unknown step {name!r}: 'From>To' or one of {', '.join(bb.NAMED_STEPS)}")
+    return bb.NAMED_STEPS[name]
 
 
 def renderer(cdp) -> dict[str, float]:
     return {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
 
 
-def measured(page, cdp, step, i: int) -> tuple[float, ...]:
+def measured(page, cdp, step: bb.Step, i: int, chosen: dict) -> tuple[float, ...]:
     """Seconds from the step's action to the settled page, the browser's CPU seconds, and
-    the renderer's task, script and layout + style seconds meanwhile."""
-    action, pattern, previous = step(page, i)
+    the renderer's task, script and layout + style seconds meanwhile. The step's page is
+    reached first (untimed); what its setup chose on this page is kept in ``chosen``."""
+    bb.nav(page, step.page, TIMEOUT_S)
+    if step.row not in chosen:
+        chosen[step.row] = step.setup(page)
+    action, pattern, previous = step.act(page, i, chosen[step.row])
     cpu, before = browser_cpu(), renderer(cdp)
     seconds = bb.timed(page, action, pattern, TIMEOUT_S, previous)[0]
     cpu, after = browser_cpu() - cpu, renderer(cdp)
@@ -176,7 +105,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("sources", nargs="+", type=Path, help="checkouts to serve")
     parser.add_argument("--workspace", type=Path, default=HERE.parent / "data_samples")
     parser.add_argument(
-        "--steps", default=STEPS, help=f"'From>To' page switches or {', '.join(NAMED)}"
+        "--steps",
+        default=STEPS,
+        help=f"'From>To' page switches or {', '.join(bb.NAMED_STEPS)}",
     )
     parser.add_argument("--baseline", action="store_true", help="also Compare's baseline change")
     parser.add_argument("--repeat", type=int, default=6)
@@ -200,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=bb.CHROMIUM, args=bb.CHROMIUM_ARGS)
             pages, cdps = {}, {}
+            chosen: dict[str, dict] = {name: {} for name in sources}
             for name, server in servers.items():
                 pages[name] = bb.new_context(browser).new_page()
                 cdps[name] = pages[name].context.new_cdp_session(pages[name])
@@ -210,8 +142,9 @@ def main(argv: list[str] | None = None) -> int:
                     page = pages[name]
                     page.bring_to_front()
                     for step_name, step in steps.items():
-                        sample = measured(page, cdps[name], step, round_)
-                        UNDO.get(step_name, lambda _page: None)(page)
+                        sample = measured(page, cdps[name], step, round_, chosen[name])
+                        if step.undo is not None:
+                            step.undo(page, TIMEOUT_S)
                         if round_:  # the first round warms each server's pages: dropped
                             samples.setdefault(step_name, {}).setdefault(name, []).append(sample)
             browser.close()

@@ -171,7 +171,8 @@ SETTLED = """([pattern, previous, fresh, graceMs]) => {
   if (!fresh && !(ran || (bench && performance.now() - bench.t0 > graceMs))) return false;
   if (document.querySelector(
       '[data-stale=true], [data-testid=stSkeleton], [data-testid=stSpinner]')) return false;
-  for (const c of document.querySelectorAll('[data-testid=stPlotlyChart]'))
+  // a chart: ragrecall's own (ragrecall_app/chart.py), or st.plotly_chart's (an older commit)
+  for (const c of document.querySelectorAll('.ragrecall-chart, [data-testid=stPlotlyChart]'))
     if (onScreen(c) && !c.querySelector('.main-svg')) return false;
   for (const t of document.querySelectorAll('[data-testid=stDataFrame]'))
     if (onScreen(t) && !t.querySelector('canvas')) return false;
@@ -190,6 +191,9 @@ RERUN_SEEN = """() => window.__bench.sawRun || window.__bench.finished ||
 """
 TWO_FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
 QUERIES_TABLE = ".st-key-queries_table [data-testid=stDataFrame]"
+# a page's charts: ragrecall's own (ragrecall_app/chart.py), or st.plotly_chart's (an older
+# commit, timed against this one)
+CHARTS = ".ragrecall-chart, [data-testid=stPlotlyChart]"
 # the floor: a bare page whose last line changes on every run (a rerun is seen by its text)
 FLOOR_SCRIPT = """import streamlit as st
 
@@ -499,6 +503,183 @@ def heading(page: Page, pattern: str) -> str | None:
     return None
 
 
+def chart_point(page: Page, chart: int, point: int):
+    points = page.locator(CHARTS).nth(chart).locator(".point path")
+    try:
+        points.nth(point).wait_for(state="attached", timeout=10_000)
+    except PlaywrightError as error:
+        raise NotMeasurable(f"chart {chart} shows fewer than {point + 1} bars") from error
+    return lambda: points.nth(point).click(force=True)
+
+
+# ---------------------------------------------------------------- the steps
+# A step's timed part in round i: the action, the pattern of the settled page (see SETTLED)
+# and the text that pattern must no longer match (None: any)
+Action = tuple[Callable[[], None], str, str | None]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One interaction, as this script times it (its row :attr:`row`) and as ab_browser.py
+    does (by its name in :data:`NAMED_STEPS`, or ``From>To`` for :func:`page_switch`): the
+    page it starts on, reached untimed, and how round ``i`` is done. A change here changes
+    both scripts."""
+
+    row: str  # this script's name of the row
+    page: str  # the nav link of the page it starts on
+    # on that page, untimed: any preparation (a list opened), then the timed part of round
+    # i; its last argument is what ``setup`` returned
+    act: Callable[[Page, int, object], Action]
+    # untimed, once on that page before the first round: what the rounds alternate between
+    setup: Callable[[Page], object] = lambda _page: None
+    # the step leaves its page: the page is reached again (untimed) before every round
+    again: bool = False
+    # untimed, sets the view back after the step (a filter to "all"), so that the next
+    # step starts from the view as it was: ab_browser.py does it after every round, this
+    # script after the section filter's rounds
+    undo: Callable[[Page, float], None] | None = None
+
+
+def run_step(bench: Bench, page: Page, step: Step) -> Result:
+    """``step`` --repeat times, timed as :meth:`Bench.measure` does; its page is reached
+    first (each round where the step leaves it)."""
+    chosen: list[object] = []
+
+    def setup() -> None:
+        if not step.again and heading(page, f"^{re.escape(PAGES[step.page])}$") is None:
+            nav(page, step.page, bench.timeout)
+        chosen.append(step.setup(page))
+
+    def once(i: int) -> float:
+        if step.again:
+            nav(page, step.page, bench.timeout)
+        action, pattern, previous = step.act(page, i, chosen[0])
+        return timed(page, action, pattern, bench.timeout, previous)[0]
+
+    return bench.measure(step.row, once, setup)
+
+
+def page_switch(came: str, link: str) -> Step:
+    """From page ``came`` to page ``link`` (nav links, :data:`PAGES`) through the sidebar."""
+
+    def act(page: Page, _i: int, _chosen) -> Action:
+        return (lambda: click_nav(page, link)), f"^{re.escape(PAGES[link])}$", None
+
+    return Step(f"page switch {came} -> {link}", came, act, again=True)
+
+
+def k_act(page: Page, i: int, _chosen) -> Action:
+    """The cutoff k from 5 to 10 and back."""
+    k = ("10", "5")[i % 2]
+    open_select(page, "Cutoff k")
+    return (lambda: choose(page, k)), f"^Headline measures at k = {k}$", None
+
+
+QUERY_DETAIL = r"^Query .+ · run .+$"
+
+
+def query_act(page: Page, i: int, _chosen) -> Action:
+    """A click on the first or second row of the Queries table opens that query."""
+    click = click_row(page, QUERIES_TABLE, i % 2)
+    return click, QUERY_DETAIL, heading(page, QUERY_DETAIL)
+
+
+# the line over the Queries table ("1 query shown" when one is)
+SHOWN = r"\b(1 query|\d+ queries) shown\b"
+
+
+def two_sections(page: Page) -> list[str]:
+    options = [o for o in open_select(page, "Corpus section") if o != "all"]
+    close_select(page)
+    if len(options) < 2:
+        raise NotMeasurable("fewer than two corpus sections")
+    return options[:2]
+
+
+def section_act(page: Page, i: int, sections) -> Action:
+    """One of the first two corpus sections on Queries, in turn."""
+    open_select(page, "Corpus section")
+    choice = sections[i % 2]
+    return (lambda: choose(page, choice)), SHOWN, None
+
+
+def all_sections(page: Page, timeout: float) -> None:
+    open_select(page, "Corpus section")
+    untimed(page, lambda: choose(page, "all"), SHOWN, timeout)
+
+
+def clear_groups(page: Page, timeout: float) -> None:
+    """The filters a Failures bar or a Ranks bin set, cleared on Queries (else the next
+    round's table may hold no row to open)."""
+    clear = page.get_by_role("button", name="Clear these filters")
+    if clear.count():
+        page.mouse.move(0, 0)  # off the table: its toolbar, shown on hover, covers the button
+        untimed(page, clear.first.click, SHOWN, timeout)
+
+
+def bar_act(page: Page, i: int, _chosen) -> Action:
+    """A click on the first or second bar of the Failures chart opens Queries filtered."""
+    return chart_point(page, 0, i % 2), r"^Opened from Failures", None
+
+
+def bin_act(page: Page, i: int, _chosen) -> Action:
+    """A histogram bar opens Queries filtered to that bin."""
+    return chart_point(page, 0, i % 2), r"^Opened from Ranks: first relevant rank = ", None
+
+
+COMPARE_PAIR = r"^Candidate (.+) against baseline (.+?) · k = "
+
+
+def compared(page: Page) -> tuple[str, str]:
+    """The candidate and the baseline Compare shows."""
+    caption = next(
+        (t for t in page.locator("p").all_inner_texts() if re.match(COMPARE_PAIR, t)), ""
+    )
+    match = re.match(COMPARE_PAIR, caption)
+    if match is None:
+        raise NotMeasurable("no 'Candidate … against baseline …' caption on Compare")
+    return match.group(1), match.group(2)
+
+
+def two_baselines(page: Page) -> list[str]:
+    """Two runs other than the candidate, the one shown as the baseline (if either) last."""
+    runs = open_select(page, "Baseline run (before)")
+    close_select(page)
+    candidate, current = compared(page)
+    others = [r for r in runs if r != candidate]
+    if len(others) < 2:
+        raise NotMeasurable("fewer than three runs: no two baselines to alternate")
+    return sorted(others[:2], key=lambda r: r == current)
+
+
+def baseline_act(page: Page, i: int, baselines) -> Action:
+    """One of two other runs as Compare's baseline, in turn; never the one shown (other
+    steps between two rounds may have changed it)."""
+    run = baselines[i % 2]
+    if run == compared(page)[1]:
+        run = baselines[(i + 1) % 2]
+    open_select(page, "Baseline run (before)")
+    pattern = rf"against baseline {re.escape(run)} · k = "
+    return (lambda: choose(page, run)), pattern, None
+
+
+# the named steps (ab_browser.py's names; page switches are page_switch's)
+NAMED_STEPS = {
+    "k change": Step("k change (Overview, 5 <-> 10)", "Overview", k_act),
+    "section filter": Step(
+        "section filter (Queries)", "Queries", section_act, two_sections, undo=all_sections
+    ),
+    "Failures bar": Step(
+        "Failures bar click -> Queries", "Failures", bar_act, again=True, undo=clear_groups
+    ),
+    "Ranks bin": Step(
+        "Ranks bin click -> Queries", "Ranks", bin_act, again=True, undo=clear_groups
+    ),
+    "open a query": Step("open a query (Queries row)", "Queries", query_act),
+    "baseline change": Step("Compare baseline change", "Compare", baseline_act, two_baselines),
+}
+
+
 # ---------------------------------------------------------------- the interactions
 def first_pages(bench: Bench, browser: Browser, url: str, name: str) -> None:
     """A new browser session's first page on an already warm server."""
@@ -516,116 +697,40 @@ def first_pages(bench: Bench, browser: Browser, url: str, name: str) -> None:
 def page_switches(bench: Bench, page: Page) -> None:
     links = list(PAGES)
     for index, link in enumerate(links):
-        came_from = links[index - 1]
-
-        def once(_i: int, link=link, came_from=came_from) -> float:
-            nav(page, came_from, bench.timeout)
-            pattern = f"^{re.escape(PAGES[link])}$"
-            return timed(page, lambda: click_nav(page, link), pattern, bench.timeout)[0]
-
-        bench.measure(f"page switch {came_from} -> {link}", once)
+        run_step(bench, page, page_switch(links[index - 1], link))
 
 
 def change_k(bench: Bench, page: Page) -> None:
-    def once(i: int) -> float:
-        k = ("10", "5")[i % 2]
-        open_select(page, "Cutoff k")
-        pattern = f"^Headline measures at k = {k}$"
-        return timed(page, lambda: choose(page, k), pattern, bench.timeout)[0]
-
-    bench.measure(
-        "k change (Overview, 5 <-> 10)", once, lambda: nav(page, "Overview", bench.timeout)
-    )
+    run_step(bench, page, NAMED_STEPS["k change"])
 
 
 def queries_interactions(bench: Bench, page: Page) -> None:
-    detail = r"^Query .+ · run .+$"
-
-    def open_query(i: int) -> float:
-        click = click_row(page, QUERIES_TABLE, i % 2)
-        return timed(page, click, detail, bench.timeout, heading(page, detail))[0]
-
     def next_failing(_i: int) -> float:
         button = page.get_by_role("button", name="Next failing ▶")
-        return timed(page, button.click, detail, bench.timeout, heading(page, detail))[0]
+        previous = heading(page, QUERY_DETAIL)
+        return timed(page, button.click, QUERY_DETAIL, bench.timeout, previous)[0]
 
-    sections: list[str] = []
-
-    def pick_sections() -> None:
-        options = [o for o in open_select(page, "Corpus section") if o != "all"]
-        close_select(page)
-        if len(options) < 2:
-            raise NotMeasurable("fewer than two corpus sections")
-        sections.extend(options[:2])
-
-    def section_filter(i: int) -> float:
-        open_select(page, "Corpus section")
-        choice = sections[i % 2]
-        return timed(page, lambda: choose(page, choice), r"queries shown", bench.timeout)[0]
-
-    bench.measure("open a query (Queries row)", open_query, lambda: nav(page, "Queries", 60))
+    run_step(bench, page, NAMED_STEPS["open a query"])
     bench.measure("next failing query", next_failing)
-    bench.measure("section filter (Queries)", section_filter, pick_sections)
+    sections = NAMED_STEPS["section filter"]
+    run_step(bench, page, sections)
     try:
-        open_select(page, "Corpus section")
-        untimed(page, lambda: choose(page, "all"), r"queries shown", bench.timeout)
+        sections.undo(page, bench.timeout)
     except (NotMeasurable, PlaywrightError) as error:
         print(f"  could not reset the section filter: {error}", flush=True)
 
 
-def chart_point(page: Page, chart: int, point: int):
-    points = page.locator("[data-testid=stPlotlyChart]").nth(chart).locator(".point path")
-    try:
-        points.nth(point).wait_for(state="attached", timeout=10_000)
-    except PlaywrightError as error:
-        raise NotMeasurable(f"chart {chart} shows fewer than {point + 1} bars") from error
-    return lambda: points.nth(point).click(force=True)
-
-
 def failures_bar(bench: Bench, page: Page) -> None:
-    def once(i: int) -> float:
-        nav(page, "Failures", bench.timeout)
-        click = chart_point(page, 0, i % 2)
-        return timed(page, click, r"^Opened from Failures", bench.timeout)[0]
-
-    bench.measure("Failures bar click -> Queries", once)
+    run_step(bench, page, NAMED_STEPS["Failures bar"])
 
 
 def ranks_bin(bench: Bench, page: Page) -> None:
     """A histogram bar opens Queries filtered to that bin (Ranks reached untimed each time)."""
-
-    def once(i: int) -> float:
-        nav(page, "Ranks", bench.timeout)
-        click = chart_point(page, 0, i % 2)
-        opened = r"^Opened from Ranks: first relevant rank = "
-        return timed(page, click, opened, bench.timeout)[0]
-
-    bench.measure("Ranks bin click -> Queries", once)
+    run_step(bench, page, NAMED_STEPS["Ranks bin"])
 
 
 def compare_interactions(bench: Bench, page: Page) -> None:
-    pair = r"^Candidate (.+) against baseline (.+?) · k = "
-    baselines: list[str] = []
-
-    def pick_baselines() -> None:
-        nav(page, "Compare", bench.timeout)
-        runs = open_select(page, "Baseline run (before)")
-        close_select(page)
-        caption = next((t for t in page.locator("p").all_inner_texts() if re.match(pair, t)), "")
-        match = re.match(pair, caption)
-        if match is None:
-            raise NotMeasurable("no 'Candidate … against baseline …' caption on Compare")
-        others = [r for r in runs if r != match.group(1)]
-        if len(others) < 2:
-            raise NotMeasurable("fewer than three runs: no two baselines to alternate")
-        current = match.group(2)
-        baselines.extend(sorted(others[:2], key=lambda r: r == current))
-
-    def change_baseline(i: int) -> float:
-        open_select(page, "Baseline run (before)")
-        run = baselines[i % 2]
-        pattern = rf"against baseline {re.escape(run)} · k = "
-        return timed(page, lambda: choose(page, run), pattern, bench.timeout)[0]
+    pair = COMPARE_PAIR
 
     detail = r"^Query .+: .+ → .+$"
 
@@ -671,7 +776,7 @@ def compare_interactions(bench: Bench, page: Page) -> None:
                     return
         raise NotMeasurable("no pair of runs gives two regressions to alternate")
 
-    bench.measure("Compare baseline change", change_baseline, pick_baselines)
+    run_step(bench, page, NAMED_STEPS["baseline change"])
     bench.measure("open a regression (Compare row)", open_regression, enough_regressions)
 
 
