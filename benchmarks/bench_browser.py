@@ -108,7 +108,10 @@ ARM = """() => {
 # the app's "running" state at all: the observer in ARM then never sees it, and the page
 # was taken as settled only after GRACE_MS, which the user does not wait (the floor's
 # button rerun was bimodal, 0.14 or 0.34 s, one in three reruns). Only the message's top
-# level is read, field by field (a delta's bytes are skipped by their length).
+# level is read, field by field (a delta's bytes are skipped by their length). The message
+# usually comes after the run's metadata in one frame; until stop 43 the skip was written
+# `i += varint()`, which reads i before the length's own byte is consumed: the parse fell
+# one byte short into the metadata and saw the end of a run only by chance.
 WS_HOOK = """(() => {
   const finished = (buffer) => {
     const b = new Uint8Array(buffer);
@@ -121,7 +124,7 @@ WS_HOOK = """(() => {
     while (i < b.length) {
       const tag = varint(), field = Math.floor(tag / 8), wire = tag & 7;
       if (wire === 0) { const value = varint(); if (field === 6) return value !== 2; }
-      else if (wire === 2) i += varint();
+      else if (wire === 2) { const length = varint(); i += length; }  // not i += varint()
       else if (wire === 1) i += 8;
       else if (wire === 5) i += 4;
       else return false;
