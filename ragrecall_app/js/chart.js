@@ -4,7 +4,6 @@
 // Nothing here builds HTML from the figure: plotly draws it (its text escaped by the
 // figures' builders in ragrecall_core/views).
 
-
 const point = (p) => ({
   curve_number: p.curveNumber,
   point_number: p.pointNumber,
