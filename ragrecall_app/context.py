@@ -64,6 +64,8 @@ FOLDER_KEY = "side_ws"
 STARTED = "_ragrecall_started"
 # lines naming URL parameters that were refused on the first run (shown once by app.py)
 REFUSED_PARAMS = "_ragrecall_refused_params"
+# the view as the last run left it, under a key no widget has (see restore_dropped)
+KEPT_VIEW = "_ragrecall_kept_view"
 
 
 # ---------------------------------------------------------------- state <-> session / URL
@@ -75,7 +77,28 @@ def start_session() -> None:
         state, ss[REFUSED_PARAMS] = read_params(params)
         put_state(**{f.name: getattr(state, f.name) for f in FIELDS})
         ss[STARTED] = True
+    restore_dropped()
     put_state(**ss.pop(PENDING, {}))
+
+
+def restore_dropped() -> None:
+    """Give back the view's fields whose values streamlit dropped: in a browser, a switch
+    to another page drops the values of the widgets of the page left before the next run
+    starts (Compare's pair, Judge's pool, No-answer's trade-off), so writing them back
+    during that run (:func:`fit_session`) is too late; AppTest keeps them. The copy is the
+    one the last run kept (:func:`sync_url`); a field still in the session keeps its value,
+    and changes a switch asked for (:func:`go`) are applied after."""
+    kept = st.session_state.get(KEPT_VIEW)
+    if kept:
+        put_state(**{name: value for name, value in kept.items() if _dropped(FIELD[name].key)})
+
+
+def _dropped(key: str) -> bool:
+    try:  # not `in`: streamlit lists every key of the session to answer it
+        st.session_state[key]
+    except KeyError:
+        return True
+    return False
 
 
 def state_key(name: str) -> str:
@@ -147,10 +170,13 @@ def rerun_with(**changes) -> None:
 
 
 def sync_url() -> None:
-    """Write the current view into the URL's query parameters."""
+    """Write the current view into the URL's query parameters, and keep it for the next
+    run (:func:`restore_dropped`)."""
     ctx = st.session_state.get(CTX)
     default = ctx.default_state if ctx else ViewState()
-    wanted = to_params(session_state(), default, ctx.page if ctx else None)
+    state = session_state()
+    st.session_state[KEPT_VIEW] = {f.name: getattr(state, f.name) for f in FIELDS}
+    wanted = to_params(state, default, ctx.page if ctx else None)
     current = {key: st.query_params.get_all(key) for key in st.query_params}
     normal = {k: v if isinstance(v, list) else [v] for k, v in wanted.items()}
     if current != normal:

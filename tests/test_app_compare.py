@@ -402,3 +402,20 @@ def test_deltas_by_group_are_sent_only_while_their_box_is_open(monkeypatch):
                 abs=1e-9,
             ), (by, group)
         assert list(table["delta"]) == sorted(table["delta"])
+
+
+def test_the_pair_comes_back_when_a_page_switch_dropped_it(monkeypatch, regressions):
+    """In a browser, a switch to another page drops the values of the page left's widgets
+    before the next run (AppTest keeps them: the drop is done by hand here); the pair the
+    meeting picked comes back when it returns (tests/browser/test_compare_browser.py
+    checks the browser itself)."""
+    at = open_compare(monkeypatch, regressions, {"base": "candidate", "cand": "baseline"})
+    assert at.session_state["compare_base"] == "candidate"
+    at.switch_page("pages/ranks.py").run()
+    del at.session_state["compare_base"]
+    del at.session_state["compare_cand"]
+    at.switch_page("pages/compare.py").run()
+    no_exception(at)
+    assert at.session_state["compare_base"] == "candidate"
+    assert at.session_state["compare_cand"] == "baseline"
+    assert at.query_params["base"] in ("candidate", ["candidate"])

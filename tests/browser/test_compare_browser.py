@@ -108,3 +108,20 @@ def test_the_comparison_downloads_as_json(page: Page, app_url):
         button.click()
     saved = json.loads(open(download.value.path(), encoding="utf-8").read())
     assert saved["baseline"] and saved["candidate"] and saved["deltas"], sorted(saved)
+
+
+def test_a_pages_own_choice_survives_a_visit_to_another_page(page: Page, app_url):
+    """A meeting picks Compare's pair, looks at Ranks, comes back: the pair is still its
+    pick (streamlit drops a page's widget values when another page is shown)."""
+    open_page(page, f"{app_url}/runs-diff", "Baseline run (before)")
+    select = page.locator("[data-testid=stSelectbox]").filter(has_text="Baseline run (before)")
+    select.click()
+    page.get_by_role("option", name="hybrid-rrf", exact=True).click()
+    expect(page).to_have_url(re.compile("base=hybrid-rrf"), timeout=TIMEOUT)
+    page.locator("[data-testid=stSidebarNav] a", has_text="Ranks").click()
+    expect(page.locator("h1").filter(has_text="Ranks")).to_be_visible(timeout=TIMEOUT)
+    page.locator("[data-testid=stSidebarNav] a", has_text="Compare").click()
+    expect(page.locator("h1").filter(has_text="Compare")).to_be_visible(timeout=TIMEOUT)
+    expect(page).to_have_url(re.compile("base=hybrid-rrf"), timeout=TIMEOUT)
+    chosen = select.locator("input").first
+    expect(chosen).to_have_value("hybrid-rrf", timeout=TIMEOUT)
