@@ -90,15 +90,20 @@ def restore_dropped() -> None:
     and changes a switch asked for (:func:`go`) are applied after."""
     kept = st.session_state.get(KEPT_VIEW)
     if kept:
-        put_state(**{name: value for name, value in kept.items() if _dropped(FIELD[name].key)})
+        dropped = {name: value for name, value in kept.items() if _held(FIELD[name].key) is _NONE}
+        put_state(**dropped)
 
 
-def _dropped(key: str) -> bool:
+# what :func:`_held` gives for a key the session does not hold
+_NONE = object()
+
+
+def _held(key: str):
+    """``st.session_state[key]``, or :data:`_NONE` where the session holds no such key."""
     try:  # not `in`: streamlit lists every key of the session to answer it
-        st.session_state[key]
+        return st.session_state[key]
     except KeyError:
-        return True
-    return False
+        return _NONE
 
 
 def state_key(name: str) -> str:
@@ -109,11 +114,8 @@ def state_key(name: str) -> str:
 def state_value(name: str):
     """Field ``name`` as the session holds it now (after this run's widgets and callbacks)."""
     f = FIELD[name]
-    try:  # not `in`: streamlit lists every key of the session to answer it
-        value = st.session_state[f.key]
-    except KeyError:
-        return f.default
-    return f.kind.from_session(value)
+    value = _held(f.key)
+    return f.default if value is _NONE else f.kind.from_session(value)
 
 
 def put_state(**changes) -> None:
@@ -131,9 +133,10 @@ def session_state() -> ViewState:
 def fit_session(options: ViewOptions) -> ViewState:
     """Drop session values the workspace does not have (before the widgets are drawn).
 
-    Every field is written back on every run, which also keeps the state of a page's
-    widgets while another page is shown (Streamlit forgets the value of a widget that a
-    run did not draw, unless the script set it)."""
+    Every field is written back on every run, which keeps the value of a widget this run
+    does not draw (in a closed box, say: streamlit forgets it otherwise). It does not keep
+    the widgets of a page left for another: their values are gone before this run starts
+    (:func:`restore_dropped` gives them back)."""
     state = session_state().fit(options)
     put_state(**{f.name: getattr(state, f.name) for f in FIELDS})
     return state
