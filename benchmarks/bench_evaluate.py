@@ -649,6 +649,7 @@ def summary(case: dict, samples: list[dict]) -> dict:
         "cpu": statistics.median(s["cpu"] for s in samples),
         "rss_mb": statistics.median(s["rss_mb"] for s in samples),
         "walls": [round(s["wall"], 2) for s in samples],
+        "cpus": [round(s["cpu"], 3) for s in samples],
         "values": case["parse"](samples[-1]["stdout"]),
     }
 
@@ -732,9 +733,20 @@ def goal_lines(results: dict) -> list[str]:
                 t = r["wall"] / floor["wall"]
                 lines.append(
                     f"goal {key}/{peer}: time {t:.2f}x (goal <= 1.25x: "
-                    f"{'met' if t <= 1.25 else 'NOT met'}; CPU {r['cpu'] / floor['cpu']:.2f}x)"
+                    f"{'met' if t <= 1.25 else 'NOT met'}; CPU {r['cpu'] / floor['cpu']:.2f}x; "
+                    f"{paired(r, floor)})"
                 )
     return lines
+
+
+def paired(case: dict, peer: dict) -> str:
+    """The median over rounds of the case's time against its peer's in the same round (each
+    round runs every case once, a few seconds apart): the machine's drift over a whole run
+    moves a ratio of medians, much less a ratio within one round."""
+    rounds = list(zip(case["walls"], peer["walls"], case["cpus"], peer["cpus"], strict=True))
+    wall = statistics.median(a / b for a, b, _c, _d in rounds)
+    cpu = statistics.median(c / d for _a, _b, c, d in rounds)
+    return f"paired by round: wall {wall:.2f}x, CPU {cpu:.2f}x"
 
 
 def plain_peer(key: str) -> str:
