@@ -366,6 +366,9 @@ def detect_format(path: Path) -> str:
 
 # CASE, not AND: json_type() must never see a line that is not valid JSON
 IS_OBJECT = "coalesce(CASE WHEN json_valid(text) THEN json_type(text) = 'OBJECT' END, false)"
+# a line of JSON's whitespace alone (spaces and tabs; a carriage return ends it) is blank and
+# skipped, as DuckDB's JSON reader skips it; one holding other bytes is no JSON object
+JSON_BLANK = "trim(text, ' ' || chr(9)) = ''"
 
 
 def stage_json_lines(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> list[Problem]:
@@ -378,7 +381,7 @@ def stage_json_lines(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> 
             f"CASE WHEN {IS_OBJECT} THEN text::JSON END AS j, "
             f"CASE WHEN NOT {IS_OBJECT} THEN text END AS bad, "
             f"CASE WHEN regexp_matches(text, '{TRAILING_COMMA}') THEN text END AS comma "
-            f"FROM ({lines_source(path)}) WHERE text IS NOT NULL AND trim(text) <> ''",
+            f"FROM ({lines_source(path)}) WHERE text IS NOT NULL AND NOT {JSON_BLANK}",
             {"path": str(path)},
         )
     # one call: each waits to take the interpreter's lock back (db.connect)

@@ -465,16 +465,19 @@ SELECT id, retrieved FROM read_json($path, format='newline_delimited',
 JSONL_FILE_LINES = JSONL_LINES.format(items=ITEMS_TYPE)
 JSONL_TEXT_LINES = JSONL_LINES.format(items=TEXT_ITEMS_TYPE)
 
-# DuckDB's JSON reader accepts trailing commas and a repeated top-level key it does not read;
-# JSON does neither (the validating path names them). One pass over the lines; a blank line
-# (or any line that is no object, which the typed read refuses anyway) is not parsed; an
-# item's repeated "chunk_id", "rank" or "score" already fails the typed read itself. Most
-# files are cleared without it by counting their commas (strict_json_holds).
+# DuckDB's JSON reader accepts trailing commas, a repeated top-level key it does not read,
+# and a vertical tab or a form feed at a line's ends or alone on a line (NOT_JSON_SPACES: C's
+# whitespace, not JSON's); JSON does none of these (the validating path names them). One
+# pass over the lines; a blank line (or any line that is no object, which the typed read
+# refuses anyway) is not parsed; an item's repeated "chunk_id", "rank" or "score" already
+# fails the typed read itself. Most files are cleared without it by counting their commas
+# (strict_json_holds), unless they hold a byte of NOT_JSON_SPACES (LINE_READER_BYTES).
+NOT_JSON_SPACES = r"[\v\f]"
 STRICT_JSON_SQL = f"""
 SELECT NOT EXISTS (SELECT 1 FROM (SELECT text, json_keys(CASE WHEN starts_with(ltrim(text), '{{')
                                                             THEN text END) AS keys
                                    FROM ({readers.FAST_LINES_SQL}))
-                   WHERE regexp_matches(text, '{readers.TRAILING_COMMA}')
+                   WHERE regexp_matches(text, '{readers.TRAILING_COMMA}|{NOT_JSON_SPACES}')
                       OR len(keys) <> len(list_distinct(keys)))
 """
 
@@ -596,8 +599,9 @@ COMMAS_COUNTED_FROM = 50_000_000
 # bytes after which the strict pass's line reader reads a line otherwise than DuckDB's JSON
 # reader (or not at all): \x01 splits it, a byte outside ASCII may be UTF-8 that one of the
 # two refuses; and a carriage return but in a file whose every line ends "\r\n" (one
-# elsewhere, or lines ended both ways, break it)
-LINE_READER_BYTES = (b"\x00", b"\x01")
+# elsewhere, or lines ended both ways, break it); and the bytes DuckDB's JSON reader skips
+# at a line's ends and JSON refuses (NOT_JSON_SPACES), which only the strict pass finds
+LINE_READER_BYTES = (b"\x00", b"\x01", b"\v", b"\f")
 
 
 class JsonBytes(NamedTuple):
