@@ -6,11 +6,12 @@ one. A cache file is ``<cache dir>/<key>.duckdb``; the default folder is
 ``$RAGRECALL_HOME/cache`` (made 0700, files 0600). ``$RAGRECALL_CACHE=off`` turns every
 cache off, whatever a caller passes.
 
-**Key**: a sha256 over :data:`SCHEMA_VERSION`, ragrecall's version, the bytes of the
-loader's own source (``ragrecall_core/inputs/*.py``: a changed loader never reads an old
-cache), how the workspace is loaded (loose files or a BEIR folder) and, for every file the
-load reads, in order: its role, its path as given (paths are stored in the tables) and its
-bytes (a run's absent config sidecar counts as absent). Never mtimes: a file's digest is
+**Key**: a sha256 over :data:`SCHEMA_VERSION`, ragrecall's and DuckDB's versions (DuckDB's
+readers and casts make the tables too), the bytes of the loader's own source
+(``ragrecall_core/inputs/*.py``: a changed loader never reads an old cache), how the
+workspace is loaded (loose files or a BEIR folder) and, for every file the load reads, in
+order: its role, its path as given (paths are stored in the tables) and its bytes (a run's
+absent config sidecar counts as absent). Never mtimes: a file's digest is
 only remembered in this process under its (path, size, mtime, ctime, inode), so a changed
 file is read again. A path that is no regular file (a FIFO, a folder) means no cache at all.
 
@@ -22,12 +23,15 @@ and never copied), checkpoints, detaches, makes it 0600, signs it (appends the s
 fsync) and renames it into place atomically. Writing
 takes ~1.4 s at 10,000 queries, so the workspace is returned without waiting for it;
 :func:`wait_for_writes` waits (tests, benchmarks); Python waits for it before exiting.
-A file changed while it was loaded (its size, mtime or inode moved) is not kept.
+A file changed from before its key was made to the end of the load (its size, mtime, ctime,
+inode or device moved: edited, or a symlink pointed elsewhere) is not kept.
 
 **Trust**: a cache file is read only if this module wrote it. It must be owned by the
-current user, mode 0600, and end in :data:`SIGNATURE_MAGIC` plus an HMAC-SHA256 over its
-key and every byte before the signature, keyed by the user's secret (:data:`SECRET_NAME`
-in ``$RAGRECALL_HOME``: 32 random bytes, made 0600 with O_EXCL and linked into place). All
+current user, mode 0600, with nothing beside it (DuckDB replays a write-ahead log onto a
+file it attaches, read-only too, and the signature covers the file alone: a write clears
+one), and end in :data:`SIGNATURE_MAGIC` plus an HMAC-SHA256 over its key and every byte
+before the signature, keyed by the user's secret (:data:`SECRET_NAME` in
+``$RAGRECALL_HOME``: 32 random bytes, made 0600 with O_EXCL and linked into place). All
 of it is checked through one descriptor opened without following a symlink, before DuckDB
 opens the file (~0.05 s at 47 MB); the folder is the user's and 0700, so no one else can
 swap the file between the check and the attach. A secret file that is not the user's
@@ -144,6 +148,9 @@ def load(
     filled (``runs``: run name -> path, in load order). With no cache folder, or caching off,
     ``fresh`` alone."""
     folder = usable_folder(Path(cache)) if cache is not None and enabled() else None
+    # the inputs' identities before their bytes make the key: one that moves before the
+    # load ends (edited, or a symlink pointed elsewhere) leaves the load unkept
+    before = fingerprints(plan) if folder is not None else ()
     key = cache_key(plan) if folder is not None else None
     secret = user_secret() if key is not None else None
     if folder is None or key is None or secret is None:
@@ -154,12 +161,12 @@ def load(
         filled.append(path)
         if _trusted(path, key, secret):
             raise AlreadyCached(path)
-        return _load_and_keep(folder, key, plan, memory_limit, fresh, secret)
+        return _load_and_keep(folder, key, plan, before, memory_limit, fresh, secret)
     con = restore(path, key, memory_limit, secret)
     if con is not None:
         _touch(path)
         return restored(con, run_paths(con))
-    return _load_and_keep(folder, key, plan, memory_limit, fresh, secret)
+    return _load_and_keep(folder, key, plan, before, memory_limit, fresh, secret)
 
 
 class AlreadyCached(Exception):
@@ -221,7 +228,8 @@ def cache_key(plan: LoadPlan) -> str | None:
     """The content key of ``plan``, or None when one of its files cannot be read as a
     regular file (the load then reports it)."""
     digest = hashlib.sha256()
-    for part in (f"schema {SCHEMA_VERSION}", f"ragrecall {__version__}", plan.kind):
+    engine = f"duckdb {duckdb.__version__}"  # its readers and casts make the tables too
+    for part in (f"schema {SCHEMA_VERSION}", f"ragrecall {__version__}", engine, plan.kind):
         frame_part(digest, part.encode())
     digest.update(_loader_digest())
     for role, path in plan.files:
@@ -313,12 +321,15 @@ def _size(path: Path) -> int:
 
 
 def fingerprints(plan: LoadPlan) -> tuple:
-    """(size, mtime, inode) of every file of ``plan``: whether one changed during a load."""
+    """(size, mtime, ctime, inode, device) of every file of ``plan``: whether one changed
+    between the making of its key and the end of a load."""
     found = []
     for _role, path in plan.files:
         try:
             info = os.stat(path)
-            found.append((info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino))
+            found.append(
+                (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
+            )
         except OSError:
             found.append(None)
     return tuple(found)
@@ -471,6 +482,9 @@ def distrust(path: Path, key: str, secret: bytes) -> str:
         why = not_private(info)
         if why:
             return why
+        if any(os.path.lexists(file) for file in _beside(path)):
+            # DuckDB would replay a write-ahead log onto the signed bytes, read-only too
+            return "a write-ahead log lies beside it"
         length = info.st_size - SIGNATURE_SIZE
         if length < 0:
             return "not signed"
@@ -608,13 +622,14 @@ def _load_and_keep(
     folder: Path,
     key: str,
     plan: LoadPlan,
+    before: tuple,
     memory_limit: str | None,
     fresh: Callable[[duckdb.DuckDBPyConnection], Loaded],
     secret: bytes,
 ) -> Loaded:
     """Load with a temporary cache file attached (before ``fresh`` locks the connection
-    down); keep it only when the load raised nothing and no input changed meanwhile."""
-    before = fingerprints(plan)
+    down); keep it only when the load raised nothing and no input changed since its
+    :func:`fingerprints` were ``before`` (taken before the key was made)."""
     con = connect(memory_limit=memory_limit)
     temp = folder / f"{TEMP_PREFIX}{key}-{uuid.uuid4().hex}.duckdb"
     try:
@@ -688,6 +703,8 @@ def _write(
             raise OSError("a write-ahead log remained")
         os.chmod(temp, 0o600)
         sign(temp, key, secret)
+        for file in _beside(final):  # a log beside it would be replayed onto it
+            file.unlink(missing_ok=True)
         os.replace(temp, final)
         evict(final.parent)
     except (duckdb.Error, OSError):
