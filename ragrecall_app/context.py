@@ -53,6 +53,7 @@ from ragrecall_core.views.dashboard_state import (
     read_params,
     session_key,
     to_params,
+    unfitted,
 )
 from ragrecall_core.views.judge_marks import judge_names, with_judge_marks
 from ragrecall_core.views.ranks import bin_labels
@@ -66,6 +67,8 @@ STARTED = "_ragrecall_started"
 REFUSED_PARAMS = "_ragrecall_refused_params"
 # the view as the last run left it, under a key no widget has (see restore_dropped)
 KEPT_VIEW = "_ragrecall_kept_view"
+# the view the URL asked for on the first run, until the workspace's fit checks it
+ASKED_VIEW = "_ragrecall_asked_view"
 
 
 # ---------------------------------------------------------------- state <-> session / URL
@@ -76,6 +79,7 @@ def start_session() -> None:
         params = {key: st.query_params.get_all(key) for key in st.query_params}
         state, ss[REFUSED_PARAMS] = read_params(params)
         put_state(**{f.name: getattr(state, f.name) for f in FIELDS})
+        ss[ASKED_VIEW] = state
         ss[STARTED] = True
     restore_dropped()
     put_state(**ss.pop(PENDING, {}))
@@ -136,7 +140,13 @@ def fit_session(options: ViewOptions) -> ViewState:
     Every field is written back on every run, which keeps the value of a widget this run
     does not draw (in a closed box, say: streamlit forgets it otherwise). It does not keep
     the widgets of a page left for another: their values are gone before this run starts
-    (:func:`restore_dropped` gives them back)."""
+    (:func:`restore_dropped` gives them back). On the first run, the values the URL asked
+    for that the workspace lacks are added to the lines of refused parameters
+    (:func:`unfitted`), so a link never shows another view without a word."""
+    asked = st.session_state.pop(ASKED_VIEW, None)
+    if asked is not None:
+        refused = st.session_state.get(REFUSED_PARAMS, [])
+        st.session_state[REFUSED_PARAMS] = [*refused, *unfitted(asked, options)]
     state = session_state().fit(options)
     put_state(**{f.name: getattr(state, f.name) for f in FIELDS})
     return state

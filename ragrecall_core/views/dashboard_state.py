@@ -395,7 +395,15 @@ def read_params(params: Mapping[str, Sequence[str] | str]) -> tuple[ViewState, l
         if not items:
             continue
         value, expected = f.kind.read(items)
-        if expected:
+        if len(items) > 1 and not isinstance(f.kind, Names):
+            given = ", ".join(repr(_shown(i)) for i in items[:3]) + (
+                ", …" if len(items) > 3 else ""
+            )
+            refused.append(
+                f"URL parameter {f.param}: given {len(items)} times ({given}), expected one "
+                f"value; using the default ({f.default})"
+            )
+        elif expected:
             refused.append(_refusal(f.param, items[0], expected, f.default))
         else:
             values[f.name] = value
@@ -403,8 +411,70 @@ def read_params(params: Mapping[str, Sequence[str] | str]) -> tuple[ViewState, l
 
 
 def _refusal(param: str, text: str, expected: str, default) -> str:
-    shown = text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "…"
+    shown = _shown(text)
     return f"URL parameter {param}: {shown!r}, expected {expected}; using the default ({default})"
+
+
+def _shown(text: str) -> str:
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "…"
+
+
+# what a link's value of each field must be in the open workspace (:meth:`ViewState.fit`
+# keeps it only then): the :class:`ViewOptions` attribute it is one of, and its name
+IN_WORKSPACE = {
+    "runs": ("runs", "a run of this workspace"),
+    "focus": ("runs", "a run of this workspace"),
+    "k": ("k_choices", "a cutoff this workspace offers"),
+    "split": ("splits", "a split of this workspace"),
+    "query_type": ("query_types", "a query type of this workspace"),
+    "section": ("sections", "a corpus section of this workspace"),
+    "baseline": ("runs", "a run of this workspace"),
+    "candidate": ("runs", "a run of this workspace"),
+    "pool_runs": ("runs", "a run of this workspace"),
+    "judge_grades": ("judges", "a model judge of this workspace"),
+}
+SHOWN_CHOICES = 8
+
+
+def unfitted(asked: ViewState, options: ViewOptions) -> list[str]:
+    """One line per value of ``asked`` (a link's view, :func:`read_params`) that
+    :meth:`ViewState.fit` does not keep in the workspace of ``options``: the value, what
+    was expected, and what is shown instead. A link into another workspace, or a run named
+    in another case, is said so rather than shown as another view without a word."""
+    fitted = asked.fit(options)
+    lines = []
+    for f in FIELDS:
+        value, kept = getattr(asked, f.name), getattr(fitted, f.name)
+        if value == f.default or value == kept:
+            continue
+        if f.name in IN_WORKSPACE:
+            attribute, what = IN_WORKSPACE[f.name]
+            choices = [str(c) for c in getattr(options, attribute)]
+            listed = ", ".join(choices[:SHOWN_CHOICES]) + (
+                ", …" if len(choices) > SHOWN_CHOICES else ""
+            )
+            expected = f"{what} ({listed or 'none'})"
+            if f.name == "candidate" and value in options.runs:
+                expected = "a run other than the baseline"
+            elif f.name == "focus" and value in options.runs:
+                expected = "one of the runs shown (" + ", ".join(fitted.runs) + ")"
+        elif f.name == "max_false_confidence":
+            expected = f"a multiple of {FALSE_CONFIDENCE_STEP}"
+        elif f.name == "pool_depth":
+            expected = f"a depth of at least k ({fitted.k})"
+        else:
+            expected = "a value this workspace has"
+        if isinstance(f.kind, Names):
+            for name in (n for n in value if n not in kept):
+                lines.append(
+                    f"URL parameter {f.param}: {_shown(name)!r}, expected {expected}; left out"
+                )
+            continue
+        using = "all" if kept == ANY else repr(kept) if isinstance(kept, str) else str(kept)
+        lines.append(
+            f"URL parameter {f.param}: {_shown(str(value))!r}, expected {expected}; using {using}"
+        )
+    return lines
 
 
 def to_params(
