@@ -4,9 +4,10 @@ A verdict is a failure reason from a fixed vocabulary (:data:`REASONS`, drawn fr
 000), a free note, an optional owner (who takes the action) and who recorded it. Verdicts
 live in the workspace's judgment store (``verdicts`` table), append-only like judgments:
 the latest per (run, query) wins (by ``recorded_at``, then by id, so an imported older
-verdict never hides a newer one), every earlier one stays in the history, and a row with
-an empty reason withdraws the verdict. Each write is one transaction under the store's
-lock (:func:`ragrecall_core.inputs.store.store_transaction`).
+verdict never hides a newer one; one saved is stamped no earlier than the latest, so an
+imported time ahead of this clock never hides it), every earlier one stays in the history,
+and a row with an empty reason withdraws the verdict. Each write is one transaction under
+the store's lock (:func:`ragrecall_core.inputs.store.store_transaction`).
 
 Exports and imports carry the whole history (JSON lines or CSV, by the file's extension),
 so importing an export elsewhere reproduces the same latest verdicts; importing the same
@@ -151,9 +152,14 @@ def record_verdict(
     if problems:
         raise InputError(problems)
     with store_transaction(workspace) as con:
+        # stamped no earlier than the (run, query)'s latest row, so the verdict just saved
+        # is the latest even when an imported row's time is ahead of this clock (another
+        # machine's zone) or the clock was set back; an equal time goes by id
         con.execute(
-            f"INSERT INTO {STORE}.verdicts (run, query_id, reason, note, owner, recorded_by) "
-            "VALUES ($run, $query_id, $reason, $note, $owner, $recorded_by)",
+            f"INSERT INTO {STORE}.verdicts (run, query_id, reason, note, owner, recorded_by, "
+            "recorded_at) SELECT $run, $query_id, $reason, $note, $owner, $recorded_by, "
+            "greatest(current_timestamp::TIMESTAMP, max(recorded_at)) "
+            f"FROM {STORE}.verdicts WHERE run = $run AND query_id = $query_id",
             {
                 **row,
                 "note": note.strip(),

@@ -128,6 +128,9 @@ READ_ONLY = (
 _ATTACH_LOCK = threading.Lock()
 # store file -> the workspace that has it attached (DuckDB lets one database attach a file)
 _HOLDERS: dict[str, weakref.ref] = {}
+# store file -> the file (device, inode) attached under that path: a file replaced or
+# removed since is attached again (:func:`open_store`)
+_ATTACHED_FILES: dict[str, tuple[int, int] | None] = {}
 # store file -> the lock every write, attach and detach of it takes (sessions of one server
 # are threads; a detach must not land inside another session's transaction). Always taken
 # before _ATTACH_LOCK.
@@ -206,11 +209,17 @@ def open_store(workspace: Workspace, create: bool = False) -> bool:
     Read-only when it cannot be written (``create`` then raises InputError). A store DuckDB
     cannot open raises InputError naming it. A reloaded workspace (its files changed)
     takes the store over from the previous workspace object of the same files, which
-    falls back to file grades only.
+    falls back to file grades only. A store file replaced or removed since it was attached
+    (a backup restored, the file moved aside) is let go and the file now at its path
+    attached: DuckDB would go on reading and writing the old one, and a save there would
+    be gone on the next start.
     """
     path = store_path(workspace).resolve()
     with _store_lock(path), _ATTACH_LOCK:
         mode = _attached_mode(workspace)
+        if mode is not None and _file_identity(path) != _ATTACHED_FILES.get(str(path)):
+            _release(workspace)
+            mode = None
         if mode is not None and not (create and mode):
             return True
         writable = is_writable(path)
@@ -226,7 +235,17 @@ def open_store(workspace: Workspace, create: bool = False) -> bool:
             _release(previous)
         attach_store(workspace, path, read_only=not writable)
         _HOLDERS[str(path)] = weakref.ref(workspace)
+        _ATTACHED_FILES[str(path)] = _file_identity(path)
         return True
+
+
+def _file_identity(path: Path) -> tuple[int, int] | None:
+    """The file at ``path`` as (device, inode); ``None`` when there is none."""
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
 
 
 def _store_lock(path: Path) -> threading.RLock:

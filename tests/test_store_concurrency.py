@@ -1,0 +1,147 @@
+"""The judgment store from outside (stop 44): saves at once, a clock or an import ahead of
+now, a store file replaced under the server, a process killed right after a save. Saved
+judgments and verdicts are never lost or hidden; a save that fails says so."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from datetime import datetime, timedelta
+
+import pytest
+
+from ragrecall_core import Workspace
+from ragrecall_core.analysis import judge_session as js
+from ragrecall_core.analysis import verdicts as v
+from ragrecall_core.inputs.store import export_grades, store_path, submit
+from tests.dashboard_support import ROOT
+from tests.helpers import write_text
+from tests.test_app_judge import seed002
+
+
+@pytest.fixture
+def ws(tmp_path):
+    workspace = Workspace.open(seed002(tmp_path / "ws"))
+    yield workspace
+    workspace.con.close()
+
+
+def at_once(count: int, work) -> list:
+    """``work(i)`` in ``count`` threads released together; what each returned or raised."""
+    barrier = threading.Barrier(count)
+    results: list = [None] * count
+
+    def run(i: int) -> None:
+        barrier.wait()
+        try:
+            results[i] = work(i)
+        except Exception as error:  # noqa: BLE001 (the test looks at it)
+            results[i] = error
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results
+
+
+def test_verdicts_saved_at_once_on_one_query_are_all_kept(ws):
+    reasons = v.REASONS[:6]
+    results = at_once(6, lambda i: v.record_verdict(ws, "old", "q1", reasons[i], by := f"p{i}", by))
+    assert results == [None] * 6
+    history = v.verdict_history(ws, "old", "q1")
+    assert sorted(history["reason"]) == sorted(reasons)
+    assert v.latest_verdicts(ws)["reason"].tolist() == [history["reason"].iloc[0]]
+
+
+def test_one_grade_per_annotator_and_chunk_when_two_tabs_save_at_once(ws):
+    stored = at_once(4, lambda i: submit(ws, "q1", "D", i % 3, "anna", only_if_new=True))
+    assert sorted(stored) == [False, False, False, True]
+    assert len(js.annotator_judgments(ws, "anna")) == 1
+
+
+def test_a_verdict_saved_after_an_import_from_ahead_of_now_is_the_latest(ws, tmp_path):
+    """A file's recorded_at may be up to a day ahead (another machine's clock or time
+    zone); the verdict the meeting saves after importing it is the one it sees."""
+    ahead = (datetime.now() + timedelta(hours=3)).strftime("%Y-%m-%d %H:%M:%S")
+    row = {"run": "old", "query_id": "q1", "reason": "other", "recorded_at": ahead}
+    path = write_text(tmp_path / "ahead.jsonl", json.dumps(row) + "\n")
+    assert v.import_verdicts(ws, path) == 1
+    v.record_verdict(ws, "old", "q1", "paraphrase", recorded_by="dora")
+    assert v.latest_verdicts(ws)["reason"].tolist() == ["paraphrase"]
+    assert v.verdict_history(ws, "old", "q1")["reason"].tolist() == ["paraphrase", "other"]
+    # a withdrawal saved then withdraws it, too
+    v.record_verdict(ws, "old", "q1", v.WITHDRAWN)
+    assert v.latest_verdicts(ws).empty
+
+
+def test_an_import_of_a_newer_verdict_still_wins(ws, tmp_path):
+    v.record_verdict(ws, "old", "q1", "paraphrase")
+    ahead = (datetime.now() + timedelta(hours=1)).strftime("%Y-%m-%d %H:%M:%S")
+    row = {"run": "old", "query_id": "q1", "reason": "other", "recorded_at": ahead}
+    assert v.import_verdicts(ws, write_text(tmp_path / "n.jsonl", json.dumps(row) + "\n")) == 1
+    assert v.latest_verdicts(ws)["reason"].tolist() == ["other"]
+
+
+def test_a_store_file_replaced_under_the_server_gets_the_next_save(ws, tmp_path):
+    """The store moved aside and a new one put in its place (a restore from a backup):
+    the open workspace must read and write the file now at the path, not the one moved
+    aside (a save there would be gone on the next start)."""
+    submit(ws, "q1", "D", 2, "anna")
+    path = store_path(ws)
+    other = Workspace.open(seed002(tmp_path / "backup"))  # a store with boris's grade
+    submit(other, "q1", "E", 1, "boris")
+    other.con.close()
+    os.replace(path, tmp_path / "aside.duckdb")
+    os.replace(store_path(other), path)
+    js.open_store(ws)  # what every run does (context.open_source)
+    assert export_grades(ws)["annotator"].tolist() == ["boris"]
+    submit(ws, "q1", "B", 0, "anna")
+    ws.con.close()
+    reopened = Workspace.open(ws.folder)
+    js.open_store(reopened)
+    assert sorted(export_grades(reopened)["annotator"]) == ["anna", "boris"]
+    reopened.con.close()
+
+
+def test_a_store_file_deleted_under_the_server_is_made_again_on_the_next_save(ws):
+    submit(ws, "q1", "D", 2, "anna")
+    path = store_path(ws)
+    path.unlink()
+    submit(ws, "q1", "B", 0, "anna")
+    ws.con.close()
+    reopened = Workspace.open(ws.folder)
+    js.open_store(reopened)
+    assert export_grades(reopened)[["chunk_id", "annotator"]].values.tolist() == [["B", "anna"]]
+    reopened.con.close()
+
+
+KILLED_AFTER_SAVE = """
+import os, signal, sys
+sys.path.insert(0, {root!r})
+from ragrecall_core import Workspace
+from ragrecall_core.analysis import verdicts as v
+from ragrecall_core.inputs.store import submit
+ws = Workspace.open({folder!r})
+submit(ws, "q1", "D", 2, "anna")
+v.record_verdict(ws, "old", "q1", "paraphrase", recorded_by="dora")
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_a_save_survives_the_process_killed_right_after_it_returns(tmp_path):
+    folder = seed002(tmp_path / "ws")
+    script = KILLED_AFTER_SAVE.format(root=str(ROOT), folder=str(folder))
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, check=False)
+    assert done.returncode == -9
+    ws = Workspace.open(folder)
+    js.open_store(ws)
+    assert export_grades(ws)[["chunk_id", "grade", "annotator"]].values.tolist() == [
+        ["D", 2, "anna"]
+    ]
+    assert v.latest_verdicts(ws)["reason"].tolist() == ["paraphrase"]
+    ws.con.close()
