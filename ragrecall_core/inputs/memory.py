@@ -573,12 +573,17 @@ def _text_column(
 def _number_column(
     column: pd.Series, role: str, query_ids: list, label: str, problems: list
 ) -> pd.Series | list:
-    """``column`` as it is when NumPy holds it as integers or floats; else its values one by
-    one: an int or a float (as its text, exactly), missing as None, anything else a problem."""
+    """``column`` as it is when NumPy holds it as integers, as float64 when it holds floats
+    (each value exactly: DuckDB reads a float32 as its shortest text, a float16 through a
+    float32, and no longdouble at all); else its values one by one: an int or a float (as
+    its text, exactly), missing as None, anything else a problem."""
     import numpy as np
 
-    if isinstance(column.dtype, np.dtype) and column.dtype.kind in "iuf":
+    if isinstance(column.dtype, np.dtype) and column.dtype.kind in "iu":
         return column.to_numpy()
+    if isinstance(column.dtype, np.dtype) and column.dtype.kind == "f":
+        with np.errstate(over="ignore"):  # a longdouble beyond a float64's range: inf
+            return column.to_numpy(dtype=np.float64)
     values = []
     for row, value in enumerate(column.astype(object), 1):
         if _missing(value):
