@@ -67,6 +67,8 @@ STARTED = "_ragrecall_started"
 REFUSED_PARAMS = "_ragrecall_refused_params"
 # the view as the last run left it, under a key no widget has (see restore_dropped)
 KEPT_VIEW = "_ragrecall_kept_view"
+# the workspace folder typed in as the last run left it (see restore_dropped)
+KEPT_FOLDER = "_ragrecall_kept_folder"
 # the view the URL asked for on the first run, until the workspace's fit checks it
 ASKED_VIEW = "_ragrecall_asked_view"
 
@@ -91,11 +93,19 @@ def restore_dropped() -> None:
     starts (Compare's pair, Judge's pool, No-answer's trade-off), so writing them back
     during that run (:func:`fit_session`) is too late; AppTest keeps them. The copy is the
     one the last run kept (:func:`sync_url`); a field still in the session keeps its value,
-    and changes a switch asked for (:func:`go`) are applied after."""
+    and changes a switch asked for (:func:`go`) are applied after.
+
+    The workspace folder typed in comes back too: a switch from a widget's callback (a
+    Failures or Ranks bar) leaves before the run writes anything, and drops the folder
+    field's value (tests/browser/test_view_kept_browser.py); app.py would open the launch
+    workspace instead, with its numbers."""
     kept = st.session_state.get(KEPT_VIEW)
     if kept:
         dropped = {name: value for name, value in kept.items() if _held(FIELD[name].key) is _NONE}
         put_state(**dropped)
+    folder = st.session_state.get(KEPT_FOLDER)
+    if folder is not None and _held(FOLDER_KEY) is _NONE:
+        st.session_state[FOLDER_KEY] = folder
 
 
 # what :func:`_held` gives for a key the session does not hold
@@ -158,18 +168,6 @@ def set_page_state(**changes) -> None:
     sync_url()
 
 
-def keep_view() -> None:
-    """Write the view back into the session, as :func:`fit_session` does on every run: a
-    widget's callback calls it before it may switch page. A switch drops the widgets'
-    values that no write of the run being left holds, and a switch from a callback leaves
-    before that run writes anything (a page's own switch comes after its writes). The
-    workspace folder typed in is written back too."""
-    state = session_state()
-    put_state(**{f.name: getattr(state, f.name) for f in FIELDS})
-    if FOLDER_KEY in st.session_state:  # else the launch workspace would open again
-        st.session_state[FOLDER_KEY] = st.session_state[FOLDER_KEY]
-
-
 def go(page: str, **changes) -> None:
     """Switch page with state changes applied before the next run draws any widget."""
     st.session_state[PENDING] = {**st.session_state.get(PENDING, {}), **changes}
@@ -189,6 +187,9 @@ def sync_url() -> None:
     default = ctx.default_state if ctx else ViewState()
     state = session_state()
     st.session_state[KEPT_VIEW] = {f.name: getattr(state, f.name) for f in FIELDS}
+    folder = _held(FOLDER_KEY)
+    if folder is not _NONE:
+        st.session_state[KEPT_FOLDER] = folder
     wanted = to_params(state, default, ctx.page if ctx else None)
     current = {key: st.query_params.get_all(key) for key in st.query_params}
     normal = {k: v if isinstance(v, list) else [v] for k, v in wanted.items()}

@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from ragrecall_app.chart import chart as draw_chart
-from ragrecall_app.context import Context, current, keep_view, new_selection, state_key
+from ragrecall_app.context import Context, current, new_selection, state_key
 from ragrecall_app.context import go as go_to
 from ragrecall_app.render import escape_markdown, table_height
 from ragrecall_core.analysis.pass_rule import pass_measure
@@ -90,7 +90,6 @@ def _on_click() -> None:
     before this page's script runs again (streamlit runs callbacks first, and a switch
     there skips the run), with the view the click was made on (:func:`follow_click` again:
     the page's own call finds the selection seen and does nothing)."""
-    keep_view()
     ctx = current()
     follow_click(ctx, view(ctx))
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from ragrecall_app.context import Context, current, go, keep_view, new_selection
+from ragrecall_app.context import Context, current, go, new_selection
 from ragrecall_core.views import charts, ranks
 from ragrecall_core.views.plot_events import point_run_and_label, selected_points
 
@@ -65,6 +65,5 @@ def on_click() -> None:
     runs again (streamlit runs callbacks first, and a switch there skips the run), with the
     view the click was made on (:func:`follow_click` again: the page's own call then finds
     the selection seen and does nothing)."""
-    keep_view()
     ctx = current()
     follow_click(ctx, view(ctx))
