@@ -27,6 +27,8 @@ from ragrecall_core.views.judge_text import chunks_with_text
 CONFIRMED = "judge_name_kept"
 REFUSED = "judge_name_refused"
 NOTE = "judge_note"  # (kind, text) of the last action, shown once on the next run
+# annotator -> the (query, chunk) this session graded, in order: what its undo takes back
+GRADED_HERE = "judge_graded_here"
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -145,6 +147,9 @@ def grade(ctx: Context, query_id: str, chunk_id: str, value: int) -> None:
             "tab, or a double press); that grade stands. Here is the next chunk.",
         )
         return
+    st.session_state.setdefault(GRADED_HERE, {}).setdefault(annotator.strip(), []).append(
+        (query_id, chunk_id)
+    )
     st.session_state[NOTE] = (
         "caption",
         f"Saved grade {value}{' (harmful)' if harmful else ''} for the previous chunk.",
@@ -155,12 +160,18 @@ def grade(ctx: Context, query_id: str, chunk_id: str, value: int) -> None:
 
 
 def undo(ctx: Context, name: str) -> None:
-    """Undo this annotator's latest stored grade (a new row: the store stays append-only)."""
+    """Undo this annotator's latest stored grade (a new row: the store stays append-only):
+    the one graded in this session, refused when a grade of the same name was stored since
+    elsewhere (another tab's save stands); the latest stored one when this session graded
+    none yet (judging resumed)."""
+    graded = st.session_state.get(GRADED_HERE, {}).get(name.strip(), [])
     try:
-        undone = js.undo_last(ctx.ws, name)
+        undone = js.undo_last(ctx.ws, name, graded[-1] if graded else None)
     except InputError as error:
         st.session_state[NOTE] = ("error", f"Nothing undone: {error}")
         return
+    if graded:
+        graded.pop()
     if undone is None:
         st.session_state[NOTE] = ("warning", f"{name} has no stored grade to undo.")
         return

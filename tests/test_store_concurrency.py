@@ -13,13 +13,13 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from ragrecall_core import Workspace
+from ragrecall_core import InputError, Workspace
 from ragrecall_core.analysis import judge_session as js
 from ragrecall_core.analysis import verdicts as v
 from ragrecall_core.inputs.store import export_grades, store_path, submit
-from tests.dashboard_support import ROOT
+from tests.dashboard_support import ROOT, app
 from tests.helpers import write_text
-from tests.test_app_judge import seed002
+from tests.test_app_judge import JUDGE, seed002, shown_chunk
 
 
 @pytest.fixture
@@ -123,7 +123,7 @@ def test_a_store_file_deleted_under_the_server_is_made_again_on_the_next_save(ws
 KILLED_AFTER_SAVE = """
 import os, signal, sys
 sys.path.insert(0, {root!r})
-from ragrecall_core import Workspace
+from ragrecall_core import InputError, Workspace
 from ragrecall_core.analysis import verdicts as v
 from ragrecall_core.inputs.store import submit
 ws = Workspace.open({folder!r})
@@ -145,3 +145,39 @@ def test_a_save_survives_the_process_killed_right_after_it_returns(tmp_path):
     ]
     assert v.latest_verdicts(ws)["reason"].tolist() == ["paraphrase"]
     ws.con.close()
+
+
+# ---------------------------------------------------------------- undo in two tabs
+def test_undo_takes_back_this_tabs_grade_never_another_tabs(tmp_path, monkeypatch):
+    """anna judges in two tabs; tab A's undo after tab B saved must not withdraw B's grade
+    (B was told Saved and is never told otherwise): it is refused in A, saying why."""
+    folder = seed002(tmp_path / "ws")
+    tab_a = app(folder, monkeypatch).switch_page(JUDGE).run()
+    tab_a.text_input(key="judge_annotator").input("anna").run()
+    tab_a.button(key="judge_grade_2").click().run()
+    tab_b = app(folder, monkeypatch).switch_page(JUDGE).run()
+    tab_b.text_input(key="judge_annotator").input("anna").run()
+    b_chunk = shown_chunk(tab_b)
+    tab_b.button(key="judge_grade_0").click().run()
+    ws = tab_a.session_state["_ragrecall_ctx"].ws
+    assert len(js.annotator_judgments(ws, "anna")) == 2
+    tab_a.button(key="judge_undo").click().run()
+    assert not tab_a.exception
+    said = " ".join(e.value for e in tab_a.error)
+    assert "Nothing undone" in said and b_chunk in said
+    assert len(js.annotator_judgments(ws, "anna")) == 2  # both grades stand
+    # tab B's own undo takes back its own grade
+    tab_b.button(key="judge_undo").click().run()
+    assert not tab_b.exception and not tab_b.error
+    assert js.annotator_judgments(ws, "anna")["chunk_id"].tolist() != [b_chunk]
+    assert len(js.annotator_judgments(ws, "anna")) == 1
+
+
+def test_undo_of_a_grade_not_the_latest_is_refused_in_the_store(ws):
+    submit(ws, "q1", "D", 2, "anna")
+    submit(ws, "q1", "B", 0, "anna")
+    with pytest.raises(InputError) as refused:
+        js.undo_last(ws, "anna", item=("q1", "D"))
+    assert "chunk B of query q1" in str(refused.value)
+    assert len(js.annotator_judgments(ws, "anna")) == 2
+    assert js.undo_last(ws, "anna", item=("q1", "B")) == ("q1", "B")

@@ -405,9 +405,16 @@ ORDER BY id DESC LIMIT 1
 """
 
 
-def undo_last(workspace: Workspace, annotator: str) -> tuple[str, str] | None:
+def undo_last(
+    workspace: Workspace, annotator: str, item: tuple[str, str] | None = None
+) -> tuple[str, str] | None:
     """Undo ``annotator``'s latest stored grade; return its ``(query_id, chunk_id)``, or
     ``None`` when there is nothing of theirs to undo.
+
+    With ``item`` (the ``(query_id, chunk_id)`` a session graded last), only that grade is
+    undone: when another grade of the annotator was stored since (the same name in another
+    tab, an import), InputError names it and nothing is undone, so an undo never takes
+    back a grade whose saver was told it was saved.
 
     The store stays append-only: the undo is a new row (``undoes`` = the undone row's id)
     that restores the state before the undone grade (a copy of the previous row of that
@@ -421,6 +428,14 @@ def undo_last(workspace: Workspace, annotator: str) -> tuple[str, str] | None:
         if last is None:
             return None
         undone_id, query_id, chunk_id, grade = last
+        if item is not None and (query_id, chunk_id) != tuple(item):
+            latest = f"chunk {chunk_id} of query {query_id}"[:80]
+            expected = (
+                f"{person}'s latest grade to be the one graded here (chunk {item[1]} of query "
+                f"{item[0]}): a grade of {person} was saved since, in another tab or an "
+                "import; undo it there"
+            )
+            raise InputError([Problem("undo", None, latest, expected)])
         before = con.execute(
             STATE_BEFORE, {"a": person, "q": query_id, "c": chunk_id, "id": undone_id}
         ).fetchone()
