@@ -86,6 +86,7 @@ import duckdb
 
 from ragrecall_core.inputs.db import STORE_FILE_SUFFIXES, connect
 from ragrecall_core.inputs.home import ragrecall_home
+from ragrecall_core.inputs.readers import file_stamp
 from ragrecall_core.inputs.runs import runs_view_sql
 from ragrecall_core.inputs.sql import quote_identifier
 from ragrecall_core.version import __version__
@@ -321,18 +322,9 @@ def _size(path: Path) -> int:
 
 
 def fingerprints(plan: LoadPlan) -> tuple:
-    """(size, mtime, ctime, inode, device) of every file of ``plan``: whether one changed
-    between the making of its key and the end of a load."""
-    found = []
-    for _role, path in plan.files:
-        try:
-            info = os.stat(path)
-            found.append(
-                (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
-            )
-        except OSError:
-            found.append(None)
-    return tuple(found)
+    """The :func:`~ragrecall_core.inputs.readers.file_stamp` of every file of ``plan``:
+    whether one changed between the making of its key and the end of a load."""
+    return tuple(file_stamp(path) for _role, path in plan.files)
 
 
 # ---------------------------------------------------------------- the folder

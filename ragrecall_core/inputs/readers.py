@@ -12,6 +12,7 @@ import csv
 import hashlib
 import itertools
 import json
+import os
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -194,6 +195,17 @@ CASE WHEN {_SPLIT_NEEDED}
      THEN list_filter(regexp_split_to_array(t, '{TREC_SPACE}+'), lambda field: field <> '')
      ELSE string_split(t, ' ') END
 """
+
+
+def file_stamp(path: Path) -> tuple | None:
+    """(size, mtime, ctime, inode, device) of the file at ``path`` (None when it cannot be
+    read): any write moves one of them (no one can set a ctime back), so two equal stamps
+    taken around a read say it read one version of the file."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
 
 
 def require_file(path: Path) -> None:

@@ -213,12 +213,30 @@ def read_run(
     row_tests.drop(con, table)
     if path.stat().st_size >= row_tests.NUMPY_FROM_BYTES:
         imported("numpy")
+    stamp = readers.file_stamp(path)  # before any byte of it is read (but a count begun)
     try:
         with progress.shown(con, path), readers.within_memory(path):
             read.fmt = _load_table(con, path, read.fmt, table, counted)
     except InputError as error:
         read.file_problems = list(error.problems)
+    if not _one_version(path, stamp, counted):
+        row_tests.drop(con, table)
+        read.file_problems = [Problem(str(path), None, "changed while it was read", UNCHANGED)]
     return read
+
+
+UNCHANGED = "a file that stays as it is while it is read (read it again once it is written)"
+
+
+def _one_version(path: Path, stamp: tuple | None, counted: Callable[[], JsonBytes] | None) -> bool:
+    """Whether the file at ``path`` is still the one whose :func:`readers.file_stamp` was
+    ``stamp`` before its read, and its bytes' count (``counted``, begun earlier) was of that
+    one too: a typed read trusts what a scan of the bytes proved, of one version only."""
+    try:
+        counted_stamp = counted().stamp if counted is not None else stamp
+    except OSError:  # the count could not read it: it changed
+        return False
+    return stamp is not None and readers.file_stamp(path) == stamp == counted_stamp
 
 
 def register_run(con: duckdb.DuckDBPyConnection, read: ReadRun, name: str | None = None) -> str:
@@ -616,6 +634,7 @@ class JsonBytes(NamedTuple):
     # each `e":` followed by a number's first byte (a digit or "-") at once or after one
     # space: in a file without a backslash, a key ending in "e" followed by a number
     number_scores: int = 0
+    stamp: tuple | None = None  # readers.file_stamp before the count: the version counted
 
 
 def counting(path: Path) -> Callable[[], JsonBytes] | None:
@@ -702,6 +721,7 @@ def json_bytes(path: Path) -> JsonBytes:
     readers.FAST_LINE_BYTES or more), and its ``number_scores`` (:func:`number_scores`)."""
     import numpy as np
 
+    stamp = readers.file_stamp(path)
     counts = np.zeros(4, np.int64)
     wanted = np.frombuffer(b',"{[', np.uint8)
     escapes, plain, line_start, offset, scores = False, True, 0, 0, 0
@@ -720,7 +740,7 @@ def json_bytes(path: Path) -> JsonBytes:
             plain, line_start = _plain_slice(data, line_ends, line_start, offset)
         offset += len(data)
     plain = plain and offset - line_start < readers.FAST_LINE_BYTES and line_ends.one_way
-    return JsonBytes(*(int(n) for n in counts), escapes, plain, scores)
+    return JsonBytes(*(int(n) for n in counts), escapes, plain, scores, stamp)
 
 
 # the longest key end number_scores looks for: `e": 1`
