@@ -8,7 +8,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from ragrecall_core import Workspace, evaluate
+from ragrecall_core import InputError, Workspace, evaluate
 from ragrecall_core.analysis import judge_session as js
 from ragrecall_core.inputs.store import stored_judgments, submit, undo_last
 from tests.helpers import write_jsonl
@@ -104,7 +104,7 @@ def test_a_failure_inside_the_undo_loses_nothing(ws, monkeypatch):
             return getattr(self.con, name)
 
     monkeypatch.setattr(ws, "cursor", lambda: Failing(real()))
-    with pytest.raises(duckdb.IOException):
+    with pytest.raises(InputError, match="disk full"):  # named, shown by the page
         undo_last(ws, "anna")
     monkeypatch.undo()
     assert grades_of(ws, "anna") == {"D": 2}

@@ -181,3 +181,48 @@ def test_undo_of_a_grade_not_the_latest_is_refused_in_the_store(ws):
     assert "chunk B of query q1" in str(refused.value)
     assert len(js.annotator_judgments(ws, "anna")) == 2
     assert js.undo_last(ws, "anna", item=("q1", "B")) == ("q1", "B")
+
+
+# ---------------------------------------------------------------- a full disk
+DISK_FULL = """
+import json, resource, signal, sys
+sys.path.insert(0, {root!r})
+from ragrecall_core import InputError, Workspace
+from ragrecall_core.analysis import verdicts as v
+from ragrecall_core.inputs.store import store_path, submit
+ws = Workspace.open({folder!r})
+submit(ws, "q1", "D", 2, "anna")
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG)
+limit = store_path(ws).stat().st_size + 4096
+resource.setrlimit(resource.RLIMIT_FSIZE, (limit, resource.RLIM_INFINITY))
+said, saved = None, 0
+for i in range(200):
+    try:
+        v.record_verdict(ws, "old", "q1", "other", note=f"{{i}} " + "x" * 1500, recorded_by="d")
+        saved += 1
+    except InputError as error:
+        said = str(error)
+        break
+resource.setrlimit(resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+v.record_verdict(ws, "old", "q1", "paraphrase", recorded_by="dora")  # space again
+history = v.verdict_history(ws, "old", "q1")
+print(json.dumps({{"said": said, "saved": saved, "rows": len(history),
+                  "latest": v.latest_verdicts(ws)["reason"].tolist()}}))
+"""
+
+
+def test_a_save_on_a_full_disk_is_refused_by_name_and_loses_nothing_before(tmp_path):
+    """The disk full (a file size limit stands in for it) at a verdict's commit: the save
+    is an InputError naming the store (the pages show those; a DuckDB error was a
+    traceback), every earlier save stays, and the next save once there is room works."""
+    folder = seed002(tmp_path / "ws")
+    script = DISK_FULL.format(root=str(ROOT), folder=str(folder))
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["said"] and "judgments.duckdb" in result["said"], result
+    assert "not saved" in result["said"]
+    assert result["rows"] == result["saved"] + 1
+    assert result["latest"] == ["paraphrase"]

@@ -224,7 +224,7 @@ def test_a_crash_inside_the_write_loses_nothing_recorded_before(ws, monkeypatch)
             return getattr(self.con, name)
 
     monkeypatch.setattr(ws, "cursor", lambda: Failing(real()))
-    with pytest.raises(duckdb.IOException):
+    with pytest.raises(InputError, match="disk full"):  # named, shown by the pages
         v.record_verdict(ws, "old", "q1", "other")
     monkeypatch.undo()
     assert v.latest_verdicts(ws)["reason"].tolist() == ["paraphrase"]

@@ -336,17 +336,37 @@ def _unusable(path: Path, error: duckdb.Error) -> InputError:
 def store_transaction(workspace: Workspace) -> Iterator[duckdb.DuckDBPyConnection]:
     """A cursor in one transaction on the writable store, the store's write lock held.
 
-    Raises InputError when the store cannot be written or opened."""
-    with _store_lock(store_path(workspace).resolve()):
+    Raises InputError when the store cannot be written or opened, and when DuckDB fails
+    to write it (a full disk): nothing of the transaction is stored, and the one who saved
+    is told so by name, never with a traceback."""
+    path = store_path(workspace).resolve()
+    with _store_lock(path):
         open_store(workspace, create=True)
         con = workspace.cursor()
         con.execute("BEGIN TRANSACTION")
         try:
             yield con
-        except BaseException:
+        except BaseException as error:
             con.execute("ROLLBACK")
+            if isinstance(error, duckdb.Error):
+                raise _not_saved(path, error) from None
             raise
-        con.execute("COMMIT")
+        try:
+            con.execute("COMMIT")
+        except duckdb.Error as error:  # DuckDB has rolled it back
+            raise _not_saved(path, error) from None
+
+
+NOT_SAVED = (
+    "a store the save can be written to: it was not saved (nothing of it is stored); free "
+    "disk space or fix the file, then save again"
+)
+
+
+def _not_saved(path: Path, error: duckdb.Error) -> InputError:
+    """One problem naming the store and what DuckDB said when a write failed."""
+    said = str(error).split("Error: ", 1)[-1].replace(str(path), path.name).splitlines()[0]
+    return InputError([Problem(str(path), None, said[:80], NOT_SAVED)])
 
 
 def submit(
