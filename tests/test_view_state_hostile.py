@@ -64,6 +64,14 @@ def test_a_link_within_the_workspace_gets_no_line(monkeypatch):
     assert not [w for w in warnings(at) if w.startswith("URL parameter")]
 
 
+def test_thousands_of_unknown_names_make_one_line(monkeypatch):
+    names = ",".join(f"r{i}" for i in range(3000))
+    at = app(None, monkeypatch, params={"run": names})
+    no_exception(at)
+    lines = [w for w in warnings(at) if w.startswith("URL parameter run: ")]
+    assert len(lines) == 1 and "(3,000 names)" in lines[0] and len(lines[0]) < 400
+
+
 def test_a_single_value_given_twice_is_refused():
     state, refused = read_params({"k": ["10", "20"], "run": ["bm25", "dense"]})
     assert state.k == ViewState().k and state.runs == ("bm25", "dense")

@@ -464,11 +464,11 @@ def unfitted(asked: ViewState, options: ViewOptions) -> list[str]:
             expected = f"a depth of at least k ({fitted.k})"
         else:
             expected = "a value this workspace has"
-        if isinstance(f.kind, Names):
-            for name in (n for n in value if n not in kept):
-                lines.append(
-                    f"URL parameter {f.param}: {_shown(name)!r}, expected {expected}; left out"
-                )
+        if isinstance(f.kind, Names):  # one line for the parameter, however many names
+            out = [n for n in value if n not in kept]
+            names = ", ".join(repr(_shown(n)) for n in out[:SHOWN_CHOICES])
+            more = f", … ({len(out):,} names)" if len(out) > SHOWN_CHOICES else ""
+            lines.append(f"URL parameter {f.param}: {names}{more}, expected {expected}; left out")
             continue
         using = "all" if kept == ANY else repr(kept) if isinstance(kept, str) else str(kept)
         lines.append(
