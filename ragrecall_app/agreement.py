@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from ragrecall_app import analyses
-from ragrecall_app.context import Context, state_key, state_value
+from ragrecall_app.context import Context, set_page_state, state_key, state_value
 from ragrecall_app.lazy import lazy_box
 from ragrecall_app.render import escape_markdown, escaped_table, literal_frame, problems
 from ragrecall_core.analysis import judge_session as js
@@ -21,6 +21,7 @@ from ragrecall_core.inputs.store import resolve
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.views import agreement_view as av
 from ragrecall_core.views import judge_calibration_view as jcv
+from ragrecall_core.views.dashboard_state import not_offered
 
 
 def view(ctx: Context) -> tuple:
@@ -144,8 +145,8 @@ def disagreements(ctx: Context, items: pd.DataFrame, any_pair: bool) -> None:
         return
     st.caption(av.disagreements_caption(items))
     st.dataframe(items, hide_index=True, key="agreement_items", width="stretch")
-    _open_if_linked()
     labels = av.disagreement_labels(items)
+    _open_if_linked(labels)
     pick = st.selectbox(
         "Disagreement to review",
         list(labels),
@@ -167,14 +168,20 @@ def _open_review() -> None:
     st.session_state[REVIEW_OPEN] = True
 
 
-def _open_if_linked() -> None:
+def _open_if_linked(labels: dict) -> None:
     """On the page's first run in the session, open the reading when the session's view
     names a disagreement already (a link's ``pick``). Read before the picker is drawn,
-    which fills the view with the first disagreement."""
+    which fills the view with the first disagreement. One this view does not list is
+    named, and nothing opens: the first one's reading is not the one linked."""
     if st.session_state.get(_VISITED):
         return
     st.session_state[_VISITED] = True
-    if state_value("disagreement"):
+    picked = state_value("disagreement")
+    if picked and picked not in labels:
+        among = "the disagreements this view lists"
+        st.warning(escape_markdown(not_offered("Disagreement", picked, among, "pick one below.")))
+        set_page_state(disagreement="")
+    elif picked:
         _open_review()
 
 

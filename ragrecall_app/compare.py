@@ -33,6 +33,7 @@ from ragrecall_core.output.literal import file_name_part
 from ragrecall_core.views import compare_text as ct
 from ragrecall_core.views import compare_view as cv
 from ragrecall_core.views import scope
+from ragrecall_core.views.dashboard_state import not_offered
 from ragrecall_core.views.highlight import query_terms
 from ragrecall_core.views.plot_events import selected_points, selected_rows
 from ragrecall_core.views.report_view import report_caption
@@ -319,6 +320,15 @@ def by_group(ctx: Context, result: Comparison) -> None:
 def group_tables(ctx: Context, result: Comparison) -> None:
     """The measure picker and its deltas by query type and by corpus section, worst first."""
     measures = list(result.deltas["measure"])
+    linked = state_value("compare_measure")
+    if (
+        linked and measures and linked not in measures
+    ):  # a link's, or a measure the comparison dropped
+        among = "this comparison's measures"
+        st.warning(
+            escape_markdown(not_offered("Measure", linked, among, f"showing {measures[0]}."))
+        )
+        set_page_state(compare_measure="")
     group_measure = st.selectbox("Measure", measures, key=state_key("compare_measure"))
     given = {"query type": ctx.facts.query_types, "section": ctx.facts.sections}
     for col, by in zip(st.columns(2), ("query type", "section"), strict=True):

@@ -14,6 +14,7 @@ import pytest
 from ragrecall_app import context
 from ragrecall_core.views.dashboard_state import ViewOptions, ViewState, read_params, unfitted
 from tests.dashboard_support import app, no_exception, trec_workspace, unescaped_text
+from tests.test_view_state import two_disagreements
 
 OPTIONS = ViewOptions(
     runs=("bm25", "dense"), k_choices=(1, 5, 10, 20), sections=("intro", "faq"), judges=()
@@ -113,3 +114,32 @@ def test_kept_values_of_another_workspace_are_fitted_to_the_new_one(tmp_path, mo
         assert at.session_state["compare_base"] == "results.comment"
         assert at.session_state["side_runs"] == ["results.comment"]
         assert "base" not in at.query_params and "jrun" not in at.query_params
+
+
+# ---------------------------------------------------------------- a page's own picks
+def test_a_linked_disagreement_not_listed_is_named_not_replaced(tmp_path, monkeypatch):
+    """?pick= names a disagreement this view does not list: the page says so and opens no
+    reading (it opened the first disagreement's, with its resolution form, as if linked)."""
+    folder = two_disagreements(tmp_path / "ws")
+    at = app(folder, monkeypatch, params={"pick": "q9 · <b>Z</b>"})
+    at.switch_page("pages/agreement.py").run()
+    no_exception(at)
+    said = [w for w in warnings(at) if "q9 · <b>Z</b>" in w]
+    assert len(said) == 1 and "not among" in said[0], warnings(at)
+    assert not at.session_state["agreement_review_open"]
+    assert "pick" not in at.query_params
+
+
+def test_a_linked_measure_the_comparison_lacks_is_named(monkeypatch):
+    at = app(None, monkeypatch, params={"gm": "nDCG@**7**"})
+    at.switch_page("pages/compare.py").run()
+    at.session_state["compare_by_group_open"] = True
+    at.run()
+    no_exception(at)
+    said = [w for w in warnings(at) if "nDCG@**7**" in w]
+    assert len(said) == 1 and "not among" in said[0], warnings(at)
+    assert "gm" not in at.query_params
+    assert (
+        at.selectbox(key="compare_group_measure").value
+        == at.selectbox(key="compare_group_measure").options[0]
+    )

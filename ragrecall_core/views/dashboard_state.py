@@ -419,6 +419,12 @@ def _shown(text: str) -> str:
     return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "…"
 
 
+def not_offered(what: str, value: str, among: str, instead: str) -> str:
+    """The line a page shows when its own pick (a link's, or one its filters no longer
+    list) is not among what it offers, rather than showing another one without a word."""
+    return f"{what} {_shown(value)!r} is not among {among}; {instead}"
+
+
 # what a link's value of each field must be in the open workspace (:meth:`ViewState.fit`
 # keeps it only then): the :class:`ViewOptions` attribute it is one of, and its name
 IN_WORKSPACE = {
