@@ -9,11 +9,20 @@ lacks are fitted to it, without a crash."""
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from ragrecall_app import context
-from ragrecall_core.views.dashboard_state import ViewOptions, ViewState, read_params, unfitted
-from tests.dashboard_support import app, no_exception, trec_workspace, unescaped_text
+from ragrecall_core.views.dashboard_state import (
+    ViewOptions,
+    ViewState,
+    from_params,
+    read_params,
+    to_params,
+    unfitted,
+)
+from tests.dashboard_support import ROOT, app, no_exception, trec_workspace, unescaped_text
 from tests.test_view_state import two_disagreements
 
 OPTIONS = ViewOptions(
@@ -143,3 +152,22 @@ def test_a_linked_measure_the_comparison_lacks_is_named(monkeypatch):
         at.selectbox(key="compare_group_measure").value
         == at.selectbox(key="compare_group_measure").options[0]
     )
+
+
+# ---------------------------------------------------------------- a run named with a comma
+def test_a_run_named_with_a_comma_round_trips_through_a_link(tmp_path, monkeypatch):
+    """A run file ``a,b.jsonl`` is run ``a,b`` (an id is the text the file holds): a link
+    the sidebar wrote for it (``run=a,b``) opens it, not runs ``a`` and ``b``; commas
+    between names the workspace has still separate them."""
+    folder = shutil.copytree(ROOT / "data_samples", tmp_path / "ws")
+    shutil.copy(folder / "runs" / "bm25.jsonl", folder / "runs" / "a,b.jsonl")
+    options = ViewOptions(runs=("a,b", "bm25", "dense-minilm"))
+    assert from_params(to_params(ViewState(runs=("a,b",)))).fit(options).runs == ("a,b",)
+    assert from_params({"run": "bm25,dense-minilm"}).fit(options).runs == ("bm25", "dense-minilm")
+    assert unfitted(from_params({"run": "a,b"}), options) == []
+    at = app(folder, monkeypatch, params={"run": "a,b", "jrun": ["a,b", "bm25"]})
+    no_exception(at)
+    assert at.session_state["side_runs"] == ["a,b"]
+    assert not [w for w in warnings(at) if w.startswith("URL parameter")], warnings(at)
+    at.switch_page("pages/judge.py").run()
+    assert at.session_state["judge_runs"] == ["a,b", "bm25"]

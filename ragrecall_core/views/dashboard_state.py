@@ -103,10 +103,12 @@ class Text:
 
 @dataclass(frozen=True)
 class Names(Text):
-    """A list of names: the parameter repeated, or its values separated by commas."""
+    """A list of names: the parameter repeated, or its values separated by commas. Read as
+    given; the commas are split when the workspace is known (:func:`_names`), since a run
+    file ``a,b.jsonl`` is run ``a,b``."""
 
     def read(self, items: list[str]) -> tuple[object, str]:
-        return tuple(dict.fromkeys(x for i in items for x in i.split(",") if x)), ""
+        return tuple(dict.fromkeys(i for i in items if i)), ""
 
     def write(self, value) -> list[str]:
         return list(value)
@@ -343,7 +345,14 @@ def _keep(value, allowed: Sequence):
 
 def _loaded(runs: Sequence[str], loaded: Sequence[str]) -> tuple[str, ...]:
     """The chosen runs that are loaded; every loaded run when none of them is."""
-    return tuple(r for r in runs if r in loaded) or tuple(loaded)
+    chosen = (name for given in runs for name in _names(given, loaded))
+    return tuple(dict.fromkeys(n for n in chosen if n in loaded)) or tuple(loaded)
+
+
+def _names(given: str, loaded: Sequence[str]) -> tuple[str, ...]:
+    """The names one list item stands for: itself when it is a loaded name (a run named
+    with a comma), else its comma-separated parts (``?run=bm25,dense``)."""
+    return (given,) if given in loaded else tuple(p for p in given.split(",") if p)
 
 
 def _round_to(value: int, step: int) -> int:
@@ -471,7 +480,8 @@ def unfitted(asked: ViewState, options: ViewOptions) -> list[str]:
         else:
             expected = "a value this workspace has"
         if isinstance(f.kind, Names):  # one line for the parameter, however many names
-            out = [n for n in value if n not in kept]
+            given = (n for item in value for n in _names(item, options.runs))
+            out = list(dict.fromkeys(n for n in given if n not in kept))
             names = ", ".join(repr(_shown(n)) for n in out[:SHOWN_CHOICES])
             more = f", … ({len(out):,} names)" if len(out) > SHOWN_CHOICES else ""
             lines.append(f"URL parameter {f.param}: {names}{more}, expected {expected}; left out")
