@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import settled
-from tests.browser.test_dashboard_browser import TIMEOUT, open_page
+from tests.browser.test_dashboard_browser import TIMEOUT, click_first_row, open_page
 from tests.dashboard_support import ROOT
 
 
@@ -71,4 +71,12 @@ def test_a_ranks_bar_keeps_the_view_and_the_folder(page: Page, server, typed):
     type_folder(page, typed)
     click_bar(page)
     expect(page.get_by_text("Opened from Ranks")).to_be_visible(timeout=TIMEOUT)
+    kept(page, typed)
+
+
+def test_a_failures_group_row_keeps_the_view_and_the_folder(page: Page, server, typed):
+    open_page(page, f"{server.url}/failure-groups?k=10&type=paraphrase", "Groups")
+    type_folder(page, typed)
+    click_first_row(page, 0)  # the groups table (the chart is no dataframe)
+    expect(page.get_by_text("Opened from Failures")).to_be_visible(timeout=TIMEOUT)
     kept(page, typed)
