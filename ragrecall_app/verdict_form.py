@@ -27,6 +27,13 @@ RECORDER = "_ragrecall_verdict_recorder"  # who records, for the whole browser s
 WITHDRAW = "(no verdict: withdraw)"
 NO_NAME = "(no name)"  # a stored verdict without a recorder (an import may have none)
 NAME_FIRST = "Say who records the verdict (Recorded by): it is kept for this session."
+# form key -> the verdict the form showed when last drawn: a save over one recorded since
+# (by another session) is held back once, so no verdict is replaced without being seen
+SHOWN = "_ragrecall_verdict_shown"
+NOT_SEEN = (
+    "Your verdict was not saved: another one was recorded since this form was shown, and "
+    "it would have replaced it unseen. It is shown above; save again to replace it. Now:"
+)
 
 
 def _form_key(run: str, query_id: str) -> str:
@@ -75,6 +82,10 @@ def verdict_form(ctx: Context, run: str, query_id: str) -> None:
     reading view's chunks stay on a 1280x720 screen. The fields' labels are their
     placeholders (and the inputs' accessible names)."""
     verdict = current_verdict(ctx, run, query_id)
+    shown = st.session_state.setdefault(SHOWN, {})
+    form_key = _form_key(run, query_id)
+    now = tuple(str(verdict.get(c, "")) for c in verdicts.COLUMNS)
+    shown_before, shown[form_key] = shown.get(form_key, now), now
     history = verdicts.verdict_history(ctx.ws, run, query_id)
     line = st.container(horizontal=True, vertical_alignment="center", gap="small")
     line.markdown(current_line(verdict), width="content")
@@ -93,7 +104,7 @@ def verdict_form(ctx: Context, run: str, query_id: str) -> None:
     options = [*verdicts.REASONS, *([WITHDRAW] if verdict else [])]
     chosen = verdict.get("reason")
     hidden = "collapsed"
-    with st.form(_form_key(run, query_id), border=False, enter_to_submit=False):
+    with st.form(form_key, border=False, enter_to_submit=False):
         # two rows that fit half a 1280 px screen; fixed widths but the reason's and the
         # note's, the rows wrap (never cut a label) on a narrow screen
         first = st.container(horizontal=True, vertical_alignment="center", gap="xsmall")
@@ -127,5 +138,7 @@ def verdict_form(ctx: Context, run: str, query_id: str) -> None:
                 st.warning("Choose a failure reason first.")
             elif not by.strip():
                 st.warning(NAME_FIRST)
+            elif shown_before != now:
+                st.warning(f"{NOT_SEEN} {current_line(verdict)}")
             else:
                 _save(ctx, run, query_id, reason, note, owner, by)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -226,3 +227,32 @@ def test_a_save_on_a_full_disk_is_refused_by_name_and_loses_nothing_before(tmp_p
     assert "not saved" in result["said"]
     assert result["rows"] == result["saved"] + 1
     assert result["latest"] == ["paraphrase"]
+
+
+# ---------------------------------------------------------------- verdicts in two sessions
+def test_a_verdict_saved_over_one_unseen_is_held_back_and_said(tmp_path, monkeypatch):
+    """Two people read q042 of bm25; boris saves a verdict; anna, whose screen still shows
+    none, saves hers: boris's would be replaced without anyone seeing it. Anna is shown
+    his verdict and asked to save again; a second save replaces it (both in the history)."""
+    from tests.test_app_verdict_form import field, save
+
+    folder = shutil.copytree(ROOT / "data_samples", tmp_path / "ws")
+    anna = app(folder, monkeypatch, params={"q": "q042"}).switch_page("pages/queries.py").run()
+    boris = app(folder, monkeypatch, params={"q": "q042"}).switch_page("pages/queries.py").run()
+    save(boris, "paraphrase", by="boris")
+    assert not boris.exception
+    save(anna, "other", by="anna")
+    assert not anna.exception
+    said = " ".join(w.value for w in anna.warning)
+    assert "boris" in said and "paraphrase" in said and "not saved" in said, said
+    ws = anna.session_state["_ragrecall_ctx"].ws
+    assert v.latest_verdicts(ws)[["reason", "recorded_by"]].values.tolist() == [
+        ["paraphrase", "boris"]
+    ]
+    # anna has seen it now: saving again replaces it, and the history keeps both
+    field(anna, "selectbox", "Failure reason").select("other")
+    [button] = [b for b in anna.button if b.label == "Save verdict"]
+    button.click().run()
+    assert not anna.exception
+    assert v.latest_verdicts(ws)[["reason", "recorded_by"]].values.tolist() == [["other", "anna"]]
+    assert len(v.verdict_history(ws, "bm25", "q042")) == 2
