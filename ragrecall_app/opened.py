@@ -26,17 +26,29 @@ _LOCK = threading.Lock()
 
 
 def spec_of(source: Source) -> tuple:
-    """``source`` as small values (a cache key): a folder, or the loose files' paths."""
-    text = lambda p: None if p is None else str(p)  # noqa: E731
+    """``source`` as small values (a cache key): a folder, or the loose files' paths, each
+    resolved (:func:`_real`): one folder however spelled is one spec, so one workspace
+    object in this server, and its judgment store has one holder (two objects of one store
+    take it from each other, run after run: ``store.open_store``)."""
+    text = lambda p: None if p is None else _real(p)  # noqa: E731
     if source.is_folder:
-        return (str(source.workspace), None, (), (), None)
+        return (_real(source.workspace), None, (), (), None)
     return (
         None,
         text(source.gold),
-        tuple(map(str, source.runs)),
-        tuple(map(str, source.grades)),
+        tuple(map(_real, source.runs)),
+        tuple(map(_real, source.grades)),
         text(source.corpus),
     )
+
+
+def _real(path: Path) -> str:
+    """``path`` with its symlinks and ``..`` resolved; as spelled when it cannot be (a
+    symlink loop: the open then names the problem)."""
+    try:
+        return str(Path(path).resolve())
+    except (OSError, RuntimeError):
+        return str(path)
 
 
 def open_spec(spec: tuple) -> Workspace:
