@@ -32,6 +32,7 @@ from ragrecall_core.analysis.compare import Comparison
 from ragrecall_core.output.literal import file_name_part
 from ragrecall_core.views import compare_text as ct
 from ragrecall_core.views import compare_view as cv
+from ragrecall_core.views import queries_text as qt
 from ragrecall_core.views import scope
 from ragrecall_core.views.dashboard_state import not_offered
 from ragrecall_core.views.highlight import query_terms
@@ -209,7 +210,7 @@ def query_view(
     st.html(outcome_html(result, query_id))
     baseline, candidate = ctx.detail(base, query_id), ctx.detail(cand, query_id)
     if not baseline.found:
-        st.warning(f"Query {escape_markdown(query_id)} is not in the gold set.")
+        st.warning(qt.not_in_gold(query_id, escape_markdown))
         return
     new_here = frozenset(new.loc[new["query_id"] == query_id, "chunk_id"])
     if new_here:

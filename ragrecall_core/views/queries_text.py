@@ -25,6 +25,7 @@ from ragrecall_core.analysis.query_table import (
     review_columns,
     unfilled_display_columns,
 )
+from ragrecall_core.errors import shortened
 from ragrecall_core.output.literal import yes_no
 from ragrecall_core.output.text import plural
 from ragrecall_core.views.harm_view import add_harm_column
@@ -100,8 +101,10 @@ def query_heading(query_id: str, run: str, literal: Callable[[str], str] = str) 
 
 
 def not_in_gold(query_id: str, literal: Callable[[str], str] = str) -> str:
-    """The warning for an open query the gold set lacks."""
-    return f"Query {literal(query_id)} is not in the gold set."
+    """The warning for an open query the gold set lacks (Queries and Compare): an id only a
+    link can name, so shortened as a problem's value is (a long one kept its every
+    character on screen)."""
+    return f"Query {literal(shortened(query_id))} is not in the gold set."
 
 
 def detail_notes(missing: Sequence[str]) -> list[str]:
