@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from ragrecall_app import analyses
-from ragrecall_app.context import Context, set_page_state, state_key, state_value
+from ragrecall_app.context import Context, drop_unoffered, state_key
 from ragrecall_app.lazy import lazy_box
 from ragrecall_app.render import escape_markdown, escaped_table, literal_frame, problems
 from ragrecall_core.analysis import judge_session as js
@@ -21,7 +21,6 @@ from ragrecall_core.inputs.store import resolve
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.views import agreement_view as av
 from ragrecall_core.views import judge_calibration_view as jcv
-from ragrecall_core.views.dashboard_state import not_offered
 
 
 def view(ctx: Context) -> tuple:
@@ -176,12 +175,8 @@ def _open_if_linked(labels: dict) -> None:
     if st.session_state.get(_VISITED):
         return
     st.session_state[_VISITED] = True
-    picked = state_value("disagreement")
-    if picked and picked not in labels:
-        among = "the disagreements this view lists"
-        st.warning(escape_markdown(not_offered("Disagreement", picked, among, "pick one below.")))
-        set_page_state(disagreement="")
-    elif picked:
+    among = "the disagreements this view lists"
+    if drop_unoffered("disagreement", labels, "Disagreement", among, "pick one below."):
         _open_review()
 
 

@@ -17,6 +17,7 @@ from ragrecall_app import analyses
 from ragrecall_app.chart import chart
 from ragrecall_app.context import (
     Context,
+    drop_unoffered,
     new_selection,
     put_state,
     set_page_state,
@@ -34,7 +35,6 @@ from ragrecall_core.views import compare_text as ct
 from ragrecall_core.views import compare_view as cv
 from ragrecall_core.views import queries_text as qt
 from ragrecall_core.views import scope
-from ragrecall_core.views.dashboard_state import not_offered
 from ragrecall_core.views.highlight import query_terms
 from ragrecall_core.views.plot_events import selected_points, selected_rows
 from ragrecall_core.views.report_view import report_caption
@@ -321,15 +321,9 @@ def by_group(ctx: Context, result: Comparison) -> None:
 def group_tables(ctx: Context, result: Comparison) -> None:
     """The measure picker and its deltas by query type and by corpus section, worst first."""
     measures = list(result.deltas["measure"])
-    linked = state_value("compare_measure")
-    if (
-        linked and measures and linked not in measures
-    ):  # a link's, or a measure the comparison dropped
+    if measures:  # a link's measure, or one the comparison dropped, is named
         among = "this comparison's measures"
-        st.warning(
-            escape_markdown(not_offered("Measure", linked, among, f"showing {measures[0]}."))
-        )
-        set_page_state(compare_measure="")
+        drop_unoffered("compare_measure", measures, "Measure", among, f"showing {measures[0]}.")
     group_measure = st.selectbox("Measure", measures, key=state_key("compare_measure"))
     given = {"query type": ctx.facts.query_types, "section": ctx.facts.sections}
     for col, by in zip(st.columns(2), ("query type", "section"), strict=True):

@@ -25,6 +25,7 @@ import streamlit as st
 
 from ragrecall_app import opened
 from ragrecall_app.built import remembered
+from ragrecall_app.render import escape_markdown
 from ragrecall_core.analysis import judge_session, verdicts
 from ragrecall_core.analysis.bootstrap import summary_with_ci
 from ragrecall_core.analysis.query_detail import QueryDetail, query_detail
@@ -50,6 +51,7 @@ from ragrecall_core.views.dashboard_state import (
     ViewState,
     fingerprint,
     k_choices,
+    not_offered,
     read_params,
     session_key,
     to_params,
@@ -80,7 +82,7 @@ def start_session() -> None:
     if not ss.get(STARTED):
         params = {key: st.query_params.get_all(key) for key in st.query_params}
         state, ss[REFUSED_PARAMS] = read_params(params)
-        put_state(**{f.name: getattr(state, f.name) for f in FIELDS})
+        put_state(**_values(state))
         ss[ASKED_VIEW] = state
         ss[STARTED] = True
     restore_dropped()
@@ -132,6 +134,11 @@ def state_value(name: str):
     return f.default if value is _NONE else f.kind.from_session(value)
 
 
+def _values(state: ViewState) -> dict:
+    """Every view field of ``state`` by name: what :func:`put_state` takes."""
+    return {f.name: getattr(state, f.name) for f in FIELDS}
+
+
 def put_state(**changes) -> None:
     """Set view-state fields in the session (also from a widget's callback)."""
     for name, value in changes.items():
@@ -158,7 +165,7 @@ def fit_session(options: ViewOptions) -> ViewState:
         refused = st.session_state.get(REFUSED_PARAMS, [])
         st.session_state[REFUSED_PARAMS] = [*refused, *unfitted(asked, options)]
     state = session_state().fit(options)
-    put_state(**{f.name: getattr(state, f.name) for f in FIELDS})
+    put_state(**_values(state))
     return state
 
 
@@ -166,6 +173,19 @@ def set_page_state(**changes) -> None:
     """Change non-widget state (``query_id``, ``rank_bin`` ...) and update the URL."""
     put_state(**changes)
     sync_url()
+
+
+def drop_unoffered(name: str, offered, what: str, among: str, instead: str):
+    """The page's own pick, view field ``name``, when ``offered`` holds it; else ``""``,
+    after one escaped line naming it (:func:`not_offered`) and its removal from the view
+    and the URL: a link's pick, or one the page's data no longer lists, is never shown as
+    another without a word."""
+    picked = state_value(name)
+    if picked and picked not in offered:
+        st.warning(escape_markdown(not_offered(what, picked, among, instead)))
+        set_page_state(**{name: ""})
+        return ""
+    return picked
 
 
 def go(page: str, **changes) -> None:
@@ -186,7 +206,7 @@ def sync_url() -> None:
     ctx = st.session_state.get(CTX)
     default = ctx.default_state if ctx else ViewState()
     state = session_state()
-    st.session_state[KEPT_VIEW] = {f.name: getattr(state, f.name) for f in FIELDS}
+    st.session_state[KEPT_VIEW] = _values(state)
     folder = _held(FOLDER_KEY)
     if folder is not _NONE:
         st.session_state[KEPT_FOLDER] = folder
