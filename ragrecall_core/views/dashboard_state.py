@@ -405,9 +405,7 @@ def read_params(params: Mapping[str, Sequence[str] | str]) -> tuple[ViewState, l
             continue
         value, expected = f.kind.read(items)
         if len(items) > 1 and not isinstance(f.kind, Names):
-            given = ", ".join(repr(_shown(i)) for i in items[:3]) + (
-                ", …" if len(items) > 3 else ""
-            )
+            given = _listed([repr(_shown(i)) for i in items], 3)
             refused.append(
                 f"URL parameter {f.param}: given {len(items)} times ({given}), expected one "
                 f"value; using the default ({f.default})"
@@ -426,6 +424,11 @@ def _refusal(param: str, text: str, expected: str, default) -> str:
 
 def _shown(text: str) -> str:
     return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "…"
+
+
+def _listed(items: Sequence[str], most: int) -> str:
+    """The first ``most`` of ``items``, comma-separated, and "…" when there are more."""
+    return ", ".join(items[:most]) + (", …" if len(items) > most else "")
 
 
 def not_offered(what: str, value: str, among: str, instead: str) -> str:
@@ -464,10 +467,7 @@ def unfitted(asked: ViewState, options: ViewOptions) -> list[str]:
             continue
         if f.name in IN_WORKSPACE:
             attribute, what = IN_WORKSPACE[f.name]
-            choices = [str(c) for c in getattr(options, attribute)]
-            listed = ", ".join(choices[:SHOWN_CHOICES]) + (
-                ", …" if len(choices) > SHOWN_CHOICES else ""
-            )
+            listed = _listed([str(c) for c in getattr(options, attribute)], SHOWN_CHOICES)
             expected = f"{what} ({listed or 'none'})"
             if f.name == "candidate" and value in options.runs:
                 expected = "a run other than the baseline"
