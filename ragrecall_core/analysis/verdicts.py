@@ -7,7 +7,9 @@ the latest per (run, query) wins (by ``recorded_at``, then by id, so an imported
 verdict never hides a newer one; one saved is stamped no earlier than the latest, so an
 imported time ahead of this clock never hides it), every earlier one stays in the history,
 and a row with an empty reason withdraws the verdict. Each write is one transaction under
-the store's lock (:func:`ragrecall_core.inputs.store.store_transaction`).
+the store's lock (:func:`ragrecall_core.inputs.store.store_transaction`); a save from a
+screen says which verdict it showed (:func:`seen_key`), and is held back in that same
+step when another was recorded since (:class:`VerdictChanged`).
 
 Exports and imports carry the whole history (JSON lines or CSV, by the file's extension),
 so importing an export elsewhere reproduces the same latest verdicts; importing the same
@@ -65,6 +67,10 @@ FROM {STORE}.verdicts
 """
 
 
+# the current verdict of every (run, query) that has one (a withdrawal leaves none)
+CURRENT = f"SELECT {', '.join(COLUMNS)} FROM ({RANKED}) WHERE age = 1 AND reason <> ''"  # noqa: S608
+
+
 # ---------------------------------------------------------------- reading
 def _has_verdicts(workspace: Workspace) -> bool:
     """Whether the workspace's store exists and has a verdicts table (an old read-only
@@ -76,14 +82,7 @@ def latest_verdicts(workspace: Workspace) -> pd.DataFrame:
     """One row per (run, query) with a current verdict (withdrawn ones left out)."""
     if not _has_verdicts(workspace):
         return pd.DataFrame(columns=COLUMNS)
-    return (
-        workspace.cursor()
-        .execute(
-            f"SELECT {', '.join(COLUMNS)} FROM ({RANKED}) WHERE age = 1 AND reason <> '' "  # noqa: S608
-            "ORDER BY run, query_id"
-        )
-        .df()
-    )
+    return workspace.cursor().execute(f"{CURRENT} ORDER BY run, query_id").df()
 
 
 def verdict_history(workspace: Workspace, run: str, query_id: str) -> pd.DataFrame:
@@ -135,8 +134,16 @@ def record_verdict(
     note: str = "",
     owner: str = "",
     recorded_by: str = "",
+    *,
+    seen: tuple[str, ...] | None = None,
 ) -> None:
     """Store one verdict now (``reason`` "" withdraws the current one).
+
+    ``seen``: the :func:`seen_key` of the verdict the saver was shown (``seen_key({})``
+    for none). When the stored one is another (saved since by another session), nothing is
+    stored and :class:`VerdictChanged` shows it, so no verdict is replaced unseen; checked
+    and written in one transaction under the store's lock, so two savers at once cannot
+    both pass. ``None`` (the command line, which shows none) saves over whatever is stored.
 
     Raises InputError naming every bad value at once, or when the store cannot be written
     (a read-only workspace)."""
@@ -152,6 +159,8 @@ def record_verdict(
     if problems:
         raise InputError(problems)
     with store_transaction(workspace) as con:
+        if seen is not None:
+            _hold_back_unseen(con, run, query_id, seen)
         # stamped no earlier than the (run, query)'s latest row, so the verdict just saved
         # is the latest even when an imported row's time is ahead of this clock (another
         # machine's zone) or the clock was set back; an equal time goes by id
@@ -167,6 +176,42 @@ def record_verdict(
                 "recorded_by": recorded_by.strip(),
             },
         )
+
+
+NOT_SEEN = (
+    "the verdict shown when the form was drawn: another was recorded since, and the save "
+    "would have replaced it unseen; it was not saved. Save again to replace it"
+)
+
+
+class VerdictChanged(InputError):
+    """A save held back: the (run, query)'s verdict is not the one its saver was shown.
+    ``current`` is the stored one as :func:`latest_verdicts` gives it ({} when none)."""
+
+    def __init__(self, current: dict):
+        self.current = current
+        by = current.get("recorded_by") or "(no name)"
+        shown = f"{current['reason']} by {by}" if current else "none"
+        super().__init__([Problem("verdict", None, shown, NOT_SEEN)])
+
+
+def seen_key(verdict: dict) -> tuple[str, ...]:
+    """What a screen showed of a (run, query)'s verdict (a row of :func:`latest_verdicts`
+    as a dict, {} for none), as a save compares it with the stored one."""
+    return tuple(str(verdict.get(column, "")) for column in COLUMNS)
+
+
+def _hold_back_unseen(
+    con: duckdb.DuckDBPyConnection, run: str, query_id: str, seen: tuple[str, ...]
+) -> None:
+    """Raise :class:`VerdictChanged` when the stored verdict is not the one ``seen``."""
+    found = con.execute(
+        f"SELECT * FROM ({CURRENT}) WHERE run = $run AND query_id = $q",  # noqa: S608
+        {"run": run, "q": query_id},
+    ).df()
+    current = found.iloc[0].to_dict() if len(found) else {}
+    if seen_key(current) != tuple(seen):
+        raise VerdictChanged(current)
 
 
 def _field_problems(where: str, line: int | None, row: dict, workspace: Workspace) -> list[Problem]:
