@@ -52,6 +52,7 @@ REASONS: tuple[str, ...] = (
 )
 WITHDRAWN = ""  # the reason of a row that withdraws the verdict
 MAX_TEXT = 2000
+SHOWN_START = 50  # characters of a too-long text a problem shows, before its length
 COLUMNS = ["run", "query_id", "reason", "note", "owner", "recorded_by", "recorded_at"]
 TEXT_FIELDS = ("note", "owner", "recorded_by")
 REQUIRED_FIELDS = ("run", "query_id", "reason")
@@ -231,7 +232,7 @@ def _field_problems(where: str, line: int | None, row: dict, workspace: Workspac
         problems.append(Problem(where, line, row["reason"], EXPECTED_REASON))
     for name in TEXT_FIELDS:
         if len(row[name]) > MAX_TEXT:
-            shown = f"{row[name][:50]}… ({len(row[name]):,} characters)"
+            shown = f"{row[name][:SHOWN_START]}… ({len(row[name]):,} characters)"
             problems.append(Problem(where, line, shown, f"{name} of at most {MAX_TEXT} characters"))
     return problems
 
@@ -260,7 +261,7 @@ def export_verdicts(workspace: Workspace, path: Path) -> int:
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as error:
-        raise InputError([Problem(str(path), None, str(error)[:80], "a writable file")]) from None
+        raise InputError([Problem(str(path), None, str(error), "a writable file")]) from None
     return len(rows)
 
 
@@ -365,8 +366,9 @@ SELECT line, 22, reason, $reason_expected FROM checked WHERE NOT list_contains($
 UNION ALL
 {
     " UNION ALL ".join(
-        f"SELECT line, 23 + {order}, left({name}, 50) || '… (' || format('{{:,}}', length({name}))"
-        f" || ' characters)', '{name} of at most {MAX_TEXT} characters' FROM checked "
+        f"SELECT line, 23 + {order}, left({name}, {SHOWN_START}) || '… (' "
+        f"|| format('{{:,}}', length({name})) || ' characters)', "
+        f"'{name} of at most {MAX_TEXT} characters' FROM checked "
         f"WHERE length({name}) > {MAX_TEXT}"
         for order, name in enumerate(TEXT_FIELDS)
     )
@@ -464,7 +466,7 @@ def _read_verdicts_file(path: Path) -> tuple[pd.DataFrame, list[Problem]]:
             )
             rows = con.execute(f"SELECT line, {fields} FROM staged ORDER BY line").df()
     except duckdb.Error as error:
-        raise InputError([Problem(str(path), None, str(error)[:80], "a verdicts file")]) from None
+        raise InputError([Problem(str(path), None, str(error), "a verdicts file")]) from None
     finally:
         con.close()
     expected = "only the fields " + ", ".join(FILE_FIELDS)

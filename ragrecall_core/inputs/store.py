@@ -291,7 +291,7 @@ def attach_store(workspace: Workspace, path: Path | None = None, read_only: bool
     if not is_store and (tables or read_only):  # a DuckDB file, but not a store
         _release(workspace)
         shown = "tables: " + (", ".join(sorted(tables)) or "none")
-        raise InputError([Problem(str(path), None, shown[:80], MOVE_ASIDE)])
+        raise InputError([Problem(str(path), None, shown, MOVE_ASIDE)])
     try:
         if not read_only:
             con.execute(STORE_SCHEMA)
@@ -325,10 +325,18 @@ def _store_tables(con: duckdb.DuckDBPyConnection) -> set[str]:
 
 
 def _unusable(path: Path, error: duckdb.Error) -> InputError:
-    """One problem naming the store, what DuckDB said (its path shortened) and what to do."""
-    said = str(error).split("Error: ", 1)[-1].replace(str(path), path.name).splitlines()[0]
+    """One problem naming the store, what DuckDB said and what to do."""
+    said = _said(path, error)
     expected = HELD_ELSEWHERE if "lock" in said.lower() else MOVE_ASIDE
-    return InputError([Problem(str(path), None, said[:80], expected)])
+    return InputError([Problem(str(path), None, said, expected)])
+
+
+def _said(path: Path, error: duckdb.Error) -> str:
+    """What DuckDB said of the store, for a problem's value: its first line without the
+    error's kind, the store's path as its name (the problem names the file). Never cut
+    here: :class:`Problem` shortens a value, in its middle, so the end stays."""
+    said = str(error).split("Error: ", 1)[-1].replace(str(path), path.name)
+    return (said.splitlines() or [""])[0]
 
 
 # ---------------------------------------------------------------- writing
@@ -365,8 +373,7 @@ NOT_SAVED = (
 
 def _not_saved(path: Path, error: duckdb.Error) -> InputError:
     """One problem naming the store and what DuckDB said when a write failed."""
-    said = str(error).split("Error: ", 1)[-1].replace(str(path), path.name).splitlines()[0]
-    return InputError([Problem(str(path), None, said[:80], NOT_SAVED)])
+    return InputError([Problem(str(path), None, _said(path, error), NOT_SAVED)])
 
 
 def submit(
@@ -449,7 +456,7 @@ def undo_last(
             return None
         undone_id, query_id, chunk_id, grade = last
         if item is not None and (query_id, chunk_id) != tuple(item):
-            latest = f"chunk {chunk_id} of query {query_id}"[:80]
+            latest = f"chunk {chunk_id} of query {query_id}"
             expected = (
                 f"{person}'s latest grade to be the one graded here (chunk {item[1]} of query "
                 f"{item[0]}): a grade of {person} was saved since, in another tab or an "
@@ -525,7 +532,7 @@ def _require_valid(
             if judge
             else (f"{expected_person} not starting with {JUDGE_PREFIX!r} (kept for model judges)")
         )
-        problems.append(Problem(what, None, person.strip()[:80], kept))
+        problems.append(Problem(what, None, person.strip(), kept))
     if problems:
         raise InputError(problems)
 
