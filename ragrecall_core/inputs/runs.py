@@ -160,6 +160,9 @@ class ReadRun:
     config_problems: list[Problem] = field(default_factory=list)
     file_problems: list[Problem] = field(default_factory=list)
     readable: bool = True
+    # the columns read under other tools' names ({role: (alias, column)}): recorded in
+    # ``column_mappings`` when the run is registered, never for a run that is refused
+    mapping: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 def load_run(
@@ -210,19 +213,39 @@ def read_run(
         return ReadRun(path, table, file_problems=list(error.problems), readable=False)
     config, config_problems = _config_of(path)
     read = ReadRun(path, table, readers.detect_format(path), config, config_problems)
-    row_tests.drop(con, table)
+    discard(con, table)
     if path.stat().st_size >= row_tests.NUMPY_FROM_BYTES:
         imported("numpy")
     stamp = readers.file_stamp(path)  # before any byte of it is read (but a count begun)
     try:
         with progress.shown(con, path), readers.within_memory(path):
-            read.fmt = _load_table(con, path, read.fmt, table, counted)
+            read.fmt, read.mapping = _load_table(con, path, read.fmt, table, counted)
     except InputError as error:
         read.file_problems = list(error.problems)
+    except BaseException:
+        discard(con, table)
+        raise
     if not _one_version(path, stamp, counted):
-        row_tests.drop(con, table)
         read.file_problems = [Problem(str(path), None, "changed while it was read", UNCHANGED)]
+    if read.file_problems:
+        discard(con, table)
     return read
+
+
+# The tables a run's read makes beside its run table: the typed read's spans
+# (row_tests.SPANS_SQL) and the ordering pass's (trec_order), named after the run table; the
+# validating reads' staging tables (readers.stage_*), one of each at a time
+RUN_HELPER_TABLES = ("{table}_spans", "{table}_pass", "{table}_ties")
+STAGING_TABLES = ("run_stage", "run_stage_all", "run_items")
+
+
+def discard(con: duckdb.DuckDBPyConnection, table: str) -> None:
+    """Drop the run table ``table`` and every table its read makes beside it, where they
+    exist: a run that is refused, or whose read failed part way, leaves nothing behind (the
+    next run read takes the same table name, and reads its list lengths from spans when
+    they exist: :func:`_run_queries_sql`)."""
+    names = [table, *(name.format(table=table) for name in RUN_HELPER_TABLES), *STAGING_TABLES]
+    con.execute("; ".join(f"DROP TABLE IF EXISTS {name}" for name in names))
 
 
 UNCHANGED = "a file that stays as it is while it is read (read it again once it is written)"
@@ -255,7 +278,7 @@ def register_run(con: duckdb.DuckDBPyConnection, read: ReadRun, name: str | None
         problems.append(Problem(str(read.path), None, run, expected))
     problems += read.file_problems
     if problems:
-        row_tests.drop(con, read.table)
+        discard(con, read.table)
         raise InputError(problems)
     con.execute(
         "INSERT INTO run_files VALUES ($run, $path, $fmt, $config, $table)",
@@ -269,6 +292,7 @@ def register_run(con: duckdb.DuckDBPyConnection, read: ReadRun, name: str | None
     )
     tables = [*(tbl for _, tbl in loaded.values()), read.table]
     con.execute(f"{_run_queries_sql(con, read.table)}; {runs_view_sql(tables)}")
+    readers.record_mapping(con, read.path, read.mapping)
     return run
 
 
@@ -308,16 +332,17 @@ def _load_table(
     fmt: str,
     table: str,
     counted: Callable[[], JsonBytes] | None = None,
-) -> str:
-    """Read the run file into ``table``; return its format (a TREC file is always a run)."""
+) -> tuple[str, dict[str, tuple[str, str]]]:
+    """Read the run file into ``table``; return its format (a TREC file is always a run)
+    and the columns it names as other tools do (long form only: :func:`_load_long`)."""
     if fmt == readers.JSONL:
         _load_jsonl(con, path, table, counted)
     elif fmt in (readers.TREC_RUN, readers.TREC_QRELS):
         _load_trec(con, path, table)
         fmt = readers.TREC_RUN
     else:
-        _load_long(con, path, fmt, table)
-    return fmt
+        return fmt, _load_long(con, path, fmt, table)
+    return fmt, {}
 
 
 def _free_stem(loaded: dict, path: Path) -> str:
@@ -828,27 +853,43 @@ def read_unsorted_first(
     ``in_order`` runs first, on a cursor in a thread of its own, while the others do. When
     ``in_order`` says the positions hold, the whole-table tests decide; otherwise the table is
     made again by ``sorted_read``, sorting, and its rows tested again (the sort may find more
-    wrong with them; the pairs are the same). On failure the table is dropped."""
+    wrong with them; the pairs are the same). An ``in_order`` that fails (a DuckDB error)
+    leaves the file to the validating read, as a failed cast does. On failure the table and
+    its spans are dropped."""
     if not read_typed(con, unsorted, params):
         return False  # the sorted read would cast the same values
     rows = row_tests.make_spans(con, table, spans)
-    ordered = in_background(on_cursor, in_order, con, table) if beside else None
+    ordered = in_background(on_cursor, _order_test, con, table, in_order) if beside else None
     try:
         passed = typed_tests(con, table, rows)
         fits = _file_test_holds(also, con, table, params)
     finally:
         holds = ordered() if ordered else None  # never left running on a table to be dropped
-    if not fits:
+    if not ordered:
+        holds = _order_test(con, table, in_order) if fits else False
+    if not fits or holds is None:
         passed()  # its last test may read the table: never left running on it
         return _kept(con, table, False)
-    if holds if ordered else in_order(con, table):
+    if holds:
         return _kept(con, table, passed())
     if not _kept(con, table, passed()):
         return False
     con.execute(f"DROP TABLE {table}")
     if not read_typed(con, [sorted_read], params):
-        return False
+        return _kept(con, table, False)
     return _kept(con, table, con.execute(ROWS_OK_SQL.format(table=table)).fetchone()[0])
+
+
+def _order_test(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    in_order: Callable[[duckdb.DuckDBPyConnection, str], bool],
+) -> bool | None:
+    """``in_order(con, table)``, or None when it fails (a DuckDB error)."""
+    try:
+        return bool(in_order(con, table))
+    except duckdb.Error:
+        return None
 
 
 def _file_test_holds(
@@ -916,11 +957,11 @@ def _load_jsonl(
         strings = StringsTest(counted, strict)
         if read_jsonl_typed(con, table, JSONL_TEXT_LINES, params, strings, VALUES_TYPED):
             return
-        con.execute(f"DROP TABLE IF EXISTS {table}")
+        row_tests.drop(con, table)
         if strings.proven:  # read as JSON, it would fail the same way
             return _load_jsonl_validating(con, path, table)
     if not read_jsonl_typed(con, table, JSONL_FILE_LINES, params, also=strict):
-        con.execute(f"DROP TABLE IF EXISTS {table}")
+        row_tests.drop(con, table)
         _load_jsonl_validating(con, path, table)
 
 
@@ -1003,7 +1044,7 @@ def _read_trec_holding(
             continue
         if read_trec_typed(con, table, {"path": str(path), "delim": delim}, rows):
             return True
-        con.execute(f"DROP TABLE IF EXISTS {table}")
+        row_tests.drop(con, table)
     return False
 
 
@@ -1146,7 +1187,11 @@ def read_long_typed(con: duckdb.DuckDBPyConnection, table: str, rows: str, param
     return read_unsorted_first(con, table, dense, dense_ranks, ranked, params, spans=LONG_SPANS)
 
 
-def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str) -> None:
+def _load_long(
+    con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str
+) -> dict[str, tuple[str, str]]:
+    """Read a long-form run (CSV, Parquet) into ``table``; return its columns by role
+    (:func:`readers.column_roles`), which registering it records (:func:`register_run`)."""
     readers.require_unique_header(con, path, fmt)  # the typed read would rename a repeat
     source, _ = readers.table_source(path, fmt)
     try:
@@ -1166,10 +1211,9 @@ def _load_long(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str)
             if fmt == readers.CSV
             else read({b"_"})
         ):
-            readers.record_mapping(con, path, roles)
-            return
-    con.execute(f"DROP TABLE IF EXISTS {table}")
-    _load_long_validating(con, path, fmt, table)
+            return roles
+    row_tests.drop(con, table)
+    return _load_long_validating(con, path, fmt, table)
 
 
 # a checked long-form run staged as run_stage (a file or a DataFrame) as run table {table}
@@ -1222,7 +1266,9 @@ def create_long_table(con: duckdb.DuckDBPyConnection, table: str, rankless: bool
         con.execute(SCORE_POSITIONS.format(table=table))
 
 
-def _load_long_validating(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str) -> None:
+def _load_long_validating(
+    con: duckdb.DuckDBPyConnection, path: Path, fmt: str, table: str
+) -> dict[str, tuple[str, str]]:
     columns = readers.stage_table_rows(con, path, fmt, "run_stage")
     roles = readers.column_roles(path, fmt, columns, LONG_ROLES)
     readers.require_roles(path, columns, roles, required_roles(roles))
@@ -1232,4 +1278,4 @@ def _load_long_validating(con: duckdb.DuckDBPyConnection, path: Path, fmt: str, 
     raise_if_any(check_long_stage(con, path, rankless))
     create_long_table(con, table, rankless)
     con.execute("DROP TABLE run_stage")
-    readers.record_mapping(con, path, roles)
+    return roles

@@ -34,7 +34,7 @@ FROM {table}_spans
 # each row read in the pass cost 0.40 s of one core on 7M rows, this 0.07 s). A file
 # without ties keeps nothing.
 PASS_SQL = """
-CREATE TEMP TABLE {table}_pass AS
+CREATE OR REPLACE TEMP TABLE {table}_pass AS
 SELECT row, in_order, tied
 FROM (SELECT rowid AS row,
              coalesce(rank = 1 OR lag(rowid) OVER pass = rowid - 1
@@ -45,12 +45,13 @@ WHERE NOT in_order OR tied
 """
 # a run whose queries are not such blocks is out of order at once
 OUT_OF_ORDER_SQL = """
-CREATE TEMP TABLE {table}_pass AS SELECT NULL::BIGINT AS row, false AS in_order, false AS tied
+CREATE OR REPLACE TEMP TABLE {table}_pass AS
+SELECT NULL::BIGINT AS row, false AS in_order, false AS tied
 """
 # Every tie group whole: its tied rows and the row before the first (one query's rows of one
 # score are neighbours in the writer's order), read from the table by row id.
 TIES_SQL = """
-CREATE TEMP TABLE {table}_ties AS
+CREATE OR REPLACE TEMP TABLE {table}_ties AS
 SELECT rowid AS row, qid, docno, rank, score FROM {table}
 WHERE rowid IN (SELECT row FROM {table}_pass WHERE tied
                 UNION ALL SELECT row - 1 FROM {table}_pass WHERE tied)
@@ -101,11 +102,12 @@ def ties_renumbered(con: duckdb.DuckDBPyConnection, table: str) -> bool:
 def trec_positions_hold(con: duckdb.DuckDBPyConnection, table: str) -> bool:
     """Whether a TREC run ``table``'s positions (its ranks) are right without a sort: its
     queries are blocks ranked 1..n (:data:`BLOCKS_SQL`) in trec_eval's order, or in the
-    writer's order with the ties numbered again, decided from one pass of the rows."""
-    blocks = con.execute(BLOCKS_SQL.format(table=table)).fetchone()[0]
-    for step in PASS_STEPS if blocks else (OUT_OF_ORDER_SQL, TIES_SQL):
-        con.execute(step.format(table=table))
+    writer's order with the ties numbered again, decided from one pass of the rows. The
+    pass's tables go whatever fails (a step that fails leaves the ones before it)."""
     try:
+        blocks = con.execute(BLOCKS_SQL.format(table=table)).fetchone()[0]
+        for step in PASS_STEPS if blocks else (OUT_OF_ORDER_SQL, TIES_SQL):
+            con.execute(step.format(table=table))
         return in_trec_order(con, table) or ties_renumbered(con, table)
     finally:
-        con.execute(f"DROP TABLE {table}_pass; DROP TABLE {table}_ties")
+        con.execute(f"DROP TABLE IF EXISTS {table}_pass; DROP TABLE IF EXISTS {table}_ties")
