@@ -189,8 +189,9 @@ def _attached_mode(workspace: Workspace) -> bool | None:
 def is_writable(path: Path) -> bool:
     """Whether the store file (existing or not) and its folder can be written.
 
-    Tried, not asked: ``os.access`` says yes to root on a read-only mount, and DuckDB needs
-    the folder too (for its write-ahead log)."""
+    Tried, not asked: permission bits say nothing of what root may write, and DuckDB needs
+    the folder too (for its write-ahead log). ``tests/test_store_read_only.py`` makes a
+    folder read-only for real (a read-only mount, as root) to check it."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         if path.exists():
