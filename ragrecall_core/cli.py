@@ -695,15 +695,18 @@ def print_judge_counted(args, workspace, measures, policy, selected) -> int:
 
 
 def measures_from(names: list[str], cutoffs: list[str]) -> list[MeasureRequest]:
-    """``-m`` names plus the default set at each ``-k``, parsed (once: evaluate takes them
-    so); every bad one reported at once."""
+    """``-m`` names (each measure once: two spellings of one are refused) plus the measures
+    of the default set at each ``-k`` not asked for already, under any spelling; parsed
+    (once: evaluate takes them so); every bad one reported at once."""
     from ragrecall_core.scoring.evaluate import default_measures
 
     problems: list[Problem] = []
     ks = [k for k in (take(problems, parse_cutoff, text) for text in cutoffs) if k is not None]
-    measures = list(dict.fromkeys(list(names) + (default_measures(ks) if ks else [])))
-    requests = take(problems, parse_requests, measures)
+    requests = take(problems, parse_requests, list(names)) or []
     raise_if_any(problems)
+    asked = {request.measure for request in requests}
+    defaults = parse_requests(default_measures(ks)) if ks else []
+    requests += [request for request in defaults if request.measure not in asked]
     return requests or parse_requests(default_measures())
 
 

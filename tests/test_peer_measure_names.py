@@ -206,10 +206,12 @@ def test_every_alias_gives_the_same_values_as_the_canonical_name(trec_ws):
         ("ndcg@10-l2", "nDCG(rel=2)@10"),
         ("precision@5-l2", "P(rel=2)@5"),
     ]
-    names = [name for pair in pairs for name in pair]
-    values = per_query(evaluate(trec_ws, names, policy=Policy(compat="trec_eval")))
+    # each alias alone: one measure under two spellings in one evaluation is refused
+    policy = Policy(compat="trec_eval")
+    canonicals = per_query(evaluate(trec_ws, [name for _, name in pairs], policy=policy))
     for alias, canonical in pairs:
-        assert values[alias] == values[canonical], alias
+        values = per_query(evaluate(trec_ws, [alias], policy=policy))
+        assert values[alias] == canonicals[canonical], alias
 
 
 def test_ir_measures_objects_run_through_evaluate(trec_ws):

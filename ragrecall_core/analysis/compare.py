@@ -132,14 +132,16 @@ def compare(
     """Compare ``candidate`` against ``baseline`` query by query; regressions and
     improvements follow the pass ``rule`` (:mod:`.pass_rule`)."""
     policy = policy or Policy()
-    # measures as asked for (names, or measure objects such as ir_measures'), by their labels
-    labels = [r.label for r in parse_requests(measures)] if measures else None
-    labels = labels or [m.format(k=k) for m in COMPARE_MEASURES]
-    pass_measure = rule_measure(rule, k)
-    if pass_measure not in labels:
-        labels.append(pass_measure)
+    # measures as asked for (names, or measure objects such as ir_measures'), each once; the
+    # pass measure is added unless asked for, and then goes by the label it was asked by
+    requests = parse_requests(measures or [m.format(k=k) for m in COMPARE_MEASURES])
+    (passing,) = parse_requests(rule_measure(rule, k))
+    label_of = {r.measure: r.label for r in requests}
+    pass_measure = label_of.get(passing.measure, passing.label)
+    requests += [passing] if passing.measure not in label_of else []
+    labels = [r.label for r in requests]
     evaluation = evaluate(
-        workspace, labels, policy, runs=[baseline, candidate], query_ids=query_ids
+        workspace, requests, policy, runs=[baseline, candidate], query_ids=query_ids
     )
     per_query = paired(evaluation.per_query, baseline, candidate)
     deltas = delta_table(per_query, labels)

@@ -25,7 +25,7 @@ from ragrecall_core.analysis.pass_rule import DEFAULT_RULE, pass_measure, rule_l
 from ragrecall_core.analysis.selection import default_split, query_ids, require_split
 from ragrecall_core.errors import InputError, Problem, gather, one_line, raise_if_any
 from ragrecall_core.inputs.workspace import Workspace
-from ragrecall_core.measures import parse_measure
+from ragrecall_core.measures import Measure, parse_measure
 from ragrecall_core.output.text import cell_text
 from ragrecall_core.scoring.evaluate import MISSING_SQL, evaluate
 from ragrecall_core.scoring.policy import Policy
@@ -236,11 +236,15 @@ def check_gate(
     roles = {run: "candidate", **({} if baseline is None else {baseline: "baseline"})}
     result.coverage = run_coverage(workspace, roles, policy, ids, allow_missing)
     if parsed:
-        evaluation = evaluate(
-            workspace, [r.measure for r in parsed], policy, runs=[run], query_ids=ids
-        )
-        for requirement in parsed:
-            value = evaluation.value(run, requirement.measure)
+        # each measure computed once, under the spelling of its first requirement; each
+        # requirement reported under its own (P@5>=0.1 and P_5<=0.9 are one measure)
+        measures = [parse_measure(r.measure, "--require") for r in parsed]
+        label_of: dict[Measure, str] = {}
+        for measure, requirement in zip(measures, parsed, strict=True):
+            label_of.setdefault(measure, requirement.measure)
+        evaluation = evaluate(workspace, list(label_of.values()), policy, runs=[run], query_ids=ids)
+        for measure, requirement in zip(measures, parsed, strict=True):
+            value = evaluation.value(run, label_of[measure])
             result.checks.append(
                 {
                     "requirement": str(requirement),

@@ -277,7 +277,7 @@ def build_measure_rows(
 def _measure_labels(ks: Sequence[int]) -> list[str]:
     """The measures the table of cutoffs ``ks`` scores in one pass: FirstRank, then each
     cutoff's."""
-    return ["FirstRank", *(m for k in ks for m in measures_at(k))]
+    return ["FirstRank", *(m for k in dict.fromkeys(ks) for m in measures_at(k))]
 
 
 def query_table(

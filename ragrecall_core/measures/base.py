@@ -207,10 +207,40 @@ class MeasureRequest:
 
 def parse_requests(texts: object, source: str = "-m") -> list[MeasureRequest]:
     """Parse every measure (a name, a :class:`Measure` or an ir_measures measure object; one
-    alone or a list of them: :func:`measure_items`), reporting all bad ones at once."""
+    alone or a list of them: :func:`measure_items`), each once (:func:`distinct_requests`),
+    reporting all bad ones at once."""
     requests, problems = gather(measure_items(texts, source), lambda item: request_of(item, source))
-    raise_if_any(problems)
-    return requests
+    distinct, repeated = distinct_requests(requests, source)
+    raise_if_any(problems + repeated)
+    return distinct
+
+
+def distinct_requests(
+    requests: list[MeasureRequest], source: str = "-m"
+) -> tuple[list[MeasureRequest], list[Problem]]:
+    """Each measure of ``requests`` once, in the order first asked, and the problems of the
+    others. What a name means (its :class:`Measure`) decides, not how it is spelled: the
+    same measure under the same label again adds nothing; under another label (``P@5`` and
+    ``P@05``, ``P_5``, ``p@5``) it is refused, naming both, as is one label for two
+    measures: which label to report, or which measure, would be a guess."""
+    label_of: dict[Measure, str] = {}
+    measure_of: dict[str, Measure] = {}
+    distinct, problems = [], []
+    for request in requests:
+        measure, label = request.measure, request.label
+        if label_of.get(measure, label) != label:
+            expected = (
+                f"each measure once: {label_of[measure]} and {label} are both {measure} "
+                "(keep one spelling)"
+            )
+            problems.append(Problem(source, None, label, expected))
+        elif measure_of.get(label, measure) != measure:
+            expected = f"one measure per name: {label} names {measure_of[label]} and {measure}"
+            problems.append(Problem(source, None, label, expected))
+        elif measure not in label_of:
+            label_of[measure], measure_of[label] = label, measure
+            distinct.append(request)
+    return distinct, problems
 
 
 MEASURES = "a measure name, a measure object such as ir_measures' nDCG@10, or a list of them"

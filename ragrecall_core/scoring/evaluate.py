@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 from functools import cached_property, partial
 from typing import TYPE_CHECKING
 
+from ragrecall_core.errors import gather, raise_if_any
 from ragrecall_core.inputs.beside import in_background
 from ragrecall_core.inputs.workspace import Workspace
-from ragrecall_core.measures import MeasureRequest, measure_items, parse_requests
+from ragrecall_core.measures import MeasureRequest, distinct_requests, measure_items
+from ragrecall_core.measures.base import request_of
 from ragrecall_core.output.text import plural, render
 from ragrecall_core.scoring import families as scoring
 from ragrecall_core.scoring.policy import Policy
@@ -202,11 +204,16 @@ def evaluate(
 
 
 def as_requests(measures: Sequence[str | MeasureRequest]) -> list[MeasureRequest]:
-    """``measures`` as requests: those already parsed kept, the others parsed (every bad
-    one reported at once); one measure alone is one (:func:`measure_items`)."""
-    items = measure_items(measures)
-    parsed = iter(parse_requests([m for m in items if not isinstance(m, MeasureRequest)]))
-    return [m if isinstance(m, MeasureRequest) else next(parsed) for m in items]
+    """``measures`` as requests: those already parsed kept, the others parsed, each measure
+    once (:func:`~ragrecall_core.measures.distinct_requests`: two spellings of one are
+    refused), every bad one reported at once; one measure alone is one
+    (:func:`measure_items`)."""
+    requests, problems = gather(
+        measure_items(measures), lambda m: m if isinstance(m, MeasureRequest) else request_of(m)
+    )
+    distinct, repeated = distinct_requests(requests)
+    raise_if_any(problems + repeated)
+    return distinct
 
 
 def notes_of(

@@ -44,7 +44,7 @@ def harm_for_cutoffs(
     """``(run, query_id, Harm@k for each k in ks)``: every cutoff from one run of the
     measures' SQL (what :func:`evaluate` runs) fetched as a frame, so the dashboard slices
     another k instead of evaluating again."""
-    labels = [harm_label(k) for k in ks]
+    labels = [harm_label(k) for k in dict.fromkeys(ks)]  # each measure once (parse_requests)
     prepared = prepare(workspace, policy)
     measures = [r.measure for r in parse_requests(labels)]
     sql, params = measure_rows_sql(measures, prepared.policy, prepared.table)
