@@ -540,9 +540,10 @@ class Step:
     setup: Callable[[Page], object] = lambda _page: None
     # the step leaves its page: the page is reached again (untimed) before every round
     again: bool = False
-    # untimed, sets the view back after the step (a filter to "all"), so that the next
-    # step starts from the view as it was: ab_browser.py does it after every round, this
-    # script after the section filter's rounds
+    # untimed, sets the view back after each round (a filter to "all", a bar's filters
+    # cleared, an open query closed), so that the next round and the next step start from
+    # the view as it was (before stop 45 this script undid only the section filter, once:
+    # a Failures bar's or a Ranks bin's filters stayed on for the steps after them)
     undo: Callable[[Page, float], None] | None = None
 
 
@@ -560,7 +561,10 @@ def run_step(bench: Bench, page: Page, step: Step) -> Result:
         if step.again:
             nav(page, step.page, bench.timeout)
         action, pattern, previous = step.act(page, i, chosen[0])
-        return timed(page, action, pattern, bench.timeout, previous)[0]
+        seconds = timed(page, action, pattern, bench.timeout, previous)[0]
+        if step.undo is not None:  # untimed: the next round starts from this one's view
+            step.undo(page, bench.timeout)
+        return seconds
 
     return bench.measure(step.row, once, setup)
 
@@ -669,6 +673,58 @@ def baseline_act(page: Page, i: int, baselines) -> Action:
     return (lambda: choose(page, run)), pattern, None
 
 
+REGRESSION_DETAIL = r"^Query .+: .+ → .+$"
+# s per untimed wait of a step's setup (it is given no timeout)
+SETUP_TIMEOUT_S = 300
+
+
+def regression_act(page: Page, i: int, _chosen) -> Action:
+    """Row 1 / row 2 of Compare's regressions opens that query under the list (closed again
+    untimed after each round: the step's undo)."""
+    return click_row(page, REGRESSIONS_TABLE, i % 2), REGRESSION_DETAIL, None
+
+
+def regressions(page: Page) -> int:
+    """How many regressions Compare lists for the pair on screen."""
+    label = next(
+        (t for t in page.locator("p").all_inner_texts() if t.startswith("Regressions:")), ""
+    )
+    count = re.search(r": (\d+)$", label)
+    return int(count.group(1)) if count else 0
+
+
+def shown_pair(page: Page) -> tuple[str, ...]:
+    caption = next(
+        (t for t in page.locator("p").all_inner_texts() if re.match(COMPARE_PAIR, t)), ""
+    )
+    shown = re.match(COMPARE_PAIR, caption)
+    return shown.groups() if shown else ()
+
+
+def enough_regressions(page: Page) -> None:
+    """Two rows to alternate: when the pair on screen has fewer regressions, the first
+    baseline (chosen untimed) whose pair has two or more; failing that, the same after
+    the two runs are swapped (the best run as the candidate may regress nowhere twice)."""
+    for swapped in (False, True):
+        if swapped:
+            before = shown_pair(page)
+            swap = page.get_by_role("button", name="⇄ Swap")
+            untimed(page, swap.click, rf"^Candidate {re.escape(before[-1])} ", SETUP_TIMEOUT_S)
+        if regressions(page) >= 2:
+            return
+        runs = open_select(page, "Baseline run (before)")
+        close_select(page)
+        for run in runs:
+            if run in shown_pair(page):
+                continue
+            open_select(page, "Baseline run (before)")
+            pattern = rf"against baseline {re.escape(run)} · k = "
+            untimed(page, lambda run=run: choose(page, run), pattern, SETUP_TIMEOUT_S)
+            if regressions(page) >= 2:
+                return
+    raise NotMeasurable("no pair of runs gives two regressions to alternate")
+
+
 # the named steps (ab_browser.py's names; page switches are page_switch's)
 NAMED_STEPS = {
     "k change": Step("k change (Overview, 5 <-> 10)", "Overview", k_act),
@@ -683,6 +739,13 @@ NAMED_STEPS = {
     ),
     "open a query": Step("open a query (Queries row)", "Queries", query_act),
     "baseline change": Step("Compare baseline change", "Compare", baseline_act, two_baselines),
+    "open a regression": Step(
+        "open a regression (Compare row)",
+        "Compare",
+        regression_act,
+        enough_regressions,
+        undo=lambda page, timeout: close_query(page, timeout),
+    ),
 }
 
 
@@ -718,12 +781,7 @@ def queries_interactions(bench: Bench, page: Page) -> None:
 
     run_step(bench, page, NAMED_STEPS["open a query"])
     bench.measure("next failing query", next_failing)
-    sections = NAMED_STEPS["section filter"]
-    run_step(bench, page, sections)
-    try:
-        sections.undo(page, bench.timeout)
-    except (NotMeasurable, PlaywrightError) as error:
-        print(f"  could not reset the section filter: {error}", flush=True)
+    run_step(bench, page, NAMED_STEPS["section filter"])
 
 
 def failures_bar(bench: Bench, page: Page) -> None:
@@ -736,54 +794,8 @@ def ranks_bin(bench: Bench, page: Page) -> None:
 
 
 def compare_interactions(bench: Bench, page: Page) -> None:
-    pair = COMPARE_PAIR
-
-    detail = r"^Query .+: .+ → .+$"
-
-    def open_regression(i: int) -> float:
-        """Row 1 / row 2 opens the query under the list; closed again untimed."""
-        click = click_row(page, REGRESSIONS_TABLE, i % 2)
-        seconds = timed(page, click, detail, bench.timeout)[0]
-        close_query(page, bench.timeout)
-        return seconds
-
-    def regressions() -> int:
-        label = next(
-            (t for t in page.locator("p").all_inner_texts() if t.startswith("Regressions:")), ""
-        )
-        count = re.search(r": (\d+)$", label)
-        return int(count.group(1)) if count else 0
-
-    def shown_pair() -> tuple[str, ...]:
-        caption = next((t for t in page.locator("p").all_inner_texts() if re.match(pair, t)), "")
-        shown = re.match(pair, caption)
-        return shown.groups() if shown else ()
-
-    def enough_regressions() -> None:
-        """Two rows to alternate: when the pair on screen has fewer regressions, the first
-        baseline (chosen untimed) whose pair has two or more; failing that, the same after
-        the two runs are swapped (the best run as the candidate may regress nowhere twice)."""
-        for swapped in (False, True):
-            if swapped:
-                before = shown_pair()
-                swap = page.get_by_role("button", name="⇄ Swap")
-                untimed(page, swap.click, rf"^Candidate {re.escape(before[-1])} ", bench.timeout)
-            if regressions() >= 2:
-                return
-            runs = open_select(page, "Baseline run (before)")
-            close_select(page)
-            for run in runs:
-                if run in shown_pair():
-                    continue
-                open_select(page, "Baseline run (before)")
-                pattern = rf"against baseline {re.escape(run)} · k = "
-                untimed(page, lambda run=run: choose(page, run), pattern, bench.timeout)
-                if regressions() >= 2:
-                    return
-        raise NotMeasurable("no pair of runs gives two regressions to alternate")
-
     run_step(bench, page, NAMED_STEPS["baseline change"])
-    bench.measure("open a regression (Compare row)", open_regression, enough_regressions)
+    run_step(bench, page, NAMED_STEPS["open a regression"])
 
 
 def close_query(page: Page, timeout: float) -> None:
