@@ -112,10 +112,14 @@ def warm_up() -> None:
             return
         from streamlit.runtime import Runtime
 
-        # the first session runs both scripts first thing: compiled now, not after the work
+        from ragrecall_app.script_cache import keep_unchanged
+
+        # the first session runs both scripts first thing: compiled now, not after the work,
+        # and kept when the last session leaves (:mod:`.script_cache`)
         scripts = getattr(Runtime.instance(), "_script_cache", None)  # streamlit's own
-        for script in (APP, FIRST_PAGE):
-            if scripts is not None:
+        if scripts is not None:
+            keep_unchanged(scripts)
+            for script in (APP, FIRST_PAGE):
                 scripts.get_bytecode(str(script))
         ctx = warm_first_page(source)
         from ragrecall_app.page_warm import first_page_drawn, warm_pages
