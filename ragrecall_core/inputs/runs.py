@@ -20,6 +20,7 @@ held once; the ``runs`` view unites them as ``(run, query_id, chunk_id, rank, sc
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -223,7 +224,8 @@ def read_run(
     except InputError as error:
         read.file_problems = list(error.problems)
     except BaseException:
-        discard(con, table)
+        with suppress(duckdb.Error):  # never in place of what stopped the read
+            discard(con, table)
         raise
     if not _one_version(path, stamp, counted):
         read.file_problems = [Problem(str(path), None, "changed while it was read", UNCHANGED)]
