@@ -575,11 +575,19 @@ class Context:
         return _table_with_verdicts(self.key, s.k, self.policy, s.pass_rule, version, self.ws)
 
     def record_verdict(
-        self, run: str, query_id: str, reason: str, note: str = "", owner: str = "", by: str = ""
+        self,
+        run: str,
+        query_id: str,
+        reason: str,
+        note: str = "",
+        owner: str = "",
+        by: str = "",
+        seen: tuple[str, ...] | None = None,
     ) -> None:
-        """Store the meeting's verdict (InputError when a value or the store is refused); the
-        cached rows pick it up on the next run through :meth:`verdicts_version`."""
-        verdicts.record_verdict(self.ws, run, query_id, reason, note, owner, by)
+        """Store the meeting's verdict (InputError when a value or the store is refused,
+        VerdictChanged when the stored one is not ``seen``); the cached rows pick it up on
+        the next run through :meth:`verdicts_version`."""
+        verdicts.record_verdict(self.ws, run, query_id, reason, note, owner, by, seen=seen)
 
     def rows(
         self,

@@ -32,7 +32,7 @@ NAME_FIRST = "Say who records the verdict (Recorded by): it is kept for this ses
 SHOWN = "_ragrecall_verdict_shown"
 NOT_SEEN = (
     "Your verdict was not saved: another one was recorded since this form was shown, and "
-    "it would have replaced it unseen. It is shown above; save again to replace it. Now:"
+    "it would have replaced it unseen. Save again to replace it. The verdict recorded now:"
 )
 
 
@@ -66,9 +66,14 @@ def current_line(verdict: dict) -> str:
     return " · ".join(parts)
 
 
-def _save(ctx: Context, run: str, query_id: str, reason, note, owner, by) -> None:
+def _save(ctx: Context, run: str, query_id: str, reason, note, owner, by, seen) -> None:
+    chosen = "" if reason == WITHDRAW else reason
     try:
-        ctx.record_verdict(run, query_id, "" if reason == WITHDRAW else reason, note, owner, by)
+        ctx.record_verdict(run, query_id, chosen, note, owner, by, seen=seen)
+    except verdicts.VerdictChanged as changed:  # saved by another session since, unseen
+        st.session_state[SHOWN][_form_key(run, query_id)] = verdicts.seen_key(changed.current)
+        st.warning(f"{NOT_SEEN} {current_line(changed.current)}")
+        return
     except InputError as error:
         problems(error, "The verdict was not saved")
         return
@@ -84,7 +89,7 @@ def verdict_form(ctx: Context, run: str, query_id: str) -> None:
     verdict = current_verdict(ctx, run, query_id)
     shown = st.session_state.setdefault(SHOWN, {})
     form_key = _form_key(run, query_id)
-    now = tuple(str(verdict.get(c, "")) for c in verdicts.COLUMNS)
+    now = verdicts.seen_key(verdict)
     shown_before, shown[form_key] = shown.get(form_key, now), now
     history = verdicts.verdict_history(ctx.ws, run, query_id)
     line = st.container(horizontal=True, vertical_alignment="center", gap="small")
@@ -141,4 +146,4 @@ def verdict_form(ctx: Context, run: str, query_id: str) -> None:
             elif shown_before != now:
                 st.warning(f"{NOT_SEEN} {current_line(verdict)}")
             else:
-                _save(ctx, run, query_id, reason, note, owner, by)
+                _save(ctx, run, query_id, reason, note, owner, by, seen=shown_before)

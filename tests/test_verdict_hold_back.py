@@ -126,11 +126,6 @@ def test_a_withdrawn_verdict_is_none_seen_and_no_seen_saves_whatever_is_stored(w
 
 
 # ---------------------------------------------------------------- through the page
-@pytest.mark.xfail(
-    strict=True,
-    reason="ragrecall_app/verdict_form.py does not pass seen= to record_verdict yet (not "
-    "this test's writer's file): remove this mark with that change",
-)
 def test_the_form_holds_back_a_verdict_saved_between_its_check_and_its_write(tmp_path, monkeypatch):
     """anna's save passes the form's own check (her screen and the store agree: none),
     then boris's verdict lands before her write: the page must hold hers back and show
