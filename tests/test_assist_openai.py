@@ -133,6 +133,17 @@ def test_bad_settings_are_reported_at_once(tmp_path, monkeypatch):
     assert code == 2 and "--judge openai, which it configures" in err
 
 
+def test_a_long_bad_base_url_keeps_its_end_and_never_its_key():
+    """The URL is shortened in its middle by the one rule (Problem), after its secrets are
+    redacted: the end, where the mistake often is, stays readable."""
+    url = "ftp://" + "h" * 200 + "/v1/end-of-url?api_key=sk-" + "a" * 40
+    with pytest.raises(InputError) as raised:
+        OpenAIChatJudge(url, "m", api_key_env="")
+    said = str(raised.value)
+    assert "/end-of-url?api_key=" in said
+    assert "a" * 20 not in said
+
+
 @pytest.mark.parametrize(
     ("text", "grade", "reason"),
     [

@@ -79,7 +79,7 @@ class OpenAIChatJudge:
         problems = []
         parts = urlsplit(base_url or "")
         if parts.scheme not in ("http", "https") or not parts.netloc:
-            shown = redact_text(str(base_url))[:80]
+            shown = redact_text(str(base_url))  # Problem shortens it, in the middle
             problems.append(Problem("--base-url", None, shown, "an http(s) URL, like .../v1"))
         if not isinstance(model, str) or not model.strip():
             problems.append(Problem("--model", None, repr(model), "the model's name"))
