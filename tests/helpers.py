@@ -76,7 +76,11 @@ def make_workspace(
 
 
 def per_query(evaluation, run: str, measure: str) -> dict[str, float | None]:
-    """``{query_id: value}`` of one run and measure (``None`` where the query has no value)."""
+    """``{query_id: value}`` of one run and measure (``None`` where the query has no value);
+    ``measure`` as it was asked for (a query's value of ``MRR@3`` goes by ``RR@3``)."""
+    measure = dict(zip(evaluation.labels, evaluation.query_labels, strict=True)).get(
+        measure, measure
+    )
     frame = evaluation.per_query
     rows = frame[(frame.run == run) & (frame.measure == measure)]
     return {

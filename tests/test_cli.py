@@ -49,10 +49,11 @@ def test_json_with_the_measure_key_as_given_and_per_query(files, capsys):
     assert list(entry["aggregate"]) == ["MRR@5"]
     assert entry["aggregate"]["MRR@5"] == pytest.approx(0.5)  # (1/2 + 1 + 0) / 3
     assert entry["queries"]["MRR@5"] == 3
+    # one query's value is never called MRR (the spec): it is RR@5, its mean MRR@5
     assert entry["per_query"] == {
-        "q1": {"MRR@5": 0.5},
-        "q2": {"MRR@5": 1.0},
-        "q3": {"MRR@5": 0.0},
+        "q1": {"RR@5": 0.5},
+        "q2": {"RR@5": 1.0},
+        "q3": {"RR@5": 0.0},
     }
     assert "ragrecall averaging" in result["policy"]
     assert err == ""

@@ -143,9 +143,13 @@ def compare(
     evaluation = evaluate(
         workspace, requests, policy, runs=[baseline, candidate], query_ids=query_ids
     )
+    # a query's value goes by its own name (RR@5 where MRR@5 was asked: never a mean's), the
+    # means of the deltas by the name asked
     per_query = paired(evaluation.per_query, baseline, candidate)
-    deltas = delta_table(per_query, labels)
-    outcomes = pass_outcomes(per_query[per_query.measure == pass_measure])
+    as_asked = dict(zip(evaluation.query_labels, labels, strict=True))
+    by_label = per_query.assign(measure=per_query.measure.map(as_asked))
+    deltas = delta_table(by_label, labels)
+    outcomes = pass_outcomes(by_label[by_label.measure == pass_measure])
     queries = (
         workspace.cursor().execute("SELECT query_id, query, query_type, section FROM queries").df()
     )
@@ -160,7 +164,7 @@ def compare(
         deltas=deltas,
         per_query=per_query,
         outcomes=outcomes,
-        by_group=group_deltas(per_query.merge(queries, on="query_id", how="left")),
+        by_group=group_deltas(by_label.merge(queries, on="query_id", how="left")),
         config_diff=config_diff(base_cfg, cand_cfg),
         factors_changed=changed_factors(base_cfg, cand_cfg),
         notes=comparability_notes(workspace, baseline, candidate, k, base_cfg, cand_cfg, query_ids),

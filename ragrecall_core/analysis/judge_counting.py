@@ -150,12 +150,15 @@ def count_judge(
     y = evaluate(workspace, requests, replace(policy, judge=None), query_ids=query_ids).per_query
     depth = max((r.measure.cutoff or 0 for r in requests), default=0) or DEFAULT_DEPTH
     labelled = set(human_judged_queries(workspace, depth, workspace.run_names))
+    # a query's value goes by the measure's per-query name (RR@5 for MRR@5), its mean and
+    # interval by the name asked
+    as_asked = dict(zip(counted.query_labels, counted.labels, strict=True))
     rows = []
     for run, measure in (
         counted.per_query[["run", "measure"]].drop_duplicates().itertuples(index=False)
     ):
-        row = interval_row(run, measure, f, y, labelled)
-        rows.append({**row, "mean": counted.value(run, measure)})
+        row = {**interval_row(run, measure, f, y, labelled), "measure": as_asked[measure]}
+        rows.append({**row, "mean": counted.value(run, as_asked[measure])})
     intervals = pd.DataFrame(rows, columns=COLUMNS)
     in_scope = (
         list(query_ids)

@@ -204,6 +204,23 @@ class MeasureRequest:
         if not self.label:
             object.__setattr__(self, "label", str(self.measure))
 
+    @property
+    def query_label(self) -> str:
+        """The name of one query's value: the user's spelling, but never a mean's name
+        (SPEC: the value of one query is never called MRR). Asked as ``MRR@5``, ``mrr@5`` or
+        ``MAP``, one query's value is ``RR@5`` or ``AP``; the mean keeps the user's name.
+
+        >>> MeasureRequest(parse_measure("MRR@5"), "MRR@5").query_label
+        'RR@5'
+        >>> MeasureRequest(parse_measure("P_5"), "P_5").query_label
+        'P_5'
+        """
+        mean = self.measure.definition.mean_name
+        name = LEADING_NAME.match(self.label)
+        if mean and name and name.group(0).lower() == mean.lower():
+            return str(self.measure)
+        return self.label
+
 
 def parse_requests(texts: object, source: str = "-m") -> list[MeasureRequest]:
     """Parse every measure (a name, a :class:`Measure` or an ir_measures measure object; one

@@ -48,7 +48,9 @@ class Evaluation:
 
     ``means`` holds the macro mean over the queries each measure covers, with their
     count: ``(run, measure, value, queries)``. ``measure`` is the name as the user asked
-    for it; a missing value is ``None``. Both are plain tuples (the command line prints
+    for it, but a query's value never goes by a mean's name (:attr:`query_labels`: asked
+    as ``MRR@5``, the mean is ``MRR@5`` and a query's value ``RR@5``); a missing value is
+    ``None``. Both are plain tuples (the command line prints
     them without pandas); :attr:`per_query` and :attr:`aggregate` are the same as frames.
     :attr:`warnings` and :attr:`no_answer` are computed when first read (``notes``): an
     output that shows them reads them; a caller that wants the values alone (``check``,
@@ -80,11 +82,19 @@ class Evaluation:
 
     @property
     def labels(self) -> list[str]:
+        """Each measure's name as asked: the means' keys."""
         return [r.label for r in self.requests]
+
+    @property
+    def query_labels(self) -> list[str]:
+        """Each measure's name for one query's value (:attr:`rows`, :attr:`per_query`):
+        as asked, but never a mean's name (``MRR@5`` asked: a query's value is ``RR@5``)."""
+        return [r.query_label for r in self.requests]
 
     @cached_property
     def per_query(self) -> pd.DataFrame:
-        """``(run, query_id, measure, value)``, by run, measure (as asked) and query."""
+        """``(run, query_id, measure, value)``, by run, measure (:attr:`query_labels`) and
+        query."""
         import pandas as pd
 
         return pd.DataFrame(self.rows, columns=LONG_COLUMNS).astype({"value": "float64"})
@@ -123,7 +133,8 @@ class Evaluation:
             aggfunc="first",
             sort=False,
         )
-        return table.reindex(columns=[c for c in self.labels if c in table.columns]).reset_index()
+        shown = [c for c in self.query_labels if c in table.columns]
+        return table.reindex(columns=shown).reset_index()
 
     def mean(self, run: str, measure: str) -> tuple[float | None, int] | None:
         """``(mean, queries)`` of ``measure`` for ``run``; ``None`` when not computed."""
@@ -191,10 +202,10 @@ def evaluate(
     if notes_now:
         notes = in_background(notes)
     scored = scoring.per_query(prepared, [r.measure for r in requests], runs, query_ids)
-    label = [r.label for r in requests]
+    label, query_label = [r.label for r in requests], [r.query_label for r in requests]
     run_names = [r for r in workspace.run_names if runs is None or r in runs]
     return Evaluation(
-        rows=[(run, q, label[m], v) for run, q, m, v in scored.rows],
+        rows=[(run, q, query_label[m], v) for run, q, m, v in scored.rows],
         means=[(run, label[m], v, n) for run, m, v, n in scored.means],
         requests=requests,
         policy=policy,
