@@ -6,7 +6,12 @@ import pandas as pd
 import pytest
 
 from ragrecall_app.reading import table_html
-from ragrecall_core.views.compare_text import BY_GROUP_TITLE, OUTCOME_LISTS, scatter_title
+from ragrecall_core.views.compare_text import (
+    BY_GROUP_TITLE,
+    DOWNLOADS_TITLE,
+    OUTCOME_LISTS,
+    scatter_title,
+)
 from tests import fixtures_regressions as fx
 from tests.dashboard_support import (
     TREC,
@@ -264,7 +269,11 @@ def test_opening_a_regression_keeps_the_list_as_it_was_sent(monkeypatch, regress
 
 def test_the_scatter_is_sent_only_while_its_box_is_open(monkeypatch, regressions):
     at = open_compare(monkeypatch, regressions)
-    assert [e.label for e in at.expander] == [scatter_title("RecallCap@5"), BY_GROUP_TITLE]
+    assert [e.label for e in at.expander] == [
+        scatter_title("RecallCap@5"),
+        BY_GROUP_TITLE,
+        DOWNLOADS_TITLE,
+    ]
     assert not charts(at)
     at.session_state["compare_scatter_open"] = True
     at.run()
@@ -275,6 +284,18 @@ def test_the_scatter_is_sent_only_while_its_box_is_open(monkeypatch, regressions
     shown = {tr["name"].split(" (")[0]: [p[0] for p in tr["customdata"]] for tr in traces[:-1]}
     assert sorted(shown["regression"]) == sorted(fx.REGRESSIONS)
     assert sorted(shown["improvement"]) == sorted(fx.IMPROVEMENTS)
+
+
+def test_the_downloads_are_sent_only_while_their_box_is_open(monkeypatch, regressions):
+    """The report's three formats and the comparison's JSON: four buttons, none sent on a
+    Compare run until their box is opened."""
+    at = open_compare(monkeypatch, regressions)
+    assert not at.get("download_button")
+    at.session_state["compare_downloads_open"] = True
+    at.run()
+    no_exception(at)
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert len(labels) == 4 and labels[-1] == "This comparison (JSON)"
 
 
 def test_clicking_a_scatter_point_opens_its_query(monkeypatch, regressions):
@@ -374,7 +395,11 @@ def test_deltas_by_group_are_sent_only_while_their_box_is_open(monkeypatch):
     by_group = lambda: {  # noqa: E731
         d.value.columns[0]: d.value for d in at.dataframe if d.value.columns[0] in GROUPS
     }
-    assert [e.label for e in at.expander] == [scatter_title("RecallCap@5"), BY_GROUP_TITLE]
+    assert [e.label for e in at.expander] == [
+        scatter_title("RecallCap@5"),
+        BY_GROUP_TITLE,
+        DOWNLOADS_TITLE,
+    ]
     assert by_group() == {}
     at.session_state["compare_by_group_open"] = True
     at.run()

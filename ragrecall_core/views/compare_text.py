@@ -34,6 +34,7 @@ DELTAS_CAPTION = (
 NOT_COMPARED = "This query is not among the compared ones (no-answer, or outside the filters)."
 # the expander that holds one measure's deltas by query type and by corpus section
 BY_GROUP_TITLE = "Deltas by query type and by corpus section"
+DOWNLOADS_TITLE = "Download the report or this comparison"
 # (choice, table key, title, Comparison attribute) of the outcome lists, in page order; the
 # choices are the view state's (dashboard_state.COMPARE_LISTS: a link names the list shown)
 OUTCOME_LISTS = (

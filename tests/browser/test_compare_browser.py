@@ -102,6 +102,7 @@ def test_the_comparison_downloads_as_json(page: Page, app_url):
     import json
 
     open_page(page, f"{app_url}/runs-diff", "Measures: candidate minus baseline")
+    open_box(page, "Download the report or this comparison")  # sent only once it is open
     button = page.get_by_role("button", name="This comparison (JSON)")
     button.scroll_into_view_if_needed()
     with page.expect_download(timeout=TIMEOUT) as download:
