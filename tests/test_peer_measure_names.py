@@ -190,7 +190,7 @@ def trec_ws():
 def per_query(evaluation) -> dict[str, dict[str, float]]:
     """``{measure as asked: {query: value}}`` (a query's value of ranx's ``mrr@10`` goes by
     ``RR@10`` in the rows: never a mean's name)."""
-    asked = dict(zip(evaluation.query_labels, evaluation.labels, strict=True))
+    asked = evaluation.asked
     table: dict[str, dict[str, float]] = {}
     for _, query, measure, value in evaluation.rows:
         table.setdefault(asked[measure], {})[query] = value

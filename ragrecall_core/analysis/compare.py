@@ -146,8 +146,7 @@ def compare(
     # a query's value goes by its own name (RR@5 where MRR@5 was asked: never a mean's), the
     # means of the deltas by the name asked
     per_query = paired(evaluation.per_query, baseline, candidate)
-    as_asked = dict(zip(evaluation.query_labels, labels, strict=True))
-    by_label = per_query.assign(measure=per_query.measure.map(as_asked))
+    by_label = per_query.assign(measure=per_query.measure.map(evaluation.asked))
     deltas = delta_table(by_label, labels)
     outcomes = pass_outcomes(by_label[by_label.measure == pass_measure])
     queries = (

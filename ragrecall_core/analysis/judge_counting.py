@@ -152,7 +152,7 @@ def count_judge(
     labelled = set(human_judged_queries(workspace, depth, workspace.run_names))
     # a query's value goes by the measure's per-query name (RR@5 for MRR@5), its mean and
     # interval by the name asked
-    as_asked = dict(zip(counted.query_labels, counted.labels, strict=True))
+    as_asked = counted.asked
     rows = []
     for run, measure in (
         counted.per_query[["run", "measure"]].drop_duplicates().itertuples(index=False)

@@ -867,8 +867,8 @@ def read_unsorted_first(
         fits = _file_test_holds(also, con, table, params)
     finally:
         holds = ordered() if ordered else None  # never left running on a table to be dropped
-    if not ordered:
-        holds = _order_test(con, table, in_order) if fits else False
+    if not ordered and fits:  # not begun beside the others: its turn now
+        holds = _order_test(con, table, in_order)
     if not fits or holds is None:
         passed()  # its last test may read the table: never left running on it
         return _kept(con, table, False)

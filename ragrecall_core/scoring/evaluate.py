@@ -91,6 +91,12 @@ class Evaluation:
         as asked, but never a mean's name (``MRR@5`` asked: a query's value is ``RR@5``)."""
         return [r.query_label for r in self.requests]
 
+    @property
+    def asked(self) -> dict[str, str]:
+        """A query's value's name (:attr:`query_labels`) -> its measure's name as asked
+        (:attr:`labels`): ``RR@5`` -> ``MRR@5``, where the mean goes by what was asked."""
+        return dict(zip(self.query_labels, self.labels, strict=True))
+
     @cached_property
     def per_query(self) -> pd.DataFrame:
         """``(run, query_id, measure, value)``, by run, measure (:attr:`query_labels`) and
