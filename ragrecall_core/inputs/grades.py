@@ -5,6 +5,11 @@ CSV / Parquet. Grade 2 = relevant, 1 = partially relevant, 0 = not relevant;
 ``harmful`` marks a convincing but outdated or contradicting chunk. A row
 without an annotator (or a blank one) takes the file's stem as the annotator's name;
 names are trimmed, as the judgment store trims them.
+
+One file grades a (query, chunk) once per annotator, the annotator as it is stored: a
+row by ``kim`` and a row without an annotator in ``kim.csv`` repeat each other, whether
+their grades agree (it would be stored twice) or not (which one counts would be a
+guess). Either is refused, naming both lines.
 """
 
 from __future__ import annotations
@@ -24,6 +29,10 @@ from ragrecall_core.inputs.checks import (
     string_field,
 )
 
+# the annotator a row is stored under: its own, trimmed, else the file's stem ($annotator)
+STORED_ANNOTATOR = "coalesce(nullif(trim({written}), ''), $annotator)"
+TRIPLE = "(query, chunk, annotator) triple (a row without an annotator is the file stem's)"
+
 JSONL_CHECKS = [
     repeated_keys(),
     *string_field("query_id"),
@@ -42,10 +51,9 @@ JSONL_CHECKS = [
     *string_field("reason", required=False),
     *string_field("annotator", required=False),
     duplicate_key(
-        "(j->>'$.query_id') || ' ' || (j->>'$.chunk_id') || ' by ' "
-        "|| coalesce(trim(j->>'$.annotator'), '')",
-        "j->>'$.query_id', j->>'$.chunk_id', nullif(trim(j->>'$.annotator'), '')",
-        "(query, chunk, annotator) triple",
+        "(j->>'$.query_id') || ' ' || (j->>'$.chunk_id') || ' by ' || annotator",
+        "j->>'$.query_id', j->>'$.chunk_id', annotator",
+        TRIPLE,
     ),
 ]
 
@@ -65,9 +73,9 @@ LONG_CHECKS = [
         "harmful to be true or false",
     ),
     duplicate_key(
-        "query_id || ' ' || chunk_id || ' by ' || coalesce(trim(annotator), '')",
-        "query_id, chunk_id, nullif(trim(annotator), '')",
-        "(query, chunk, annotator) triple",
+        "query_id || ' ' || chunk_id || ' by ' || annotator",
+        "query_id, chunk_id, annotator",
+        TRIPLE,
     ),
 ]
 
@@ -76,9 +84,10 @@ def load_grades(con: duckdb.DuckDBPyConnection, path: Path) -> int:
     """Load one grades file into ``grades``; return how many rows it added."""
     readers.require_file(path)
     fmt = readers.detect_format(path)
-    params = {"annotator": path.stem, "source": str(path)}
+    params = {"source": str(path)}
     if fmt == readers.JSONL:
         problems = readers.stage_json_lines(con, path, "grades_stage")
+        _name_annotators(con, "*", "j->>'$.annotator'", path)
         problems += run_checks(con, "grades_stage", JSONL_CHECKS, path)
         raise_if_any(sorted(problems, key=lambda p: p.line or 0))
         added = con.execute(
@@ -86,7 +95,7 @@ def load_grades(con: duckdb.DuckDBPyConnection, path: Path) -> int:
             INSERT INTO grades
             SELECT j->>'$.query_id', j->>'$.chunk_id', (j->>'$.grade')::INTEGER,
                    coalesce((j->>'$.harmful')::BOOLEAN, false), coalesce(j->>'$.reason', ''),
-                   coalesce(nullif(trim(j->>'$.annotator'), ''), $annotator), $source
+                   annotator, $source
             FROM grades_stage
             """,
             params,
@@ -97,16 +106,28 @@ def load_grades(con: duckdb.DuckDBPyConnection, path: Path) -> int:
         ids = ("query_id", "chunk_id")
         raise_if_any(readers.own_name_type_problems(con, path, fmt, columns, ids))
         readers.keep_as_text(con, "grades_stage", columns, LONG_COLUMNS)
+        _name_annotators(con, "* EXCLUDE (annotator)", "annotator", path)
         raise_if_any(run_checks(con, "grades_stage", LONG_CHECKS, path))
         added = con.execute(
             """
             INSERT INTO grades
             SELECT query_id, chunk_id, CAST(CAST(grade AS DOUBLE) AS INTEGER),
                    coalesce(TRY_CAST(nullif(trim(harmful), '') AS BOOLEAN), false),
-                   coalesce(reason, ''), coalesce(nullif(trim(annotator), ''), $annotator), $source
+                   coalesce(reason, ''), annotator, $source
             FROM grades_stage
             """,
             params,
         ).fetchone()[0]
     con.execute("DROP TABLE grades_stage")
     return added
+
+
+def _name_annotators(con: duckdb.DuckDBPyConnection, kept: str, written: str, path: Path) -> None:
+    """Give every staged row the ``annotator`` it is stored under (:data:`STORED_ANNOTATOR`:
+    ``written``, else the file's stem), before the checks: a repeated (query, chunk,
+    annotator) is one as stored, not as written. ``kept``/``written`` are SQL constants."""
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE grades_stage AS SELECT {kept}, "
+        f"{STORED_ANNOTATOR.format(written=written)} AS annotator FROM grades_stage",
+        {"annotator": path.stem},
+    )
