@@ -20,7 +20,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ragrecall_app import chart_code, context
+from ragrecall_app import chart_code, context, store_question
 from ragrecall_app.context import put_state, state_key, state_value
 from ragrecall_app.render import escape_markdown, new_page, presentation_style, problems
 from ragrecall_core.errors import InputError
@@ -114,7 +114,7 @@ def choose_source() -> Source:
     if gold is not None and runs:
         uploaded = context.save_uploads(gold, runs, grades or [], corpus)
         put_state(data=context.upload_key(uploaded))  # the link names the uploaded set
-        return uploaded
+        return store_question.settled(uploaded)
     if state_value("data"):
         linked = context.open_upload(state_value("data"))
         with st.sidebar:
@@ -125,7 +125,7 @@ def choose_source() -> Source:
                 kwargs={"data": ""},
                 key="side_data_close",
             )
-        return linked
+        return store_question.settled(linked)
     if folder.strip():
         path = Path(folder.strip()).expanduser()
         typed = Source(workspace=path if path.is_absolute() else (Path.cwd() / path))

@@ -38,6 +38,8 @@ from ragrecall_core.analysis.query_table import (
     filter_table,
 )
 from ragrecall_core.errors import InputError, Problem
+from ragrecall_core.inputs import upload_stores
+from ragrecall_core.inputs.home import GOLD_DIGEST, manifest_store
 from ragrecall_core.inputs.store import StoreStatus, store_path, uploads_folder
 from ragrecall_core.inputs.workspace import Workspace, WorkspaceFacts, workspace_facts
 from ragrecall_core.scoring.policy import Policy
@@ -281,8 +283,10 @@ def save_uploads(gold, runs: Sequence, grades: Sequence, corpus) -> Source:
     """Keep uploaded files under ``$RAGRECALL_HOME/uploads/<content hash>/``; a loose-file
     source. Persistent, unlike a temp folder: the grades made on them must survive a restart
     (the store itself lives where :func:`ragrecall_core.inputs.store.store_path` says, keyed
-    by the gold's name). Beside the folder, ``<hash>.json`` records which file is which, so
-    a link with ``?data=<hash>`` opens the same set again (:func:`open_upload`).
+    by the gold's name, or its own when the set chose so: :func:`store_question`). Beside
+    the folder, ``<hash>.json`` records which file is which, the gold's SHA-256 and the
+    store chosen, so a link with ``?data=<hash>`` opens the same set again
+    (:func:`open_upload`) with the same store.
     """
     uploads = [gold, *runs, *grades, *([corpus] if corpus else [])]
     _require_distinct_names(uploads)
@@ -305,17 +309,48 @@ def save_uploads(gold, runs: Sequence, grades: Sequence, corpus) -> Source:
             grades=tuple(save(f) for f in grades),
             corpus=save(corpus) if corpus else None,
         )
+        record = folder.with_suffix(".json")
         manifest = {
             "gold": source.gold.name,
             "runs": [p.name for p in source.runs],
             "grades": [p.name for p in source.grades],
             "corpus": source.corpus.name if source.corpus else None,
+            "gold_sha256": hashlib.sha256(gold.getvalue()).hexdigest(),
+            **_store_choice(record),  # saved again on every rerun: the choice stays
         }
-        folder.with_suffix(".json").write_text(json.dumps(manifest))
+        upload_stores.write_atomically(record, manifest)
         return source
     except OSError as error:
         expected = "a writable folder for uploads (set RAGRECALL_HOME to one)"
         raise InputError([Problem(str(folder), None, str(error)[:80], expected)]) from None
+
+
+def _store_choice(record: Path) -> dict:
+    """The store choice an upload set's manifest already holds (none when it has none)."""
+    choice, _digest = manifest_store(record)
+    return {"store": choice} if choice else {}
+
+
+def store_question(source: Source) -> upload_stores.StoreQuestion | None:
+    """What to ask before an upload set's gold is attached to the judgment store of its
+    name, which holds another gold's judgments (:mod:`ragrecall_core.inputs.upload_stores`);
+    ``None`` once its store is settled (settling it when nothing needs asking)."""
+    manifest = source.gold.parent.with_suffix(".json")
+    try:
+        return upload_stores.open_question(manifest, source.gold)
+    except OSError as error:
+        expected = "a writable folder for uploads (set RAGRECALL_HOME to one)"
+        raise InputError([Problem(str(manifest), None, str(error)[:80], expected)]) from None
+
+
+def choose_store(source: Source, choice: str) -> None:
+    """Keep the answer to :func:`store_question` with the upload set (its manifest)."""
+    manifest = source.gold.parent.with_suffix(".json")
+    try:
+        upload_stores.choose(manifest, choice)
+    except OSError as error:
+        expected = "a writable folder for uploads (set RAGRECALL_HOME to one)"
+        raise InputError([Problem(str(manifest), None, str(error)[:80], expected)]) from None
 
 
 UPLOAD_KEY_LENGTH = 16
@@ -373,6 +408,16 @@ def _source_of_record(record: Path, folder: Path) -> Source:
     )
     if not source.runs:
         problems.append(Problem(str(record), None, "[]", "at least one run file"))
+    # a choice of store needs its gold's digest; a set saved before either has neither
+    if manifest.get("store") not in (None, *upload_stores.CHOICES):
+        shown = str(manifest.get("store"))[:80]
+        problems.append(Problem(str(record), None, shown, "store: shared or separate"))
+    digest = manifest.get("gold_sha256")
+    if (manifest.get("store") or digest is not None) and not (
+        isinstance(digest, str) and GOLD_DIGEST.fullmatch(digest)
+    ):
+        shown = str(digest)[:80]
+        problems.append(Problem(str(record), None, shown, "gold_sha256: 64 hex digits"))
     if problems:
         raise InputError(problems)
     return source

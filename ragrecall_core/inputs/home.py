@@ -3,11 +3,18 @@ workspace's judgment store. Loading needs the store's place (to allow it), never
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
 
 HOME_VARIABLE = "RAGRECALL_HOME"
+# an upload set's choice of judgment store, in its manifest (``uploads/<key>.json``):
+# the store of its gold's name, which other golds of that name may use too, or its own
+SHARED, SEPARATE = "shared", "separate"
+GOLD_DIGEST = re.compile("[0-9a-f]{64}")
+# a separate store's name carries this many hex digits of its gold's SHA-256
+STORE_DIGEST_LENGTH = 8
 
 
 def ragrecall_home() -> Path:
@@ -20,14 +27,50 @@ def uploads_folder() -> Path:
     return ragrecall_home() / "uploads"
 
 
+def stores_folder() -> Path:
+    """Where the judgment stores of uploaded data live (a store outlives its uploads)."""
+    return ragrecall_home() / "stores"
+
+
 def store_location(folder: Path | None, gold: Path) -> Path:
     """The one place that says where the judgment store of a workspace lives: in its
-    ``folder`` when opened as one, else beside its ``gold`` file (uploads: under home)."""
+    ``folder`` when opened as one, else beside its ``gold`` file (uploads: under home, as
+    their manifest chose: :func:`upload_store_file`)."""
     if folder is not None:
         return folder / "judgments.duckdb"
     if gold.resolve().is_relative_to(uploads_folder().resolve()):
-        return ragrecall_home() / "stores" / f"{_safe_name(gold.name)}.judgments.duckdb"
+        choice, digest = manifest_store(gold.parent.with_suffix(".json"))
+        return stores_folder() / upload_store_file(gold.name, digest if choice != SHARED else None)
     return gold.with_name(gold.name + ".judgments.duckdb")
+
+
+def upload_store_file(gold_name: str, digest: str | None = None) -> str:
+    """The file name of an uploaded gold's store: ``<name>.judgments.duckdb``, shared by
+    every gold of that name (an edited gold uploaded again finds its grades), or with a
+    ``digest`` (the gold's SHA-256) ``<name>.<8 hex>.judgments.duckdb``, its own."""
+    own = f".{digest[:STORE_DIGEST_LENGTH]}" if digest else ""
+    return f"{_safe_name(gold_name)}{own}.judgments.duckdb"
+
+
+def manifest_store(manifest: Path) -> tuple[str | None, str | None]:
+    """An upload set's store choice and its gold's SHA-256 as its manifest records them.
+
+    A set saved before the choice existed records neither: it keeps the shared store it
+    always used (``store_location`` falls back to it). A set whose choice is still open
+    has a digest but no choice: its own store, so nothing opened before the dashboard
+    asks can mix two golds' grades. Anything malformed reads as not recorded."""
+    try:
+        record = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None, None
+    if not isinstance(record, dict):
+        return None, None
+    choice, digest = record.get("store"), record.get("gold_sha256")
+    choice = choice if choice in (SHARED, SEPARATE) else None
+    digest = digest if isinstance(digest, str) and GOLD_DIGEST.fullmatch(digest) else None
+    if digest is None:
+        return (None, None) if choice == SEPARATE else (choice, None)
+    return choice, digest
 
 
 def _safe_name(name: str) -> str:

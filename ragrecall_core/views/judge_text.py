@@ -9,7 +9,7 @@ which surprised people: the page says where it is for each kind of source.
 
 from __future__ import annotations
 
-from ragrecall_core.inputs.home import HOME_VARIABLE, ragrecall_home
+from ragrecall_core.inputs.home import HOME_VARIABLE, ragrecall_home, upload_store_file
 from ragrecall_core.inputs.store import store_path
 from ragrecall_core.inputs.workspace import Workspace
 
@@ -52,9 +52,11 @@ def store_place(workspace: Workspace) -> str:
         return f"Grades are stored in {path}, the workspace folder's judgment store."
     stores = ragrecall_home() / "stores"
     if path.parent.resolve() == stores.resolve():
+        own = path.name != upload_store_file(workspace.gold.name)
+        keyed = "the gold file's name" + (" and content (a store of its own)" if own else "")
         return (
             f"Grades are stored in {path}: uploaded files keep their grades under "
-            f"${HOME_VARIABLE} ({ragrecall_home()}), keyed by the gold file's name."
+            f"${HOME_VARIABLE} ({ragrecall_home()}), keyed by {keyed}."
         )
     return (
         f"Grades are stored in {path}: loose files (--gold) keep their grades beside the "

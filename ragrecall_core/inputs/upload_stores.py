@@ -1,0 +1,258 @@
+"""Which judgment store an upload set uses, so two projects' golds of one name never mix
+their grades silently.
+
+Uploaded data keeps its grades under ``$RAGRECALL_HOME/stores/``, by default in the store
+of its gold's file name: an edited gold uploaded again finds its grades there. But two
+different golds named ``gold.jsonl`` would then share one store, and the second project's
+numbers would count the first's grades wherever query and chunk ids collide. So each
+store remembers which gold contents it was used with (a sidecar
+``<store>.golds.json``, written atomically: the store file itself belongs to
+:mod:`.store`), and an upload set records its choice in its manifest
+(``uploads/<key>.json``: ``store`` and ``gold_sha256``; :func:`.home.store_location`
+reads them). When an upload's gold differs from every gold its name's store holding
+judgments was used with, the dashboard asks (:func:`open_question`) instead of attaching
+it; the answer (:func:`choose`) is kept in the manifest, so a link and a restart reopen
+the same store without asking again. A store made before this record existed has no
+record: its golds are unknown, so the dashboard asks too. Nothing is deleted or moved.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from ragrecall_core.errors import InputError, Problem
+from ragrecall_core.inputs import store as stores
+from ragrecall_core.inputs.home import (
+    GOLD_DIGEST,
+    SEPARATE,
+    SHARED,
+    stores_folder,
+    upload_store_file,
+)
+
+CHOICES = (SHARED, SEPARATE)
+RECORD_SUFFIX = ".golds.json"
+# the store tables whose rows are someone's saved work (grades, resolutions, verdicts)
+SAVED_TABLES = ("judgments", "resolutions", "verdicts")
+# sidecar and manifest writes of this process, one at a time (a read, a change, a write)
+_WRITE_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class StoreQuestion:
+    """What the dashboard asks before attaching an upload set's gold to the store of its
+    name: that store holds ``judgments`` (``None``: it could not be counted) made with
+    another gold, first used on ``first_used`` (``None``: a store older than the record)."""
+
+    gold_name: str
+    store: Path
+    judgments: int | None
+    first_used: str | None
+
+    def text(self) -> str:
+        """The question as one plain sentence (the file name is shown, never interpreted)."""
+        if self.first_used is None:
+            made = (
+                "made before ragrecall recorded which gold file a store was used with, so it "
+                "cannot tell whether they were made with this one"
+            )
+        else:
+            made = f"made with a different gold file (first used {self.first_used})"
+        if self.judgments == 0:
+            held = (
+                f"holds no judgments yet, but it was first used with a different gold file "
+                f"({self.first_used}): grades saved for either would count for both"
+            )
+        elif self.judgments is None:
+            held = f"already holds judgments (it could not be read to count them), {made}"
+        else:
+            held = f"already holds {_count(self.judgments, 'judgment')}, {made}"
+        return (
+            f"A judgment store for {self.gold_name} {held}. Use it (its grades count where "
+            "query and chunk ids match), or start a separate store for this gold?"
+        )
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def gold_digest(gold: Path) -> str:
+    """The SHA-256 of a gold file's bytes, in hex."""
+    digest = hashlib.sha256()
+    with gold.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+# ---------------------------------------------------------------- a store's record
+def record_path(store: Path) -> Path:
+    """The sidecar beside ``store`` that lists the gold contents it was used with."""
+    return store.with_name(store.name + RECORD_SUFFIX)
+
+
+def recorded_golds(store: Path) -> list[dict]:
+    """The golds ``store`` was used with, oldest first (``sha256``, ``first_used``); none
+    when it has no record (made before the record existed) or an unreadable one."""
+    try:
+        record = json.loads(record_path(store).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return []
+    golds = record.get("golds") if isinstance(record, dict) else None
+    return [
+        g
+        for g in golds or []
+        if isinstance(g, dict)
+        and isinstance(g.get("sha256"), str)
+        and GOLD_DIGEST.fullmatch(g["sha256"])
+    ]
+
+
+def record_gold(store: Path, digest: str) -> None:
+    """Add ``digest`` to ``store``'s record (once, with today's date)."""
+    with _WRITE_LOCK:
+        golds = recorded_golds(store)
+        if any(g["sha256"] == digest for g in golds):
+            return
+        used = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        golds.append({"sha256": digest, "first_used": used})
+        write_atomically(record_path(store), {"golds": golds})
+
+
+def write_atomically(path: Path, value: dict) -> None:
+    """Write ``value`` as JSON to ``path`` whole or not at all (a crash mid-write leaves the
+    old file): a temp file in the same folder, flushed, then renamed over it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(value, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def saved_judgments(store: Path) -> int | None:
+    """How many rows of saved work ``store`` holds: 0 when there is no store file, ``None``
+    when it cannot be read (damaged, or held by another process)."""
+    path = store.resolve()
+    if not path.exists():
+        return 0
+    # the store's own lock: no attach of it may start while it is open here (DuckDB lets
+    # one file be opened once per process), and a workspace of this process that has it
+    # attached is asked instead (sessions of one server share the process)
+    with stores._store_lock(path):
+        workspace = _holder(path)
+        try:
+            if workspace is not None:
+                return _count_rows(workspace.cursor(), stores.STORE)
+            con = duckdb.connect(str(path), read_only=True)
+            try:
+                return _count_rows(con, None)
+            finally:
+                con.close()
+        except duckdb.Error:
+            return None
+
+
+def _holder(path: Path):
+    """The workspace of this process that has the store at ``path`` attached, if any."""
+    ref = stores._HOLDERS.get(str(path))
+    workspace = ref() if ref else None
+    try:
+        return workspace if workspace is not None and stores.is_open(workspace) else None
+    except duckdb.Error:  # its connection is closed: the file is free
+        return None
+
+
+def _count_rows(con: duckdb.DuckDBPyConnection, database: str | None) -> int:
+    """The rows of :data:`SAVED_TABLES` in ``database`` (``None``: the connection's own)."""
+    found = con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE database_name = coalesce($d, "
+        "current_database()) AND schema_name = 'main'",
+        {"d": database},
+    ).fetchall()
+    total = 0
+    prefix = f"{database}." if database else ""
+    for table in sorted({t for (t,) in found} & set(SAVED_TABLES)):  # names of ours only
+        total += con.execute(f"SELECT count(*) FROM {prefix}{table}").fetchone()[0]
+    return total
+
+
+# ---------------------------------------------------------------- an upload set's choice
+def read_manifest(manifest: Path) -> dict:
+    """An upload set's manifest (InputError naming it when it is no JSON object)."""
+    try:
+        record = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise InputError([Problem(str(manifest), None, str(error)[:80], "a JSON object")]) from None
+    if not isinstance(record, dict):
+        raise InputError([Problem(str(manifest), None, str(record)[:80], "a JSON object")])
+    return record
+
+
+def open_question(manifest: Path, gold: Path) -> StoreQuestion | None:
+    """Settle which store the upload set of ``manifest`` (gold file ``gold``) uses when
+    nothing needs asking, and record it; else the question to ask (nothing recorded).
+
+    No question when the set has chosen already; when its gold has a store of its own
+    (chosen before for the same gold in another set); when the store of its name holds no
+    judgments yet, or was used with this very gold (the same file uploaded again). A
+    manifest saved before the choice existed is settled the same way (its digest added)."""
+    record = read_manifest(manifest)
+    choice, digest = record.get("store"), record.get("gold_sha256")
+    if not (isinstance(digest, str) and GOLD_DIGEST.fullmatch(digest)):
+        digest = gold_digest(gold)
+        record["gold_sha256"] = digest
+        with _WRITE_LOCK:
+            write_atomically(manifest, record)
+    if choice in CHOICES:
+        return None
+    shared = stores_folder() / upload_store_file(gold.name)
+    own = stores_folder() / upload_store_file(gold.name, digest)
+    golds = recorded_golds(shared)
+    if any(g["sha256"] == digest for g in golds):
+        choose(manifest, SHARED)
+        return None
+    if own.exists() or any(g["sha256"] == digest for g in recorded_golds(own)):
+        choose(manifest, SEPARATE)
+        return None
+    held = saved_judgments(shared)
+    if held == 0 and not golds:  # a new store, or one nobody has used yet
+        choose(manifest, SHARED)
+        return None
+    first = golds[0]["first_used"] if golds else None
+    return StoreQuestion(gold.name, shared, held, str(first)[:40] if first else None)
+
+
+def choose(manifest: Path, choice: str) -> Path:
+    """Keep ``choice`` (:data:`SHARED` or :data:`SEPARATE`) in the upload set's manifest
+    and add its gold to the chosen store's record; the store's path."""
+    if choice not in CHOICES:
+        raise InputError([Problem(str(manifest), None, str(choice)[:80], " or ".join(CHOICES))])
+    with _WRITE_LOCK:
+        record = read_manifest(manifest)
+        digest = record.get("gold_sha256")
+        if not (isinstance(digest, str) and GOLD_DIGEST.fullmatch(digest)):
+            raise InputError([Problem(str(manifest), None, str(digest)[:80], "a gold SHA-256")])
+        record["store"] = choice
+        write_atomically(manifest, record)
+    gold_name = record.get("gold")
+    store = stores_folder() / upload_store_file(
+        str(gold_name), digest if choice == SEPARATE else None
+    )
+    record_gold(store, digest)
+    return store
