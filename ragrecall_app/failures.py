@@ -13,25 +13,23 @@ import streamlit as st
 
 from ragrecall_app.chart import chart as draw_chart
 from ragrecall_app.context import Context, current, new_selection, state_key
-from ragrecall_app.context import go as go_to
+from ragrecall_app.group_click import clicked, open_queries
 from ragrecall_app.render import escape_markdown, table_height
 from ragrecall_core.analysis.pass_rule import pass_measure
 from ragrecall_core.views import charts
 from ragrecall_core.views import failures_text as ft
 from ragrecall_core.views.failure_groups import COLUMNS, failure_groups, missing_dimensions
-from ragrecall_core.views.plot_events import point_run_and_label, selected_points, selected_rows
+from ragrecall_core.views.plot_events import selected_rows
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
-
-QUERIES_PAGE = "pages/queries.py"
 
 
 def open_group(ctx: Context, dimension: str, run: str, group: str) -> None:
     """Open the group's failing queries on Queries, the filter named there in a banner (also
     a sidebar one: query type, section) with a way back."""
-    changes = ft.group_changes(dimension, group, ctx.state.without_group_filters())
-    go_to(QUERIES_PAGE, focus=run, failing_only=True, query_id="", **changes)
+    field, value = ft.group_filter(dimension, group)
+    open_queries(ctx, run, field, value, failing_only=True)
 
 
 @dataclass(frozen=True)
@@ -75,10 +73,9 @@ def _build(ctx: Context) -> FailuresView:
 def follow_click(ctx: Context, shown: FailuresView) -> None:
     """A bar or a row picked on the last run opens its group's queries on Queries: before
     this page draws anything (its chart and table would be sent only to be replaced)."""
-    points = selected_points(st.session_state.get("failures_chart"))
-    if new_selection("failures_chart", points):
-        run, group = point_run_and_label(points[0], shown.trace_runs, "y")
-        open_group(ctx, ctx.state.group_by, run, group)
+    bar = clicked("failures_chart", shown.trace_runs, "y")  # horizontal bars: groups on y
+    if bar:
+        open_group(ctx, ctx.state.group_by, *bar)
     picked = selected_rows(st.session_state.get("failures_groups"))
     if new_selection("failures_groups", picked) and picked[0] < len(shown.groups):
         chosen = shown.groups.iloc[picked[0]]

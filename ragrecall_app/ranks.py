@@ -7,16 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import streamlit as st
-
-from ragrecall_app.context import Context, current, go, new_selection
+from ragrecall_app.context import Context, current
+from ragrecall_app.group_click import clicked, open_queries
 from ragrecall_core.views import charts, ranks
-from ragrecall_core.views.plot_events import point_run_and_label, selected_points
 
 if TYPE_CHECKING:
     import plotly.graph_objects as pgo
-
-QUERIES_PAGE = "pages/queries.py"
 
 
 @dataclass(frozen=True)
@@ -52,12 +48,10 @@ def _build(ctx: Context) -> RanksView:
 def follow_click(ctx: Context, shown: RanksView) -> None:
     """A bar picked on the last run opens its bin's queries on Queries (one behaviour for
     every bar, the filter named in a banner there): before this page draws anything."""
-    points = selected_points(st.session_state.get("ranks_hist"))
-    if new_selection("ranks_hist", points):
-        run, label = point_run_and_label(points[0], shown.trace_runs, "x")
-        # the filters an earlier bar or group set are replaced, not combined
-        changes = {**ctx.state.without_group_filters(), "opened_from": "rank_bin"}
-        go(QUERIES_PAGE, focus=run, query_id="", **{**changes, "rank_bin": label})
+    bar = clicked("ranks_hist", shown.trace_runs, "x")
+    if bar:
+        run, label = bar
+        open_queries(ctx, run, "rank_bin", label)  # the sidebar's "failing only" kept
 
 
 def on_click() -> None:

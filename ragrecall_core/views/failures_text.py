@@ -4,15 +4,15 @@ page filter a group opens. The groups themselves come from
 :mod:`ragrecall_core.views.failure_groups`; ``pages/failures.py`` over
 :mod:`ragrecall_app.failures` only lays them out.
 
->>> group_changes("verdict", "no verdict yet", {"section": ""})
-{'section': '', 'opened_from': 'verdict', 'verdict': '(not given)'}
+>>> group_filter("verdict", "no verdict yet")
+('verdict', '(not given)')
 >>> option_label("corpus section", missing=True)
 'corpus section (not in this data)'
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection
 
 import pandas as pd
 
@@ -66,13 +66,11 @@ def option_label(label: str, missing: bool) -> str:
     return label + (" (not in this data)" if missing else "")
 
 
-def group_changes(dimension: str, group: str, cleared: Mapping[str, str]) -> dict[str, str]:
-    """The view-state changes that open a group's failing queries on Queries: the filters an
-    earlier group set (``cleared``) are replaced, not combined, and ``opened_from`` names the
-    filter set so the banner there names it too."""
-    field = TARGET[dimension]
+def group_filter(dimension: str, group: str) -> tuple[str, str]:
+    """The Queries filter, ``(field, value)``, that opens a group's failing queries
+    (:func:`ragrecall_app.group_click.open_queries` sets it, replacing an earlier one)."""
     value = MISSING if dimension == "verdict" and group == NO_VERDICT else group
-    return {**cleared, "opened_from": field, field: value}
+    return TARGET[dimension], value
 
 
 def chart_title(measure: str, label: str) -> str:
