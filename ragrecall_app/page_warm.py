@@ -71,13 +71,17 @@ def warm_pages(ctx: Context, stop: threading.Event | None = None) -> None:
             continue
 
 
-def wait_for_quiet(stop: threading.Event) -> bool:
+def wait_for_quiet(stop: threading.Event, timeout_s: float | None = None) -> bool:
     """Wait until no session's script has run for :data:`QUIET_S` (app.py marks each run:
     :func:`.context.script_began`) and no session awaits its first page
-    (:func:`session_arriving`); False when ``stop`` is set first."""
+    (:func:`session_arriving`); False when ``stop`` is set first, or ``timeout_s`` has
+    passed."""
+    deadline = None if timeout_s is None else time.monotonic() + timeout_s
     while not stop.is_set():
         if context.quiet_for() >= QUIET_S and not session_arriving():
             return True
+        if deadline is not None and time.monotonic() > deadline:
+            return False
         stop.wait(POLL_S)
     return False
 

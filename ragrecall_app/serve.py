@@ -19,6 +19,7 @@ warm-up's open waits for it, then restores the workspace from the cache.
 from __future__ import annotations
 
 import ast
+import gc
 import importlib
 import os
 import sys
@@ -41,6 +42,9 @@ HASHING: list[threading.Thread] = []
 # the child filling the load cache (cache_fill.start), and the thread waiting for it, which
 # the warm-up's open waits for too
 FILLING: list = []
+# how long after the first page the collector waits at most for the sessions to be quiet
+# (:func:`collect_startup`): sessions that keep running meanwhile leave their garbage
+GC_OFF_S = 30.0
 # the folders of a workspace whose files are inputs besides its own (Source.input_files)
 INPUT_FOLDERS = ("runs", "grades", "qrels")
 
@@ -48,6 +52,8 @@ INPUT_FOLDERS = ("runs", "grades", "qrels")
 def main(argv: list[str] | None = None) -> int:
     """``streamlit run app.py`` with the old ``pages/`` mode off from the start, and the
     first page's work started at once (:func:`warm_up`)."""
+    # the cyclic collector is off until the first page is drawn (:func:`collect_startup`)
+    gc.disable()
     args = sys.argv[1:] if argv is None else argv
     # listed once: sized for the child here, hashed beside streamlit's start below
     inputs = named_inputs(args, dict(os.environ))
@@ -93,8 +99,10 @@ def warm_up() -> None:
     compile the two scripts, then score and build the first page into the caches its
     sessions share (:func:`warm_first_page`).
 
-    Nothing here is shown: a source that fails to open fails again in the first session,
-    which shows its problems on the page."""
+    Once the first page is drawn and the sessions are quiet, the garbage of the start is
+    collected and what is left is frozen (:func:`collect_startup`), then the other pages are
+    built. Nothing here is shown: a source that fails to open fails again in the first
+    session, which shows its problems on the page."""
     try:
         if not wait_until(app_arguments_set):
             return
@@ -122,12 +130,33 @@ def warm_up() -> None:
             for script in (APP, FIRST_PAGE):
                 scripts.get_bytecode(str(script))
         ctx = warm_first_page(source)
-        from ragrecall_app.page_warm import first_page_drawn, warm_pages
+        from ragrecall_app.page_warm import first_page_drawn, wait_for_quiet, warm_pages
 
-        first_page_drawn(stop=STOPPING)  # then every k's tables and the other pages' results
-        warm_pages(ctx, stop=STOPPING)
+        first_page_drawn(stop=STOPPING)
+        wait_for_quiet(STOPPING, timeout_s=GC_OFF_S)
+        collect_startup()
+        warm_pages(ctx, stop=STOPPING)  # every k's tables and the other pages' results
     except Exception:  # noqa: BLE001 (left to the first session, which reports it)
         return
+    finally:
+        collect_startup()
+
+
+def collect_startup() -> None:
+    """Turn the cyclic collector back on (:func:`main` turns it off first thing), once: its
+    collections during the start scanned the imports' objects again and again (streamlit,
+    pandas and the dashboard: about 0.1 of the 0.8 CPU s of their imports) on the one
+    interpreter the first page waits for. One full collection then takes the start's
+    garbage, and what is left (the modules, the workspace, the caches) is frozen: the
+    collector's later full passes, each a pause of every session's script, no longer scan
+    it. Begun while no session's script runs (:func:`.page_warm.wait_for_quiet`, at most
+    :data:`GC_OFF_S` after the first page) or when the warm-up ends; a second call does
+    nothing."""
+    if gc.isenabled():
+        return
+    gc.collect()
+    gc.freeze()
+    gc.enable()
 
 
 def hash_inputs(paths: list[Path]) -> None:

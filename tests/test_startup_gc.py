@@ -1,0 +1,91 @@
+"""The launcher's cyclic collector (issue 30): off from its first line, back on once the first
+page is drawn, whatever way the warm-up ends, with the start's survivors frozen."""
+
+from __future__ import annotations
+
+import gc
+import os
+import subprocess
+import sys
+import threading
+
+import pytest
+from dashboard_support import ROOT
+
+from ragrecall_app import page_warm, serve
+
+
+@pytest.fixture
+def collector_restored():
+    """Whatever a test does to the collector, the next one finds it on and nothing frozen."""
+    yield
+    gc.enable()
+    gc.unfreeze()
+
+
+def test_the_launcher_turns_the_collector_off_before_streamlit_runs(tmp_path):
+    code = (
+        "import gc\n"
+        "from streamlit.web import cli\n"
+        "from ragrecall_app import serve\n"
+        "seen = []\n"
+        "cli.main = lambda: seen.append(gc.isenabled()) or 0\n"
+        "serve.warm_up = lambda: None\n"
+        "serve.cache_fill.start = lambda args: None\n"
+        "assert serve.main([]) == 0\n"
+        "print(seen)\n"
+    )
+    env = {**os.environ, "RAGRECALL_HOME": str(tmp_path / "home")}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[False]"
+
+
+def test_the_collector_comes_back_on_with_the_start_frozen(collector_restored):
+    gc.disable()
+    serve.collect_startup()
+    assert gc.isenabled()
+    frozen = gc.get_freeze_count()
+    assert frozen > 0
+    serve.collect_startup()  # a second call: nothing more is frozen
+    assert gc.get_freeze_count() == frozen
+
+
+def test_the_start_s_garbage_is_collected_before_the_freeze(collector_restored):
+    class Cycle:
+        pass
+
+    gc.disable()
+    cycle = Cycle()
+    cycle.me = cycle
+    gone = threading.Event()
+    import weakref
+
+    weakref.finalize(cycle, gone.set)
+    del cycle
+    serve.collect_startup()
+    assert gone.is_set(), "a cycle of the start was frozen instead of collected"
+
+
+def test_a_warm_up_that_ends_early_turns_the_collector_back_on(monkeypatch, collector_restored):
+    monkeypatch.setattr(serve, "wait_until", lambda ready: False)
+    gc.disable()
+    serve.warm_up()
+    assert gc.isenabled()
+
+
+def test_a_warm_up_that_fails_turns_the_collector_back_on(monkeypatch, collector_restored):
+    def fail(ready):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(serve, "wait_until", fail)
+    gc.disable()
+    serve.warm_up()
+    assert gc.isenabled()
+
+
+def test_the_wait_for_quiet_sessions_gives_up_at_its_deadline(monkeypatch):
+    monkeypatch.setattr(page_warm.context, "quiet_for", lambda: 0.0)  # a script always runs
+    assert page_warm.wait_for_quiet(threading.Event(), timeout_s=0.05) is False
