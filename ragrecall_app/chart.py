@@ -18,6 +18,7 @@ the same bar opens it again.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -53,11 +54,19 @@ def chart(figure: go.Figure, *, key: str, on_select: Callable[[], None] | str | 
     ``st.session_state[key]["selection"]``, calling ``on_select`` first; the result holds
     it too (``result["selection"]``)."""
     clicks = on_select is not None
-    data = {"figure": plotly.io.to_json(figure, validate=False), "clicks": clicks, "config": CONFIG}
+    data = {"figure": figure_data(figure), "clicks": clicks, "config": CONFIG}
     if on_select is None:
         return _component(key=key, data=data)
     callback = _nothing if on_select == "rerun" else on_select
     return _component(key=key, data=data, on_selection_change=callback)
+
+
+def figure_data(figure: go.Figure) -> dict:
+    """``figure`` as JSON data, which streamlit serialises once for the browser (a JSON text
+    inside the data would be escaped there and parsed twice in the browser). Plotly's own
+    engine writes it (numpy arrays as the typed arrays plotly.js reads, dates as text), so it
+    is the figure ``st.plotly_chart`` sent; the text in it is the builders' (``plot_literal``)."""
+    return json.loads(plotly.io.to_json(figure, validate=False))
 
 
 def _nothing() -> None:

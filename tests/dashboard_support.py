@@ -156,7 +156,7 @@ def charts(at: AppTest) -> list:
 
 def figure_of(element) -> dict:
     """The plotly figure (as JSON) a chart element sends to the browser."""
-    return json.loads(json.loads(element.proto.json)["figure"])
+    return json.loads(element.proto.json)["figure"]
 
 
 def figures(at: AppTest) -> list[dict]:

@@ -13,16 +13,17 @@ const point = (p) => ({
   customdata: p.customdata,
 });
 
+// the figure arrives as data, parsed once by streamlit, which keeps the same object while
+// the element's data is the same: a rerun that leaves the figure as it was draws nothing
 const draw = (Plotly, div, config) => {
-  const wanted = div.ragrecallFigure;
-  if (div.ragrecallDrawn === wanted) return;
-  const figure = JSON.parse(wanted);
+  const figure = div.ragrecallFigure;
+  if (div.ragrecallDrawn === figure) return;
   // the app's own font and text colour where the figure names none, as streamlit's theme
   // gave its charts
   const layout = figure.layout || {};
   const page = getComputedStyle(div);
   layout.font = { family: page.fontFamily, color: page.color, ...(layout.font || {}) };
-  div.ragrecallDrawn = wanted;
+  div.ragrecallDrawn = figure;
   Plotly.react(div, figure.data || [], layout, config);
 };
 
