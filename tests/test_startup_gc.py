@@ -89,3 +89,25 @@ def test_a_warm_up_that_fails_turns_the_collector_back_on(monkeypatch, collector
 def test_the_wait_for_quiet_sessions_gives_up_at_its_deadline(monkeypatch):
     monkeypatch.setattr(page_warm.context, "quiet_for", lambda: 0.0)  # a script always runs
     assert page_warm.wait_for_quiet(threading.Event(), timeout_s=0.05) is False
+
+
+def test_the_launcher_skips_the_scan_of_installed_component_packages(monkeypatch):
+    """The runtime's scan of every installed distribution's metadata for components is
+    skipped: no distribution is listed."""
+    import importlib.metadata
+
+    from streamlit.components.v2 import component_manager, manifest_scanner
+
+    listed = []
+    monkeypatch.setattr(importlib.metadata, "distributions", lambda: listed.append(1) or [])
+    component_manager.BidiComponentManager().discover_and_register_components(
+        start_file_watching=False
+    )
+    assert listed, "the test does not see the scan"
+    listed.clear()
+    monkeypatch.setattr(manifest_scanner, "scan_component_manifests", None)  # restored after
+    serve.skip_installed_components()
+    component_manager.BidiComponentManager().discover_and_register_components(
+        start_file_watching=False
+    )
+    assert listed == []
