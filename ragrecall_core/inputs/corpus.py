@@ -13,6 +13,7 @@ them. No key or header is ever spliced into SQL.
 from __future__ import annotations
 
 import json
+from contextlib import suppress
 from pathlib import Path
 
 import duckdb
@@ -93,9 +94,33 @@ def doc_of_sql(chunk: str) -> str:
 
 
 def load_corpus(con: duckdb.DuckDBPyConnection, path: Path) -> int:
-    """Load the corpus file into ``corpus``; return the number of chunks."""
+    """Load the corpus file into ``corpus``; return the number of chunks. Its staging
+    tables go, whether it loads or not (:func:`discard`)."""
     readers.require_file(path)
     fmt = readers.detect_format(path)
+    try:
+        _load(con, path, fmt)
+    except BaseException:
+        with suppress(duckdb.Error):  # never in place of what stopped the read
+            discard(con)
+        raise
+    discard(con)
+    return con.execute("SELECT count(*) FROM corpus").fetchone()[0]
+
+
+# the tables a corpus file's read stages its records in (readers.stage_*, FIELDS_SQL)
+STAGING_TABLES = ("corpus_stage", "corpus_stage_all", "corpus_table", "corpus_fields")
+
+
+def discard(con: duckdb.DuckDBPyConnection) -> None:
+    """Drop the staging tables of a corpus file's read, where they exist: a refused file
+    leaves nothing behind (a workspace reads its other files on, an upload's connection
+    lives on), and a loaded one nothing but its chunks."""
+    con.execute("; ".join(f"DROP TABLE IF EXISTS {name}" for name in STAGING_TABLES))
+
+
+def _load(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> None:
+    """Stage, check and insert the corpus file ``path`` of format ``fmt``."""
     if fmt == readers.JSONL:
         problems = readers.stage_json_lines(con, path, "corpus_stage")
         con.execute(FIELDS_SQL)
@@ -114,9 +139,6 @@ def load_corpus(con: duckdb.DuckDBPyConnection, path: Path) -> int:
         """,
         {"drop_known": DROP_KNOWN},
     )
-    con.execute("DROP TABLE corpus_stage")
-    con.execute("DROP TABLE corpus_fields")
-    return con.execute("SELECT count(*) FROM corpus").fetchone()[0]
 
 
 def _stage_rows_as_json(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> None:
@@ -129,4 +151,3 @@ def _stage_rows_as_json(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) ->
         "CREATE OR REPLACE TEMP TABLE corpus_stage AS "
         "SELECT line, to_json(rec) AS j FROM corpus_table"
     )
-    con.execute("DROP TABLE corpus_table")

@@ -14,6 +14,7 @@ guess). Either is refused, naming both lines.
 
 from __future__ import annotations
 
+from contextlib import suppress
 from pathlib import Path
 
 import duckdb
@@ -81,16 +82,40 @@ LONG_CHECKS = [
 
 
 def load_grades(con: duckdb.DuckDBPyConnection, path: Path) -> int:
-    """Load one grades file into ``grades``; return how many rows it added."""
+    """Load one grades file into ``grades``; return how many rows it added. Its staging
+    tables go, whether it loads or not (:func:`discard`)."""
     readers.require_file(path)
     fmt = readers.detect_format(path)
+    try:
+        added = _load(con, path, fmt)
+    except BaseException:
+        with suppress(duckdb.Error):  # never in place of what stopped the read
+            discard(con)
+        raise
+    discard(con)
+    return added
+
+
+# the tables a grades file's read stages its rows in (readers.stage_*)
+STAGING_TABLES = ("grades_stage", "grades_stage_all")
+
+
+def discard(con: duckdb.DuckDBPyConnection) -> None:
+    """Drop the staging tables of a grades file's read, where they exist: a refused file
+    leaves nothing behind (a workspace reads its other files on, an upload's connection
+    lives on), and a loaded one nothing but its rows."""
+    con.execute("; ".join(f"DROP TABLE IF EXISTS {name}" for name in STAGING_TABLES))
+
+
+def _load(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> int:
+    """Stage, check and insert the grades file ``path`` of format ``fmt``."""
     params = {"source": str(path)}
     if fmt == readers.JSONL:
         problems = readers.stage_json_lines(con, path, "grades_stage")
         _name_annotators(con, "*", "j->>'$.annotator'", path)
         problems += run_checks(con, "grades_stage", JSONL_CHECKS, path)
         raise_if_any(sorted(problems, key=lambda p: p.line or 0))
-        added = con.execute(
+        return con.execute(
             """
             INSERT INTO grades
             SELECT j->>'$.query_id', j->>'$.chunk_id', (j->>'$.grade')::INTEGER,
@@ -100,26 +125,23 @@ def load_grades(con: duckdb.DuckDBPyConnection, path: Path) -> int:
             """,
             params,
         ).fetchone()[0]  # an INSERT's result: the number of rows it added
-    else:
-        columns = readers.stage_table_rows(con, path, fmt, "grades_stage")
-        readers.require_columns(path, columns, ("query_id", "chunk_id", "grade"))
-        ids = ("query_id", "chunk_id")
-        raise_if_any(readers.own_name_type_problems(con, path, fmt, columns, ids))
-        readers.keep_as_text(con, "grades_stage", columns, LONG_COLUMNS)
-        _name_annotators(con, "* EXCLUDE (annotator)", "annotator", path)
-        raise_if_any(run_checks(con, "grades_stage", LONG_CHECKS, path))
-        added = con.execute(
-            """
-            INSERT INTO grades
-            SELECT query_id, chunk_id, CAST(CAST(grade AS DOUBLE) AS INTEGER),
-                   coalesce(TRY_CAST(nullif(trim(harmful), '') AS BOOLEAN), false),
-                   coalesce(reason, ''), annotator, $source
-            FROM grades_stage
-            """,
-            params,
-        ).fetchone()[0]
-    con.execute("DROP TABLE grades_stage")
-    return added
+    columns = readers.stage_table_rows(con, path, fmt, "grades_stage")
+    readers.require_columns(path, columns, ("query_id", "chunk_id", "grade"))
+    ids = ("query_id", "chunk_id")
+    raise_if_any(readers.own_name_type_problems(con, path, fmt, columns, ids))
+    readers.keep_as_text(con, "grades_stage", columns, LONG_COLUMNS)
+    _name_annotators(con, "* EXCLUDE (annotator)", "annotator", path)
+    raise_if_any(run_checks(con, "grades_stage", LONG_CHECKS, path))
+    return con.execute(
+        """
+        INSERT INTO grades
+        SELECT query_id, chunk_id, CAST(CAST(grade AS DOUBLE) AS INTEGER),
+               coalesce(TRY_CAST(nullif(trim(harmful), '') AS BOOLEAN), false),
+               coalesce(reason, ''), annotator, $source
+        FROM grades_stage
+        """,
+        params,
+    ).fetchone()[0]
 
 
 def _name_annotators(con: duckdb.DuckDBPyConnection, kept: str, written: str, path: Path) -> None:
