@@ -135,6 +135,12 @@ _ATTACHED_FILES: dict[str, tuple[int, int] | None] = {}
 # are threads; a detach must not land inside another session's transaction). Always taken
 # before _ATTACH_LOCK.
 _STORE_LOCKS: dict[str, threading.RLock] = {}
+# connection -> how the store is attached to it (:func:`_attached_mode`), until it changes;
+# a closed connection that is collected goes with its answer
+_MODES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_MODES_LOCK = threading.Lock()
+# how many times a kept answer was forgotten: one read from before a change is not kept
+_MODE_CHANGES = [0]
 
 
 # ---------------------------------------------------------------- where
@@ -177,13 +183,35 @@ def is_open(workspace: Workspace) -> bool:
 
 
 def _attached_mode(workspace: Workspace) -> bool | None:
-    """``True`` when the store is attached read-only, ``False`` read-write, ``None`` not."""
+    """``True`` when the store is attached read-only, ``False`` read-write, ``None`` not.
+
+    Asked on every rerun of every session (:func:`connect_store`, the store's version), it
+    is DuckDB's answer kept per connection: only this module attaches or detaches the
+    store (:func:`attach_store`, :func:`_release`), and each time it does, the kept answer
+    is forgotten (:func:`_forget_mode`). An answer read while one was being forgotten is
+    not kept: it may be of the state before."""
+    con = workspace.con
+    with _MODES_LOCK:
+        if con in _MODES:
+            return _MODES[con]
+        changes = _MODE_CHANGES[0]
     row = (
         workspace.cursor()
         .execute("SELECT readonly FROM duckdb_databases() WHERE database_name = $s", {"s": STORE})
         .fetchone()
     )
-    return None if row is None else bool(row[0])
+    mode = None if row is None else bool(row[0])
+    with _MODES_LOCK:
+        if _MODE_CHANGES[0] == changes:
+            _MODES[con] = mode
+    return mode
+
+
+def _forget_mode(con: duckdb.DuckDBPyConnection) -> None:
+    """The store was attached to or detached from ``con`` (or may have been): ask again."""
+    with _MODES_LOCK:
+        _MODE_CHANGES[0] += 1
+        _MODES.pop(con, None)
 
 
 def is_writable(path: Path) -> bool:
@@ -264,12 +292,14 @@ def connect_store(workspace: Workspace) -> StoreStatus:
 
 
 def _release(workspace: Workspace) -> None:
+    con = workspace.con
     try:
-        con = workspace.con
         con.execute(FILE_ONLY_VIEWS)
         con.execute(f"DETACH {STORE}")
     except duckdb.Error:  # a closed connection has nothing to release
         pass
+    finally:
+        _forget_mode(con)
 
 
 def attach_store(workspace: Workspace, path: Path | None = None, read_only: bool = False) -> Path:
@@ -287,6 +317,8 @@ def attach_store(workspace: Workspace, path: Path | None = None, read_only: bool
         )
     except duckdb.Error as error:
         raise _unusable(path, error) from None
+    finally:
+        _forget_mode(con)
     tables = _store_tables(con)
     is_store = OLD_STORE_TABLES <= tables <= STORE_TABLES
     if not is_store and (tables or read_only):  # a DuckDB file, but not a store
