@@ -88,8 +88,9 @@ def wait(child: subprocess.Popen | None, timeout_s: float = WAIT_S) -> bool:
 
 
 def stop(child: subprocess.Popen | None) -> None:
-    """End ``child`` if it still runs (a temporary cache file it leaves is never read and
-    goes with the load cache's eviction), and close the pipe to it."""
+    """End ``child`` if it still runs (a temporary cache file it leaves is never read, and
+    goes at the next load that writes the cache: its writer is gone,
+    :func:`.load_cache.remove_dead_writers`), and close the pipe to it."""
     if child is None:
         return
     if child.poll() is None:

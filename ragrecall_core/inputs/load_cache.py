@@ -59,7 +59,12 @@ miss.
 
 **Eviction**: after each write, at most :data:`MAX_FILES` (8) cache files and
 :data:`MAX_BYTES` (2 GB) together stay, the most recently used first (a hit touches its
-file); a temporary file older than an hour (a writer that died) goes too.
+file). A temporary file is named with its writer's process id: a load that writes the
+cache (before it makes its own) and each eviction remove those whose process is gone (a
+fill's child killed with the server, a process that crashed), whatever their age, and
+never one whose process lives (another server writing the same key, this process's own
+writer threads). A temporary file without a writer's id (an older ragrecall's) goes
+once it is older than an hour.
 """
 
 from __future__ import annotations
@@ -101,6 +106,8 @@ ALIAS = "ragrecall_load_cache"
 KEY_TABLE = "ragrecall_load_cache_key"
 CACHE_NAME = re.compile(r"[0-9a-f]{64}\.duckdb")
 TEMP_PREFIX = ".tmp-"
+# a temporary cache file (or a file DuckDB keeps beside it): key, writer's pid, uuid
+TEMP_NAME = re.compile(r"\.tmp-[0-9a-f]{64}-([0-9]{1,10})-[0-9a-f]{32}\.duckdb(\.[a-z.]+)?")
 RUN_TABLE = re.compile(r"run_table_[0-9]{1,6}")
 # every run loader makes these columns (runs.py); the ``runs`` view reads them
 RUN_TABLE_COLUMNS = (
@@ -623,7 +630,8 @@ def _load_and_keep(
     down); keep it only when the load raised nothing and no input changed since its
     :func:`fingerprints` were ``before`` (taken before the key was made)."""
     con = connect(memory_limit=memory_limit)
-    temp = folder / f"{TEMP_PREFIX}{key}-{uuid.uuid4().hex}.duckdb"
+    remove_dead_writers(folder)
+    temp = folder / f"{TEMP_PREFIX}{key}-{os.getpid()}-{uuid.uuid4().hex}.duckdb"
     try:
         con.execute(f"ATTACH $path AS {ALIAS}", {"path": str(temp)})
     except duckdb.Error:
@@ -736,13 +744,15 @@ def _remove(path: Path) -> None:
 def evict(folder: Path) -> None:
     """Keep the most recently used cache files, at most :data:`MAX_FILES` of them and
     :data:`MAX_BYTES` together (the first that does not fit goes, and every older one);
-    delete temporary files older than :data:`STALE_TEMP_SECONDS`. Only files named as this
-    module names them are touched."""
+    delete the temporary files of writers that are gone (:func:`remove_dead_writers`), and
+    those without a writer's id older than :data:`STALE_TEMP_SECONDS`. Only files named as
+    this module names them are touched."""
     kept, used, full, now = 0, 0, False, time.time()
     for mtime, size, path in sorted(_cache_files(folder), reverse=True):
         if path.name.startswith(TEMP_PREFIX):
-            if now - mtime > STALE_TEMP_SECONDS:
-                _remove(path)
+            pid = _writer_pid(path)
+            if _gone(pid) if pid is not None else now - mtime > STALE_TEMP_SECONDS:
+                _remove(_temp_base(path))
             continue
         kept, used = kept + 1, used + size
         full = full or kept > MAX_FILES or used > MAX_BYTES
@@ -764,3 +774,45 @@ def _cache_files(folder: Path) -> list[tuple[float, int, Path]]:
         if stat.S_ISREG(info.st_mode):
             found.append((info.st_mtime, info.st_size, path))
     return found
+
+
+def remove_dead_writers(folder: Path) -> None:
+    """Delete the temporary cache files (and DuckDB's files beside them) in ``folder`` whose
+    writer's process is gone: killed or crashed while it wrote, it never will finish. One
+    whose process lives is never touched, whatever its age."""
+    try:
+        names = [path for path in folder.iterdir() if path.name.startswith(TEMP_PREFIX)]
+    except OSError:
+        return
+    for path in names:
+        pid = _writer_pid(path)
+        if pid is not None and _gone(pid):
+            _remove(_temp_base(path))
+
+
+def _writer_pid(path: Path) -> int | None:
+    """The process id in a temporary cache file's name (None when it has none)."""
+    found = TEMP_NAME.fullmatch(path.name)
+    return int(found.group(1)) if found else None
+
+
+def _temp_base(path: Path) -> Path:
+    """The temporary cache file ``path`` is, or that DuckDB keeps it beside."""
+    found = TEMP_NAME.fullmatch(path.name)
+    suffix = found.group(2) if found else None
+    return path.with_name(path.name[: -len(suffix)]) if suffix else path
+
+
+def _gone(pid: int) -> bool:
+    """Whether no process has the id ``pid`` (never this one: its writers are threads).
+    A process of another user counts as living (``EPERM``); so does a reused id, until it
+    ends too."""
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except (OSError, OverflowError):
+        return False
+    return False

@@ -178,7 +178,7 @@ def test_a_cache_file_that_cannot_be_made_is_named_once(tmp_path, capfd, monkeyp
     fixed = uuid.UUID(int=7)
     monkeypatch.setattr(load_cache.uuid, "uuid4", lambda: fixed)
     key = load_cache.cache_key(load_plan_of(Workspace.open(DATA_SAMPLES)))
-    obstacle = cache / f"{load_cache.TEMP_PREFIX}{key}-{fixed.hex}.duckdb"
+    obstacle = cache / f"{load_cache.TEMP_PREFIX}{key}-{os.getpid()}-{fixed.hex}.duckdb"
     obstacle.mkdir()  # in the way of the temporary file
     for _ in range(2):
         assert fingerprint_of_data(open_again(cache)) == EXPECTED
