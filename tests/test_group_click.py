@@ -8,6 +8,8 @@ import pytest
 
 from ragrecall_app.group_click import opening
 from tests.dashboard_support import app, no_exception, titles
+from tests.test_app_failures import click_bar as failures_bar
+from tests.test_app_ranks import click as ranks_bar
 
 FAILURES = "pages/failures.py"
 RANKS = "pages/ranks.py"
@@ -38,20 +40,6 @@ def test_opening_replaces_the_earlier_group(cleared, field, value, expected):
     assert opening(cleared, field, value) == expected
 
 
-def failures_bar(at, run: str, group: str):
-    at.session_state["failures_chart"] = {
-        "selection": {"points": [{"curve_number": 0, "y": group, "customdata": [run, group]}]}
-    }
-    return at.run()
-
-
-def ranks_bar(at, run: str, label: str):
-    at.session_state["ranks_hist"] = {
-        "selection": {"points": [{"curve_number": 0, "x": label, "customdata": [run, label, 0.1]}]}
-    }
-    return at.run()
-
-
 def group_state(at):
     no_exception(at)
     assert titles(at) == ["Queries"]
@@ -59,9 +47,10 @@ def group_state(at):
 
 
 def test_a_ranks_bar_replaces_a_failures_group(monkeypatch):
-    at = failures_bar(app(monkeypatch=monkeypatch).switch_page(FAILURES).run(), "bm25", "partial")
+    at = app(monkeypatch=monkeypatch).switch_page(FAILURES).run()
+    failures_bar(at, "bm25", "partial")
     assert group_state(at).group_filters() == {"failure_class": "partial"}
-    at = ranks_bar(at.switch_page(RANKS).run(), "bm25", "2-3")
+    ranks_bar(at.switch_page(RANKS).run(), "bm25", "2-3")
     state = group_state(at)
     assert state.group_filters() == {"rank_bin": "2-3"} and state.opened_from == "rank_bin"
     assert state.focus == "bm25"
@@ -72,7 +61,7 @@ def test_a_failures_group_replaces_a_rank_bin(monkeypatch):
     assert group_state(at).group_filters() == {"rank_bin": "1"}
     at.switch_page(FAILURES).run()
     at.session_state["failures_by"] = "section"
-    at = failures_bar(at.run(), "bm25", "hr")
+    failures_bar(at.run(), "bm25", "hr")
     state = group_state(at)
     assert state.group_filters() == {"section": "hr"} and state.opened_from == "section"
     assert state.failing_only  # a Failures group opens failing queries only; a bin does not
