@@ -2,9 +2,8 @@
 name holds another gold's judgments (app.py ``choose_source``, ragrecall_app.store_question):
 nothing preselected, no numbers until answered, and a reopened link is not asked again.
 
-AppTest cannot fill a file uploader, so the uploads are saved as the uploader saves them
-(``context.save_uploads``) and opened through their link (``?data=<key>``), which takes the
-same path through the question."""
+Most tests save the uploads as the uploader saves them (``context.save_uploads``) and open
+them through their link (``?data=<key>``); one goes through the sidebar's uploaders."""
 
 from __future__ import annotations
 
@@ -24,6 +23,12 @@ def ask(monkeypatch, source):
 
 def radios(at, source) -> list:
     return [r for r in at.radio if r.key == choice_key(source)]
+
+
+def waiting(at) -> bool:
+    """The page waits for the answer and shows no number (no table, metric or counts)."""
+    counts = [c for c in at.sidebar.get("caption") if "manual grade" in c.value]
+    return [i.value for i in at.info] == [WAITING] and not (at.dataframe or at.metric or counts)
 
 
 def counted(at) -> tuple[str, int]:
@@ -87,3 +92,28 @@ def test_the_same_gold_again_opens_without_a_question(monkeypatch, home, files):
     at = ask(monkeypatch, again)
     no_exception(at)
     assert not radios(at, again) and counted(at) == (SHARED, 1)
+
+
+def test_the_sidebar_uploaders_ask_too_and_keep_asking_until_answered(
+    monkeypatch,
+    home,  # noqa: F811
+    files,  # noqa: F811
+):
+    first = upload(files["a"], files["run"])
+    context.store_question(first)
+    grade(first)
+    at = app(monkeypatch=monkeypatch)
+    at.file_uploader(key="side_up_gold").upload("gold.jsonl", files["b"])
+    at.file_uploader(key="side_up_runs").upload("bm25.jsonl", files["run"])
+    at.run()
+    no_exception(at)
+    (radio,) = [r for r in at.radio if (r.key or "").startswith("store_choice_")]
+    assert radio.value is None and waiting(at)
+    at.run()  # a rerun (another widget touched) still waits
+    assert waiting(at)
+    radio.set_value("separate").run()
+    no_exception(at)
+    assert not waiting(at)  # the page and its numbers are drawn now
+    assert not [r for r in at.radio if (r.key or "").startswith("store_choice_")]
+    name, count = counted(at)
+    assert name != SHARED and name.startswith("gold.jsonl.") and count == 0

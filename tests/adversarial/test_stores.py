@@ -370,6 +370,12 @@ def test_grades_on_uploaded_files_survive_an_edited_gold(tmp_path, monkeypatch):
     again = app(elsewhere, monkeypatch)
     uploaded(again, jsonl(edited))
     no_exception(again)
+    # another gold of the same name: asked first (tests/test_app_store_question.py), then
+    # "use it" attaches the store of its name
+    (asked,) = [r for r in again.radio if (r.key or "").startswith("store_choice_")]
+    assert asked.value is None
+    asked.set_value("shared").run()
+    no_exception(again)
     ws = again.session_state["_ragrecall_ctx"].ws
     assert store_path(ws) == store
     exported = export_grades(ws)
@@ -527,7 +533,7 @@ def test_upload_names_that_would_overwrite_or_escape_are_refused(tmp_path, monke
 
 
 def test_an_uploaded_gold_with_a_hostile_name_keeps_its_store_under_home(tmp_path, monkeypatch):
-    from ragrecall_app.context import save_uploads
+    from ragrecall_app.context import save_uploads, store_question
 
     home = tmp_path / "home"
     monkeypatch.setenv("RAGRECALL_HOME", str(home))
@@ -537,6 +543,7 @@ def test_an_uploaded_gold_with_a_hostile_name_keeps_its_store_under_home(tmp_pat
         [],
         None,
     )
+    assert store_question(source) is None  # a new store: settled on the one of its name
     ws = Workspace.from_files(source.gold, list(source.runs))
     path = store_path(ws)
     assert path.parent == home / "stores"
