@@ -42,6 +42,14 @@ HASHING: list[threading.Thread] = []
 # the child filling the load cache (cache_fill.start), and the thread waiting for it, which
 # the warm-up's open waits for too
 FILLING: list = []
+# what streamlit imports only during a session's first run, on the first page's clock
+# (page_icon's emoji check: ~30 ms; material icon names; magic; the skills route)
+FIRST_RUN_IMPORTS = (
+    "streamlit.emojis",
+    "streamlit.material_icon_names",
+    "streamlit.runtime.scriptrunner.magic_funcs",
+    "streamlit.web.skills",
+)
 # how long after the first page the collector waits at most for the sessions to be quiet
 # (:func:`collect_startup`): sessions that keep running meanwhile leave their garbage
 GC_OFF_S = 30.0
@@ -135,6 +143,7 @@ def warm_up() -> None:
         opening = threading.Thread(target=preload, args=(source,), name="ragrecall-open")
         opening.start()
         import_first_page([APP, FIRST_PAGE])
+        import_quietly(FIRST_RUN_IMPORTS)
         opening.join()
         if not wait_until(runtime_started):
             return
@@ -177,6 +186,15 @@ def collect_startup() -> None:
     gc.collect()
     gc.freeze()
     gc.enable()
+
+
+def import_quietly(modules: Iterable[str]) -> None:
+    """Import ``modules`` now, each that this streamlit has (another one may not)."""
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            continue
 
 
 def hash_inputs(paths: list[Path]) -> None:

@@ -111,3 +111,31 @@ def test_the_launcher_skips_the_scan_of_installed_component_packages(monkeypatch
         start_file_watching=False
     )
     assert listed == []
+
+
+def test_what_streamlit_imports_in_a_first_run_is_imported_by_the_warm_up(tmp_path):
+    """The modules streamlit imports only during a session's first run (page_icon's emoji
+    check, ~30 ms) are imported ahead: a first run of the dashboard in a fresh interpreter,
+    once the warm-up's imports are done, imports none of them (and each still exists)."""
+    code = (
+        "import sys\n"
+        "from streamlit.testing.v1 import AppTest\n"
+        "from ragrecall_app import serve\n"
+        "serve.import_first_page([serve.APP, serve.FIRST_PAGE])\n"
+        "serve.import_quietly(serve.FIRST_RUN_IMPORTS)\n"
+        "serve.skip_installed_components()  # as the launcher, before the runtime starts\n"
+        "missing = [m for m in serve.FIRST_RUN_IMPORTS if m not in sys.modules]\n"
+        "before = set(sys.modules)\n"
+        "at = AppTest.from_file(str(serve.APP), default_timeout=120).run()\n"
+        "assert not at.exception, at.exception\n"
+        "late = sorted(m for m in set(sys.modules) - before if m.startswith('streamlit'))\n"
+        "print(missing, late)\n"
+    )
+    env = {**os.environ, "RAGRECALL_HOME": str(tmp_path / "home")}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    missing, late = done.stdout.strip().split("] [")
+    assert missing == "[", f"not in this streamlit: {missing}"
+    assert late == "]", f"imported by the first run, not ahead: [{late}"
