@@ -281,6 +281,39 @@ def _store_lock(path: Path) -> threading.RLock:
     return _STORE_LOCKS.setdefault(str(path), threading.RLock())  # atomic in CPython
 
 
+@contextmanager
+def reading(path: Path) -> Iterator[tuple[duckdb.DuckDBPyConnection, str | None]]:
+    """A read of the store file at ``path`` by code that holds no workspace of it (what an
+    upload's question counts): a connection and the store's database name in it. Under the
+    store's own lock, so no attach of it starts meanwhile (DuckDB opens a file once per
+    process); through the workspace of this process that has it attached when one has (a
+    cursor of it, :data:`STORE`), else a read-only connection of its own (``None``: the
+    connection's own database). Raises ``duckdb.Error`` when the file cannot be read
+    (damaged, or held by another process)."""
+    path = path.resolve()
+    with _store_lock(path):
+        cursor = _holder_cursor(path)
+        if cursor is not None:
+            yield cursor, STORE
+            return
+        con = duckdb.connect(str(path), read_only=True)
+        try:
+            yield con, None
+        finally:
+            con.close()
+
+
+def _holder_cursor(path: Path) -> duckdb.DuckDBPyConnection | None:
+    """A cursor of the workspace of this process that has the store at ``path`` attached,
+    if any."""
+    ref = _HOLDERS.get(str(path))
+    workspace = ref() if ref else None
+    try:
+        return workspace.cursor() if workspace is not None and is_open(workspace) else None
+    except duckdb.Error:  # its connection is closed: the file is free
+        return None
+
+
 def connect_store(workspace: Workspace) -> StoreStatus:
     """Attach the store for viewing, never raising: what can be done with it, and why not."""
     path = store_path(workspace).resolve()

@@ -148,33 +148,12 @@ def write_atomically(path: Path, value: dict) -> None:
 def saved_judgments(store: Path) -> int | None:
     """How many rows of saved work ``store`` holds: 0 when there is no store file, ``None``
     when it cannot be read (damaged, or held by another process)."""
-    path = store.resolve()
-    if not path.exists():
+    if not store.resolve().exists():
         return 0
-    # the store's own lock: no attach of it may start while it is open here (DuckDB lets
-    # one file be opened once per process), and a workspace of this process that has it
-    # attached is asked instead (sessions of one server share the process)
-    with stores._store_lock(path):
-        workspace = _holder(path)
-        try:
-            if workspace is not None:
-                return _count_rows(workspace.cursor(), stores.STORE)
-            con = duckdb.connect(str(path), read_only=True)
-            try:
-                return _count_rows(con, None)
-            finally:
-                con.close()
-        except duckdb.Error:
-            return None
-
-
-def _holder(path: Path):
-    """The workspace of this process that has the store at ``path`` attached, if any."""
-    ref = stores._HOLDERS.get(str(path))
-    workspace = ref() if ref else None
     try:
-        return workspace if workspace is not None and stores.is_open(workspace) else None
-    except duckdb.Error:  # its connection is closed: the file is free
+        with stores.reading(store) as (con, database):
+            return _count_rows(con, database)
+    except duckdb.Error:
         return None
 
 
