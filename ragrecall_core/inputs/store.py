@@ -10,7 +10,8 @@ written before undo and verdicts existed is upgraded when it is attached writabl
 The file sits in the workspace folder
 (``judgments.duckdb``), beside a loose gold file (``<gold>.judgments.duckdb``), or, for
 uploaded files, under ``$RAGRECALL_HOME/stores/`` keyed by the gold file's name, so that
-an edited gold uploaded again finds its grades.
+an edited gold uploaded again finds its grades, unless the upload chose a store of its own
+for a gold of other content (:mod:`ragrecall_core.inputs.upload_stores` asks which first).
 
 A store that cannot be written (a read-only workspace) is attached read-only: its grades
 count, judging is off. A store DuckDB cannot open (damaged, or held by another process)
