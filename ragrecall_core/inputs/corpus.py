@@ -13,7 +13,6 @@ them. No key or header is ever spliced into SQL.
 from __future__ import annotations
 
 import json
-from contextlib import suppress
 from pathlib import Path
 
 import duckdb
@@ -95,28 +94,16 @@ def doc_of_sql(chunk: str) -> str:
 
 def load_corpus(con: duckdb.DuckDBPyConnection, path: Path) -> int:
     """Load the corpus file into ``corpus``; return the number of chunks. Its staging
-    tables go, whether it loads or not (:func:`discard`)."""
+    tables go, whether it loads or not (:func:`~ragrecall_core.inputs.readers.staging`)."""
     readers.require_file(path)
     fmt = readers.detect_format(path)
-    try:
+    with readers.staging(con, STAGING_TABLES):
         _load(con, path, fmt)
-    except BaseException:
-        with suppress(duckdb.Error):  # never in place of what stopped the read
-            discard(con)
-        raise
-    discard(con)
     return con.execute("SELECT count(*) FROM corpus").fetchone()[0]
 
 
 # the tables a corpus file's read stages its records in (readers.stage_*, FIELDS_SQL)
 STAGING_TABLES = ("corpus_stage", "corpus_stage_all", "corpus_table", "corpus_fields")
-
-
-def discard(con: duckdb.DuckDBPyConnection) -> None:
-    """Drop the staging tables of a corpus file's read, where they exist: a refused file
-    leaves nothing behind (a workspace reads its other files on, an upload's connection
-    lives on), and a loaded one nothing but its chunks."""
-    con.execute("; ".join(f"DROP TABLE IF EXISTS {name}" for name in STAGING_TABLES))
 
 
 def _load(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> None:

@@ -11,7 +11,6 @@ A JSON-lines ``relevant_ids`` entry has grade 1 unless ``grades`` says otherwise
 from __future__ import annotations
 
 import json
-from contextlib import suppress
 from pathlib import Path
 
 import duckdb
@@ -208,10 +207,10 @@ JOIN gold_stage s ON s.j->>'$.id' = coalesce(l.query_id, g.query_id);
 
 def load_gold(con: duckdb.DuckDBPyConnection, path: Path) -> str:
     """Load ``path`` into ``queries`` and ``qrels``; return the format it had. Its staging
-    tables go, whether it loads or not (:func:`discard`)."""
+    tables go, whether it loads or not (:func:`~ragrecall_core.inputs.readers.staging`)."""
     readers.require_file(path)
     fmt = readers.detect_format(path)
-    try:
+    with readers.staging(con, STAGING_TABLES):
         with progress.shown(con, path), readers.within_memory(path):
             if fmt == readers.JSONL:
                 _load_jsonl(con, path)
@@ -220,23 +219,11 @@ def load_gold(con: duckdb.DuckDBPyConnection, path: Path) -> str:
                 fmt = readers.TREC_QRELS
             else:
                 _load_long(con, path, fmt)
-    except BaseException:
-        with suppress(duckdb.Error):  # never in place of what stopped the read
-            discard(con)
-        raise
-    discard(con)
     return fmt
 
 
 # the tables a gold file's read stages its rows in (readers.stage_*)
 STAGING_TABLES = ("gold_stage", "gold_stage_all")
-
-
-def discard(con: duckdb.DuckDBPyConnection) -> None:
-    """Drop the staging tables of a gold file's read, where they exist: a refused file
-    leaves nothing behind (a workspace reads its other files on, an upload's connection
-    lives on), and a loaded one nothing but its rows."""
-    con.execute("; ".join(f"DROP TABLE IF EXISTS {name}" for name in STAGING_TABLES))
 
 
 def _load_jsonl(con: duckdb.DuckDBPyConnection, path: Path) -> None:

@@ -14,7 +14,6 @@ guess). Either is refused, naming both lines.
 
 from __future__ import annotations
 
-from contextlib import suppress
 from pathlib import Path
 
 import duckdb
@@ -83,28 +82,15 @@ LONG_CHECKS = [
 
 def load_grades(con: duckdb.DuckDBPyConnection, path: Path) -> int:
     """Load one grades file into ``grades``; return how many rows it added. Its staging
-    tables go, whether it loads or not (:func:`discard`)."""
+    tables go, whether it loads or not (:func:`~ragrecall_core.inputs.readers.staging`)."""
     readers.require_file(path)
     fmt = readers.detect_format(path)
-    try:
-        added = _load(con, path, fmt)
-    except BaseException:
-        with suppress(duckdb.Error):  # never in place of what stopped the read
-            discard(con)
-        raise
-    discard(con)
-    return added
+    with readers.staging(con, STAGING_TABLES):
+        return _load(con, path, fmt)
 
 
 # the tables a grades file's read stages its rows in (readers.stage_*)
 STAGING_TABLES = ("grades_stage", "grades_stage_all")
-
-
-def discard(con: duckdb.DuckDBPyConnection) -> None:
-    """Drop the staging tables of a grades file's read, where they exist: a refused file
-    leaves nothing behind (a workspace reads its other files on, an upload's connection
-    lives on), and a loaded one nothing but its rows."""
-    con.execute("; ".join(f"DROP TABLE IF EXISTS {name}" for name in STAGING_TABLES))
 
 
 def _load(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> int:

@@ -15,7 +15,7 @@ import json
 import os
 import re
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import duckdb
@@ -241,6 +241,26 @@ def reading(path: Path, fmt: str) -> Iterator[None]:
         yield
     except duckdb.Error as error:
         raise InputError(read_problems(path, fmt, error)) from None
+
+
+@contextmanager
+def staging(con: duckdb.DuckDBPyConnection, tables: Sequence[str]) -> Iterator[None]:
+    """A file's read whose staging ``tables`` go when it ends, whether it loads or not: a
+    refused file leaves nothing behind (a workspace reads its other files on, an upload's
+    connection lives on), a loaded one nothing but its rows. A drop that fails after a
+    refusal never takes the refusal's place."""
+    try:
+        yield
+    except BaseException:
+        with suppress(duckdb.Error):
+            drop_tables(con, tables)
+        raise
+    drop_tables(con, tables)
+
+
+def drop_tables(con: duckdb.DuckDBPyConnection, tables: Sequence[str]) -> None:
+    """Drop each of ``tables`` where it exists (names of this package's own, never a file's)."""
+    con.execute("; ".join(f"DROP TABLE IF EXISTS {name}" for name in tables))
 
 
 OUT_OF_MEMORY = (

@@ -247,7 +247,7 @@ def discard(con: duckdb.DuckDBPyConnection, table: str) -> None:
     next run read takes the same table name, and reads its list lengths from spans when
     they exist: :func:`_run_queries_sql`)."""
     names = [table, *(name.format(table=table) for name in RUN_HELPER_TABLES), *STAGING_TABLES]
-    con.execute("; ".join(f"DROP TABLE IF EXISTS {name}" for name in names))
+    readers.drop_tables(con, names)
 
 
 UNCHANGED = "a file that stays as it is while it is read (read it again once it is written)"

@@ -19,7 +19,6 @@ record: its golds are unknown, so the dashboard asks too. Nothing is deleted or 
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
 import os
 import tempfile
@@ -30,6 +29,7 @@ from pathlib import Path
 import duckdb
 
 from ragrecall_core.errors import InputError, Problem
+from ragrecall_core.inputs import readers
 from ragrecall_core.inputs import store as stores
 from ragrecall_core.inputs.home import (
     GOLD_DIGEST,
@@ -88,11 +88,7 @@ def _count(n: int, word: str) -> str:
 
 def gold_digest(gold: Path) -> str:
     """The SHA-256 of a gold file's bytes, in hex."""
-    digest = hashlib.sha256()
-    with gold.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    return readers.sha256_of(gold)
 
 
 # ---------------------------------------------------------------- a store's record
