@@ -23,6 +23,17 @@ def collector_restored():
     gc.unfreeze()
 
 
+def fresh_interpreter(code: str, tmp_path) -> subprocess.CompletedProcess:
+    """``code`` run by a new interpreter of this checkout (a home of its own); it must end
+    well."""
+    env = {**os.environ, "RAGRECALL_HOME": str(tmp_path / "home")}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    return done
+
+
 def test_the_launcher_turns_the_collector_off_before_streamlit_runs(tmp_path):
     code = (
         "import gc\n"
@@ -35,11 +46,7 @@ def test_the_launcher_turns_the_collector_off_before_streamlit_runs(tmp_path):
         "assert serve.main([]) == 0\n"
         "print(seen)\n"
     )
-    env = {**os.environ, "RAGRECALL_HOME": str(tmp_path / "home")}
-    done = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stderr
+    done = fresh_interpreter(code, tmp_path)
     assert done.stdout.strip() == "[False]"
 
 
@@ -131,11 +138,7 @@ def test_what_streamlit_imports_in_a_first_run_is_imported_by_the_warm_up(tmp_pa
         "late = sorted(m for m in set(sys.modules) - before if m.startswith('streamlit'))\n"
         "print(missing, late)\n"
     )
-    env = {**os.environ, "RAGRECALL_HOME": str(tmp_path / "home")}
-    done = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stderr
+    done = fresh_interpreter(code, tmp_path)
     missing, late = done.stdout.strip().split("] [")
     assert missing == "[", f"not in this streamlit: {missing}"
     assert late == "]", f"imported by the first run, not ahead: [{late}"
