@@ -202,12 +202,13 @@ def _ranx_runs(runs: list | tuple) -> dict[str, object]:
 def load_memory_gold(con: duckdb.DuckDBPyConnection, gold: object) -> None:
     """Load in-memory ``gold`` into ``queries`` and ``qrels`` (problems: :class:`InputError`)."""
     kind, data, found = guarded(GOLD_LABEL, lambda: _plain_gold(gold))
-    if kind == "frame":
-        _load_gold_frame(con, *data, found)
-    elif kind == "qrels":
-        _load_qrels_rows(con, data, found)
-    else:
-        _load_gold_records(con, data, found)
+    with readers.staging(con, gold_files.STAGING_TABLES):  # a refused gold leaves none
+        if kind == "frame":
+            _load_gold_frame(con, *data, found)
+        elif kind == "qrels":
+            _load_qrels_rows(con, data, found)
+        else:
+            _load_gold_records(con, data, found)
 
 
 def _plain_gold(gold: object) -> tuple[str, object, list[Problem]]:
@@ -297,7 +298,6 @@ def _load_qrels_rows(con: duckdb.DuckDBPyConnection, rows: list, found: list[Pro
     raise_if_any([*found, *_naming_queries(con, "gold_stage", "qid", problems)])
     con.execute(QRELS_AS_LONG)
     con.execute(gold_files.GOLD_LONG_INSERT)
-    con.execute("DROP TABLE gold_stage")
 
 
 def _load_gold_records(
@@ -308,7 +308,6 @@ def _load_gold_records(
     problems = run_checks(con, "gold_stage", gold_files.JSONL_CHECKS, GOLD_LABEL)
     raise_if_any([*found, *_naming_queries(con, "gold_stage", "j->>'$.id'", problems)])
     gold_files.insert_json_gold(con)
-    con.execute("DROP TABLE gold_stage")
 
 
 def _load_gold_frame(
@@ -323,7 +322,6 @@ def _load_gold_frame(
     problems = _unless_refused(found, problems)
     raise_if_any(_with_cells(found, _naming_queries(con, "gold_stage", "query_id", problems)))
     con.execute(gold_files.GOLD_LONG_INSERT)
-    con.execute("DROP TABLE gold_stage")
     _record_mapping(con, GOLD_LABEL, renamed)
 
 

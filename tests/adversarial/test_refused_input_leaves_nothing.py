@@ -112,3 +112,30 @@ def test_a_loaded_file_leaves_no_staging_table(tmp_path: Path, kind: str):
     name, text = GOOD[kind]
     LOADERS[kind](con, write_text(tmp_path / name, text))
     assert temp_tables(con) == before
+
+
+# in-memory gold (the Python API: records, a long DataFrame, a qrels mapping), each refused
+# after it was staged
+MEMORY_REFUSED = {
+    "records, relevant_ids not a list": lambda: [
+        {"id": "q1", "query": "x", "relevant_ids": "a"}
+    ],
+    "records, a grade not a number": lambda: [
+        {"id": "q1", "query": "x", "relevant_ids": ["a"], "grades": {"a": "x"}}
+    ],
+    "a frame, a negative grade": lambda: __import__("pandas").DataFrame(
+        {"query_id": ["q1"], "chunk_id": ["a"], "grade": [-1]}
+    ),
+    "a qrels mapping, a fractional grade": lambda: {"q1": {"a": 1.5}},
+}
+
+
+@pytest.mark.parametrize("case", MEMORY_REFUSED)
+def test_a_refused_in_memory_gold_leaves_the_connection_as_it_was(case: str):
+    from ragrecall_core.inputs.memory import load_memory_gold
+
+    con = connect()
+    before = snapshot(con)
+    with pytest.raises(InputError):
+        load_memory_gold(con, MEMORY_REFUSED[case]())
+    assert snapshot(con) == before
