@@ -104,10 +104,30 @@ def beir_files(root: Path) -> list[Path]:
 
 def load_beir(con: duckdb.DuckDBPyConnection, root: Path) -> None:
     """Load the folder's qrels into ``queries`` / ``qrels`` and its corpus into ``corpus``;
-    every problem of every file at once."""
+    every problem of every file at once. Its staging tables go, loaded or refused
+    (:func:`~ragrecall_core.inputs.readers.staging`)."""
     queries, corpus, *qrels = beir_files(root)
     if not qrels:
         raise_if_any([Problem(str(root / "qrels"), None, "no .tsv file", "qrels/<split>.tsv")])
+    staged = [*STAGING_TABLES, *(f"beir_gold_{n}" for n in range(len(qrels)))]
+    with readers.staging(con, staged):
+        _load(con, queries, corpus, qrels)
+
+
+# the tables a BEIR folder's read stages its files in, besides one beir_gold_<n> per qrels file
+STAGING_TABLES = (
+    "beir_queries",
+    "beir_queries_all",
+    "beir_corpus",
+    "beir_corpus_all",
+    "beir_qrels",
+    "beir_gold_all",
+    "gold_stage",
+)
+
+
+def _load(con: duckdb.DuckDBPyConnection, queries: Path, corpus: Path, qrels: list[Path]) -> None:
+    """Stage and check every file of the folder, then insert the gold and the corpus."""
     problems = _stage_records(con, queries, "beir_queries")
     problems += _stage_records(con, corpus, "beir_corpus")
     for n, path in enumerate(qrels):

@@ -117,9 +117,7 @@ def test_a_loaded_file_leaves_no_staging_table(tmp_path: Path, kind: str):
 # in-memory gold (the Python API: records, a long DataFrame, a qrels mapping), each refused
 # after it was staged
 MEMORY_REFUSED = {
-    "records, relevant_ids not a list": lambda: [
-        {"id": "q1", "query": "x", "relevant_ids": "a"}
-    ],
+    "records, relevant_ids not a list": lambda: [{"id": "q1", "query": "x", "relevant_ids": "a"}],
     "records, a grade not a number": lambda: [
         {"id": "q1", "query": "x", "relevant_ids": ["a"], "grades": {"a": "x"}}
     ],
@@ -139,3 +137,23 @@ def test_a_refused_in_memory_gold_leaves_the_connection_as_it_was(case: str):
     with pytest.raises(InputError):
         load_memory_gold(con, MEMORY_REFUSED[case]())
     assert snapshot(con) == before
+
+
+@pytest.mark.parametrize("refused", [False, True])
+def test_a_beir_folder_leaves_no_staging_table(tmp_path: Path, refused: bool):
+    """A BEIR folder's read (queries, corpus, a qrels file per split) stages each file;
+    loaded or refused, none of its staging tables stays."""
+    from ragrecall_core.inputs.beir import load_beir
+    from tests.test_beir import beir_folder
+
+    root = beir_folder(tmp_path / "beir")
+    if refused:
+        (root / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1.5\n")
+    con = connect()
+    tables = temp_tables(con)
+    if refused:
+        with pytest.raises(InputError):
+            load_beir(con, root)
+    else:
+        load_beir(con, root)
+    assert temp_tables(con) == tables
