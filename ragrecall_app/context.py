@@ -15,7 +15,8 @@ import json
 import re
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -39,7 +40,7 @@ from ragrecall_core.analysis.query_table import (
 )
 from ragrecall_core.errors import InputError, Problem
 from ragrecall_core.inputs import upload_stores
-from ragrecall_core.inputs.home import GOLD_DIGEST, manifest_store
+from ragrecall_core.inputs.home import GOLD_DIGEST, manifest_store, upload_manifest
 from ragrecall_core.inputs.store import StoreStatus, store_path, uploads_folder
 from ragrecall_core.inputs.workspace import Workspace, WorkspaceFacts, workspace_facts
 from ragrecall_core.scoring.policy import Policy
@@ -301,7 +302,7 @@ def save_uploads(gold, runs: Sequence, grades: Sequence, corpus) -> Source:
         path.write_bytes(f.getvalue())
         return path
 
-    try:
+    with _uploads_written(folder):
         folder.mkdir(parents=True, exist_ok=True)
         source = Source(
             gold=save(gold),
@@ -309,7 +310,7 @@ def save_uploads(gold, runs: Sequence, grades: Sequence, corpus) -> Source:
             grades=tuple(save(f) for f in grades),
             corpus=save(corpus) if corpus else None,
         )
-        record = folder.with_suffix(".json")
+        record = upload_manifest(folder)
         manifest = {
             "gold": source.gold.name,
             "runs": [p.name for p in source.runs],
@@ -320,9 +321,17 @@ def save_uploads(gold, runs: Sequence, grades: Sequence, corpus) -> Source:
         }
         upload_stores.write_atomically(record, manifest)
         return source
+
+
+@contextmanager
+def _uploads_written(path: Path) -> Iterator[None]:
+    """Uploads kept under home (their files, their manifest at ``path``): an ``OSError`` is
+    an :class:`InputError` naming ``path`` and asking for a writable home."""
+    try:
+        yield
     except OSError as error:
         expected = "a writable folder for uploads (set RAGRECALL_HOME to one)"
-        raise InputError([Problem(str(folder), None, str(error)[:80], expected)]) from None
+        raise InputError([Problem(str(path), None, str(error)[:80], expected)]) from None
 
 
 def _store_choice(record: Path) -> dict:
@@ -335,22 +344,16 @@ def store_question(source: Source) -> upload_stores.StoreQuestion | None:
     """What to ask before an upload set's gold is attached to the judgment store of its
     name, which holds another gold's judgments (:mod:`ragrecall_core.inputs.upload_stores`);
     ``None`` once its store is settled (settling it when nothing needs asking)."""
-    manifest = source.gold.parent.with_suffix(".json")
-    try:
+    manifest = upload_manifest(source.gold.parent)
+    with _uploads_written(manifest):
         return upload_stores.open_question(manifest, source.gold)
-    except OSError as error:
-        expected = "a writable folder for uploads (set RAGRECALL_HOME to one)"
-        raise InputError([Problem(str(manifest), None, str(error)[:80], expected)]) from None
 
 
 def choose_store(source: Source, choice: str) -> None:
     """Keep the answer to :func:`store_question` with the upload set (its manifest)."""
-    manifest = source.gold.parent.with_suffix(".json")
-    try:
+    manifest = upload_manifest(source.gold.parent)
+    with _uploads_written(manifest):
         upload_stores.choose(manifest, choice)
-    except OSError as error:
-        expected = "a writable folder for uploads (set RAGRECALL_HOME to one)"
-        raise InputError([Problem(str(manifest), None, str(error)[:80], expected)]) from None
 
 
 UPLOAD_KEY_LENGTH = 16
@@ -371,7 +374,7 @@ def open_upload(key: str) -> Source:
         expected = f"{UPLOAD_KEY_LENGTH} lowercase hexadecimal digits (the key of uploaded data)"
         raise InputError([Problem(DATA_PARAM, None, key[:80], expected)])
     folder = uploads_folder() / key
-    record = folder.with_suffix(".json")
+    record = upload_manifest(folder)
     if not record.is_file() or not folder.is_dir():
         expected = f"uploaded data saved on this server (nothing under {uploads_folder()})"
         raise InputError([Problem(DATA_PARAM, None, key, expected)])

@@ -32,6 +32,12 @@ def stores_folder() -> Path:
     return ragrecall_home() / "stores"
 
 
+def upload_manifest(folder: Path) -> Path:
+    """The manifest of the upload set kept in ``folder`` (``uploads/<key>``): beside it,
+    ``uploads/<key>.json``, naming its files and its store choice."""
+    return folder.with_suffix(".json")
+
+
 def store_location(folder: Path | None, gold: Path) -> Path:
     """The one place that says where the judgment store of a workspace lives: in its
     ``folder`` when opened as one, else beside its ``gold`` file (uploads: under home, as
@@ -39,7 +45,7 @@ def store_location(folder: Path | None, gold: Path) -> Path:
     if folder is not None:
         return folder / "judgments.duckdb"
     if gold.resolve().is_relative_to(uploads_folder().resolve()):
-        choice, digest = manifest_store(gold.parent.with_suffix(".json"))
+        choice, digest = manifest_store(upload_manifest(gold.parent))
         return stores_folder() / upload_store_file(gold.name, digest if choice != SHARED else None)
     return gold.with_name(gold.name + ".judgments.duckdb")
 

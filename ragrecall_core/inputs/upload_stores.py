@@ -38,6 +38,7 @@ from ragrecall_core.inputs.home import (
     stores_folder,
     upload_store_file,
 )
+from ragrecall_core.output.text import plural
 
 CHOICES = (SHARED, SEPARATE)
 RECORD_SUFFIX = ".golds.json"
@@ -75,15 +76,11 @@ class StoreQuestion:
         elif self.judgments is None:
             held = f"already holds judgments (it could not be read to count them), {made}"
         else:
-            held = f"already holds {_count(self.judgments, 'judgment')}, {made}"
+            held = f"already holds {plural(self.judgments, 'judgment')}, {made}"
         return (
             f"A judgment store for {self.gold_name} {held}. Use it (its grades count where "
             "query and chunk ids match), or start a separate store for this gold?"
         )
-
-
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 def gold_digest(gold: Path) -> str:
