@@ -6,7 +6,9 @@ directory); nothing here reads the shared specification folder.
 
 from __future__ import annotations
 
+import gc
 import json
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import redirect_stderr, redirect_stdout
 from html.parser import HTMLParser
@@ -206,3 +208,32 @@ class HtmlCells(HTMLParser):
     def handle_data(self, data):
         if self.cell is not None:
             self.cell.append(data)
+
+
+def launch_here(monkeypatch, args: Sequence[str] = (), warm_up=lambda: None) -> int:
+    """``serve.main(args)`` in this interpreter, with ``warm_up`` as its warm-up and no
+    server; everything process-wide the launcher changes (the collector, streamlit's
+    component scan and REPL check, ``sys.argv``, the pages mode, the stop) is as before
+    afterwards, so no later test of this worker meets a launched process."""
+    import streamlit.delta_generator
+    from streamlit.components.v2 import manifest_scanner
+    from streamlit.runtime.pages_manager import PagesManager
+    from streamlit.web import cli
+
+    from ragrecall_app import serve
+
+    monkeypatch.setattr(serve, "warm_up", warm_up)
+    monkeypatch.setattr(serve, "STOPPING", threading.Event())  # this launch's own
+    monkeypatch.setattr(cli, "main", lambda: 0)
+    monkeypatch.setattr(serve.sys, "argv", ["ragrecall-ui"])
+    monkeypatch.setattr(PagesManager, "uses_pages_directory", None)
+    scan = manifest_scanner.scan_component_manifests
+    monkeypatch.setattr(manifest_scanner, "scan_component_manifests", scan)
+    warned = streamlit.delta_generator._use_warning_has_been_displayed
+    monkeypatch.setattr(streamlit.delta_generator, "_use_warning_has_been_displayed", warned)
+    collecting = gc.isenabled()
+    try:
+        return serve.main(list(args))
+    finally:
+        if collecting:
+            gc.enable()

@@ -20,7 +20,7 @@ from ragrecall_core import Workspace
 from ragrecall_core.errors import InputError
 from ragrecall_core.inputs import load_cache
 from ragrecall_core.views.source import Source
-from tests.helpers import count_cache_restores
+from tests.helpers import count_cache_restores, launch_here
 from tests.test_load_cache import assert_same_content
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -131,16 +131,8 @@ def test_the_child_ends_when_the_server_s_pipe_closes():
 
 def run_launcher(monkeypatch, start, args: list[str] | None = None) -> None:
     """``serve.main(args)`` with ``start`` as the child's start, and no warm-up or server."""
-    from streamlit.runtime.pages_manager import PagesManager
-    from streamlit.web import cli
-
     monkeypatch.setattr(cache_fill, "start", start)
-    monkeypatch.setattr(serve, "warm_up", lambda: None)
-    monkeypatch.setattr(cli, "main", lambda: 0)
-    monkeypatch.setattr(serve.sys, "argv", ["ragrecall-ui"])
-    monkeypatch.setattr(PagesManager, "uses_pages_directory", None)
-    assert serve.main(args or []) == 0
-    serve.STOPPING.clear()
+    assert launch_here(monkeypatch, args or []) == 0
 
 
 def test_the_server_stops_its_child(monkeypatch):

@@ -11,6 +11,7 @@ from ragrecall_app import agreement, analyses, context, failures, page_warm, que
 from ragrecall_core.views import compare_view, no_answer_view
 from ragrecall_core.views.dashboard_state import Source
 from tests.dashboard_support import ROOT, app, count_calls, no_exception, titles
+from tests.helpers import launch_here
 
 PAGES = {
     "pages/queries.py": "Queries",
@@ -76,18 +77,10 @@ def test_a_stopping_server_begins_no_further_page(monkeypatch):
         daemons.append(threading.current_thread().daemon)
         ended.set()
 
-    from streamlit.runtime.pages_manager import PagesManager
-    from streamlit.web import cli
-
-    monkeypatch.setattr(serve, "warm_up", warm_up)
     monkeypatch.setattr(serve.cache_fill, "start", lambda args: None)
-    monkeypatch.setattr(cli, "main", lambda: 0)
-    monkeypatch.setattr(serve.sys, "argv", ["ragrecall-ui"])
-    monkeypatch.setattr(PagesManager, "uses_pages_directory", None)
-    assert serve.main([]) == 0
+    assert launch_here(monkeypatch, warm_up=warm_up) == 0
     assert ended.wait(10) and daemons == [False]
     assert serve.STOPPING.is_set(), "the launcher tells the warm-up the server stopped"
-    serve.STOPPING.clear()
 
 
 def test_no_step_begins_while_a_session_script_runs(monkeypatch):

@@ -110,7 +110,7 @@ def test_the_launcher_skips_the_scan_of_installed_component_packages(monkeypatch
     component_manager.BidiComponentManager().discover_and_register_components(
         start_file_watching=False
     )
-    assert listed, "the test does not see the scan"
+    assert listed, "the test does not see the scan (did an earlier test launch in-process?)"
     listed.clear()
     monkeypatch.setattr(manifest_scanner, "scan_component_manifests", None)  # restored after
     serve.skip_installed_components()
