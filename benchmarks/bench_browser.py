@@ -31,6 +31,14 @@ before it sends the selection), each --repeat times. The goals table then sets e
 interaction against it: median <= floor rerun + 0.1 s (a row click against the row click's),
 p95 <= 0.8 s, a cold first page <= the floor's cold first page + 0.3 s (a new session's first
 page <= the floor's + 0.3 s).
+
+With data_samples, the replica too (no goal): a bare script drawing the elements of the
+dashboard's first page (REPLICA_SCRIPT: the same sidebar widgets, headings, tables, alerts
+and expanders, with constant text and no data), its first pages timed as the floor's. The
+dashboard's first pages are then set against it, and the element kinds both drew are counted
+(ELEMENT_KINDS), so a replica that drifts from the page shows: the dashboard minus the replica
+is what ragrecall's own work adds; the replica minus the floor is streamlit drawing these
+elements.
 """
 
 from __future__ import annotations
@@ -208,6 +216,79 @@ if st.query_params.get("table"):  # a table whose row click reruns, as the Queri
 st.write(f"Run {st.session_state.runs}")
 """
 FLOOR_TABLE = ".st-key-table [data-testid=stDataFrame]"
+# The floor with the dashboard's elements (informational, no goal): a bare script drawing what
+# the dashboard's first page draws on data_samples (ELEMENT_KINDS counted on both and shown,
+# so a drift of either shows), with constant text and no data, no DuckDB, no pandas. What the
+# dashboard's first page takes over it is what ragrecall's own work adds; what it takes over
+# the bare floor is streamlit drawing these elements.
+REPLICA_SCRIPT = """import streamlit as st
+
+st.set_page_config(page_title="replica", page_icon="🎯", layout="wide")
+ICONS = ("dashboard", "table_rows", "bug_report", "stacked_bar_chart", "gavel", "groups",
+         "compare_arrows", "do_not_disturb_on")
+PAGES = [st.Page(lambda: None, title=f"Page {i}", icon=f":material/{icon}:",
+                 url_path=f"p{i}", default=i == 0) for i, icon in enumerate(ICONS)]
+st.navigation(PAGES)
+RUNS = ["bm25", "dense-minilm", "hybrid-rrf-k10-titleboost", "hybrid-rrf"]
+with st.sidebar:
+    st.header("Data")
+    with st.popover("Workspace folder or uploads", width="stretch"):
+        st.text_input("Workspace folder")
+    st.caption("Workspace: /tmp/bench/samples")
+    st.header("View")
+    st.multiselect("Runs", RUNS, default=RUNS, help="Runs shown in charts.")
+    st.selectbox("Run for tables and detail", RUNS)
+    st.selectbox("Cutoff k", [1, 3, 5, 10, 20], index=2)
+    for label in ("Split", "Query type", "Corpus section"):
+        st.selectbox(label, ["", "a", "b"], format_func=lambda v: v or "all")
+    st.selectbox("A query passes when", ["RecallCap@k = 1", "Recall@k = 1", "Hit@k = 1"])
+    st.toggle("Failures only (by the pass rule)")
+    st.toggle("Presentation mode", help="Larger text and less chrome.")
+    with st.popover("Policy", width="stretch"):
+        st.toggle("Use reviewers' grades")
+    st.caption("144 queries · 4 runs · 412 chunks · 97 manual grades")
+    st.html("<style>p{}</style><script>window.replica = 1;</script>",
+            unsafe_allow_javascript=True)
+st.title("Overview")
+st.caption("Workspace: /tmp/bench/samples · k = 5 · 144 queries in view")
+st.subheader("Headline measures at k = 5")
+st.caption("Mean over queries with its 95% bootstrap confidence interval. " * 5)
+st.html("<style>[data-testid=stMarkdownContainer] table {width: 100%}</style>")
+CELL = " 0.795 [0.72–0.86] |"
+st.markdown("| run |" + " m |" * 9 + "\\n|" + "---|" * 10 + "\\n" + "".join(
+    f"| {run} |" + CELL * 9 + "\\n" for run in RUNS))
+st.caption("P@5 band: P@5 with unjudged chunks counted as not relevant … as relevant.")
+st.toggle("Show as a chart")
+st.subheader("Policy")
+st.text("ragrecall averaging: every gold query with a relevant item; " * 4)
+st.expander("Queries in view")
+st.subheader("No-answer queries")
+st.caption("Queries with no relevant chunk: the retriever should not return anything.")
+st.markdown("| run | a | b | c |\\n|---|---|---|---|\\n" + "".join(
+    f"| {run} | 15 | 15 | 3.1229 |\\n" for run in RUNS))
+st.subheader("Validation warnings")
+for run in RUNS[:3]:
+    st.warning(f"**{run}**: 2 queries have tied scores; ties are broken by chunk id.")
+st.expander("Run configurations")
+st.session_state.runs = st.session_state.get("runs", 0) + 1
+st.write(f"Run {st.session_state.runs}")
+"""
+# the element kinds counted on the dashboard's first page and on REPLICA_SCRIPT's
+ELEMENT_KINDS = (
+    "stElementContainer",
+    "stMarkdownContainer",
+    "stSelectbox",
+    "stMultiSelect",
+    "stCheckbox",
+    "stPopover",
+    "stExpander",
+    "stHtml",
+    "stAlert",
+    "stSidebarNavLink",
+    "stWidgetLabel",
+)
+COUNT_KINDS = """(kinds) => Object.fromEntries(kinds.map(
+  (kind) => [kind, document.querySelectorAll(`[data-testid="${kind}"]`).length]))"""
 # Clicks on a table row: streamlit's table widget waits 150 ms before it sends a selection
 # (a debounce in its own code), so their floor is a row click on the bare page's table.
 TABLE_ROW_CLICKS = ("open a query (Queries row)", "open a regression (Compare row)")
@@ -416,6 +497,7 @@ class Bench:
     server: Server | None = None
     page: Page | None = None  # screenshot on failure
     results: list[Result] = field(default_factory=list)
+    kinds: dict[str, int] = field(default_factory=dict)  # ELEMENT_KINDS on the first page
 
     def measure(self, name: str, once: Callable[[int], float], setup=None) -> Result:
         """Run ``setup`` (untimed), then ``once(i)`` for i < repeat, each returning seconds."""
@@ -756,7 +838,10 @@ def first_pages(bench: Bench, browser: Browser, url: str, name: str) -> None:
     def once(_i: int) -> float:
         context = new_context(browser)
         try:
-            return timed_goto(context.new_page(), url, "^Headline measures at k = ", bench.timeout)
+            page = context.new_page()
+            took = timed_goto(page, url, "^Headline measures at k = ", bench.timeout)
+            bench.kinds = bench.kinds or count_kinds(page)
+            return took
         finally:
             context.close()
 
@@ -868,18 +953,36 @@ def new_context(browser: Browser) -> BrowserContext:
 def floor(args, browser: Browser) -> dict:
     """The bare page (FLOOR_SCRIPT) timed as the dashboard is: a fresh server's first page,
     a new session's first page on a warm server and a button rerun, --repeat times each."""
-    folder = Path(tempfile.mkdtemp(prefix="bench-floor-"))
-    script = folder / "floor.py"
-    script.write_text(FLOOR_SCRIPT)
-    shots = Path(tempfile.gettempdir()) / "bench_browser_floor"
+    return bare_page(args, browser, "floor", FLOOR_SCRIPT, reruns=True)
+
+
+def replica(args, browser: Browser) -> dict:
+    """REPLICA_SCRIPT's first pages, as the floor's (no goal: shown beside the dashboard's)."""
+    return bare_page(args, browser, "replica", REPLICA_SCRIPT, reruns=False)
+
+
+BARE_PAGES = {
+    "floor": "a bare streamlit page (title, button, one line of text)",
+    "replica": "the elements of the dashboard's first page, bare (constant text, no data)",
+}
+
+
+def bare_page(args, browser: Browser, label: str, text: str, reruns: bool) -> dict:
+    """``text`` served by ``streamlit run``: its first page on --repeat fresh servers, then
+    a new session's on the last; with ``reruns``, the button and table-row reruns too."""
+    folder = Path(tempfile.mkdtemp(prefix=f"bench-{label}-"))
+    script = folder / f"{label}.py"
+    script.write_text(text)
+    shots = Path(tempfile.gettempdir()) / f"bench_browser_{label}"
     shots.mkdir(exist_ok=True)
     bench = Bench(args.repeat, args.timeout, args.budget, shots)
     log = shots / "server.log"
-    print(f"== floor: {script}", flush=True)
+    print(f"== {label}: {script}", flush=True)
     server = None
-    cold = Result("floor: cold first page (fresh server)")
-    launch = Result(f"floor: {LAUNCH} (fresh server)")
+    cold = Result(f"{label}: cold first page (fresh server)")
+    launch = Result(f"{label}: {LAUNCH} (fresh server)")
     bench.results += [cold, launch]
+    kinds = {}
     try:
         for i in range(args.repeat):
             if server is not None:
@@ -890,24 +993,32 @@ def floor(args, browser: Browser) -> dict:
             try:
                 cold_page(context, server, FLOOR_TEXT, bench.timeout, cold, launch)
                 print(f"  {cold.name} #{i + 1}: {cold.samples[-1]:.3f} s", flush=True)
+                kinds = count_kinds(context.pages[-1])
             except NotMeasurable as error:
                 cold.note = f"not measurable: {error}"
             finally:
                 context.close()
         cold.peak_rss_mb = round(server.peak_rss_mb())
-        first_page_floor(bench, browser, server.url)
-        rerun_floor(bench, browser, server.url)
-        table_floor(bench, browser, server.url)
+        first_page_floor(bench, browser, server.url, label)
+        if reruns:
+            rerun_floor(bench, browser, server.url)
+            table_floor(bench, browser, server.url)
     finally:
         if server is not None:
             server.stop()
         shutil.rmtree(folder, ignore_errors=True)
     return {
-        "workspace": "a bare streamlit page (title, button, one line of text)",
-        "script": FLOOR_SCRIPT,
+        "workspace": BARE_PAGES[label],
+        "script": text,
         "results": [r.summary() for r in bench.results],
         "peak_rss_mb": {},
+        "element_kinds": kinds,
     }
+
+
+def count_kinds(page: Page) -> dict[str, int]:
+    """How many of each of ELEMENT_KINDS the page shows."""
+    return page.evaluate(COUNT_KINDS, list(ELEMENT_KINDS))
 
 
 def cold_page(
@@ -925,7 +1036,7 @@ def cold_page(
     from_launch.samples.append(begun - server.started + took)
 
 
-def first_page_floor(bench: Bench, browser: Browser, url: str) -> None:
+def first_page_floor(bench: Bench, browser: Browser, url: str, label: str = "floor") -> None:
     def once(_i: int) -> float:
         context = new_context(browser)
         try:
@@ -933,7 +1044,7 @@ def first_page_floor(bench: Bench, browser: Browser, url: str) -> None:
         finally:
             context.close()
 
-    bench.measure("floor: first page, new session (warm server)", once)
+    bench.measure(f"{label}: first page, new session (warm server)", once)
 
 
 def rerun_floor(bench: Bench, browser: Browser, url: str) -> None:
@@ -1044,6 +1155,7 @@ def bench_workspace(args, label: str, workspace: Path, browser: Browser) -> dict
         "workspace": str(workspace),
         "results": [r.summary() for r in bench.results],
         "peak_rss_mb": memory,
+        "element_kinds": bench.kinds,
     }
 
 
@@ -1194,6 +1306,25 @@ def print_goals(label: str, goals: list[dict], floor_report: dict) -> None:
     print(f"{len(both)} of {len(goals)} rows meet their goals")
 
 
+def print_replica(report: dict, replica_report: dict) -> None:
+    """The dashboard's first pages against the replica's (the same elements, bare), and the
+    element kinds both drew: what ragrecall's own work adds to streamlit's drawing."""
+    replicas = {
+        row["interaction"].removeprefix("replica: "): row.get("median_s")
+        for row in replica_report["results"]
+    }
+    print("\nfirst pages against the replica (the same elements, bare; no goal)")
+    for row in report["results"]:
+        # "cold first page (fresh server, empty load cache)" -> "... (fresh server)"
+        kind = re.sub(r"\(fresh server, [^)]*\)$", "(fresh server)", row["interaction"])
+        ours, theirs = row.get("median_s"), replicas.get(kind)
+        if ours is not None and theirs is not None:
+            print(f"{row['interaction'][:50]:50} {ours:7.3f} {theirs:7.3f} {ours - theirs:+7.3f}")
+    ours, theirs = report.get("element_kinds", {}), replica_report.get("element_kinds", {})
+    drawn = " ".join(f"{k.removeprefix('st')} {ours.get(k)}/{theirs.get(k)}" for k in ELEMENT_KINDS)
+    print(f"elements drawn, dashboard/replica: {drawn}")
+
+
 def machine() -> dict:
     load = os.getloadavg()
     return {
@@ -1271,6 +1402,9 @@ def main(argv: list[str] | None = None) -> None:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         report["floor"] = floor(args, browser)
         print_table("floor", report["floor"])
+        if "samples" in labels:
+            report["replica"] = replica(args, browser)
+            print_table("replica", report["replica"])
         for label in labels:
             workspace = (
                 samples_copy(Path(scratch))
@@ -1282,6 +1416,8 @@ def main(argv: list[str] | None = None) -> None:
             goals = floor_goals(report["workspaces"][label], report["floor"])
             report["workspaces"][label]["floor_goals"] = goals
             print_goals(label, goals, report["floor"])
+            if label == "samples":
+                print_replica(report["workspaces"][label], report["replica"])
             report["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
             if args.out:
                 args.out.write_text(json.dumps(report, indent=2))
