@@ -14,15 +14,25 @@ judgments was used with, the dashboard asks (:func:`open_question`) instead of a
 it; the answer (:func:`choose`) is kept in the manifest, so a link and a restart reopen
 the same store without asking again. A store made before this record existed has no
 record: its golds are unknown, so the dashboard asks too. Nothing is deleted or moved.
+
+Every change to a record or a manifest is a read, a change and a write, and two dashboard
+servers may share one home (two terminals, a team's folder): each change holds an
+``fcntl.flock`` on a lock file beside what it changes (``<file>.lock``, left in place: a
+lock file removed while another process waits on it would lock nothing), so neither drops
+the other's gold or choice. A dropped gold would let a later upload of it share another
+gold's judgments unasked. POSIX only (Linux, macOS), as the dashboard is.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
 import json
 import os
 import tempfile
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,9 +52,11 @@ from ragrecall_core.output.text import plural
 
 CHOICES = (SHARED, SEPARATE)
 RECORD_SUFFIX = ".golds.json"
+LOCK_SUFFIX = ".lock"
 # the store tables whose rows are someone's saved work (grades, resolutions, verdicts)
 SAVED_TABLES = ("judgments", "resolutions", "verdicts")
-# sidecar and manifest writes of this process, one at a time (a read, a change, a write)
+# sidecar and manifest changes of this process, one at a time (a read, a change, a write);
+# other processes are kept out by the file lock (:func:`changing`)
 _WRITE_LOCK = threading.Lock()
 
 
@@ -113,13 +125,24 @@ def recorded_golds(store: Path) -> list[dict]:
 
 def record_gold(store: Path, digest: str) -> None:
     """Add ``digest`` to ``store``'s record (once, with today's date)."""
-    with _WRITE_LOCK:
+    with changing(record_path(store)):
         golds = recorded_golds(store)
         if any(g["sha256"] == digest for g in golds):
             return
         used = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
         golds.append({"sha256": digest, "first_used": used})
         write_atomically(record_path(store), {"golds": golds})
+
+
+@contextmanager
+def changing(path: Path) -> Iterator[None]:
+    """Hold ``path`` for a read, a change and a write: no other thread of this process and
+    no other process holding it meanwhile (a lock file beside it, locked with ``flock``;
+    closing it lets go, also when the process dies). Never nested: one file at a time."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _WRITE_LOCK, open(path.with_name(path.name + LOCK_SUFFIX), "a") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        yield
 
 
 def write_atomically(path: Path, value: dict) -> None:
@@ -188,9 +211,10 @@ def open_question(manifest: Path, gold: Path) -> StoreQuestion | None:
     choice, digest = record.get("store"), record.get("gold_sha256")
     if not (isinstance(digest, str) and GOLD_DIGEST.fullmatch(digest)):
         digest = gold_digest(gold)
-        record["gold_sha256"] = digest
-        with _WRITE_LOCK:
+        with changing(manifest):  # read again: a choice made meanwhile stays
+            record = {**read_manifest(manifest), "gold_sha256": digest}
             write_atomically(manifest, record)
+        choice = record.get("store")
     if choice in CHOICES:
         return None
     shared = stores_folder() / upload_store_file(gold.name)
@@ -215,7 +239,7 @@ def choose(manifest: Path, choice: str) -> Path:
     and add its gold to the chosen store's record; the store's path."""
     if choice not in CHOICES:
         raise InputError([Problem(str(manifest), None, str(choice)[:80], " or ".join(CHOICES))])
-    with _WRITE_LOCK:
+    with changing(manifest):
         record = read_manifest(manifest)
         digest = record.get("gold_sha256")
         if not (isinstance(digest, str) and GOLD_DIGEST.fullmatch(digest)):
