@@ -331,7 +331,7 @@ def _uploads_written(path: Path) -> Iterator[None]:
         yield
     except OSError as error:
         expected = "a writable folder for uploads (set RAGRECALL_HOME to one)"
-        raise InputError([Problem(str(path), None, str(error)[:80], expected)]) from None
+        raise InputError([Problem(str(path), None, str(error), expected)]) from None
 
 
 def _store_choice(record: Path) -> dict:
@@ -372,7 +372,7 @@ def open_upload(key: str) -> Source:
     inside it. Anything else, or nothing saved under the key, is an input error naming it."""
     if not UPLOAD_KEY.fullmatch(key):
         expected = f"{UPLOAD_KEY_LENGTH} lowercase hexadecimal digits (the key of uploaded data)"
-        raise InputError([Problem(DATA_PARAM, None, key[:80], expected)])
+        raise InputError([Problem(DATA_PARAM, None, key, expected)])
     folder = uploads_folder() / key
     record = upload_manifest(folder)
     if not record.is_file() or not folder.is_dir():

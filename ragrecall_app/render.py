@@ -181,9 +181,11 @@ def table_height(rows: int, most: int = 15) -> int:
 
 
 def problems(error: InputError, title: str) -> None:
-    """An input error as a short headline and the list of problems as literal text."""
+    """An input error as a short headline and the list of problems as literal text; the
+    headline is escaped too, as a title may name a file (``f"{upload.name} was not
+    imported"``) whose name would otherwise be read as Markdown."""
     found = plural(len(error.problems), "problem")
-    st.error(f"{title}: {found} in the input. Fix them and reload.")
+    st.error(escape_markdown(f"{title}: {found} in the input. Fix them and reload."))
     st.code("\n".join(str(p) for p in error.problems), language=None, wrap_lines=True)
 
 

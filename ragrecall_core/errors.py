@@ -6,6 +6,7 @@ so a user fixes a file in one pass instead of one error per run.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -13,12 +14,24 @@ from typing import TypeVar
 T = TypeVar("T")
 R = TypeVar("R")
 
-MAX_VALUE_CHARS = 80  # of a value quoted in a problem: enough to find it, never a whole line
+# The one rule of how much of a value a problem carries (its text line, the API and any JSON
+# alike): at most this many of its characters, enough to find it, never a whole line or a
+# 10 MB exception text. A longer value keeps its first and last half of them...
+MAX_VALUE_CHARS = 80
+# ... and its middle becomes this mark: how many characters were cut, of how many.
+CUT_MARK = "...[cut {cut} of {total} chars]..."
+_CUT = re.compile(r"\.\.\.\[cut (\d+) of \d+ chars\]\.\.\.")
 
 
 @dataclass(frozen=True)
 class Problem:
     """One bad thing in one input: where it is, what was there, what was expected.
+
+    ``value`` is kept as :func:`shortened` makes it, here and nowhere else, so every reader
+    (the text line, ``InputError.problems``, a JSON dump, the dashboard) gets the same
+    bounded value. A caller redacts secrets from the *whole* value before it builds the
+    problem (``redact_text(key)``): a cut made first could leave a piece of a secret that
+    redaction no longer recognises.
 
     >>> str(Problem("gold.jsonl", 3, '"rank": 0', "a positive integer rank"))
     'gold.jsonl:3: got \\'"rank": 0\\', expected a positive integer rank'
@@ -29,26 +42,42 @@ class Problem:
     value: str
     expected: str
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "value", shortened(str(self.value)))
+
     def __str__(self) -> str:
         """One line, whatever the fields hold: each is file text (a file name, a value, a key
         quoted in ``expected``), so a line break or a terminal escape in one of them is shown
         escaped and cannot fake a second problem line."""
         file = one_line(self.file)
         where = file if self.line is None else f"{file}:{self.line}"
-        return f"{where}: got {shortened(self.value)!r}, expected {one_line(self.expected)}"
+        return f"{where}: got {self.value!r}, expected {one_line(self.expected)}"
 
 
 def shortened(value: str) -> str:
-    """``value`` cut to :data:`MAX_VALUE_CHARS` in its middle: its start (a line's first
-    fields) and its end (a path's file name) both stay.
+    """``value`` with at most :data:`MAX_VALUE_CHARS` of its characters: a longer one keeps
+    its start (a line's first fields) and its end (a path's file name, what is wrong with a
+    key), and its middle becomes a :data:`CUT_MARK` saying how much was cut of how much.
 
-    >>> shortened("/tmp/" + "d" * 100 + "/taken.jsonl")
-    '/tmp/ddddddddddddddddddddddddddddddddd...ddddddddddddddddddddddddddd/taken.jsonl'
+    A value cut before (a loader says a problem of its query: ``query 'q1': <value>``) is
+    cut around its mark, whose count is added: the total stays that of the first value.
+
+    >>> cut = shortened("/tmp/" + "d" * 100 + "/taken.jsonl")
+    >>> cut[:8], cut[40:68], cut[-12:]
+    ('/tmp/ddd', '...[cut 37 of 117 chars]...', '/taken.jsonl')
     """
     if len(value) <= MAX_VALUE_CHARS:
         return value
-    head = (MAX_VALUE_CHARS - 3) // 2
-    return value[:head] + "..." + value[-(MAX_VALUE_CHARS - 3 - head) :]
+    marks = list(_CUT.finditer(value))
+    total = len(value) + sum(int(mark[1]) - len(mark[0]) for mark in marks)
+    start, end = MAX_VALUE_CHARS // 2, len(value) - (MAX_VALUE_CHARS - MAX_VALUE_CHARS // 2)
+    cut = 0
+    for mark in marks:  # a mark is cut whole or kept whole, never split
+        if mark.start() < end and mark.end() > start:
+            start, end = min(start, mark.start()), max(end, mark.end())
+            cut += int(mark[1]) - len(mark[0])
+    cut += end - start
+    return value[:start] + CUT_MARK.format(cut=cut, total=total) + value[end:]
 
 
 def one_line(text, keep: str = "") -> str:

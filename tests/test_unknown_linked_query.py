@@ -19,8 +19,9 @@ def test_a_linked_query_not_in_the_gold_is_named_literally_and_shortened(param, 
     lines = [unescaped_text(w.value) for w in at.warning if "not in the gold set" in w.value]
     assert len(lines) == 1
     assert lines[0].startswith("Query **bold**<b>x</b>yyy")
-    assert "...y" in lines[0] and "y-end is not in the gold set." in lines[0]
-    assert len(lines[0]) < MAX_VALUE_CHARS + 40
+    assert f"...[cut {len(LINKED) - MAX_VALUE_CHARS} of {len(LINKED)} chars]...y" in lines[0]
+    assert "y-end is not in the gold set." in lines[0]
+    assert len(lines[0]) < MAX_VALUE_CHARS + 70
 
 
 def test_a_short_unknown_id_is_named_whole():

@@ -31,7 +31,7 @@ RULE_NAMES = tuple(RULES)
 def require_rule(rule: str, source: str = "--pass-rule") -> str:
     """``rule`` if it is one of :data:`RULE_NAMES`, else an input error naming them."""
     if rule not in RULES:
-        raise InputError([Problem(source, None, str(rule)[:80], "one of " + ", ".join(RULES))])
+        raise InputError([Problem(source, None, str(rule), "one of " + ", ".join(RULES))])
     return rule
 
 

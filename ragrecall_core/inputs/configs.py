@@ -109,7 +109,8 @@ def _parse(path: Path, text: str) -> dict[str, Any]:
         seen: set[str] = set()
         for key, _ in pairs:
             if key in seen:
-                shown = redact_text(key)[:80]
+                # redacted whole, then cut by Problem: a cut first could split a secret
+                shown = redact_text(key)
                 problems.append(Problem(str(path), None, f"key {shown!r} twice", "each key once"))
             seen.add(key)
         return dict(pairs)
@@ -118,7 +119,7 @@ def _parse(path: Path, text: str) -> dict[str, Any]:
         number = float(text)
         if math.isfinite(number):
             return number
-        problems.append(Problem(str(path), None, text[:80], "a finite number (JSON has no NaN)"))
+        problems.append(Problem(str(path), None, text, "a finite number (JSON has no NaN)"))
         return None
 
     try:
@@ -136,7 +137,7 @@ def _parse(path: Path, text: str) -> dict[str, Any]:
         if not isinstance(data, dict):
             problems.append(Problem(str(path), 1, type(data).__name__, "a JSON object"))
         elif "name" in data and not (isinstance(data["name"], str) and data["name"].strip()):
-            value = json.dumps(redact(data["name"]), ensure_ascii=False)[:80]
+            value = json.dumps(redact(data["name"]), ensure_ascii=False)
             problems.append(Problem(str(path), None, f'"name": {value}', "a run name (text)"))
     if problems:
         raise InputError(problems)

@@ -193,9 +193,9 @@ def read_manifest(manifest: Path) -> dict:
     try:
         record = json.loads(manifest.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as error:
-        raise InputError([Problem(str(manifest), None, str(error)[:80], "a JSON object")]) from None
+        raise InputError([Problem(str(manifest), None, str(error), "a JSON object")]) from None
     if not isinstance(record, dict):
-        raise InputError([Problem(str(manifest), None, str(record)[:80], "a JSON object")])
+        raise InputError([Problem(str(manifest), None, str(record), "a JSON object")])
     return record
 
 
@@ -238,12 +238,12 @@ def choose(manifest: Path, choice: str) -> Path:
     """Keep ``choice`` (:data:`SHARED` or :data:`SEPARATE`) in the upload set's manifest
     and add its gold to the chosen store's record; the store's path."""
     if choice not in CHOICES:
-        raise InputError([Problem(str(manifest), None, str(choice)[:80], " or ".join(CHOICES))])
+        raise InputError([Problem(str(manifest), None, str(choice), " or ".join(CHOICES))])
     with changing(manifest):
         record = read_manifest(manifest)
         digest = record.get("gold_sha256")
         if not (isinstance(digest, str) and GOLD_DIGEST.fullmatch(digest)):
-            raise InputError([Problem(str(manifest), None, str(digest)[:80], "a gold SHA-256")])
+            raise InputError([Problem(str(manifest), None, str(digest), "a gold SHA-256")])
         record["store"] = choice
         write_atomically(manifest, record)
     gold_name = record.get("gold")

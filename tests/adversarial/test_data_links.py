@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from ragrecall_core.errors import InputError
+from ragrecall_core.errors import InputError, shortened
 from tests.dashboard_support import app, no_exception, table
 
 GOLD = [
@@ -85,7 +85,7 @@ def test_a_key_that_is_no_key_is_refused_and_names_the_value(home, key):
         open_upload(key)
     (problem,) = error.value.problems
     assert problem.file == "URL parameter data"
-    assert problem.value == key[:80]
+    assert problem.value == shortened(key)  # a long one keeps its head and end
     assert "hexadecimal" in problem.expected
     assert not (home / "uploads").exists()  # nothing looked up, nothing created
 
@@ -132,7 +132,7 @@ def test_a_link_whose_data_is_missing_says_so_instead_of_showing_the_samples(
     assert not at.exception
     assert not at.dataframe  # no sample workspace in its place
     shown = " ".join(e.value for e in (*at.error, *at.code))
-    assert "URL parameter data" in shown and key[:80] in shown
+    assert "URL parameter data" in shown and shortened(key) in shown
     assert "Traceback" not in shown
 
 
