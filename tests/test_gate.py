@@ -211,3 +211,62 @@ def test_parse_requirement_rejects(bad):
 )
 def test_requirement_bounds_are_inclusive_only_when_asked(requirement, value, holds):
     assert parse_requirement(requirement).holds(value) is holds
+
+
+def tenth_recall_files(folder):
+    """Eight queries of ten relevant chunks each, the run finding one of each: every
+    query's Recall@5 is 0.1, their mean exactly 0.1, which a float sum of the eight misses
+    (0.1 * 8 sums to 0.7999999999999999)."""
+    gold = write_jsonl(
+        folder / "gold.jsonl",
+        [
+            {"id": f"q{q}", "query": "x", "relevant_ids": [f"c{q}_{i}" for i in range(10)]}
+            for q in range(8)
+        ],
+    )
+    run = write_jsonl(
+        folder / "run.jsonl",
+        [
+            {"id": f"q{q}", "retrieved": [{"chunk_id": f"c{q}_0", "rank": 1, "score": 1.0}]}
+            for q in range(8)
+        ],
+    )
+    return gold, run
+
+
+@pytest.mark.parametrize(
+    "requirement, code",
+    [
+        ("Recall@5>=0.1", 0),
+        ("Recall@5==0.1", 0),
+        ("Recall@5<=0.1", 0),
+        ("Recall@5>0.1", 1),
+        ("Recall@5<0.1", 1),
+        ("Recall@5>=0.1000001", 1),  # a real difference, however small, still counts
+        ("Recall@5<=0.0999999", 1),
+    ],
+)
+def test_a_mean_equal_to_the_threshold_meets_it_whatever_the_float_sum(
+    tmp_path, capsys, requirement, code
+):
+    """A mean of exactly 0.1 printed as 0.1000 must not fail "Recall@5>=0.1": the gate is
+    about the mean, not about the rounding of a float sum."""
+    gold, run = tenth_recall_files(tmp_path)
+    assert main(["check", str(gold), str(run), "--require", requirement]) == code
+    assert "Recall@5 = 0.1000" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "requirement, value, holds",
+    [
+        ("Recall@5>=0.1", sum([0.1] * 8) / 8, True),
+        ("Recall@5>0.1", sum([0.1] * 8) / 8, False),
+        ("Recall@5==0.3", sum([0.1] * 3), True),
+        ("Recall@5<0.3", sum([0.1] * 3), False),  # 0.30000000000000004
+        ("MRR@10>=0.5", 0.5 - 1e-6, False),
+        ("MRR@10<=0.5", 0.5 + 1e-6, False),
+        ("nDCG@5>=0", -1e-17, True),
+    ],
+)
+def test_a_requirement_reads_a_float_sums_error_as_no_difference(requirement, value, holds):
+    assert parse_requirement(requirement).holds(value) is holds

@@ -38,6 +38,13 @@ OPERATORS = {
     "<": operator.lt,
     "==": operator.eq,
 }
+# A mean within this relative distance of a threshold is the threshold: a mean is a float sum
+# of per-query values, which misses an exact mean by far less (8 x 0.1 sums to
+# 0.7999999999999999, so a mean of exactly 0.1 came out 0.09999999999999999 and failed
+# "Recall@5>=0.1" while printed as 0.1000); a difference of one query in a billion is none
+# a gate should act on. ABS_TOLERANCE does the same near zero.
+REL_TOLERANCE = 1e-9
+ABS_TOLERANCE = 1e-12
 REQUIREMENT = re.compile(r"^\s*(?P<measure>.+?)\s*(?P<op>>=|<=|==|>|<)\s*(?P<value>[^<>=]+?)\s*$")
 
 
@@ -51,6 +58,10 @@ class Requirement:
         return f"{self.measure}{self.op}{self.threshold:g}"
 
     def holds(self, value: float) -> bool:
+        """Whether ``value`` meets the requirement; one within :data:`REL_TOLERANCE` of the
+        threshold counts as equal to it (met by >=, <= and ==; not by > and <)."""
+        if math.isclose(value, self.threshold, rel_tol=REL_TOLERANCE, abs_tol=ABS_TOLERANCE):
+            return self.op in (">=", "<=", "==")
         return OPERATORS[self.op](value, self.threshold)
 
 
