@@ -108,6 +108,25 @@ def test_long_form_with_a_header(files, capsys, fmt, sep):
     assert len(rows) == 2 * 3 + 2  # every query and measure, then the two means
 
 
+@pytest.mark.parametrize(("fmt", "sep"), [("tsv", "\t"), ("csv", ",")])
+def test_long_form_neutralises_cells_a_spreadsheet_would_run(tmp_path, capsys, fmt, sep):
+    """A query id or run name from a file that a spreadsheet reads as a formula (the CSV
+    opened in one) is prefixed with ' as in the report, the pool and the exports; --format
+    json keeps every id exactly."""
+    link = '=HYPERLINK("http://evil.example","x")'
+    gold = write_jsonl(tmp_path / "gold.jsonl", [gold_row(link, ["a"]), gold_row("-1", ["b"])])
+    run = write_jsonl(tmp_path / "@run.jsonl", [run_row(link, ["a"]), run_row("-1", ["b"])])
+    argv = ["evaluate", gold, run, "-m", "Recall@3", "--format", fmt, "--per-query"]
+    code, out, _ = run_cli(capsys, argv)
+    assert code == 0
+    rows = list(csv.DictReader(io.StringIO(out), delimiter=sep))
+    assert {r["query_id"] for r in rows} == {"'" + link, "'-1", ""}
+    assert {r["run"] for r in rows} == {"'@run"}
+    _, out, _ = run_cli(capsys, [*argv[:-2], "json", "--per-query"])
+    (shown,) = json.loads(out)["runs"]
+    assert shown["name"] == "@run" and set(shown["per_query"]) == {link, "-1"}
+
+
 def test_long_form_without_per_query_has_only_the_means(files, capsys):
     gold, run = files
     _, out, _ = run_cli(capsys, ["evaluate", gold, run, "-m", "Recall@3", "--format", "csv"])

@@ -32,7 +32,7 @@ from helpers import HtmlCells
 
 from ragrecall_core.cli import main
 from ragrecall_core.inputs.configs import redact
-from ragrecall_core.output.report import neutralise
+from ragrecall_core.output.text import neutralise
 
 FORMATS = ("html", "md", "csv")
 

@@ -34,8 +34,7 @@ from ragrecall_core.inputs.store import is_open as is_open
 from ragrecall_core.inputs.store import open_store as open_store
 from ragrecall_core.inputs.store import undo_last as undo_last
 from ragrecall_core.inputs.workspace import Workspace
-from ragrecall_core.output.literal import neutralise
-from ragrecall_core.output.text import plural
+from ragrecall_core.output.text import neutralise, plural
 
 # typical reviewers' reasons, always offered
 TYPICAL_REASONS = (

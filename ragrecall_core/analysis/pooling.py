@@ -15,7 +15,7 @@ import pandas as pd
 
 from ragrecall_core.errors import InputError, Problem, one_line
 from ragrecall_core.inputs.workspace import Workspace
-from ragrecall_core.output.literal import neutralise
+from ragrecall_core.output.text import neutralise
 
 DEFAULT_DEPTH = 10
 SEED = "ragrecall-pool"

@@ -36,8 +36,7 @@ from ragrecall_core.inputs.readers import (
 )
 from ragrecall_core.inputs.store import STORE, has_table, open_store, store_transaction
 from ragrecall_core.inputs.workspace import Workspace
-from ragrecall_core.output.literal import FORMULA_START, neutralise
-from ragrecall_core.output.text import text_table
+from ragrecall_core.output.text import FORMULA_START, neutralise, text_table
 
 REASONS: tuple[str, ...] = (
     "vocabulary mismatch",

@@ -150,20 +150,3 @@ def file_name_part(text, limit: int = 60) -> str:
     """
     safe = re.sub(r"[^A-Za-z0-9._-]+", "_", str(text)).strip("._-")
     return safe[:limit] or "run"
-
-
-# what a spreadsheet reads as the start of a formula in a CSV cell
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def neutralise(value):
-    """Prefix a cell a spreadsheet would run as a formula with ``'``; so that the prefix
-    can be taken off again exactly (a verdicts import does), a cell that starts like one
-    after its leading quotes gets one more.
-
-    >>> neutralise("=HYPERLINK(1)"), neutralise("'=1"), neutralise(-0.5), neutralise("'ok")
-    ("'=HYPERLINK(1)", "''=1", -0.5, "'ok")
-    """
-    if isinstance(value, str) and value.lstrip("'").startswith(FORMULA_START):
-        return "'" + value
-    return value

@@ -37,13 +37,8 @@ from ragrecall_core.inputs.readers import sha256_of
 from ragrecall_core.inputs.store import open_store, store_path
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.measures import parse_measure
-from ragrecall_core.output.literal import (  # noqa: F401
-    FORMULA_START,
-    PLOTLY_CONFIG,
-    md_text,
-    neutralise,
-)
-from ragrecall_core.output.text import plural
+from ragrecall_core.output.literal import PLOTLY_CONFIG, md_text
+from ragrecall_core.output.text import neutralise, plural
 from ragrecall_core.scoring.evaluate import evaluate
 from ragrecall_core.scoring.policy import Policy
 from ragrecall_core.version import __version__

@@ -54,6 +54,23 @@ FORMATS = ("table", "tsv", "csv", "json")
 NOTES_SHOWN = ("table", "json")
 MISSING = "—"  # what a person sees for a missing value, instead of None / nan / <NA>
 
+# what a spreadsheet reads as the start of a formula in a CSV cell
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralise(value):
+    """Prefix a cell a spreadsheet would run as a formula with ``'``; so that the prefix
+    can be taken off again exactly (a verdicts import does), a cell that starts like one
+    after its leading quotes gets one more.
+
+    >>> neutralise("=HYPERLINK(1)"), neutralise("'=1"), neutralise(-0.5), neutralise("'ok")
+    ("'=HYPERLINK(1)", "''=1", -0.5, "'ok")
+    """
+    if isinstance(value, str) and value.lstrip("'").startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
 # scope: "query" for a query's value, "mean" for a run's mean (whose query_id is empty),
 # so no query id (not even "all") can be read as a mean
 LONG_COLUMNS = ["run", "query_id", "measure", "value", "scope"]
@@ -76,13 +93,18 @@ def long_text(evaluation: Evaluation, per_query: bool, sep: str) -> str:
     writer.writerow(LONG_COLUMNS)
     if per_query:
         writer.writerows(
-            (one_line(r), one_line(q), one_line(m), _fixed(v), "query")
-            for r, q, m, v in evaluation.rows
+            (_cell(r), _cell(q), one_line(m), _fixed(v), "query") for r, q, m, v in evaluation.rows
         )
     writer.writerows(
-        (one_line(r), "", one_line(m), _fixed(v), "mean") for r, m, v, _ in evaluation.means
+        (_cell(r), "", one_line(m), _fixed(v), "mean") for r, m, v, _ in evaluation.means
     )
     return buffer.getvalue()
+
+
+def _cell(text: str) -> str:
+    """A run name or query id as a cell: on one line, and never run as a formula by a
+    spreadsheet that opens the file (:func:`neutralise`)."""
+    return neutralise(one_line(text))
 
 
 def _fixed(value: float | None) -> str:

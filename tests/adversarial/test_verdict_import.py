@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from ragrecall_core import InputError, Workspace
 from ragrecall_core.analysis import verdicts as v
-from ragrecall_core.output.report import FORMULA_START, neutralise
+from ragrecall_core.output.text import FORMULA_START, neutralise
 from tests.helpers import run_cli, write_text
 from tests.test_app_judge import seed002
 

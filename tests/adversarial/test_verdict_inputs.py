@@ -13,7 +13,7 @@ import pytest
 from ragrecall_core import InputError, Workspace
 from ragrecall_core.analysis import verdicts as v
 from ragrecall_core.errors import MAX_VALUE_CHARS
-from ragrecall_core.output.report import FORMULA_START
+from ragrecall_core.output.text import FORMULA_START
 from tests.adversarial.test_markup import markdown_hazards, rendered_markdown
 from tests.dashboard_support import app, no_exception
 from tests.helpers import build_report, run_cli, write_text
