@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from ragrecall_core.analysis import capture_defaults
 from ragrecall_core.errors import InputError, Problem, one_line, raise_if_any
-from ragrecall_core.measures import MeasureRequest, parse_cutoff, parse_requests
+from ragrecall_core.measures import MeasureRequest, parse_cutoff, parse_level, parse_requests
 from ragrecall_core.output.text import FORMATS, NOTES_SHOWN
 from ragrecall_core.scoring.policy import Policy
 
@@ -205,11 +205,7 @@ def memory_limit_from(args: argparse.Namespace, problems: list[Problem]) -> None
 
 
 def policy_from(args: argparse.Namespace, problems: list[Problem]) -> Policy:
-    level = (
-        0
-        if args.rel_level == "0"
-        else take(problems, parse_cutoff, args.rel_level, "--rel-level", "a relevance level N")
-    )
+    level = take(problems, parse_level, args.rel_level)
     return Policy(
         rel_level=level if level is not None else 1,
         unit=args.unit,

@@ -53,6 +53,25 @@ def test_rel_level_as_a_policy_and_on_the_command_line(tmp_path, capsys):
     assert json.loads(out)["runs"][0]["aggregate"]["P(rel=2)@3"] == pytest.approx(1 / 3)
 
 
+@pytest.mark.parametrize("level", ["0", "00", " 2 "])
+def test_a_rel_level_from_zero_up_is_a_level(tmp_path, capsys, level):
+    make_workspace(tmp_path, REL_GOLD, {"run": REL_RUN})
+    argv = ["evaluate", tmp_path / "gold.jsonl", tmp_path / "runs" / "run.jsonl"]
+    code, out, err = run_cli(capsys, [*argv, "--rel-level", level, "--format", "json"])
+    assert code == 0, err
+    assert f"grade >= {int(level)}" in json.loads(out)["policy"]
+
+
+@pytest.mark.parametrize("level", ["-2", "x", "1.5", "2147483648"])
+def test_a_bad_rel_level_names_the_levels_accepted(tmp_path, capsys, level):
+    make_workspace(tmp_path, REL_GOLD, {"run": REL_RUN})
+    argv = ["evaluate", tmp_path / "gold.jsonl", tmp_path / "runs" / "run.jsonl"]
+    code, _, err = run_cli(capsys, [*argv, f"--rel-level={level}"])
+    assert code == 2
+    assert f"--rel-level: got '{level}', expected a relevance level N that is an integer " in err
+    assert "from 0 to 2147483647" in err
+
+
 # --- reviewer grades: partial and harmful ---------------------------------------------
 
 

@@ -182,6 +182,16 @@ ASCII_DIGITS = re.compile(r"[0-9]+")
 MAX_CUTOFF = 2**31 - 1
 
 
+def parse_level(text: str | int, source: str = "--rel-level") -> int:
+    """A policy's relevance level: a whole number in ASCII digits from 0 (every judged item
+    relevant, as trec_eval's ``-l0``) to :data:`MAX_CUTOFF`."""
+    raw = str(text).strip()
+    if not ASCII_DIGITS.fullmatch(raw) or int(raw) > MAX_CUTOFF:
+        expected = f"a relevance level N that is an integer from 0 to {MAX_CUTOFF}"
+        raise InputError([Problem(source, None, str(text), expected)])
+    return int(raw)
+
+
 def _positive_int(raw: str | None, text: str, source: str, what: str) -> int | None:
     if raw is None:
         return None
