@@ -107,6 +107,35 @@ def test_one_changed_factor_gives_no_warning(tmp_path):
     assert c.factor_warning is None
 
 
+def test_a_run_without_a_config_changes_no_factor_it_is_unknown(tmp_path):
+    """A candidate without a .config.json sidecar is not a candidate whose every factor
+    changed: which factors differ is unknown, and the comparison says that instead."""
+    folder = write_workspace(tmp_path)
+    (folder / "runs" / "candidate.config.json").unlink()
+    c = compare(Workspace.open(folder), "baseline", "candidate", k=5)
+    assert c.factors_changed == [] and c.factor_warning is None
+    assert (
+        "candidate has no run config (a .config.json beside the run): which retrieval factors "
+        "differ between the runs is unknown"
+    ) in c.notes
+    assert not [n for n in c.notes if "None" in n or "different corpus" in n]
+
+
+def test_a_corpus_version_stated_by_one_run_only_is_not_called_different(tmp_path):
+    folder = write_workspace(tmp_path)
+    path = folder / "runs" / "candidate.config.json"
+    config = json.loads(path.read_text())
+    config.pop("corpus_version", None)
+    path.write_text(json.dumps(config))
+    base = json.loads((folder / "runs" / "baseline.config.json").read_text())
+    c = compare(Workspace.open(folder), "baseline", "candidate", k=5)
+    (note,) = [n for n in c.notes if "corpus version" in n]
+    assert note == (
+        f"only baseline states its corpus version ({base['corpus_version']}): whether both "
+        "runs' chunk ids match the gold labels is unknown"
+    )
+
+
 def test_config_diff_lists_every_differing_key_with_its_factor_and_no_secret(comparison):
     diff = comparison.config_diff.set_index("key")
     assert sorted(diff.index) == [

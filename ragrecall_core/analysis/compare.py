@@ -165,7 +165,8 @@ def compare(
         outcomes=outcomes,
         by_group=group_deltas(by_label.merge(queries, on="query_id", how="left")),
         config_diff=config_diff(base_cfg, cand_cfg),
-        factors_changed=changed_factors(base_cfg, cand_cfg),
+        # a run without a config states no factor: which changed is unknown (a note says so)
+        factors_changed=changed_factors(base_cfg, cand_cfg) if base_cfg and cand_cfg else [],
         notes=comparability_notes(workspace, baseline, candidate, k, base_cfg, cand_cfg, query_ids),
     )
 
@@ -328,11 +329,33 @@ def comparability_notes(
             f"a run lists fewer than k = {k} results ({baseline}: {da}, "
             f"{candidate}: {db}); measures at k compare unequal list depths"
         )
-    for key in ("corpus_version",):
-        if base_cfg.get(key) != cand_cfg.get(key):
-            notes.append(
-                f"the runs were made on different {key.replace('_', ' ')}s "
-                f"({base_cfg.get(key)} vs {cand_cfg.get(key)}): chunk ids may not match "
-                "the gold labels for both"
-            )
+    return notes + config_notes({baseline: base_cfg, candidate: cand_cfg})
+
+
+def config_notes(configs: dict[str, dict]) -> list[str]:
+    """What the two runs' configs (``{run: config}``, baseline first) leave unknown or say
+    differs: a run without one states no factor, and a corpus version stated by one run
+    only is not a different one."""
+    missing = [run for run, config in configs.items() if not config]
+    notes = [
+        f"{run} has no run config (a .config.json beside the run): which retrieval factors "
+        "differ between the runs is unknown"
+        for run in missing
+    ]
+    if missing:
+        return notes
+    versions = {run: config.get("corpus_version") for run, config in configs.items()}
+    stated = {run: v for run, v in versions.items() if v is not None}
+    if len(stated) == 1:
+        ((run, version),) = stated.items()
+        notes.append(
+            f"only {run} states its corpus version ({version}): whether both runs' chunk ids "
+            "match the gold labels is unknown"
+        )
+    elif len(set(map(str, stated.values()))) > 1:
+        shown = " vs ".join(map(str, stated.values()))
+        notes.append(
+            f"the runs were made on different corpus versions ({shown}): chunk ids may not "
+            "match the gold labels for both"
+        )
     return notes
