@@ -144,6 +144,7 @@ try:
 except InputError as error:
     problems(error, "Could not open " + escape_markdown(source_label))
     st.stop()
+store_question.offer_change(source)  # uploads: which judgment store counts, and a switch
 
 facts, options = context.options_of(key, ws)
 default_state = ViewState().fit(options)

@@ -3,15 +3,17 @@ record golds into one store's record and choices into manifests at once: neither
 the other's record. A dropped gold digest means a later upload of that gold is not asked
 and silently shares another gold's judgments (:mod:`ragrecall_core.inputs.upload_stores`).
 
-The writers here are separate processes (spawned: no lock of this one is inherited), each
-starting at one barrier so their reads and writes interleave."""
+The writers here are separate interpreters (no lock of this one is inherited), each
+waiting for one start file so their reads and writes interleave."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import multiprocessing
 import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 from ragrecall_core.inputs import upload_stores
@@ -25,13 +27,18 @@ def digest_of(process: int, item: int) -> str:
     return hashlib.sha256(f"{process}-{item}".encode()).hexdigest()
 
 
-def record_many(home: str, process: int, start) -> None:
-    """One server: after the barrier, record its golds into the shared store of
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def record_many(home: str, process: int) -> None:
+    """One server: once the start file is there, record its golds into the shared store of
     ``gold.jsonl``, every other one by choosing :data:`SHARED` on an upload set's manifest."""
     os.environ["RAGRECALL_HOME"] = home
     store = stores_folder() / upload_store_file("gold.jsonl")
     manifests = Path(home) / "uploads"
-    start.wait()
+    (Path(home) / f"ready-{process}").touch()
+    while not (Path(home) / "start").exists():
+        time.sleep(0.001)
     for item in range(EACH):
         digest = digest_of(process, item)
         if item % 2:
@@ -45,16 +52,17 @@ def record_many(home: str, process: int, start) -> None:
 def test_servers_recording_at_once_lose_no_gold_and_no_choice(tmp_path, monkeypatch):
     home = tmp_path / "home"
     monkeypatch.setenv("RAGRECALL_HOME", str(home))
-    spawn = multiprocessing.get_context("spawn")
-    start = spawn.Barrier(PROCESSES)
+    home.mkdir()
+    code = "import sys; from tests.test_upload_stores_processes import record_many as r; "
+    code += "r(sys.argv[1], int(sys.argv[2]))"
     servers = [
-        spawn.Process(target=record_many, args=(str(home), p, start)) for p in range(PROCESSES)
+        subprocess.Popen([sys.executable, "-c", code, str(home), str(p)], cwd=ROOT)
+        for p in range(PROCESSES)
     ]
-    for server in servers:
-        server.start()
-    for server in servers:
-        server.join()
-    assert [s.exitcode for s in servers] == [0] * PROCESSES
+    while len(list(home.glob("ready-*"))) < PROCESSES:  # all imported: they start at once
+        time.sleep(0.01)
+    (home / "start").touch()
+    assert [s.wait() for s in servers] == [0] * PROCESSES
     store = stores_folder() / upload_store_file("gold.jsonl")
     recorded = {g["sha256"] for g in upload_stores.recorded_golds(store)}
     expected = {digest_of(p, i) for p in range(PROCESSES) for i in range(EACH)}

@@ -50,6 +50,20 @@ def store_location(folder: Path | None, gold: Path) -> Path:
     return gold.with_name(gold.name + ".judgments.duckdb")
 
 
+def store_places(folder: Path | None, gold: Path) -> list[Path]:
+    """Every store a workspace may use, for its connection to allow before it loads
+    (:func:`.db.lock_down`): its one store, or for an upload set whose gold's SHA-256 its
+    manifest records both the shared store of its gold's name and its own, so a changed
+    choice (:mod:`.upload_stores`) opens the other at once, without loading it again."""
+    place = store_location(folder, gold)
+    if folder is not None or not gold.resolve().is_relative_to(uploads_folder().resolve()):
+        return [place]
+    _choice, digest = manifest_store(upload_manifest(gold.parent))
+    shared = stores_folder() / upload_store_file(gold.name)
+    own = [stores_folder() / upload_store_file(gold.name, digest)] if digest else []
+    return sorted({place, shared, *own})
+
+
 def upload_store_file(gold_name: str, digest: str | None = None) -> str:
     """The file name of an uploaded gold's store: ``<name>.judgments.duckdb``, shared by
     every gold of that name (an edited gold uploaded again finds its grades), or with a

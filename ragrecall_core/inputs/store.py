@@ -247,7 +247,9 @@ def open_store(workspace: Workspace, create: bool = False) -> bool:
     path = store_path(workspace).resolve()
     with _store_lock(path), _ATTACH_LOCK:
         mode = _attached_mode(workspace)
-        if mode is not None and _file_identity(path) != _ATTACHED_FILES.get(str(path)):
+        if mode is not None and (
+            _file_identity(path) != _ATTACHED_FILES.get(str(path)) or not _holds(workspace, path)
+        ):
             _release(workspace)
             mode = None
         if mode is not None and not (create and mode):
@@ -267,6 +269,14 @@ def open_store(workspace: Workspace, create: bool = False) -> bool:
         _HOLDERS[str(path)] = weakref.ref(workspace)
         _ATTACHED_FILES[str(path)] = _file_identity(path)
         return True
+
+
+def _holds(workspace: Workspace, path: Path) -> bool:
+    """Whether the store ``workspace`` has attached is the one at ``path``: an upload set
+    whose store choice changed (:mod:`.upload_stores`) has the other one attached, whose
+    grades must stop counting at once, also when the chosen store has no file yet."""
+    holder = _HOLDERS.get(str(path))
+    return holder is not None and holder() is workspace
 
 
 def _file_identity(path: Path) -> tuple[int, int] | None:

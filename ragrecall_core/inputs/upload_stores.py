@@ -45,8 +45,11 @@ from ragrecall_core.inputs.home import (
     GOLD_DIGEST,
     SEPARATE,
     SHARED,
+    manifest_store,
     stores_folder,
+    upload_manifest,
     upload_store_file,
+    uploads_folder,
 )
 from ragrecall_core.output.text import plural
 
@@ -252,3 +255,42 @@ def choose(manifest: Path, choice: str) -> Path:
     )
     record_gold(store, digest)
     return store
+
+
+# ---------------------------------------------------------------- changing a choice
+@dataclass(frozen=True)
+class StoreChoice:
+    """An upload set's settled choice: its manifest, its gold's name and SHA-256, the
+    choice, and the store each choice means (:data:`SHARED`, :data:`SEPARATE`)."""
+
+    manifest: Path
+    gold_name: str
+    digest: str
+    choice: str
+    stores: dict[str, Path]
+
+    @property
+    def other(self) -> str:
+        """The choice not made: what a change would switch to."""
+        return SEPARATE if self.choice == SHARED else SHARED
+
+    def other_golds(self) -> int:
+        """How many other gold contents the shared store was used with."""
+        return sum(g["sha256"] != self.digest for g in recorded_golds(self.stores[SHARED]))
+
+
+def current_choice(gold: Path) -> StoreChoice | None:
+    """The settled store choice of the upload set whose gold file is ``gold``; ``None`` for
+    a gold that is no upload (a folder workspace or a loose file: one store) and for a set
+    whose choice is not settled (:func:`open_question` settles or asks first)."""
+    if not gold.resolve().is_relative_to(uploads_folder().resolve()):
+        return None
+    manifest = upload_manifest(gold.parent)
+    choice, digest = manifest_store(manifest)
+    if choice is None or digest is None:
+        return None
+    stores = {SHARED: upload_store_file(gold.name), SEPARATE: upload_store_file(gold.name, digest)}
+    folder = stores_folder()
+    return StoreChoice(
+        manifest, gold.name, digest, choice, {c: folder / name for c, name in stores.items()}
+    )

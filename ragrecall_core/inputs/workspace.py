@@ -31,7 +31,7 @@ from ragrecall_core.inputs.corpus import load_corpus
 from ragrecall_core.inputs.db import JUDGE_PREFIX, connect, lock_down, store_files
 from ragrecall_core.inputs.gold import load_gold
 from ragrecall_core.inputs.grades import load_grades
-from ragrecall_core.inputs.home import store_location
+from ragrecall_core.inputs.home import store_places
 from ragrecall_core.inputs.memory import (
     GOLD_LABEL,
     is_in_memory,
@@ -253,7 +253,8 @@ class Workspace:
         given and this workspace's judgment store (see :func:`.db.lock_down`)."""
         inputs = [self.gold, *self.qrels, *runs, *self.grades]
         inputs += [self.corpus] if self.corpus else []
-        lock_down(self.con, inputs + store_files(store_location(self.folder, self.gold)))
+        places = store_places(self.folder, self.gold)  # an upload set's two, to switch
+        lock_down(self.con, inputs + [f for place in places for f in store_files(place)])
 
     def _locked(self, runs: list[Path]) -> Workspace:
         """This workspace, its connection locked down as a fresh load's (a cache restored it)."""

@@ -349,7 +349,7 @@ def test_grades_on_uploaded_files_survive_an_edited_gold(tmp_path, monkeypatch):
     at.switch_page(JUDGE).run()
     at.text_input(key="judge_annotator").input("anna").run()
     no_exception(at)
-    shown = [t.value for t in at.text if "judgments.duckdb" in t.value]
+    shown = [t.value for t in at.main.text if "judgments.duckdb" in t.value]  # not the sidebar
     assert len(shown) == 1 and str(home) in shown[0], [t.value for t in at.text]
     store = Path(re.search(r"stored in (\S+\.judgments\.duckdb)", shown[0]).group(1))
     graded = []
