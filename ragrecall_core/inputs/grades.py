@@ -9,7 +9,9 @@ names are trimmed, as the judgment store trims them.
 One file grades a (query, chunk) once per annotator, the annotator as it is stored: a
 row by ``kim`` and a row without an annotator in ``kim.csv`` repeat each other, whether
 their grades agree (it would be stored twice) or not (which one counts would be a
-guess). Either is refused, naming both lines.
+guess). Either is refused, naming both lines. So is the same (query, chunk, annotator)
+in two files of one workspace (:func:`repeated_across_files`): each would be a vote of that
+annotator in the reviewers' median.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 
 import duckdb
 
-from ragrecall_core.errors import raise_if_any
+from ragrecall_core.errors import Problem, raise_if_any
 from ragrecall_core.inputs import readers
 from ragrecall_core.inputs.checks import (
     Check,
@@ -139,3 +141,31 @@ def _name_annotators(con: duckdb.DuckDBPyConnection, kept: str, written: str, pa
         f"{STORED_ANNOTATOR.format(written=written)} AS annotator FROM grades_stage",
         {"annotator": path.stem},
     )
+
+
+# a (query, chunk, annotator) graded by two files of one workspace, the first few of them
+ACROSS_FILES_SQL = """
+SELECT query_id, chunk_id, annotator, list(DISTINCT source ORDER BY source) AS sources
+FROM grades GROUP BY query_id, chunk_id, annotator
+HAVING count(DISTINCT source) > 1
+ORDER BY query_id, chunk_id, annotator
+LIMIT $limit
+"""
+
+
+def repeated_across_files(con: duckdb.DuckDBPyConnection) -> list[Problem]:
+    """One grade per (query, chunk, annotator) across every grades file loaded into
+    ``grades``, as within one: two files of one annotator grading a chunk (an export made
+    twice, a round judged again) would count as two of their votes, whether they agree or
+    not. Each repeat names its later file and the earlier one."""
+    rows = con.execute(ACROSS_FILES_SQL, {"limit": readers.MAX_PROBLEMS}).fetchall()
+    return [
+        Problem(
+            sources[-1],
+            None,
+            f"{query_id} {chunk_id} by {annotator}",
+            f"one grade per (query, chunk, annotator) across the grades files "
+            f"({', '.join(sources[:-1])} grades it too)",
+        )
+        for query_id, chunk_id, annotator, sources in rows
+    ]

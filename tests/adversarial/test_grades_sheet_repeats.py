@@ -89,3 +89,37 @@ def test_other_annotators_and_other_files_may_grade_the_same_chunk(tmp_path):
     assert load_grades(con, sheet) == 2 and load_grades(con, other) == 1
     rows = con.execute("SELECT annotator, grade FROM grades ORDER BY ALL").fetchall()
     assert rows == [("ann", 0), ("ann", 1), ("kim", 2)]
+
+
+ACROSS = {
+    "conflicting": ("q1,D,2,false,,anna\n", "q1,D,0,false,,anna\n"),
+    "agreeing": ("q1,D,2,false,,anna\n", "q1,D,2,false,,anna\n"),
+    "one by its stem": ("q1,D,2,false,,anna\n", "q1,D,1,false,,\n"),  # anna.csv's stem
+}
+
+
+@pytest.mark.parametrize("name", ACROSS)
+def test_two_files_grading_a_chunk_by_one_annotator_refuse_the_workspace(tmp_path, name):
+    """Two grades files of one annotator that grade the same chunk (an export made twice,
+    a re-judged round) counted as two votes of theirs in the reviewers' median, whether
+    they agreed or not. Refused as a repeat within one file is, naming both files."""
+    first, second = ACROSS[name]
+    folder = seed002(tmp_path / "ws")
+    a = write_text(folder / "grades" / "anna-round1.csv", HEADER + first)
+    b = write_text(folder / "grades" / "anna.csv", HEADER + second)
+    text = refused(lambda: Workspace.open(folder))
+    assert "q1 D by anna" in text
+    assert str(a) in text and str(b) in text
+    assert "one grade per (query, chunk, annotator)" in text
+
+
+def test_the_command_line_refuses_them_too(tmp_path, capsys):
+    from ragrecall_core.cli import main
+
+    folder = seed002(tmp_path / "ws")
+    a = write_text(tmp_path / "a.csv", HEADER + "q1,D,2,false,,anna\n")
+    b = write_text(tmp_path / "b.csv", HEADER + "q1,D,0,false,,anna\n")
+    gold, run = folder / "gold.jsonl", next((folder / "runs").glob("*.jsonl"))
+    argv = ["evaluate", str(gold), str(run), "--grades", str(a), "--grades", str(b)]
+    assert main(argv) == 2
+    assert "q1 D by anna" in capsys.readouterr().err
