@@ -241,7 +241,7 @@ def test_grades_for_queries_the_gold_no_longer_has_do_not_count(tmp_path):
 
 def test_grades_files_are_read_by_a_confined_connection(files, tmp_path, monkeypatch):
     """The connection that reads the grades files can read nothing else (defence in depth)."""
-    from ragrecall_core.analysis import agreement as module
+    from ragrecall_core.inputs import grades as module  # agreement_of_files reads through it
 
     other = tmp_path / "other.txt"
     other.write_text("not for reading")

@@ -15,9 +15,9 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from ragrecall_core.errors import gather, raise_if_any
+from ragrecall_core.errors import raise_if_any
 from ragrecall_core.inputs.db import connect, lock_down
-from ragrecall_core.inputs.grades import load_grades
+from ragrecall_core.inputs.grades import load_grade_files
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.output.text import plural, text_table
 
@@ -97,7 +97,7 @@ def agreement_of_files(paths: Sequence[Path]) -> Agreement:
     confined to those files."""
     con = connect()
     lock_down(con, [Path(path) for path in paths])
-    raise_if_any(gather(paths, lambda path: load_grades(con, Path(path)))[1])
+    raise_if_any(load_grade_files(con, paths))
     return agreement_on(con, gold_only=False)
 
 

@@ -16,11 +16,12 @@ annotator in the reviewers' median.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import duckdb
 
-from ragrecall_core.errors import Problem, raise_if_any
+from ragrecall_core.errors import Problem, gather, raise_if_any
 from ragrecall_core.inputs import readers
 from ragrecall_core.inputs.checks import (
     Check,
@@ -89,6 +90,14 @@ def load_grades(con: duckdb.DuckDBPyConnection, path: Path) -> int:
     fmt = readers.detect_format(path)
     with readers.staging(con, STAGING_TABLES):
         return _load(con, path, fmt)
+
+
+def load_grade_files(con: duckdb.DuckDBPyConnection, paths: Sequence[Path]) -> list[Problem]:
+    """Load every grades file into ``grades``; the problems of those that did not load and
+    the (query, chunk, annotator) triples two of them grade (:func:`repeated_across_files`),
+    all together. Every reader of several grades files reads them through this."""
+    problems = gather(paths, lambda path: load_grades(con, Path(path)))[1]
+    return problems + repeated_across_files(con)
 
 
 # the tables a grades file's read stages its rows in (readers.stage_*)

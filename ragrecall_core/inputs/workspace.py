@@ -30,7 +30,7 @@ from ragrecall_core.inputs.configs import config_path_for, run_stem
 from ragrecall_core.inputs.corpus import load_corpus
 from ragrecall_core.inputs.db import JUDGE_PREFIX, connect, lock_down, store_files
 from ragrecall_core.inputs.gold import load_gold
-from ragrecall_core.inputs.grades import load_grades, repeated_across_files
+from ragrecall_core.inputs.grades import load_grade_files
 from ragrecall_core.inputs.home import store_places
 from ragrecall_core.inputs.memory import (
     GOLD_LABEL,
@@ -211,8 +211,7 @@ class Workspace:
         """Load the grades and the corpus (unless it came with the gold, as a BEIR folder's
         does), then raise every input's problems together, or return the workspace once its
         runs and gold share queries."""
-        problems += gather(self.grades, lambda path: load_grades(self.con, path))[1]
-        problems += repeated_across_files(self.con)
+        problems += load_grade_files(self.con, self.grades)
         if self.corpus is not None and not corpus_loaded:
             problems += gather([self.corpus], lambda path: load_corpus(self.con, path))[1]
         raise_if_any(problems)

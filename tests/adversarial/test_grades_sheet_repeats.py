@@ -123,3 +123,15 @@ def test_the_command_line_refuses_them_too(tmp_path, capsys):
     argv = ["evaluate", str(gold), str(run), "--grades", str(a), "--grades", str(b)]
     assert main(argv) == 2
     assert "q1 D by anna" in capsys.readouterr().err
+
+
+def test_agreement_over_grades_files_refuses_them_too(tmp_path, capsys):
+    """``ragrecall agreement A B`` reads the files through the same rule: two files of one
+    annotator are no pair of annotators, and their repeat is named, not merged."""
+    from ragrecall_core.cli import main
+
+    a = write_text(tmp_path / "a.csv", HEADER + "q1,D,2,false,,anna\n")
+    b = write_text(tmp_path / "b.csv", HEADER + "q1,D,0,false,,anna\n")
+    assert main(["agreement", str(a), str(b)]) == 2
+    err = capsys.readouterr().err
+    assert "q1 D by anna" in err and str(a) in err
