@@ -31,6 +31,11 @@ if not no_answer_ids:
     st.stop()
 if report.top_scores["top_score"].isna().all():
     st.warning(nat.NO_SCORES)
+direction = nat.direction_notes(report.directions, escape_markdown)
+if "info" in direction:
+    st.info(direction["info"], icon="↕️")
+if "warning" in direction:
+    st.warning(direction["warning"], icon="⚠️")
 
 
 @st.fragment

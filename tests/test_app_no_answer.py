@@ -36,7 +36,7 @@ def table(at, first_columns):
 
 
 def picked(at):
-    return table(at, ["run", "threshold (top-1 score ≥)"])
+    return table(at, ["run", "threshold"])
 
 
 def tops(at):
@@ -55,7 +55,7 @@ def test_renders_per_run_on_data_samples(monkeypatch):
     shown = picked(at).set_index("run")
     assert list(shown.index) == RUNS
     for _, row in expected.iterrows():
-        cell = shown.at[row["run"], "threshold (top-1 score ≥)"]  # shown to 4 decimals
+        cell = shown.at[row["run"], "threshold"]  # shown to 4 decimals
         assert float(cell) == pytest.approx(row["threshold"], abs=5e-5)
     # a score subplot per run (never pooled), on its own axis, plus the sweep curve
     titles_ = [f["layout"].get("title", {}).get("text", "") for f in figures(at)]

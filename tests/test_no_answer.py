@@ -205,6 +205,7 @@ def test_to_dict_per_run(report):
         {
             "max_false_confidence": 0.5,
             "threshold": 0.8,
+            "confident_when": "top_score >= threshold",
             "false_confidence": 1 / 3,
             "answerable_coverage": 0.5,
         }

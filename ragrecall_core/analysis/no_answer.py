@@ -13,6 +13,14 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ragrecall_core.analysis.score_direction import (
+    HIGHER,
+    LOWER,
+    NOT_ORDERED,
+    reading,
+    score_directions,
+    sign,
+)
 from ragrecall_core.errors import InputError, Problem, one_line
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.output.text import MISSING, plural
@@ -43,35 +51,60 @@ WITH totals AS (
            count(*) FILTER (WHERE kind = 'answerable') AS answerable
     FROM top_scores GROUP BY run),
 at_score AS (
-    SELECT run, top_score AS threshold,
+    SELECT run, confidence, any_value(top_score) AS threshold,
            count(*) FILTER (WHERE kind = 'no answer') AS no_answer,
            count(*) FILTER (WHERE kind = 'answerable' AND relevant_in_top_k) AS covered
-    FROM top_scores WHERE top_score IS NOT NULL GROUP BY run, top_score)
+    FROM top_scores WHERE top_score IS NOT NULL GROUP BY run, confidence)
 SELECT s.run, s.threshold,
        sum(s.no_answer) OVER above / nullif(t.no_answer, 0)::DOUBLE AS false_confidence,
        sum(s.covered) OVER above / nullif(t.answerable, 0)::DOUBLE AS answerable_coverage
 FROM at_score s JOIN totals t USING (run)
-WINDOW above AS (PARTITION BY s.run ORDER BY s.threshold DESC ROWS UNBOUNDED PRECEDING)
-ORDER BY s.run, s.threshold
+WINDOW above AS (PARTITION BY s.run ORDER BY s.confidence DESC ROWS UNBOUNDED PRECEDING)
+ORDER BY s.run, s.confidence
 """
+
+
+CONFIDENT_WHEN = {LOWER: "top_score <= threshold"}  # else "top_score >= threshold"
 
 
 @dataclass
 class NoAnswerReport:
-    """Top-1 scores per query and the threshold sweep, per run."""
+    """Top-1 scores per query and the threshold sweep, per run.
+
+    Thresholds are in each run's own units; a run whose scores are distances
+    (``top_scores.score_direction`` is :data:`LOWER`) is confident when its top score is at
+    most the threshold, so its sweep runs the other way (see :mod:`.score_direction`)."""
 
     top_scores: pd.DataFrame
     sweep: pd.DataFrame
     k: int
+
+    @property
+    def directions(self) -> dict[str, str]:
+        """Run -> its score direction (a frame without the column: higher is better)."""
+        tops = self.top_scores
+        if "score_direction" not in tops.columns:
+            return dict.fromkeys(tops["run"].drop_duplicates(), HIGHER)
+        runs = tops.drop_duplicates("run")
+        return dict(zip(runs["run"], runs["score_direction"], strict=True))
+
+    def confidence(self, frame: pd.DataFrame, column: str = "threshold") -> pd.Series:
+        """``frame[column]`` (a run's scores) as confidence: negated for a distance run."""
+        lower = [run for run, d in self.directions.items() if sign(d) < 0]
+        return frame[column].where(~frame["run"].isin(lower), -frame[column])
 
     def to_frame(self) -> pd.DataFrame:
         """The threshold sweep: per run and threshold, false confidence and coverage."""
         return self.sweep.copy()
 
     def pick(self, max_false_confidence: float = 0.1) -> pd.DataFrame:
-        """Per run, the lowest threshold whose false confidence is at most the given share."""
+        """Per run, the least confident threshold whose false confidence is at most the
+        given share (the lowest score; for a distance run the highest distance)."""
         ok = self.sweep[self.sweep.false_confidence <= max_false_confidence]
-        return ok.sort_values("threshold").groupby("run", sort=False).head(1).reset_index(drop=True)
+        ok = ok.assign(_confidence=self.confidence(ok)).sort_values("_confidence", kind="stable")
+        return (
+            ok.groupby("run", sort=False).head(1).drop(columns="_confidence").reset_index(drop=True)
+        )
 
     def to_text(self, max_false_confidence: float = 0.1) -> str:
         data = self.to_dict(max_false_confidence)
@@ -85,6 +118,7 @@ class NoAnswerReport:
                 f"{one_line(run)}: {count}, "
                 f"{entry['no_answer_with_results']} still returned something"
             )
+            lines.append(f"  scores: {reading(entry['score_direction'])}")
             for query, score in entry["no_answer_top_scores"].items():
                 shown = "nothing" if score is None else f"{score:.4f}"
                 lines.append(f"  {one_line(query)}: top score {shown}")
@@ -92,8 +126,11 @@ class NoAnswerReport:
             if not entry["no_answer_queries"]:
                 lines.append("  the gold set has no no-answer query: nothing to threshold")
             elif pick:
+                sense = (
+                    " (confident when top score <= it)" if entry["score_direction"] == LOWER else ""
+                )
                 lines.append(
-                    f"  threshold {pick['threshold']:.4f}: false confidence "
+                    f"  threshold {pick['threshold']:.4f}{sense}: false confidence "
                     f"{_percent(pick['false_confidence'])} (at most "
                     f"{max_false_confidence:.0%}), answerable coverage "
                     f"{_percent(pick['answerable_coverage'])}"
@@ -104,11 +141,15 @@ class NoAnswerReport:
 
     def to_dict(self, max_false_confidence: float = 0.1) -> dict:
         picked = self.pick(max_false_confidence)
+        directions = self.directions
         runs = {}
         for run, scores in self.top_scores.groupby("run", sort=False):
             na = scores[scores.kind == "no answer"]
             choice = picked[picked.run == run]
+            direction = directions.get(run, HIGHER)
             runs[run] = {
+                "score_direction": direction,
+                "note": reading(direction) if direction == NOT_ORDERED else None,
                 "no_answer_queries": len(na),
                 "answerable_queries": int((scores.kind == "answerable").sum()),
                 "no_answer_with_results": int(na.top_score.notna().sum()),
@@ -120,6 +161,7 @@ class NoAnswerReport:
                 else {
                     "max_false_confidence": max_false_confidence,
                     "threshold": float(choice.threshold.iloc[0]),
+                    "confident_when": CONFIDENT_WHEN.get(direction, "top_score >= threshold"),
                     "false_confidence": float(choice.false_confidence.iloc[0]),
                     "answerable_coverage": _num(choice.answerable_coverage.iloc[0]),
                 },
@@ -161,7 +203,8 @@ def no_answer_report(
     is >= t; answerable coverage = share of answerable queries whose top score is
     >= t and that have a relevant item in the top k. Every distinct top score is a
     threshold; the shares are running counts down the scores (one sort per run, not a
-    join of every threshold with every query).
+    join of every threshold with every query). For a run whose scores are distances
+    (they rise with rank) read <= for >=: the sweep runs on confidence = -score.
     """
     return report_at(top_scores(workspace, policy, runs, query_ids), k, workspace)
 
@@ -172,24 +215,30 @@ def top_scores(
     runs: Sequence[str] | None = None,
     query_ids: Sequence[str] | None = None,
 ) -> pd.DataFrame:
-    """Per run and query: answerable or not, the top-1 score and chunk, and the rank of the
-    first relevant item (none: NaN). It holds for every k: :func:`report_at` cuts it."""
+    """Per run and query: answerable or not, the top-1 score and chunk, the rank of the
+    first relevant item (none: NaN) and the run's score direction (over all its queries:
+    a filter picking a few must not turn a reranked run into an ordered one). It holds
+    for every k: :func:`report_at` cuts it."""
     prepared = prepare(workspace, policy)
-    return prepared.query(
+    tops = prepared.query(
         TOP_SCORES_SQL.replace("{scope}", SCOPE_CTES),
         {**scope_params(runs, query_ids), "level": prepared.policy.rel_level},
     )
+    directions = score_directions(prepared, runs)[["run", "score_direction"]]
+    merged = tops.merge(directions, on="run", how="left")
+    return merged.assign(score_direction=merged["score_direction"].fillna(HIGHER))
 
 
 def report_at(scores: pd.DataFrame, k: int, workspace: Workspace) -> NoAnswerReport:
     """The report at cutoff ``k`` from :func:`top_scores` (which is not changed)."""
     within_k = scores["first_relevant_rank"].le(k).fillna(False).astype(bool)
     top = scores.drop(columns="first_relevant_rank").assign(relevant_in_top_k=within_k)
+    report = NoAnswerReport(top_scores=top, sweep=pd.DataFrame(), k=k)
     con = workspace.cursor()
-    con.register("top_scores", top)
-    sweep = con.execute(SWEEP_SQL).df()
+    con.register("top_scores", top.assign(confidence=report.confidence(top, "top_score")))
+    report.sweep = con.execute(SWEEP_SQL).df()
     con.unregister("top_scores")
-    return NoAnswerReport(top_scores=top, sweep=sweep, k=k)
+    return report
 
 
 def texts_of(

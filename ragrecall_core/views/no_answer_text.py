@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 
 import pandas as pd
 
+from ragrecall_core.analysis.score_direction import LOWER, NOT_ORDERED
 from ragrecall_core.output.text import plural
 
 GOLD_ERRORS_CAPTION = (
@@ -37,7 +38,7 @@ SCORES_TITLE = "Top-1 score: answerable vs no-answer queries (a chart per run)"
 TOPS_TITLE = "What each run returned on top for a no-answer query"
 # as_words formats (column -> (format, word for a missing value)) of the page's tables
 PICKED_FORMATS = {
-    "threshold (top-1 score ≥)": ("{:.4f}", "none"),
+    "threshold": ("{:.4f}", "none"),
     "false confidence": ("{:.1%}", "—"),
     "answerable coverage": ("{:.1%}", "—"),
 }
@@ -80,8 +81,9 @@ def kinds_caption(no_answer: int, answerable: int) -> str:
 def tradeoff_caption(max_fc: float, k: int) -> str:
     """How the picked threshold is chosen, and what answerable coverage counts."""
     return (
-        "Refuse when the top-1 score is below the threshold. The picked threshold is the lowest "
-        f"one whose false confidence is at most {max_fc:.0%}; answerable coverage is the share "
+        "Refuse when the top-1 score is below the threshold (above it, for a run whose scores "
+        "are distances). The picked threshold is the least confident one whose false "
+        f"confidence is at most {max_fc:.0%}; answerable coverage is the share "
         f"of answerable queries that are still answered and have a relevant chunk in the top {k}."
     )
 
@@ -94,6 +96,34 @@ def scores_caption(most: int) -> str:
         f"whiskers summarise every query and {most} evenly spread ones are drawn (the "
         "label says so). The dashed line is the picked threshold."
     )
+
+
+def direction_notes(directions: dict[str, str], literal: Callable[[str], str] = str) -> dict:
+    """What the page says about runs not read as "higher score = more confident": ``info``
+    naming runs whose scores are distances (read as such), ``warning`` naming runs whose
+    scores are not ordered with rank (read as today); a kind no run has is left out.
+
+    >>> direction_notes({"a": "higher_is_better"})
+    {}
+    >>> direction_notes({"faiss": "lower_is_better"})["info"].split(":")[0]
+    'Scores rise with rank in faiss'
+    """
+    lower = [r for r, d in directions.items() if d == LOWER]
+    mixed = [r for r, d in directions.items() if d == NOT_ORDERED]
+    notes = {}
+    if lower:
+        notes["info"] = (
+            f"Scores rise with rank in {literal(', '.join(lower))}: read as distances (lower is "
+            "better). A query counts as answered when its top-1 score is at most the "
+            "threshold; thresholds are in the run's own units."
+        )
+    if mixed:
+        notes["warning"] = (
+            f"Scores are not ordered with rank in {literal(', '.join(mixed))} (they rise down "
+            "some lists and fall down others, e.g. a reranker's order with the first stage's "
+            "scores): read as higher is better, but the threshold may mean nothing."
+        )
+    return notes
 
 
 def first_listed(most: int, no_answer: int) -> str:

@@ -6,7 +6,7 @@ because both are shares of queries, not scores.
 
 >>> r = no_answer_report(Workspace.open("data_samples"), 5)   # doctest: +SKIP
 >>> picked_table(r, ["bm25"], 0.1).columns.tolist()           # doctest: +SKIP
-['run', 'threshold', 'false confidence', 'answerable coverage', 'note']
+['run', 'threshold', 'confident when', 'false confidence', 'answerable coverage', 'note']
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from plotly.subplots import make_subplots
 
 from ragrecall_core.analysis.gold_gaps import gold_gaps
 from ragrecall_core.analysis.no_answer import NoAnswerReport, texts_of
+from ragrecall_core.analysis.score_direction import HIGHER, LOWER, NOT_ORDERED, reading
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.output.literal import plot_literal
 from ragrecall_core.views.charts import (
@@ -39,37 +40,50 @@ MAX_POINTS = 200  # four runs x two groups: 1,600 points (3,200 took 0.15 s more
 MAX_TOP_QUERIES = 250  # no-answer queries listed on the page (each with every run's top)
 MAX_CURVE_POINTS = 300
 KIND_ORDER = ("answerable", "no answer")
+# per score direction: when a run answers confidently, and the failures list's words
+CONFIDENT_WHEN = {LOWER: "top-1 score ≤ threshold (distances)"}
+ABOVE = {LOWER: "⚠ closer than threshold"}
+BELOW = {LOWER: "farther than threshold"}
+
+
+def direction_note(direction: str) -> str:
+    """The note a run not ordered with rank carries (else empty)."""
+    return reading(direction) if direction == NOT_ORDERED else ""
 
 
 def picked_table(report: NoAnswerReport, runs: Sequence[str], max_fc: float) -> pd.DataFrame:
     """Per run, the threshold the trade-off picks (or why there is none)."""
     picked = report.pick(max_fc).set_index("run")
+    directions = report.directions
     rows = []
     for run in runs:
+        direction = directions.get(run, HIGHER)
+        when = CONFIDENT_WHEN.get(direction, "top-1 score ≥ threshold")
         if run in picked.index:
             p = picked.loc[run]
             rows.append(
                 {
                     "run": run,
-                    "threshold (top-1 score ≥)": float(p["threshold"]),
+                    "threshold": float(p["threshold"]),
+                    "confident when": when,
                     "false confidence": float(p["false_confidence"]),
                     "answerable coverage": float(p["answerable_coverage"]),
-                    "note": "",
+                    "note": direction_note(direction),
                 }
             )
         else:
             has = not report.top_scores[
                 (report.top_scores["run"] == run) & report.top_scores["top_score"].notna()
             ].empty
+            why = f"no threshold keeps false confidence ≤ {max_fc:.0%}" if has else "no scores"
             rows.append(
                 {
                     "run": run,
-                    "threshold (top-1 score ≥)": None,
+                    "threshold": None,
+                    "confident when": when,
                     "false confidence": None,
                     "answerable coverage": None,
-                    "note": f"no threshold keeps false confidence ≤ {max_fc:.0%}"
-                    if has
-                    else "no scores",
+                    "note": "; ".join(filter(None, [why, direction_note(direction)])),
                 }
             )
     return pd.DataFrame(rows)
@@ -119,7 +133,10 @@ def score_figure(
     fig = make_subplots(
         rows=rows,
         cols=cols,
-        subplot_titles=[_score_title(run, thresholds.get(run)) for run in runs],
+        subplot_titles=[
+            _score_title(run, thresholds.get(run), report.directions.get(run, HIGHER))
+            for run in runs
+        ],
         horizontal_spacing=0.3,  # room for the right column's group labels
         vertical_spacing=0.5 / rows,
     )
@@ -138,9 +155,10 @@ def score_figure(
     return fig
 
 
-def _score_title(run: str, threshold: float | None) -> str:
+def _score_title(run: str, threshold: float | None, direction: str = HIGHER) -> str:
     picked = "no threshold" if threshold is None else f"threshold {threshold:.3f} (dashed)"
-    return f"{plot_literal(run)} · {picked}"
+    sense = {LOWER: " · lower is better", NOT_ORDERED: " · not ordered with rank"}
+    return f"{plot_literal(run)} · {picked}{sense.get(direction, '')}"
 
 
 def _score_traces(top_scores: pd.DataFrame, run: str, color: str | None) -> list[go.Box]:
@@ -263,7 +281,7 @@ def sweep_figure(
     fig.update_yaxes(range=[-0.02, 1.05], tickformat=".0%")
     return _layout(
         fig,
-        "Threshold sweep: refuse below the threshold (★ = the picked threshold)",
+        "Threshold sweep: refuse when less confident than the threshold (★ = the picked one)",
         "answerable coverage (answered, with a relevant chunk in the top k)",
         "false confidence (no-answer queries answered)",
         height=520,
@@ -271,7 +289,10 @@ def sweep_figure(
 
 
 def sweep_table(report: NoAnswerReport, run: str) -> pd.DataFrame:
-    rows = report.sweep[report.sweep["run"] == run].sort_values("threshold")
+    """One run's sweep from its least confident threshold (its lowest score, or its
+    highest distance) to its most confident."""
+    rows = report.sweep[report.sweep["run"] == run]
+    rows = rows.iloc[np.argsort(report.confidence(rows).to_numpy(), kind="stable")]
     return (
         rows.drop(columns="run")
         .rename(
@@ -299,7 +320,7 @@ def no_answer_tops(
         return pd.DataFrame(
             columns=["query_id", "query", "run", "top chunk", "top score", "confident", "text"]
         )
-    out = _failures_first(tops, thresholds_by_run)
+    out = _failures_first(tops, thresholds_by_run, report.directions)
     if limit is not None:
         out = out[out["query_id"].isin(out["query_id"].drop_duplicates().head(limit))]
     queries, chunks = texts_of(workspace, out["query_id"], out["top_chunk"].dropna())
@@ -319,17 +340,30 @@ def no_answer_tops(
     ).reset_index(drop=True)
 
 
-def _failures_first(tops: pd.DataFrame, thresholds_by_run: dict[str, float]) -> pd.DataFrame:
+def _failures_first(
+    tops: pd.DataFrame, thresholds_by_run: dict[str, float], directions: dict[str, str]
+) -> pd.DataFrame:
     """``tops`` with each row's ``_confident`` label, each query's runs next to each other
-    (so a meeting reads one query at a time) and the queries some run answers above its
-    threshold first: those are the failures."""
+    (so a meeting reads one query at a time) and the queries some run answers confidently
+    (above its threshold; for distances, closer than it) first: those are the failures."""
     order = {run: i for i, run in enumerate(dict.fromkeys(tops["run"]))}
     threshold = tops["run"].map(thresholds_by_run)  # NaN: the run has no threshold
-    above = tops["top_score"] >= threshold  # NaN on either side: not above
+    direction = tops["run"].map(directions).fillna(HIGHER)
+    lower = direction.eq(LOWER).to_numpy(dtype=bool)
+    # NaN on either side: not confident
+    above = pd.Series(
+        np.where(lower, tops["top_score"] <= threshold, tops["top_score"] >= threshold),
+        index=tops.index,
+    )
     return tops.assign(
         _confident=np.select(
-            [tops["top_score"].isna(), threshold.isna(), above],
-            ["returned nothing", "no threshold", "⚠ above threshold"],
+            [tops["top_score"].isna(), threshold.isna(), above, lower],
+            [
+                "returned nothing",
+                "no threshold",
+                np.where(lower, ABOVE[LOWER], "⚠ above threshold"),
+                BELOW[LOWER],
+            ],
             default="below threshold",
         ),
         _order=tops["run"].map(order),

@@ -1,0 +1,80 @@
+"""Which way a run's scores point: similarities (higher is better) or distances (lower).
+
+A run is ordered by its ``rank``; its ``score`` is written as the retriever gave it. FAISS
+L2, Chroma and pgvector give a *distance*, so a query's scores rise with rank, and every
+reading of "a high top score = a confident answer" is inverted for such a run. The rule
+lives here alone: per run, count the queries whose score rises from one rank to the next
+and those whose score falls.
+
+- falls only (or never changes): higher is better
+- rises only: lower is better
+- both: not ordered with rank (e.g. a reranker's order with the first stage's scores);
+  read as higher is better, with a note
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+
+from ragrecall_core.scoring.prepared import PreparedEvaluation, run_scope
+
+HIGHER = "higher_is_better"
+LOWER = "lower_is_better"
+NOT_ORDERED = "not_ordered"
+
+# one pass of a window over the ranked rows: a step is a score minus the one a rank above
+DIRECTION_SQL = """
+WITH steps AS (
+    SELECT run, query_id,
+           score - lag(score) OVER (PARTITION BY run, query_id ORDER BY rank, item_id) AS step
+    FROM {s}.ranked
+    WHERE score IS NOT NULL AND ($all_runs OR list_contains($runs, run))),
+per_query AS (
+    SELECT run, bool_or(step > 0) AS rises, bool_or(step < 0) AS falls
+    FROM steps GROUP BY run, query_id)
+SELECT run,
+       count(*) FILTER (WHERE rises) AS rising_queries,
+       count(*) FILTER (WHERE falls) AS falling_queries,
+       CASE WHEN count(*) FILTER (WHERE rises) = 0 THEN $higher
+            WHEN count(*) FILTER (WHERE falls) = 0 THEN $lower
+            ELSE $not_ordered END AS score_direction
+FROM per_query GROUP BY run
+"""
+
+
+def score_directions(
+    prepared: PreparedEvaluation, runs: Sequence[str] | None = None
+) -> pd.DataFrame:
+    """``(run, rising_queries, falling_queries, score_direction)`` per run with a score;
+    a run absent from it has no score at all (read as :data:`HIGHER`: nothing to invert)."""
+    return prepared.query(
+        DIRECTION_SQL,
+        {**run_scope(runs), "higher": HIGHER, "lower": LOWER, "not_ordered": NOT_ORDERED},
+    )
+
+
+def sign(direction: str) -> int:
+    """The factor turning a score into confidence (higher = more confident): -1 for a
+    distance, else 1 (a run not ordered with rank keeps today's reading)."""
+    return -1 if direction == LOWER else 1
+
+
+def reading(direction: str) -> str:
+    """The words saying which reading a run's figures use.
+
+    >>> reading(LOWER)
+    'lower is better (scores rise with rank: distances); confident when top score <= threshold'
+    """
+    if direction == LOWER:
+        return (
+            "lower is better (scores rise with rank: distances); "
+            "confident when top score <= threshold"
+        )
+    if direction == NOT_ORDERED:
+        return (
+            "not ordered with rank (scores both rise and fall down a list): read as higher "
+            "is better, confident when top score >= threshold; the threshold may mean nothing"
+        )
+    return "higher is better (scores fall with rank); confident when top score >= threshold"
