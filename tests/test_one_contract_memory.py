@@ -31,6 +31,12 @@ from tests.peer_shapes import Qrel, Qrels, Run, ScoredDoc
 
 SETTINGS = settings(max_examples=20)
 
+
+def relevant(labels: dict) -> list[str]:
+    """The chunks a JSON-lines gold lists in relevant_ids: those graded 1 or more."""
+    return [chunk for chunk, grade in labels.items() if grade >= 1]
+
+
 HOSTILE_IDS = [
     "1", "1.0", "01", "007", "1e5", "0x10", "2024-01-05", "2024-1-5", "10:30", "2.10", "2.1",
     "-0", "+1", " 1", "1 ", "a b", " ", "", "\t", "\u3000", "\u200f1", "\u202e1", "\u2028",
@@ -215,7 +221,8 @@ def test_gold_in_memory_loads_as_its_file(data):
             qrels["ir_measures"] = via(from_memory([Qrel(q, c, g, "0") for q, c, g in triples]))
         if ints and all(g >= 0 for _, _, g in triples):
             seed = [
-                {"id": q, "query": "x", "relevant_ids": [], "grades": labels}
+                # the relevant ones listed (a chunk graded 1+ only in "grades" is refused)
+                {"id": q, "query": "x", "relevant_ids": relevant(labels), "grades": labels}
                 for q, labels in graded.items()
             ]
             qrels["JSON lines"] = via(from_file(write_jsonl(tmp / "graded.jsonl", seed)))

@@ -5,7 +5,9 @@ qrels (``qid iter docno rel``), and CSV / Parquet in long form (one row per
 query and relevant chunk; a row with an empty ``chunk_id`` is a no-answer query; ``qid``,
 ``docno`` and other tools' names are read too: :data:`readers.COLUMN_ALIASES`).
 A JSON-lines ``relevant_ids`` entry has grade 1 unless ``grades`` says otherwise;
-``grades`` may also list judged non-relevant chunks (grade 0).
+``grades`` may also list judged non-relevant chunks (grade 0), and no other: a chunk it
+grades 1 or more is listed in ``relevant_ids`` (else a no-answer query, ``[]``, would turn
+answerable unseen).
 """
 
 from __future__ import annotations
@@ -58,6 +60,15 @@ RELEVANT_GRADED_0 = (
     "json_transform(j->'$.grades', '\"MAP(VARCHAR, JSON)\"'), r)::VARCHAR AS BIGINT) = 0)"
 )
 
+# the chunks "grades" grades 1 or more that relevant_ids does not list (keys, never paths;
+# a blank key is refused on its own: keyed_by_chunk_ids)
+GRADED_UNLISTED = (
+    "list_filter(map_keys(json_transform(j->'$.grades', '\"MAP(VARCHAR, JSON)\"')), "
+    "lambda c: TRY_CAST(map_extract_value(json_transform(j->'$.grades', "
+    "'\"MAP(VARCHAR, JSON)\"'), c)::VARCHAR AS BIGINT) >= 1 AND trim(c) <> '' "
+    "AND NOT list_contains(json_extract_string(j, '$.relevant_ids[*]'), c))"
+)
+
 JSONL_CHECKS = [
     repeated_keys(),
     *string_field("id"),
@@ -103,6 +114,15 @@ JSONL_CHECKS = [
         f"json_type(j, '$.grades') = 'OBJECT' AND len({RELEVANT_GRADED_0}) > 0",
         f"'\"relevant_ids\" graded 0: ' || to_json({RELEVANT_GRADED_0})",
         'a grade of 1 or more for each chunk in relevant_ids (grade 0 only in "grades")',
+    ),
+    Check(
+        # relevant_ids says which chunks are relevant; a chunk graded relevant only in
+        # "grades" was made relevant silently (and a no-answer query, [], answerable)
+        f"json_type(j, '$.grades') = 'OBJECT' AND json_type(j, '$.relevant_ids') = 'ARRAY' "
+        f"AND len({GRADED_UNLISTED}) > 0",
+        f'\'graded 1 or more in "grades", not in "relevant_ids": \' || to_json({GRADED_UNLISTED})',
+        'each chunk graded 1 or more in "grades" listed in relevant_ids (a chunk only in '
+        '"grades" is judged not relevant: grade 0; [] in relevant_ids is a no-answer query)',
     ),
     Check(
         "json_type(j, '$.rationale') NOT IN ('OBJECT', 'NULL')",
@@ -167,6 +187,16 @@ LONG_CHECKS = [
         "chunk_id <> '' AND trim(chunk_id) = ''",
         "chunk_id",
         "a chunk_id that is not blank (leave it empty for a query without answers)",
+    ),
+    # a row without a chunk marks a query as having no answer: a relevant row beside it
+    # would make it answerable unseen (a grade-0 row is a judged non-relevant chunk)
+    Check(
+        "nullif(trim(chunk_id), '') IS NULL AND bool_or(nullif(trim(chunk_id), '') IS NOT NULL "
+        "AND coalesce(TRY_CAST(TRY_CAST(grade AS DOUBLE) AS INTEGER), 1) >= 1) "
+        "OVER (PARTITION BY query_id)",
+        "'query ' || query_id || ', its row without a chunk_id'",
+        "no relevant chunk for a query an empty chunk_id marks as having no answer "
+        "(grade its chunks 0, or drop the empty row)",
     ),
     *map(same_on_every_row, ("query", "query_type", "section", "split")),
     Check(

@@ -43,6 +43,44 @@ def parquet_run(rank: str = "2", score: str = "0.5", chunk: str = "'b'") -> str:
 
 # (case id, {role: (file name, text or a SQL query for .parquet)}, bad role, line, value, expected)
 CASES = [
+    # --- a gold "grades" map grading a chunk relevant that relevant_ids does not list ----
+    # (it was made relevant silently; under relevant_ids [] a no-answer query answerable)
+    (
+        "gold-graded-unlisted",
+        {
+            "gold": (
+                "gold.jsonl",
+                '{"id": "q1", "query": "x", "relevant_ids": ["a"]}\n'
+                '{"id": "q2", "query": "y", "relevant_ids": ["b"], "grades": {"b": 2, "c": 1}}\n',
+            )
+        },
+        "gold",
+        2,
+        '["c"]',
+        'each chunk graded 1 or more in "grades" listed in relevant_ids',
+    ),
+    (
+        "gold-long-no-answer-row-beside-a-relevant-one",
+        {"gold": ("gold.csv", "query_id,chunk_id,grade\nq1,a,1\nq2,,\nq2,b,2\n")},
+        "gold",
+        3,
+        "q2",
+        "no relevant chunk for a query an empty chunk_id marks as having no answer",
+    ),
+    (
+        "gold-no-answer-graded-relevant",
+        {
+            "gold": (
+                "gold.jsonl",
+                '{"id": "q1", "query": "x", "relevant_ids": ["a"]}\n'
+                '{"id": "q2", "query": "y", "relevant_ids": [], "grades": {"b": 2}}\n',
+            )
+        },
+        "gold",
+        2,
+        '["b"]',
+        "[] in relevant_ids is a no-answer query",
+    ),
     # --- non-finite scores ------------------------------------------------------------
     *[
         (
