@@ -74,6 +74,7 @@ def test_a_store_read_only_then_writable_is_seen(folder, monkeypatch):
     other = Workspace.open(folder)  # a reload: it takes the store over, `ws` lets it go
     assert open_store(other) and not is_open(ws)
     monkeypatch.setattr(store, "is_writable", lambda path: False)
+    monkeypatch.setattr(store, "_WRITABLE", set())  # the kept answer forgotten (a failed write)
     assert open_store(ws) and _attached_mode(ws) is READ_ONLY  # taken back, read-only
     assert not is_open(other)
     monkeypatch.undo()  # the folder can be written again: a write attaches it to write

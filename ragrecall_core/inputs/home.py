@@ -78,7 +78,40 @@ def manifest_store(manifest: Path) -> tuple[str | None, str | None]:
     A set saved before the choice existed records neither: it keeps the shared store it
     always used (``store_location`` falls back to it). A set whose choice is still open
     has a digest but no choice: its own store, so nothing opened before the dashboard
-    asks can mix two golds' grades. Anything malformed reads as not recorded."""
+    asks can mix two golds' grades. Anything malformed reads as not recorded.
+
+    Asked on every rerun (:func:`store_location`): the manifest is read and parsed again
+    only when the file at its path changed (another inode, size, or modification or change
+    time: every write replaces it whole, :mod:`.upload_stores`), in this process or
+    another."""
+    try:
+        found = manifest.stat()
+    except OSError:
+        return None, None
+    seen = (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)
+    kept = _CHOICES.get(str(manifest))
+    if kept is not None and kept[0] == seen:
+        return kept[1]
+    answer = _read_choice(manifest)
+    if len(_CHOICES) >= _CHOICES_KEPT:
+        _CHOICES.clear()  # a few sets are open at a time; a server may see many over a day
+    _CHOICES[str(manifest)] = (seen, answer)
+    return answer
+
+
+# manifest path -> (what its file was, its choice and digest): :func:`manifest_store`
+_CHOICES: dict[str, tuple[tuple, tuple[str | None, str | None]]] = {}
+_CHOICES_KEPT = 256
+
+
+def forget_choice(manifest: Path) -> None:
+    """``manifest`` was written by this process: read it again next time, even should the
+    file's inode, size and times look as before (a reused inode within one clock tick)."""
+    _CHOICES.pop(str(manifest), None)
+
+
+def _read_choice(manifest: Path) -> tuple[str | None, str | None]:
+    """The choice and digest a manifest records (:func:`manifest_store`), read now."""
     try:
         record = json.loads(manifest.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):

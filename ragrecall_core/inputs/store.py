@@ -142,6 +142,9 @@ _MODES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _MODES_LOCK = threading.Lock()
 # how many times a kept answer was forgotten: one read from before a change is not kept
 _MODE_CHANGES = [0]
+# store files whose folder was found writable (:func:`writable`): asked on every rerun,
+# probed once; forgotten when a write to the store fails
+_WRITABLE: set[str] = set()
 
 
 # ---------------------------------------------------------------- where
@@ -233,6 +236,24 @@ def is_writable(path: Path) -> bool:
     return True
 
 
+def writable(path: Path) -> bool:
+    """:func:`is_writable`, probed once per store file in this process while the answer is
+    yes: every rerun of every session asks (:func:`connect_store`), and each probe makes
+    and removes a file. A failed write forgets it (:func:`forget_writable`); a no is never
+    kept, so a folder made writable again lets judging back on without a restart."""
+    if str(path) in _WRITABLE:
+        return True
+    found = is_writable(path)
+    if found:
+        _WRITABLE.add(str(path))
+    return found
+
+
+def forget_writable(path: Path) -> None:
+    """A write to the store at ``path`` failed: probe its folder again next time."""
+    _WRITABLE.discard(str(path))
+
+
 def open_store(workspace: Workspace, create: bool = False) -> bool:
     """Attach the workspace's judgment store if it exists (or ``create`` it); thread-safe.
 
@@ -254,8 +275,8 @@ def open_store(workspace: Workspace, create: bool = False) -> bool:
             mode = None
         if mode is not None and not (create and mode):
             return True
-        writable = is_writable(path)
-        if create and not writable:
+        can_write = writable(path)
+        if create and not can_write:
             raise InputError([Problem(str(path), None, "read-only", READ_ONLY)])
         if not create and not path.exists():
             return False
@@ -265,7 +286,11 @@ def open_store(workspace: Workspace, create: bool = False) -> bool:
         previous = holder() if holder else None
         if previous is not None and previous is not workspace:
             _release(previous)
-        attach_store(workspace, path, read_only=not writable)
+        try:
+            attach_store(workspace, path, read_only=not can_write)
+        except InputError:  # a kept "writable" may be what failed: probe again next time
+            forget_writable(path)
+            raise
         _HOLDERS[str(path)] = weakref.ref(workspace)
         _ATTACHED_FILES[str(path)] = _file_identity(path)
         return True
@@ -332,7 +357,7 @@ def connect_store(workspace: Workspace) -> StoreStatus:
         attached = open_store(workspace)
     except InputError as error:
         return StoreStatus(path, attached=False, writable=False, problem=str(error))
-    return StoreStatus(path, attached=attached, writable=is_writable(path))
+    return StoreStatus(path, attached=attached, writable=writable(path))
 
 
 def _release(workspace: Workspace) -> None:
@@ -449,7 +474,9 @@ NOT_SAVED = (
 
 
 def _not_saved(path: Path, error: duckdb.Error) -> InputError:
-    """One problem naming the store and what DuckDB said when a write failed."""
+    """One problem naming the store and what DuckDB said when a write failed (its folder
+    is probed again: it may have become read-only)."""
+    forget_writable(path)
     return InputError([Problem(str(path), None, _said(path, error), NOT_SAVED)])
 
 

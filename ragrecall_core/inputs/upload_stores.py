@@ -45,6 +45,7 @@ from ragrecall_core.inputs.home import (
     GOLD_DIGEST,
     SEPARATE,
     SHARED,
+    forget_choice,
     manifest_store,
     stores_folder,
     upload_manifest,
@@ -159,6 +160,7 @@ def write_atomically(path: Path, value: dict) -> None:
             f.flush()
             os.fsync(f.fileno())
         os.replace(temp, path)
+        forget_choice(path)  # a manifest's kept choice (home.manifest_store) is read again
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
