@@ -12,11 +12,12 @@ from __future__ import annotations
 import errno
 import json
 import re
+from dataclasses import replace
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ragrecall_core.errors import MAX_VALUE_CHARS, InputError, Problem
+from ragrecall_core.errors import MAX_VALUE_CHARS, InputError, Problem, shortened
 from ragrecall_core.inputs import upload_stores
 from ragrecall_core.inputs.configs import read_config_file
 
@@ -77,6 +78,14 @@ def test_a_cut_value_cut_again_still_counts_every_character():
     assert bounded(outer.value) and outer.value.endswith(END)
     assert cut_of(outer.value)[1] == len("query 'q1': ") + len(HEAD) + 5000 + len(END)
     assert outer.value.startswith("query 'q1': HEAD")
+
+
+def test_a_problem_rebuilt_from_a_cut_value_keeps_it():
+    """``dataclasses.replace(problem, line=None)`` (a loader dropping a line number) builds
+    the problem again from its cut value: the second cut changes nothing."""
+    problem = Problem("f", 3, HEAD + "v" * 5000 + END, "e")
+    assert replace(problem, line=None).value == problem.value
+    assert shortened(problem.value) == problem.value
 
 
 def test_a_value_that_is_not_text_is_carried_as_text():
