@@ -55,7 +55,11 @@ def test_switching_shared_to_separate_and_back_follows_at_once_and_keeps_every_f
     assert own != SHARED and counted(at) == (own, 0) and manifest_store(second) == "separate"
     assert not at.toggle(key=change_key(second)).value  # the change is closed again
     assert kept <= {p.name for p in stores_folder().iterdir()}  # nothing deleted or moved
-    switch(at, second)
+    at.toggle(key=change_key(second)).set_value(True).run()  # each store counted as it is
+    assert [t for t in texts(at) if t.startswith(SHARED) and "holds 1 judgment" in t]
+    assert [t for t in texts(at) if t.startswith(own) and "holds no judgments" in t]
+    at.button(key=switch_key(second)).click().run()
+    no_exception(at)
     assert counted(at) == (SHARED, 1) and manifest_store(second) == "shared"
     assert kept <= {p.name for p in stores_folder().iterdir()}
     again = ask(monkeypatch, second)  # a reopened link: the last choice, unasked
@@ -67,18 +71,23 @@ def test_switching_separate_to_shared_counts_the_shared_grades(monkeypatch, seco
     at = ask(monkeypatch, second)
     radios(at, second)[0].set_value("separate").run()
     own = store_of(second).name
-    grade(second, "x")  # a grade of project B in its own store
+    grade(second, "x")  # two grades of project B in its own store
+    grade(second, "y")
     at.run()
-    assert counted(at) == (own, 1)
+    assert counted(at) == (own, 2)
     at.toggle(key=change_key(second)).set_value(True).run()
-    assert [t for t in texts(at) if own in t and "holds 1 judgment" in t]
+    assert [t for t in texts(at) if t.startswith(own) and "holds 2 judgments" in t]
+    assert [t for t in texts(at) if t.startswith(SHARED) and "holds 1 judgment" in t]
     assert at.button(key=switch_key(second)).label == SWITCH_LABEL["shared"]
     at.button(key=switch_key(second)).click().run()
     no_exception(at)
     assert counted(at) == (SHARED, 1) and manifest_store(second) == "shared"
-    assert (stores_folder() / own).exists()  # its own store is kept, with its grade
-    switch(at, second)
-    assert counted(at) == (own, 1)
+    assert (stores_folder() / own).exists()  # its own store is kept, with its grades
+    at.toggle(key=change_key(second)).set_value(True).run()  # each store counted as it is
+    assert [t for t in texts(at) if t.startswith(own) and "holds 2 judgments" in t]
+    assert [t for t in texts(at) if t.startswith(SHARED) and "holds 1 judgment" in t]
+    at.button(key=switch_key(second)).click().run()
+    assert counted(at) == (own, 2)
 
 
 def test_a_hostile_gold_name_is_shown_as_plain_text(monkeypatch, home, files):  # noqa: F811

@@ -341,13 +341,20 @@ def reading(path: Path) -> Iterator[tuple[duckdb.DuckDBPyConnection, str | None]
 
 def _holder_cursor(path: Path) -> duckdb.DuckDBPyConnection | None:
     """A cursor of the workspace of this process that has the store at ``path`` attached,
-    if any."""
+    if any. The holder of record may have another store attached since (an upload set
+    whose store choice changed): then it holds none at ``path``."""
     ref = _HOLDERS.get(str(path))
     workspace = ref() if ref else None
     try:
-        return workspace.cursor() if workspace is not None and is_open(workspace) else None
+        if workspace is None or not is_open(workspace):
+            return None
+        cursor = workspace.cursor()
+        row = cursor.execute(
+            "SELECT path FROM duckdb_databases() WHERE database_name = $s", {"s": STORE}
+        ).fetchone()
     except duckdb.Error:  # its connection is closed: the file is free
         return None
+    return cursor if row is not None and Path(row[0]).resolve() == path else None
 
 
 def connect_store(workspace: Workspace) -> StoreStatus:
@@ -361,6 +368,11 @@ def connect_store(workspace: Workspace) -> StoreStatus:
 
 
 def _release(workspace: Workspace) -> None:
+    """Detach the store from ``workspace``; it is no store's holder any more (an upload
+    set's other store, attached later, must not read as this one's)."""
+    for key, ref in list(_HOLDERS.items()):
+        if ref() is workspace:
+            _HOLDERS.pop(key, None)
     con = workspace.con
     try:
         con.execute(FILE_ONLY_VIEWS)
