@@ -42,8 +42,9 @@ MAX_CURVE_POINTS = 300
 KIND_ORDER = ("answerable", "no answer")
 # per score direction: when a run answers confidently, and the failures list's words
 CONFIDENT_WHEN = {LOWER: "top-1 score ≤ threshold (distances)"}
-ABOVE = {LOWER: "⚠ closer than threshold"}
-BELOW = {LOWER: "farther than threshold"}
+# the failures list's words for a top score on the confident side of the threshold and not
+WORDS = {LOWER: ("⚠ closer than threshold", "farther than threshold")}
+WORDS_HIGHER = ("⚠ above threshold", "below threshold")
 
 
 def direction_note(direction: str) -> str:
@@ -348,23 +349,16 @@ def _failures_first(
     (above its threshold; for distances, closer than it) first: those are the failures."""
     order = {run: i for i, run in enumerate(dict.fromkeys(tops["run"]))}
     threshold = tops["run"].map(thresholds_by_run)  # NaN: the run has no threshold
-    direction = tops["run"].map(directions).fillna(HIGHER)
-    lower = direction.eq(LOWER).to_numpy(dtype=bool)
-    # NaN on either side: not confident
-    above = pd.Series(
-        np.where(lower, tops["top_score"] <= threshold, tops["top_score"] >= threshold),
-        index=tops.index,
-    )
+    lower = tops["run"].isin([run for run, d in directions.items() if d == LOWER])
+    sign = np.where(lower, -1.0, 1.0)  # to confidence: a distance's threshold is an upper bound
+    above = tops["top_score"] * sign >= threshold * sign  # NaN on either side: not above
+    yes = np.where(lower, WORDS[LOWER][0], WORDS_HIGHER[0])
+    no = np.where(lower, WORDS[LOWER][1], WORDS_HIGHER[1])
     return tops.assign(
         _confident=np.select(
-            [tops["top_score"].isna(), threshold.isna(), above, lower],
-            [
-                "returned nothing",
-                "no threshold",
-                np.where(lower, ABOVE[LOWER], "⚠ above threshold"),
-                BELOW[LOWER],
-            ],
-            default="below threshold",
+            [tops["top_score"].isna(), threshold.isna(), above, ~above],
+            ["returned nothing", "no threshold", yes, no],
+            default="",  # never: above or not
         ),
         _order=tops["run"].map(order),
         _flagged=~above.groupby(tops["query_id"]).transform("any"),
