@@ -167,3 +167,10 @@ def test_the_page_reads_a_distance_run_as_one_and_notes_the_unordered_run(tmp_pa
         said[("dense", q)].startswith("⚠") for q in ("n1", "n2", "n3")
     }
     assert said[("dist", "n1")] in ("⚠ closer than threshold", "farther than threshold")
+
+
+def test_a_query_filter_does_not_change_a_runs_direction(files):
+    """Only a1 rises in ``mixed``: a view of n1 alone still reads it as not ordered."""
+    ws = Workspace.from_files(files["gold"], [files["mixed"]])
+    report = no_answer_report(ws, k=3, query_ids=["n1"])
+    assert report.directions == {"mixed": NOT_ORDERED}
