@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from ragrecall_core import InputError, Workspace
+from ragrecall_core.errors import shortened
 from tests.fixtures_regressions import write_workspace
 from tests.helpers import run_cli, write_text
 
@@ -52,7 +53,9 @@ def test_link_leaving_the_workspace_is_refused_and_not_read(tmp_path, capsys, na
     with pytest.raises(InputError) as error:
         Workspace.open(folder)
 
-    assert [(p.file, p.value) for p in error.value.problems] == [(str(linked), str(target))]
+    assert [(p.file, p.value) for p in error.value.problems] == [
+        (str(linked), shortened(str(target)))
+    ]
     code, out, err = run_cli(capsys, ["report", folder, "-o", tmp_path / "report.md"])
     assert code == 2
     assert [line for line in err.splitlines() if str(folder) in line] == [str(error.value)]
@@ -72,7 +75,9 @@ def test_linked_folder_leaving_the_workspace_is_refused(tmp_path, folder_name):
     with pytest.raises(InputError) as error:
         Workspace.open(folder)
 
-    assert [(p.file, p.value) for p in error.value.problems] == [(str(linked), str(outside))]
+    assert [(p.file, p.value) for p in error.value.problems] == [
+        (str(linked), shortened(str(outside)))
+    ]
 
 
 def test_dangling_link_leaving_the_workspace_is_refused(tmp_path):
@@ -125,7 +130,7 @@ def test_escaping_link_behind_a_linked_folder_inside_is_refused(tmp_path):
         Workspace.open(folder)
 
     problems = [(p.file, p.value) for p in error.value.problems]
-    assert problems == [(str(folder / "runs" / "extra.jsonl"), str(target))]
+    assert problems == [(str(folder / "runs" / "extra.jsonl"), shortened(str(target)))]
 
 
 def test_symlink_loop_is_refused_not_followed(tmp_path):
