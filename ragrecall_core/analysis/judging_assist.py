@@ -64,7 +64,7 @@ from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.output.text import plural
 
 EXPORT_SUFFIXES = (".jsonl", ".csv")
-MAX_REASON = 300  # characters of a judge's reason kept (one line, then redacted)
+MAX_REASON = 300  # characters of a judge's reason kept (redacted, one line, then cut)
 MAX_NAME = 80
 VERDICT_KEYS = {"grade", "harmful", "reason"}
 
@@ -224,10 +224,10 @@ def shown_value(value: Any) -> str:
 
 
 def reason_kept(reason: str) -> str:
-    """One line of at most :data:`MAX_REASON` characters, redacted."""
-    line = " ".join(reason.split())
-    cut = line[:MAX_REASON] + ("…" if len(line) > MAX_REASON else "")
-    return redact_text(cut)
+    """One line of at most :data:`MAX_REASON` characters, redacted whole before it is cut (a
+    secret cut in two first leaves a head no redaction rule knows)."""
+    line = " ".join(redact_text(reason).split())
+    return line[:MAX_REASON] + ("…" if len(line) > MAX_REASON else "")
 
 
 # --- grading -------------------------------------------------------------------------------

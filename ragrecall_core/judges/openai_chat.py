@@ -121,7 +121,7 @@ class OpenAIChatJudge:
         try:
             text = answer["choices"][0]["message"]["content"]
         except (KeyError, IndexError, TypeError):
-            shown = self.hidden(f"no choices[0].message.content in {answer!r:.200}")
+            shown = self.hidden(f"no choices[0].message.content in {answer!r}", 200)
             raise ValueError(shown) from None
         return read_answer(text if isinstance(text, str) else "")
 
@@ -136,18 +136,22 @@ class OpenAIChatJudge:
             with OPENER.open(request, timeout=self.timeout) as response:
                 raw = response.read(MAX_ANSWER)
         except urllib.error.HTTPError as error:
-            said = error.read(500).decode("utf-8", "replace")
-            raise ConnectionError(self.hidden(f"HTTP {error.code}: {said}")) from None
+            said = error.read(MAX_ANSWER).decode("utf-8", "replace")
+            raise ConnectionError(self.hidden(f"HTTP {error.code}: {said}", 500)) from None
         except (urllib.error.URLError, OSError) as error:
             raise ConnectionError(self.hidden(f"{type(error).__name__}: {error}")) from None
         try:
             return json.loads(raw)
         except ValueError:
-            raise ValueError(self.hidden(f"an answer that is not JSON: {raw[:200]!r}")) from None
+            raise ValueError(self.hidden(f"an answer that is not JSON: {raw!r}", 200)) from None
 
-    def hidden(self, message: str) -> str:
-        """``message`` without the key, whatever the server echoed."""
-        return message.replace(self.__key, "[redacted]") if self.__key else message
+    def hidden(self, message: str, limit: int | None = None) -> str:
+        """``message`` without the key, whatever the server echoed, and without any other
+        secret, then cut to ``limit`` characters: cut first, a key in two would leave a
+        head that is no longer the key."""
+        if self.__key:
+            message = message.replace(self.__key, "[redacted]")
+        return redact_text(message)[:limit]
 
 
 def read_answer(text: str) -> dict[str, Any]:

@@ -337,15 +337,19 @@ def test_python_capture_raises_capture_failed_with_the_summary(tmp_path):
     assert "could not be read" in failed.value.result.errors["q0"]
 
 
-def test_a_huge_error_message_is_cut_to_2_kb_before_it_is_redacted(tmp_path, monkeypatch):
+def test_a_huge_error_message_is_redacted_within_2_kb_and_kept_to_2_kb(tmp_path, monkeypatch):
+    """Redaction reads a message's first 2 KB (less a token cut in two: ``cut_text``), the
+    whole message never; what is kept is redacted before it is cut (stop 47)."""
+    from ragrecall_core.inputs import secrets
+
     seen: list[int] = []
-    real = capture_calls.redact_text
+    real = secrets._apply_rules
 
-    def measuring(text):
+    def measuring(text, *args):
         seen.append(len(text))
-        return real(text)
+        return real(text, *args)
 
-    monkeypatch.setattr(capture_calls, "redact_text", measuring)
+    monkeypatch.setattr(secrets, "_apply_rules", measuring)
     leak = "token=sk-live-abcdef1234567890 "
 
     def huge(query):
