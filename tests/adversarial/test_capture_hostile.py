@@ -17,7 +17,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from ragrecall_core.analysis import capture_calls
 from ragrecall_core.analysis.capture import CaptureFailed, capture, progress_path
 from ragrecall_core.errors import InputError
 from tests.helpers import gold_row, write_jsonl, write_text
