@@ -32,7 +32,6 @@ THEME_PRIMARY = "#1f5fa8"
 DEFAULT_WORKSPACE = Path(__file__).resolve().parent.parent / "data_samples"
 DEFAULT_PORT = 8501
 INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C
-SHOWN_MESSAGE = 80  # characters of a failure message shown, as for any input value
 
 T = TypeVar("T")
 
@@ -1292,7 +1291,8 @@ def unreadable(error: Exception) -> Problem:
         return Problem(str(error.filename), None, error.strerror or str(error), "a usable file")
     message = " ".join(str(error).split()) or type(error).__name__
     message = message.removeprefix("Invalid Input Error: ").removeprefix("IO Error: ")
-    return Problem("input", None, message[:SHOWN_MESSAGE], "a readable UTF-8 or Parquet file")
+    # Problem keeps the message's head and tail (MAX_VALUE_CHARS), as for any input value
+    return Problem("input", None, message, "a readable UTF-8 or Parquet file")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -171,9 +171,7 @@ def judge_annotator(name: str) -> str:
     text = name.strip() if isinstance(name, str) else ""
     text = text.removeprefix(store.JUDGE_PREFIX)
     if not text or len(text) > MAX_NAME or not text.isprintable():
-        raise InputError(
-            [Problem("--name", None, repr(name)[:MAX_NAME], "one printable line of 1-80 chars")]
-        )
+        raise InputError([Problem("--name", None, repr(name), "one printable line of 1-80 chars")])
     return store.JUDGE_PREFIX + text
 
 

@@ -151,7 +151,7 @@ def guarded(label: str, read: Callable[[], T]) -> T:
 
 def _raised(error: BaseException) -> str:
     try:
-        return f"{type(error).__name__}: {str(error)[:MAX_VALUE_CHARS]}"
+        return f"{type(error).__name__}: {error}"  # Problem keeps its head and tail
     except Exception:  # noqa: BLE001 - an exception whose __str__ raises
         return type(error).__name__
 
