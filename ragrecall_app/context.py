@@ -311,15 +311,17 @@ def save_uploads(gold, runs: Sequence, grades: Sequence, corpus) -> Source:
             corpus=save(corpus) if corpus else None,
         )
         record = upload_manifest(folder)
-        manifest = {
+        files = {
             "gold": source.gold.name,
             "runs": [p.name for p in source.runs],
             "grades": [p.name for p in source.grades],
             "corpus": source.corpus.name if source.corpus else None,
             "gold_sha256": hashlib.sha256(gold.getvalue()).hexdigest(),
-            **_store_choice(record),  # saved again on every rerun: the choice stays
         }
-        upload_stores.write_atomically(record, manifest)
+        # saved again on every rerun: the choice read and kept under the manifest's lock, so
+        # one made meanwhile (another session, another server) is not written over
+        with upload_stores.changing(record):
+            upload_stores.write_atomically(record, {**files, **_store_choice(record)})
         return source
 
 
@@ -386,22 +388,22 @@ def _source_of_record(record: Path, folder: Path) -> Source:
     try:
         manifest = json.loads(record.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as error:
-        raise InputError([Problem(str(record), None, str(error)[:80], "a JSON object")]) from None
+        raise InputError([Problem(str(record), None, str(error), "a JSON object")]) from None
     problems: list[Problem] = []
 
     def file(name) -> Path | None:
         if isinstance(name, str) and Path(name).name == name and name not in ("", ".", ".."):
             if (folder / name).is_file():
                 return folder / name
-        problems.append(Problem(str(record), None, str(name)[:80], f"a file in {folder}"))
+        problems.append(Problem(str(record), None, str(name), f"a file in {folder}"))
         return None
 
     if not isinstance(manifest, dict):
-        raise InputError([Problem(str(record), None, str(manifest)[:80], "a JSON object")])
+        raise InputError([Problem(str(record), None, str(manifest), "a JSON object")])
     names = {role: manifest.get(role) for role in ("gold", "runs", "grades", "corpus")}
     for role in ("runs", "grades"):
         if not isinstance(names[role], list):
-            problems.append(Problem(str(record), None, str(names[role])[:80], f"a list of {role}"))
+            problems.append(Problem(str(record), None, str(names[role]), f"a list of {role}"))
             names[role] = []
     source = Source(
         gold=file(names["gold"]),
@@ -413,13 +415,13 @@ def _source_of_record(record: Path, folder: Path) -> Source:
         problems.append(Problem(str(record), None, "[]", "at least one run file"))
     # a choice of store needs its gold's digest; a set saved before either has neither
     if manifest.get("store") not in (None, *upload_stores.CHOICES):
-        shown = str(manifest.get("store"))[:80]
+        shown = str(manifest.get("store"))
         problems.append(Problem(str(record), None, shown, "store: shared or separate"))
     digest = manifest.get("gold_sha256")
     if (manifest.get("store") or digest is not None) and not (
         isinstance(digest, str) and GOLD_DIGEST.fullmatch(digest)
     ):
-        shown = str(digest)[:80]
+        shown = str(digest)
         problems.append(Problem(str(record), None, shown, "gold_sha256: 64 hex digits"))
     if problems:
         raise InputError(problems)
@@ -433,9 +435,9 @@ def _require_distinct_names(uploads: Sequence) -> None:
     for f in uploads:
         name = Path(f.name).name
         if name in ("", ".", "..") or "\x00" in name:
-            problems.append(Problem("uploaded files", None, f.name[:80], "a file name"))
+            problems.append(Problem("uploaded files", None, f.name, "a file name"))
         elif name in seen:
-            problems.append(Problem("uploaded files", None, name[:80], "one file of each name"))
+            problems.append(Problem("uploaded files", None, name, "one file of each name"))
         seen.add(name)
     if problems:
         raise InputError(problems)

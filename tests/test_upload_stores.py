@@ -230,3 +230,30 @@ def test_folder_workspaces_keep_their_own_store(tmp_path, home):
     ws = Workspace.open(tiny(tmp_path / "ws"))
     assert store_path(ws) == tmp_path / "ws" / "judgments.duckdb"
     ws.con.close()
+
+
+def test_a_rerun_saving_the_uploads_keeps_a_choice_made_meanwhile(home, files, monkeypatch):
+    """Every rerun saves the upload set's manifest again, keeping its store choice. A choice
+    written between that read and that write (another session's, another server's) was
+    written over; the rerun now reads and writes under the manifest's lock."""
+    import threading
+
+    source = upload(files["a"], files["run"])
+    manifest = context.upload_manifest(source.gold.parent)
+    assert context.manifest_store(manifest)[0] is None
+    real, chosen = context._store_choice, threading.Event()
+
+    def another_session_chooses():
+        upload_stores.choose(manifest, upload_stores.SEPARATE)  # takes the lock
+        chosen.set()
+
+    def read_then_let_the_other_choose(record):
+        kept = real(record)
+        threading.Thread(target=another_session_chooses, daemon=True).start()
+        chosen.wait(0.5)  # without the lock, the other writes its choice here
+        return kept
+
+    monkeypatch.setattr(context, "_store_choice", read_then_let_the_other_choose)
+    upload(files["a"], files["run"])
+    assert chosen.wait(5)
+    assert context.manifest_store(manifest)[0] == upload_stores.SEPARATE
