@@ -1321,8 +1321,9 @@ def print_replica(report: dict, replica_report: dict) -> None:
         if ours is not None and theirs is not None:
             print(f"{row['interaction'][:50]:50} {ours:7.3f} {theirs:7.3f} {ours - theirs:+7.3f}")
     ours, theirs = report.get("element_kinds", {}), replica_report.get("element_kinds", {})
-    drawn = " ".join(f"{k.removeprefix('st')} {ours.get(k)}/{theirs.get(k)}" for k in ELEMENT_KINDS)
-    print(f"elements drawn, dashboard/replica: {drawn}")
+    if ours and theirs:  # a run without the dashboard's new-session pages counts none
+        drawn = " ".join(f"{k.removeprefix('st')} {ours[k]}/{theirs[k]}" for k in ELEMENT_KINDS)
+        print(f"elements drawn, dashboard/replica: {drawn}")
 
 
 def machine() -> dict:
