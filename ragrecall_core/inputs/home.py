@@ -44,10 +44,27 @@ def store_location(folder: Path | None, gold: Path) -> Path:
     their manifest chose: :func:`upload_store_file`)."""
     if folder is not None:
         return folder / "judgments.duckdb"
-    if gold.resolve().is_relative_to(uploads_folder().resolve()):
+    if is_upload(gold):
         choice, digest = manifest_store(upload_manifest(gold.parent))
         return stores_folder() / upload_store_file(gold.name, digest if choice != SHARED else None)
     return gold.with_name(gold.name + ".judgments.duckdb")
+
+
+def is_upload(gold: Path) -> bool:
+    """Whether ``gold`` is the gold of an upload set (kept under home's uploads folder),
+    whose store its manifest chooses, rather than a folder's or a loose file's."""
+    return gold.resolve().is_relative_to(uploads_folder().resolve())
+
+
+def upload_store_paths(gold_name: str, digest: str | None) -> dict[str, Path]:
+    """The store each choice means for an uploaded gold of ``gold_name`` whose SHA-256 is
+    ``digest``: :data:`SHARED`, that name's, and :data:`SEPARATE`, its own (the shared one
+    while no digest is known)."""
+    folder = stores_folder()
+    return {
+        SHARED: folder / upload_store_file(gold_name),
+        SEPARATE: folder / upload_store_file(gold_name, digest),
+    }
 
 
 def store_places(folder: Path | None, gold: Path) -> list[Path]:
@@ -56,12 +73,10 @@ def store_places(folder: Path | None, gold: Path) -> list[Path]:
     manifest records both the shared store of its gold's name and its own, so a changed
     choice (:mod:`.upload_stores`) opens the other at once, without loading it again."""
     place = store_location(folder, gold)
-    if folder is not None or not gold.resolve().is_relative_to(uploads_folder().resolve()):
+    if folder is not None or not is_upload(gold):
         return [place]
     _choice, digest = manifest_store(upload_manifest(gold.parent))
-    shared = stores_folder() / upload_store_file(gold.name)
-    own = [stores_folder() / upload_store_file(gold.name, digest)] if digest else []
-    return sorted({place, shared, *own})
+    return sorted({place, *upload_store_paths(gold.name, digest).values()})
 
 
 def upload_store_file(gold_name: str, digest: str | None = None) -> str:

@@ -46,11 +46,10 @@ from ragrecall_core.inputs.home import (
     SEPARATE,
     SHARED,
     forget_choice,
+    is_upload,
     manifest_store,
-    stores_folder,
     upload_manifest,
-    upload_store_file,
-    uploads_folder,
+    upload_store_paths,
 )
 from ragrecall_core.output.text import plural
 
@@ -222,8 +221,8 @@ def open_question(manifest: Path, gold: Path) -> StoreQuestion | None:
         choice = record.get("store")
     if choice in CHOICES:
         return None
-    shared = stores_folder() / upload_store_file(gold.name)
-    own = stores_folder() / upload_store_file(gold.name, digest)
+    paths = upload_store_paths(gold.name, digest)
+    shared, own = paths[SHARED], paths[SEPARATE]
     golds = recorded_golds(shared)
     if any(g["sha256"] == digest for g in golds):
         choose(manifest, SHARED)
@@ -252,9 +251,7 @@ def choose(manifest: Path, choice: str) -> Path:
         record["store"] = choice
         write_atomically(manifest, record)
     gold_name = record.get("gold")
-    store = stores_folder() / upload_store_file(
-        str(gold_name), digest if choice == SEPARATE else None
-    )
+    store = upload_store_paths(str(gold_name), digest)[choice]
     record_gold(store, digest)
     return store
 
@@ -285,14 +282,10 @@ def current_choice(gold: Path) -> StoreChoice | None:
     """The settled store choice of the upload set whose gold file is ``gold``; ``None`` for
     a gold that is no upload (a folder workspace or a loose file: one store) and for a set
     whose choice is not settled (:func:`open_question` settles or asks first)."""
-    if not gold.resolve().is_relative_to(uploads_folder().resolve()):
+    if not is_upload(gold):
         return None
     manifest = upload_manifest(gold.parent)
     choice, digest = manifest_store(manifest)
     if choice is None or digest is None:
         return None
-    stores = {SHARED: upload_store_file(gold.name), SEPARATE: upload_store_file(gold.name, digest)}
-    folder = stores_folder()
-    return StoreChoice(
-        manifest, gold.name, digest, choice, {c: folder / name for c, name in stores.items()}
-    )
+    return StoreChoice(manifest, gold.name, digest, choice, upload_store_paths(gold.name, digest))
