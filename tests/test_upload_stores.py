@@ -257,3 +257,43 @@ def test_a_rerun_saving_the_uploads_keeps_a_choice_made_meanwhile(home, files, m
     upload(files["a"], files["run"])
     assert chosen.wait(5)
     assert context.manifest_store(manifest)[0] == upload_stores.SEPARATE
+
+
+def test_a_later_upload_of_a_gold_switched_to_its_own_store_follows_that_switch(home, files):
+    """Gold A settled on the shared store, then the user switched it to a store of its own
+    (the sidebar's change). The shared store's record still lists A's content, which used
+    to settle a new upload of A on the shared store unasked: grades saved there would count
+    what the user moved away from. A new upload of A follows the last choice made for it."""
+    first = upload(files["a"], files["run"])
+    assert context.store_question(first) is None
+    grade(first)
+    shared = store_of(first)
+    context.choose_store(first, "separate")
+    own = store_of(first)
+    assert own != shared
+    again = upload(files["a"], files["run2"])
+    assert context.store_question(again) is None
+    assert store_of(again) == own and stored(again) == 0
+    # switched back to shared: the next upload of A follows that choice again
+    context.choose_store(first, "shared")
+    back = upload(files["a"], files["run2"] + b"\n")
+    assert context.store_question(back) is None
+    assert store_of(back) == shared and stored(back) == 1
+    # the set settled before the switch back keeps its own choice; nothing is lost
+    assert store_of(again) == own and stored(first) == 1
+
+
+def test_a_gold_that_chose_its_own_store_then_shared_follows_shared(home, files):
+    """Gold B chose a store of its own, then switched to the shared one: its own store's
+    file exists, but a new upload of B goes where the user last put it, the shared one."""
+    first = upload(files["a"], files["run"])
+    context.store_question(first)
+    grade(first)
+    second = upload(files["b"], files["run"])
+    assert context.store_question(second) is not None
+    context.choose_store(second, "separate")
+    grade(second, "x")
+    context.choose_store(second, "shared")
+    again = upload(files["b"], files["run2"])
+    assert context.store_question(again) is None
+    assert store_of(again) == store_of(first) and stored(again) == 1

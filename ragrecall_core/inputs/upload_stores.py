@@ -12,8 +12,11 @@ store remembers which gold contents it was used with (a sidecar
 reads them). When an upload's gold differs from every gold its name's store holding
 judgments was used with, the dashboard asks (:func:`open_question`) instead of attaching
 it; the answer (:func:`choose`) is kept in the manifest, so a link and a restart reopen
-the same store without asking again. A store made before this record existed has no
-record: its golds are unknown, so the dashboard asks too. Nothing is deleted or moved.
+the same store without asking again. A later upload of the same gold follows the last
+choice made for it: a switch to its own store marks it in the shared store's record
+(:data:`MOVED`), so it never settles unasked on the store it was moved away from. A
+store made before this record existed has no record: its golds are unknown, so the
+dashboard asks too. Nothing is deleted or moved.
 
 Every change to a record or a manifest is a read, a change and a write, and two dashboard
 servers may share one home (two terminals, a team's folder): each change holds an
@@ -55,6 +58,8 @@ from ragrecall_core.output.text import plural
 
 CHOICES = (SHARED, SEPARATE)
 RECORD_SUFFIX = ".golds.json"
+# a gold's mark in the shared store's record: the last choice made for it was its own store
+MOVED = "moved_to_own_store"
 LOCK_SUFFIX = ".lock"
 # the store tables whose rows are someone's saved work (grades, resolutions, verdicts)
 SAVED_TABLES = ("judgments", "resolutions", "verdicts")
@@ -127,14 +132,45 @@ def recorded_golds(store: Path) -> list[dict]:
 
 
 def record_gold(store: Path, digest: str) -> None:
-    """Add ``digest`` to ``store``'s record (once, with today's date)."""
+    """Add ``digest`` to ``store``'s record (once, with today's date), as a gold whose
+    last choice is this store: a mark that it moved to a store of its own goes."""
     with changing(record_path(store)):
         golds = recorded_golds(store)
-        if any(g["sha256"] == digest for g in golds):
+        mine = [g for g in golds if g["sha256"] == digest]
+        if mine and MOVED not in mine[0]:
             return
-        used = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
-        golds.append({"sha256": digest, "first_used": used})
+        if mine:
+            del mine[0][MOVED]
+        else:
+            golds.append({"sha256": digest, "first_used": _now()})
         write_atomically(record_path(store), {"golds": golds})
+
+
+def record_moved(shared: Path, digest: str) -> None:
+    """Mark ``digest`` in the shared store's record (when it is listed) as moved to a store
+    of its own: the record keeps the gold (another set of it may still use the store, and
+    other golds are still asked about it) but a new upload of it no longer settles there."""
+    with changing(record_path(shared)):
+        golds = recorded_golds(shared)
+        mine = [g for g in golds if g["sha256"] == digest]
+        if not mine or MOVED in mine[0]:
+            return
+        mine[0][MOVED] = _now()
+        write_atomically(record_path(shared), {"golds": golds})
+
+
+def last_choice(golds: list[dict], digest: str) -> str | None:
+    """The choice last made for the gold content ``digest`` as the shared store's record
+    (its ``golds``) keeps it: :data:`SHARED`, :data:`SEPARATE` (moved to its own store), or
+    ``None`` (not listed)."""
+    for g in golds:
+        if g["sha256"] == digest:
+            return SEPARATE if MOVED in g else SHARED
+    return None
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 @contextmanager
@@ -224,10 +260,12 @@ def open_question(manifest: Path, gold: Path) -> StoreQuestion | None:
     paths = upload_store_paths(gold.name, digest)
     shared, own = paths[SHARED], paths[SEPARATE]
     golds = recorded_golds(shared)
-    if any(g["sha256"] == digest for g in golds):
+    last = last_choice(golds, digest)
+    if last == SHARED:
         choose(manifest, SHARED)
         return None
-    if own.exists() or any(g["sha256"] == digest for g in recorded_golds(own)):
+    used_own = own.exists() or last_choice(recorded_golds(own), digest) is not None
+    if last == SEPARATE or used_own:
         choose(manifest, SEPARATE)
         return None
     held = saved_judgments(shared)
@@ -250,10 +288,11 @@ def choose(manifest: Path, choice: str) -> Path:
             raise InputError([Problem(str(manifest), None, str(digest), "a gold SHA-256")])
         record["store"] = choice
         write_atomically(manifest, record)
-    gold_name = record.get("gold")
-    store = upload_store_paths(str(gold_name), digest)[choice]
-    record_gold(store, digest)
-    return store
+    paths = upload_store_paths(str(record.get("gold")), digest)
+    record_gold(paths[choice], digest)
+    if choice == SEPARATE:  # one record at a time: never two locks held
+        record_moved(paths[SHARED], digest)
+    return paths[choice]
 
 
 # ---------------------------------------------------------------- changing a choice
