@@ -41,6 +41,46 @@ class ArgumentParser(argparse.ArgumentParser):
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\n")
 
+    def parse_known_args(self, args=None, namespace=None):
+        """As argparse parses, but the word after an option that takes a value is its value
+        also when it starts with ``-`` (``--memory-limit -1GB``, ``-k -x``), as getopt reads
+        it: argparse alone takes it for another option and stops with its usage text, so
+        such a value never reached the option's own one-line problem (exit 2, the value
+        and what was expected), which every other bad value gets. Each subcommand's parser
+        attaches its own options' values (``--opt=VALUE``, ``-kVALUE``)."""
+        words = sys.argv[1:] if args is None else list(args)
+        return super().parse_known_args(attach_values(words, self._takes_value), namespace)
+
+    def _takes_value(self, word: str) -> str | None:
+        """The option ``word`` names (exactly, or as argparse's unique abbreviation of a
+        long option) when it takes exactly one value; else ``None``."""
+        actions = self._option_string_actions
+        if word.startswith("--") and word not in actions:
+            named = [option for option in actions if option.startswith(word)]
+            word = named[0] if len(named) == 1 else word
+        action = actions.get(word)
+        return word if action is not None and action.nargs is None else None
+
+
+def attach_values(words: list[str], takes_value: Callable[[str], str | None]) -> list[str]:
+    """``words`` with each value starting with ``-`` joined to the option before it that
+    takes one value (``takes_value`` names it); nothing after a ``--`` (only positionals)."""
+    joined: list[str] = []
+    at = 0
+    while at < len(words):
+        word = words[at]
+        if word == "--":
+            return joined + words[at:]
+        option = takes_value(word)
+        value = words[at + 1] if option and at + 1 < len(words) else None
+        if value is not None and value.startswith("-"):
+            joined.append(f"{option}={value}" if option.startswith("--") else option + value)
+            at += 2
+            continue
+        joined.append(word)
+        at += 1
+    return joined
+
 
 def take(problems: list[Problem], parse: Callable[..., T], *args) -> T | None:
     """``parse(*args)``, or ``None`` with its problems added to ``problems``: one option's
