@@ -12,7 +12,8 @@ value costs no more than a small one. What goes:
 * **by structure**: the value of a name/value pair whose name is a secret key (header lists
   ``[["Authorization", …]]``, ``{"name": "password", "value": …}``); a list of words is also
   read as a command line (``["mysql", "-pX"]``, ``["psql", "--password", "x"]``).
-* **by a named rule** (``VALUE_RULES``): private key blocks, provider token families,
+* **by a named rule** (``VALUE_RULES``): private key blocks, provider token families (also
+  glued to word characters: :func:`_provider`),
   credentials in URLs, header lines, ``.netrc`` lines, command-line flags, ``key=value`` pairs.
 * **by shape**, for the families that have no rule: a token that looks like a credential (long,
   high entropy, base64 / hex / token alphabet, mixed character classes and not made of words),
@@ -250,6 +251,36 @@ def _rule(
 
 _KEEP = r"\g<k>" + REDACTED
 
+
+def _provider(
+    prefix: str, body: str, glued: str, flags: int = 0, *, needles: tuple[str, ...]
+) -> tuple:
+    """A provider token: ``prefix`` then ``body`` where a word starts (``ghp_…`` after a space
+    or a quote), or ``prefix`` then ``glued`` anywhere: a token written straight after or
+    before word characters (``"x" * 45 + "ghp_…"``, ``AKIA…abc``) is one too, but only with
+    the provider's full length and the character classes of its random part, and not
+    mostly words (:func:`_provider_token`), so that text holding a prefix (``task-force``,
+    ``doc#sk-1``, ``task-management-System-2024-guide``) is not."""
+    pattern = rf"\b(?:{prefix}){body}|(?:{prefix})(?P<glued>{glued})"
+    return _rule(pattern, _provider_token, flags, needles=needles)
+
+
+def _random(charset: str, length: int, *, upper: bool = False, fixed: bool = False) -> str:
+    """The random part of a token: ``length`` (or more, unless ``fixed``) characters of
+    ``charset`` holding a digit and a letter, and an upper- and a lower-case one if ``upper``
+    (a random base62 part of 20 or more has all three)."""
+    run = f"[{charset}]{{0,{length - 1}}}" if fixed else f"[{charset}]*"
+    classes = [r"[0-9]", r"[A-Za-z]"] + ([r"[A-Z]", r"[a-z]"] if upper else [])
+    needs = "".join(f"(?={run}{c})" for c in classes)
+    return f"{needs}[{charset}]{{{length}{'' if fixed else ','}}}"
+
+
+def _provider_token(match: re.Match) -> str:
+    """Redact a provider rule's match, a glued one unless its body reads as words."""
+    glued = match["glued"]
+    return REDACTED if glued is None or _word_share(glued) <= MAX_WORD_SHARE else match[0]
+
+
 # name -> (pattern, replacement), applied in this order to every text
 VALUE_RULES: dict[str, tuple[re.Pattern, Any, tuple[str, ...]]] = {
     # private key blocks, to their END line or the end of the text
@@ -339,33 +370,64 @@ VALUE_RULES: dict[str, tuple[re.Pattern, Any, tuple[str, ...]]] = {
         r"(?P<k>\bcurl\b[^\r\n]*?\s(?:-u|--user)[\s=]+)[^\s:]*:\S+", _KEEP, needles=("curl",)
     ),
     "query code=": _rule(r"(?P<k>[?&;]code=)[^&#\s\"'<>]+", _KEEP, re.I, needles=("code=",)),
-    # provider token shapes
-    "Stripe sk_live_": _rule(
-        r"\b[spr]k_(?:live|test)_[A-Za-z0-9]{8,}", REDACTED, needles=("k_live_", "k_test_")
+    # provider token shapes: at a word boundary, or glued to word characters on either side
+    # with the provider's full length and character classes (see _provider)
+    "Stripe sk_live_": _provider(
+        r"[spr]k_(?:live|test)_",
+        r"[A-Za-z0-9]{8,}",
+        _random(r"A-Za-z0-9", 24, upper=True),
+        needles=("k_live_", "k_test_"),
     ),
-    "Stripe whsec_": _rule(r"\bwhsec_[A-Za-z0-9+/=]{16,}", REDACTED, needles=("whsec_",)),
-    "OpenAI/Anthropic sk-": _rule(
-        r"\b(?:sk|pk|rk)-[A-Za-z0-9_-]{8,}", REDACTED, needles=("sk-", "pk-", "rk-")
+    "Stripe whsec_": _provider(
+        r"whsec_", r"[A-Za-z0-9+/=]{16,}", _random(r"A-Za-z0-9+/=", 32), needles=("whsec_",)
+    ),
+    "OpenAI/Anthropic sk-": _provider(
+        r"(?:sk|pk|rk)-",
+        r"[A-Za-z0-9_-]{8,}",
+        _random(r"A-Za-z0-9_-", 32, upper=True),
+        needles=("sk-", "pk-", "rk-"),
     ),
     # Hugging Face tokens are mixed case: "hf_sentencetransformers" is a name
-    "Hugging Face hf_": _rule(
-        r"\bhf_(?=[a-z0-9]*[A-Z])[A-Za-z0-9]{20,}", REDACTED, needles=("hf_",)
+    "Hugging Face hf_": _provider(
+        r"hf_",
+        r"(?=[a-z0-9]*[A-Z])[A-Za-z0-9]{20,}",
+        _random(r"A-Za-z0-9", 34, upper=True),
+        needles=("hf_",),
     ),
-    "Google AIza": _rule(r"\bAIza[0-9A-Za-z_-]{20,}", REDACTED, needles=("aiza",)),
-    "GitLab gl*-": _rule(
-        r"\bgl(?:pat|dt|rt|ptt|soat|cbt|imt|ft|agent)-[0-9A-Za-z_-]{10,}", REDACTED, needles=("gl",)
+    "Google AIza": _provider(
+        r"AIza", r"[0-9A-Za-z_-]{20,}", _random(r"0-9A-Za-z_-", 35), needles=("aiza",)
     ),
-    "Pinecone pcsk_": _rule(r"\bpcsk_[0-9A-Za-z_]{10,}", REDACTED, needles=("pcsk_",)),
-    "GitHub gh*_": _rule(r"\bgh[pousr]_[A-Za-z0-9]{16,}", REDACTED, needles=("gh",)),
-    "GitHub github_pat_": _rule(
-        r"\bgithub_pat_[A-Za-z0-9_]{20,}", REDACTED, needles=("github_pat_",)
+    "GitLab gl*-": _provider(
+        r"gl(?:pat|dt|rt|ptt|soat|cbt|imt|ft|agent)-",
+        r"[0-9A-Za-z_-]{10,}",
+        _random(r"0-9A-Za-z_-", 20),
+        needles=("gl",),
     ),
-    "Slack xox*-": _rule(
-        r"\b(?:xox[abposre]|xapp)-[A-Za-z0-9-]{10,}", REDACTED, needles=("xox", "xapp-")
+    "Pinecone pcsk_": _provider(
+        r"pcsk_", r"[0-9A-Za-z_]{10,}", _random(r"0-9A-Za-z_", 40), needles=("pcsk_",)
     ),
-    "AWS access key id": _rule(
-        r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA)[0-9A-Z]{16}\b",
-        REDACTED,
+    "GitHub gh*_": _provider(
+        r"gh[pousr]_",
+        r"[A-Za-z0-9]{16,}",
+        _random(r"A-Za-z0-9", 36, upper=True),
+        needles=("gh",),
+    ),
+    "GitHub github_pat_": _provider(
+        r"github_pat_",
+        r"[A-Za-z0-9_]{20,}",
+        _random(r"A-Za-z0-9_", 80, upper=True),
+        needles=("github_pat_",),
+    ),
+    "Slack xox*-": _provider(
+        r"xox[abposre]-|xapp-",
+        r"[A-Za-z0-9-]{10,}",
+        _random(r"A-Za-z0-9-", 30),
+        needles=("xox", "xapp-"),
+    ),
+    "AWS access key id": _provider(
+        r"AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA",
+        r"[0-9A-Z]{16}\b",
+        _random(r"0-9A-Z", 16, fixed=True),
         needles=(
             "akia",
             "asia",
@@ -380,30 +442,67 @@ VALUE_RULES: dict[str, tuple[re.Pattern, Any, tuple[str, ...]]] = {
             "apka",
         ),
     ),
-    "npm npm_": _rule(r"\bnpm_[A-Za-z0-9]{20,}", REDACTED, needles=("npm_",)),
-    "PyPI pypi-": _rule(r"\bpypi-[A-Za-z0-9_-]{16,}", REDACTED, needles=("pypi-",)),
-    "Google ya29.": _rule(r"\bya29\.[0-9A-Za-z_-]{20,}", REDACTED, needles=("ya29.",)),
-    "SendGrid SG.": _rule(r"\bSG\.[\w-]{16,}\.[\w-]{16,}", REDACTED, needles=("sg.",)),
-    "Groq gsk_": _rule(r"\bgsk_[A-Za-z0-9]{20,}", REDACTED, needles=("gsk_",)),
-    "LangSmith lsv2_": _rule(
-        r"\blsv2_(?:pt|sk)_[0-9a-f]{16,}(?:_[0-9a-f]+)?", REDACTED, needles=("lsv2_",)
+    "npm npm_": _provider(
+        r"npm_",
+        r"[A-Za-z0-9]{20,}",
+        _random(r"A-Za-z0-9", 36, upper=True),
+        needles=("npm_",),
     ),
-    "Replicate r8_": _rule(r"\br8_[A-Za-z0-9]{20,}", REDACTED, needles=("r8_",)),
-    "Vault hv*.": _rule(
-        r"\bhv[sbr]\.[A-Za-z0-9_-]{20,}", REDACTED, needles=("hvs.", "hvb.", "hvr.")
+    "PyPI pypi-": _provider(
+        r"pypi-", r"[A-Za-z0-9_-]{16,}", _random(r"A-Za-z0-9_-", 50), needles=("pypi-",)
     ),
-    "Mailgun key-": _rule(r"\bkey-[0-9a-f]{32}\b", REDACTED, needles=("key-",)),
-    "Databricks dapi": _rule(r"\bdapi[0-9a-f]{32}(?:-\d+)?\b", REDACTED, needles=("dapi",)),
-    "Twilio SK": _rule(r"\bSK[0-9a-f]{32}\b", REDACTED, needles=("sk",)),
-    "age secret key": _rule(
-        r"\bAGE-SECRET-KEY-1[0-9A-Z]{20,}", REDACTED, needles=("age-secret-key-1",)
+    "Google ya29.": _provider(
+        r"ya29\.", r"[0-9A-Za-z_-]{20,}", _random(r"0-9A-Za-z_-", 50), needles=("ya29.",)
     ),
-    "Telegram bot token": _rule(
-        r"(?<![0-9])[0-9]{6,12}:AA[A-Za-z0-9_-]{30,}", REDACTED, needles=(":aa",)
+    "SendGrid SG.": _provider(
+        r"SG\.",
+        r"[\w-]{16,}\.[\w-]{16,}",
+        r"(?=[\w.-]*[0-9])(?=[\w.-]*[A-Za-z])[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43,}",
+        needles=("sg.",),
     ),
-    "JWT": _rule(
-        r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?",
-        REDACTED,
+    "Groq gsk_": _provider(
+        r"gsk_", r"[A-Za-z0-9]{20,}", _random(r"A-Za-z0-9", 48, upper=True), needles=("gsk_",)
+    ),
+    "LangSmith lsv2_": _provider(
+        r"lsv2_(?:pt|sk)_",
+        r"[0-9a-f]{16,}(?:_[0-9a-f]+)?",
+        _random(r"0-9a-f", 32) + r"(?:_[0-9a-f]+)?",
+        needles=("lsv2_",),
+    ),
+    "Replicate r8_": _provider(
+        r"r8_", r"[A-Za-z0-9]{20,}", _random(r"A-Za-z0-9", 37, upper=True), needles=("r8_",)
+    ),
+    "Vault hv*.": _provider(
+        r"hv[sbr]\.",
+        r"[A-Za-z0-9_-]{20,}",
+        _random(r"A-Za-z0-9_-", 24, upper=True),
+        needles=("hvs.", "hvb.", "hvr."),
+    ),
+    "Mailgun key-": _provider(
+        r"key-", r"[0-9a-f]{32}\b", _random(r"0-9a-f", 32, fixed=True), needles=("key-",)
+    ),
+    "Databricks dapi": _provider(
+        r"dapi",
+        r"[0-9a-f]{32}(?:-\d+)?\b",
+        _random(r"0-9a-f", 32, fixed=True) + r"(?:-\d+)?",
+        needles=("dapi",),
+    ),
+    "Twilio SK": _provider(
+        r"SK", r"[0-9a-f]{32}\b", _random(r"0-9a-f", 32, fixed=True), needles=("sk",)
+    ),
+    "age secret key": _provider(
+        r"AGE-SECRET-KEY-1",
+        r"[0-9A-Z]{20,}",
+        _random(r"0-9A-Z", 58),
+        needles=("age-secret-key-1",),
+    ),
+    # a bot's id (digits) glued to more digits: the last 6 to 12 of them before ":AA"
+    "Telegram bot token": _rule(r"[0-9]{6,12}:AA[A-Za-z0-9_-]{30,}", REDACTED, needles=(":aa",)),
+    # glued, both parts of a JWT are JSON objects: each starts "eyJ" ('{"' in base64)
+    "JWT": _provider(
+        r"eyJ",
+        r"[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?",
+        r"[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?",
         needles=("eyj",),
     ),
     # HTTP credentials outside an Authorization line
