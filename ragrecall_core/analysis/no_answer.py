@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
@@ -18,7 +18,7 @@ from ragrecall_core.analysis.score_direction import (
     LOWER,
     NOT_ORDERED,
     reading,
-    score_directions,
+    run_directions,
     sign,
 )
 from ragrecall_core.errors import InputError, Problem, one_line
@@ -219,14 +219,30 @@ def top_scores(
     first relevant item (none: NaN) and the run's score direction (over all its queries:
     a filter picking a few must not turn a reranked run into an ordered one). It holds
     for every k: :func:`report_at` cuts it."""
+    tops = top_rows(workspace, policy, runs, query_ids)
+    return with_directions(tops, run_directions(workspace, runs))
+
+
+def top_rows(
+    workspace: Workspace,
+    policy: Policy | None = None,
+    runs: Sequence[str] | None = None,
+    query_ids: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """:func:`top_scores` without the direction: what a filter changes (the dashboard
+    keeps each run's direction apart, read once)."""
     prepared = prepare(workspace, policy)
-    tops = prepared.query(
+    return prepared.query(
         TOP_SCORES_SQL.replace("{scope}", SCOPE_CTES),
         {**scope_params(runs, query_ids), "level": prepared.policy.rel_level},
     )
-    directions = score_directions(prepared, runs)[["run", "score_direction"]]
-    merged = tops.merge(directions, on="run", how="left")
-    return merged.assign(score_direction=merged["score_direction"].fillna(HIGHER))
+
+
+def with_directions(tops: pd.DataFrame, directions: Mapping[str, str]) -> pd.DataFrame:
+    """``tops`` (:func:`top_rows`, not changed) with each run's ``score_direction`` (a run
+    without one has no score: :data:`HIGHER`)."""
+    direction = tops["run"].map(dict(directions)).astype(object)
+    return tops.assign(score_direction=direction.where(direction.notna(), HIGHER))
 
 
 def report_at(scores: pd.DataFrame, k: int, workspace: Workspace) -> NoAnswerReport:

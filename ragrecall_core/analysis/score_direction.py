@@ -10,6 +10,12 @@ and those whose score falls, over the head of each list (its first :data:`HEAD` 
 - rises only: lower is better
 - both: not ordered with rank (e.g. a reranker's order with the first stage's scores);
   read as higher is better, with a note
+
+The direction is a fact of the run, not of a view: it is read over every query of the run,
+from its own rows (its chunks, whatever unit the figures use), so no filter, cutoff, policy
+or stored grade changes it, and the dashboard reads it once per run of a loaded workspace
+(``ragrecall_app.analyses``). A filter that keeps only the queries whose first ranks look
+the other way must not flip the reading of the rest.
 """
 
 from __future__ import annotations
@@ -18,7 +24,8 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from ragrecall_core.scoring.prepared import PreparedEvaluation, run_scope
+from ragrecall_core.inputs.workspace import Workspace
+from ragrecall_core.scoring.prepared import run_scope
 
 HIGHER = "higher_is_better"
 LOWER = "lower_is_better"
@@ -35,7 +42,7 @@ DIRECTION_SQL = """
 WITH steps AS (
     SELECT run, query_id,
            score - lag(score) OVER (PARTITION BY run, query_id ORDER BY rank) AS step
-    FROM {s}.ranked
+    FROM runs
     WHERE rank <= $head AND score IS NOT NULL AND ($all_runs OR list_contains($runs, run))),
 per_query AS (
     SELECT run, bool_or(step > 0) AS rises, bool_or(step < 0) AS falls
@@ -50,21 +57,32 @@ FROM per_query GROUP BY run
 """
 
 
-def score_directions(
-    prepared: PreparedEvaluation, runs: Sequence[str] | None = None
-) -> pd.DataFrame:
-    """``(run, rising_queries, falling_queries, score_direction)`` per run with a score;
-    a run absent from it has no score at all (read as :data:`HIGHER`: nothing to invert)."""
-    return prepared.query(
-        DIRECTION_SQL,
-        {
-            **run_scope(runs),
-            "head": HEAD,
-            "higher": HIGHER,
-            "lower": LOWER,
-            "not_ordered": NOT_ORDERED,
-        },
+def score_directions(workspace: Workspace, runs: Sequence[str] | None = None) -> pd.DataFrame:
+    """``(run, rising_queries, falling_queries, score_direction)`` per run with a score
+    (``runs``, or every run); a run absent from it has no score at all (read as
+    :data:`HIGHER`: nothing to invert). Over the run's own rows, every query."""
+    return (
+        workspace.cursor()
+        .execute(
+            DIRECTION_SQL,
+            {
+                **run_scope(runs),
+                "head": HEAD,
+                "higher": HIGHER,
+                "lower": LOWER,
+                "not_ordered": NOT_ORDERED,
+            },
+        )
+        .df()
     )
+
+
+def run_directions(workspace: Workspace, runs: Sequence[str] | None = None) -> dict[str, str]:
+    """Run -> its direction, for ``runs`` (each one, :data:`HIGHER` for a run without a
+    score) or every run with a score."""
+    found = score_directions(workspace, runs)
+    read = dict(zip(found["run"], found["score_direction"], strict=True))
+    return read if runs is None else {run: read.get(run, HIGHER) for run in runs}
 
 
 def sign(direction: str) -> int:
