@@ -90,6 +90,8 @@ def test_the_value_after_an_option_is_taken_whole_and_the_words_after_it_stay():
         (["capture", "G", "--retriever", "m:f", "-o", "O", "--timeout", "-x"], "got '-x'"),
         (["capture", "G", "--retriever", "m:f", "-o", "O", "--concurrency", "-1"], "got '-1'"),
         (["capture", "G", "--retriever", "m:f", "-o", "O", "--allow-errors", "-1"], "got '-1'"),
+        (["ui", "W", "--port", "-1"], "--port: got '-1'"),
+        (["judge", "W", "--judge", "m:f", "--concurrency", "-1"], "got '-1'"),
     ],
 )
 def test_a_dashed_bad_value_is_one_line_like_every_bad_value(argv, shown, tmp_path, capsys):
