@@ -21,8 +21,10 @@ from pathlib import Path
 import streamlit as st
 
 from ragrecall_app import chart_code, context, store_question
+from ragrecall_app.choices import pick_many, pick_one
 from ragrecall_app.context import put_state, state_key, state_value
 from ragrecall_app.render import escape_markdown, new_page, presentation_style, problems
+from ragrecall_core.analysis.pass_rule import RULE_NAMES, pass_measure, rule_line
 from ragrecall_core.errors import InputError
 from ragrecall_core.output.text import plural
 from ragrecall_core.views.charts import run_colors
@@ -188,36 +190,33 @@ def choose_policy() -> None:
 
 with st.sidebar:
     st.header("View")
-    st.multiselect(
+    pick_many(
         "Runs",
         options.runs,
         key=state_key("runs"),
         help="Runs shown in charts; colours stay the same on every page.",
     )
     # the fitted state keeps the focus among the chosen runs
-    st.selectbox("Run for tables and detail", state_value("runs"), key=state_key("focus"))
-    st.selectbox("Cutoff k", options.k_choices, key=state_key("k"))
+    pick_one("Run for tables and detail", state_value("runs"), key=state_key("focus"))
+    pick_one("Cutoff k", options.k_choices, key=state_key("k"))
     for label, choices, name in (
         ("Split", options.splits, "split"),
         ("Query type", options.query_types, "query_type"),
         ("Corpus section", options.sections, "section"),
     ):
-        st.selectbox(
+        pick_one(
             label,
             any_of(choices),
             key=state_key(name),
             format_func=lambda v: v or ANY_LABEL,
             disabled=not choices,
         )
-    st.selectbox(
+    pick_one(
         "A query passes when",
-        ("capped", "recall", "hit"),
+        RULE_NAMES,
         key=state_key("pass_rule"),
-        format_func={
-            "capped": "RecallCap@k = 1 (all it could in the top k)",
-            "recall": "Recall@k = 1 (every relevant item in the top k)",
-            "hit": "Hit@k = 1 (a relevant item in the top k)",
-        }.get,
+        format_func=lambda rule: pass_measure(rule, state_value("k")) + " = 1",
+        help="\n\n".join(rule_line(rule, state_value("k")) for rule in RULE_NAMES),
     )
     st.toggle("Failures only (by the pass rule)", key=state_key("failing_only"))
     st.toggle(

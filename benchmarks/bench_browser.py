@@ -236,12 +236,14 @@ with st.sidebar:
         st.text_input("Workspace folder")
     st.caption("Workspace: /tmp/bench/samples")
     st.header("View")
-    st.multiselect("Runs", RUNS, default=RUNS, help="Runs shown in charts.")
-    st.selectbox("Run for tables and detail", RUNS)
-    st.selectbox("Cutoff k", [1, 3, 5, 10, 20], index=2)
-    for label in ("Split", "Query type", "Corpus section"):
-        st.selectbox(label, ["", "a", "b"], format_func=lambda v: v or "all")
-    st.selectbox("A query passes when", ["RecallCap@k = 1", "Recall@k = 1", "Hit@k = 1"])
+    st.pills("Runs", RUNS, selection_mode="multi", default=RUNS, help="Runs shown in charts.")
+    st.pills("Run for tables and detail", RUNS, default=RUNS[0], required=True)
+    st.pills("Cutoff k", [1, 2, 3, 5, 10, 20], default=5, required=True)
+    for label, count in (("Split", 2), ("Query type", 6), ("Corpus section", 7)):
+        st.pills(label, ["all", *(f"{label} {i}" for i in range(count))], default="all",
+                 required=True)
+    st.pills("A query passes when", ["RecallCap@5 = 1", "Recall@5 = 1", "Hit@5 = 1"],
+             default="RecallCap@5 = 1", required=True, help="Pass rule.")
     st.toggle("Failures only (by the pass rule)")
     st.toggle("Presentation mode", help="Larger text and less chrome.")
     with st.popover("Policy", width="stretch"):
@@ -279,6 +281,7 @@ ELEMENT_KINDS = (
     "stMarkdownContainer",
     "stSelectbox",
     "stMultiSelect",
+    "stButtonGroup",
     "stCheckbox",
     "stPopover",
     "stExpander",
@@ -570,6 +573,27 @@ def choose(page: Page, value: str) -> None:
     page.get_by_role("option", name=value, exact=True).first.click()
 
 
+def choices(page: Page, label: str) -> list[str]:
+    """The option texts of the sidebar's choice ``label``: its pills (a radio group), or its
+    selectbox's list (an older commit's, opened and closed again)."""
+    group = page.get_by_role("radiogroup", name=label, exact=True)
+    if group.count():
+        return [t.strip() for t in group.first.get_by_role("radio").all_inner_texts()]
+    options = open_select(page, label)
+    close_select(page)
+    return options
+
+
+def pick(page: Page, label: str, value: str) -> Callable[[], None]:
+    """The click that picks ``value`` in the choice ``label``: on its pill, or (the list
+    opened now) on its option in a selectbox's list."""
+    group = page.get_by_role("radiogroup", name=label, exact=True)
+    if group.count():
+        return group.first.get_by_role("radio", name=value, exact=True).click
+    open_select(page, label)
+    return lambda: choose(page, value)
+
+
 def click_row(page: Page, table: str, row: int) -> Callable[[], None]:
     """The click on a row's selection checkbox of the st.dataframe ``table`` (a CSS selector;
     35 px rows)."""
@@ -663,8 +687,7 @@ def page_switch(came: str, link: str) -> Step:
 def k_act(page: Page, i: int, _chosen) -> Action:
     """The cutoff k from 5 to 10 and back."""
     k = ("10", "5")[i % 2]
-    open_select(page, "Cutoff k")
-    return (lambda: choose(page, k)), f"^Headline measures at k = {k}$", None
+    return pick(page, "Cutoff k", k), f"^Headline measures at k = {k}$", None
 
 
 QUERY_DETAIL = r"^Query .+ · run .+$"
@@ -681,8 +704,7 @@ SHOWN = r"\b(1 query|\d+ queries) shown\b"
 
 
 def two_sections(page: Page) -> list[str]:
-    options = [o for o in open_select(page, "Corpus section") if o != "all"]
-    close_select(page)
+    options = [o for o in choices(page, "Corpus section") if o != "all"]
     if len(options) < 2:
         raise NotMeasurable("fewer than two corpus sections")
     return options[:2]
@@ -690,14 +712,11 @@ def two_sections(page: Page) -> list[str]:
 
 def section_act(page: Page, i: int, sections) -> Action:
     """One of the first two corpus sections on Queries, in turn."""
-    open_select(page, "Corpus section")
-    choice = sections[i % 2]
-    return (lambda: choose(page, choice)), SHOWN, None
+    return pick(page, "Corpus section", sections[i % 2]), SHOWN, None
 
 
 def all_sections(page: Page, timeout: float) -> None:
-    open_select(page, "Corpus section")
-    untimed(page, lambda: choose(page, "all"), SHOWN, timeout)
+    untimed(page, pick(page, "Corpus section", "all"), SHOWN, timeout)
 
 
 def clear_groups(page: Page, timeout: float) -> None:

@@ -87,8 +87,8 @@ def send_selection(at, key: str, selection: dict, monkeypatch):
 def with_sidebar(at):
     """The sidebar's view changed from its defaults (k, a filter, a toggle), two runs
     before the click: the Queries opened must keep it."""
-    at.selectbox(key="side_k").select(10).run()
-    at.selectbox(key="side_type").select("paraphrase").run()
+    at.pills(key="side_k").select(10).run()
+    at.pills(key="side_type").select("paraphrase").run()
     return at.toggle(key="side_present").set_value(True).run()
 
 

@@ -204,13 +204,13 @@ def test_one_outcome_list_is_sent_at_a_time(monkeypatch, regressions):
 def test_split_filter_changes_the_content(monkeypatch, regressions):
     at = open_compare(monkeypatch, regressions)
     assert not any("test** split" in w.value for w in at.warning)
-    at.selectbox(key="side_split").select("dev").run()
+    at.pills(key="side_split").select("dev").run()
     no_exception(at)
     assert at.button_group(key="compare_list").options[0] == "Regressions (0)"
     assert sorted(ids(at, "compare_improvements")) == ["d01", "d02"]
     recall = table(at, "deltas").set_index("measure").loc["Recall@5"]
     assert recall["candidate"] == pytest.approx(0.875)
-    at.selectbox(key="side_split").select("test").run()
+    at.pills(key="side_split").select("test").run()
     no_exception(at)
     assert ids(at, "compare_regressions") == list(fx.REGRESSIONS)
     recall = table(at, "deltas").set_index("measure").loc["Recall@5"]

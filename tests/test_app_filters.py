@@ -107,7 +107,7 @@ def test_the_tables_style_is_drawn_once_per_run_and_on_every_rerun(monkeypatch):
     at = app(monkeypatch=monkeypatch)  # the Overview: five tables and a JSON block per run
     for k in (10, 5):
         assert [h.proto.body for h in _styles(at)] == [PAGE_CSS.strip()]
-        at.selectbox(key="side_k").select(k).run()
+        at.pills(key="side_k").select(k).run()
         no_exception(at)
     assert [h.proto.body for h in _styles(at)] == [PAGE_CSS.strip()]
 

@@ -109,7 +109,7 @@ def test_slider_changes_the_picked_threshold(monkeypatch):
 def test_split_filter_changes_the_content(monkeypatch):
     at = open_page(monkeypatch)
     all_queries = len(tops(at))
-    at.selectbox(key="side_split").select("test").run()
+    at.pills(key="side_split").select("test").run()
     no_exception(at)
     in_test = tops(at)
     assert 0 < len(in_test) < all_queries
@@ -160,7 +160,7 @@ def test_harm_on_overview_and_queries(tmp_path, monkeypatch):
     assert headline.at["candidate", "Harm@5 ↓"].startswith(f"{1 / 13:.3f}")
     assert headline.at["baseline", "Harm@5 ↓"].startswith("0.000")
     at.switch_page("pages/queries.py").run()
-    at.selectbox(key="side_focus").select("candidate").run()
+    at.pills(key="side_focus").select("candidate").run()
     no_exception(at)
     shown = at.dataframe(key="queries_table").value.set_index("query_id")
     harm = shown["Harm@5"].astype(int)  # shown as text: "1" / "0"

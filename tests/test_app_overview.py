@@ -44,11 +44,11 @@ def test_overview_shows_redacted_config_and_warnings(at):
 
 def test_k_and_filter_change_numbers_and_url(at):
     before = table(at)
-    at.selectbox(key="side_k").select(10).run()
+    at.pills(key="side_k").select(10).run()
     no_exception(at)
     assert "Recall@10" in table(at).columns
     assert at.query_params["k"] in ("10", ["10"])
-    at.selectbox(key="side_type").select("paraphrase").run()
+    at.pills(key="side_type").select("paraphrase").run()
     after = table(at)
     assert at.query_params["type"] in ("paraphrase", ["paraphrase"])
     assert not after.equals(before)

@@ -91,7 +91,7 @@ def test_failing_queries_come_first(at):
 
 
 def test_filters_change_the_table(at):
-    at.selectbox(key="side_section").select("finance").run()
+    at.pills(key="side_section").select("finance").run()
     table = at.dataframe(key="queries_table").value
     assert 0 < len(table) < 144 and set(table["section"]) == {"finance"}
     at.toggle(key="side_failing").set_value(True).run()

@@ -45,7 +45,7 @@ def test_a_rank_bin_keeps_the_sidebar_filters(at):
     click(at, "bm25", "1")
     all_rows = len(at.dataframe(key="queries_table").value)
     at.switch_page("pages/queries.py")  # AppTest reruns the page it was asked for
-    at.selectbox(key="side_type").select("paraphrase").run()
+    at.pills(key="side_type").select("paraphrase").run()
     shown = at.dataframe(key="queries_table").value
     assert 0 < len(shown) < all_rows and (shown["first rank"] == "1").all()
 

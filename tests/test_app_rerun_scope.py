@@ -40,9 +40,9 @@ def test_overview_reruns_read_the_views_tables(samples, calls):
     at.run()
     at.run()
     assert calls["headline_table"] == 1  # nothing changed: read, not built again
-    at.selectbox(key="side_k").select(10).run()
+    at.pills(key="side_k").select(10).run()
     assert calls["headline_table"] == 2  # a new view
-    at.selectbox(key="side_k").select(5).run()
+    at.pills(key="side_k").select(5).run()
     assert calls["headline_table"] == 2  # a view seen before
     no_exception(at)
 
@@ -58,7 +58,7 @@ def test_a_row_click_does_not_rebuild_the_queries_table(samples, calls):
     at.button(key="queries_next").click().run()
     no_exception(at)
     assert calls["display"] == 1  # the reading view changed three times, the table never
-    at.selectbox(key="side_section").select("hr").run()
+    at.pills(key="side_section").select("hr").run()
     assert calls["display"] == 2  # a filter is a new table
 
 

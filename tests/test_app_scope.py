@@ -35,7 +35,7 @@ def test_no_scope_line_when_nothing_is_filtered(monkeypatch, page):
 
 def test_failures_and_the_reading_view_name_the_section_set_in_the_sidebar(monkeypatch):
     at = app(monkeypatch=monkeypatch).switch_page("pages/failures.py").run()
-    at.selectbox(key="side_section").select("it-ops").run()
+    at.pills(key="side_section").select("it-ops").run()
     (line,) = scope_lines(at)
     assert "section = it-ops" in line and "k = 5" in line and "RecallCap@5 = 1" in line
     at.switch_page("pages/queries.py").run()
@@ -58,8 +58,8 @@ def test_the_queries_line_names_failures_only_and_the_group(monkeypatch):
 
 def test_a_copied_link_shows_the_same_line(monkeypatch):
     at = app(monkeypatch=monkeypatch).switch_page("pages/failures.py").run()
-    at.selectbox(key="side_section").select("it-ops").run()
-    at.selectbox(key="side_k").select(10).run()
+    at.pills(key="side_section").select("it-ops").run()
+    at.pills(key="side_k").select(10).run()
     params = {key: at.query_params[key] for key in at.query_params}
     again = open_page(monkeypatch, "pages/failures.py", params)
     assert scope_lines(again) == scope_lines(at)

@@ -40,8 +40,8 @@ def test_sent_once_per_session_in_the_sidebar_and_the_page_unchanged(monkeypatch
     assert sent[0].proto.body == chart_code.script()
     assert all(h in at.sidebar.get("html") for h in sent)
     first = [e.proto for e in at.main.children.values()]
-    at.selectbox(key="side_k").select(10).run()
-    at.selectbox(key="side_k").select(5).run()
+    at.pills(key="side_k").select(10).run()
+    at.pills(key="side_k").select(5).run()
     no_exception(at)
     assert _chart_code(at) == []
     assert [e.proto for e in at.main.children.values()] == first  # the page is the same

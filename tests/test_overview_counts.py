@@ -59,8 +59,8 @@ def test_a_view_without_queries_says_so_instead_of_failing(monkeypatch):
         "(SELECT DISTINCT section FROM queries) c EXCEPT "
         "SELECT query_type, section FROM queries ORDER BY ALL LIMIT 1"
     ).fetchone()
-    at.selectbox(key=session_key("query_type")).select(query_type)
-    at.selectbox(key=session_key("section")).select(section).run()
+    at.pills(key=session_key("query_type")).select(query_type)
+    at.pills(key=session_key("section")).select(section).run()
     no_exception(at)  # was a KeyError traceback from the headline table
     assert "No query matches the sidebar's filters." in [i.value for i in at.info]
     assert not at.dataframe and not tables(at)

@@ -58,7 +58,7 @@ def test_every_k_is_built_behind_the_first_page_and_a_new_k_is_a_slice(tmp_path,
     assert builds == [("measures", 5), (1, 2, 3, 5, 10, 20)]
 
     at = app(workspace, monkeypatch)
-    at.selectbox(key="side_k").select(10).run()
+    at.pills(key="side_k").select(10).run()
     no_exception(at)
     assert len(builds) == 2, "a change of k scored the workspace again"
     assert "k = 10" in " ".join(h.value for h in at.subheader)

@@ -89,7 +89,9 @@ def test_the_meeting(page: Page, meeting, shots):
     # 1. filter a section in the sidebar, then go to Failures
     settled(page, 400)  # a first page may still be rerunning: its widgets are redrawn
     sidebar = page.locator("[data-testid=stSidebar]")
-    choose(page, sidebar.get_by_role("combobox", name="Corpus section"), SECTION)
+    section = sidebar.get_by_role("radiogroup", name="Corpus section")
+    section.get_by_role("radio", name=SECTION, exact=True).click(timeout=TIMEOUT)
+    expect(section.get_by_role("radio", name=SECTION, exact=True)).to_be_checked(timeout=TIMEOUT)
     settled(page, 400)
     page.get_by_role("link", name="Failures").click()
     expect(page.locator("h1").filter(has_text="Failures")).to_be_visible(timeout=TIMEOUT)
