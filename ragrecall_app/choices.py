@@ -9,7 +9,9 @@ or ``multiselect`` on a page: ~0.09 s of the browser's first page here,
 :data:`MOST_PILLS` is a drop-down still: a wall of pills is no quicker to read.
 
 The widgets' values are the options themselves either way, under the same keys: the view
-state (:mod:`ragrecall_app.context`) reads them alike.
+state (:mod:`ragrecall_app.context`) reads them alike. A pill's label is Markdown to
+Streamlit (a drop-down's option is plain text): the names on it come from the user's files
+(runs, sections, query types, splits), so each is escaped (:func:`.render.escape_markdown`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import streamlit as st
+
+from ragrecall_app.render import escape_markdown
 
 # the most options drawn as pills; a choice among more is a drop-down
 MOST_PILLS = 12
@@ -37,7 +41,7 @@ def pick_one(
             label,
             options,
             key=key,
-            format_func=format_func,
+            format_func=lambda option: escape_markdown(format_func(option)),
             disabled=disabled,
             help=help,
             required=True,
@@ -49,6 +53,13 @@ def pick_one(
 def pick_many(label: str, options: Sequence, *, key: str, help: str | None = None) -> None:  # noqa: A002
     """Any of ``options``, as many as wanted."""
     if len(options) <= MOST_PILLS:
-        st.pills(label, options, selection_mode="multi", key=key, help=help)
+        st.pills(
+            label,
+            options,
+            selection_mode="multi",
+            key=key,
+            format_func=lambda option: escape_markdown(str(option)),
+            help=help,
+        )
     else:
         st.multiselect(label, options, key=key, help=help)
