@@ -18,20 +18,29 @@ R = TypeVar("R")
 # alike): at most this many of its characters, enough to find it, never a whole line or a
 # 10 MB exception text. A longer value keeps its first and last half of them...
 MAX_VALUE_CHARS = 80
-# ... and its middle becomes this mark: how many characters were cut, of how many.
-CUT_MARK = "...[cut {cut} of {total} chars]..."
-_CUT = re.compile(r"\.\.\.\[cut (\d+) of \d+ chars\]\.\.\.")
+# A problem's file and what it expected are cut by the same rule, to more characters: a
+# path is routinely longer than 80 and its every folder may matter, and ``expected`` may
+# list the valid names (every measure: some 400); 10,000 of either is never shown.
+MAX_FIELD_CHARS = 500
+# ... and its middle becomes this mark: how many characters were cut, of how many. Its
+# brackets are the mark's own: a value's copies of them are shown escaped (MARK_ESCAPES),
+# so no text of a file can pass for a cut.
+CUT_MARK = "...\u27e6cut {cut} of {total} chars\u27e7..."
+_CUT = re.compile(r"\.\.\.\u27e6cut (\d+) of \d+ chars\u27e7\.\.\.")
+MARK_ESCAPES = str.maketrans({"\u27e6": "\\u27e6", "\u27e7": "\\u27e7"})
 
 
 @dataclass(frozen=True)
 class Problem:
     """One bad thing in one input: where it is, what was there, what was expected.
 
-    ``value`` is kept as :func:`shortened` makes it, here and nowhere else, so every reader
-    (the text line, ``InputError.problems``, a JSON dump, the dashboard) gets the same
-    bounded value. A caller redacts secrets from the *whole* value before it builds the
-    problem (``redact_text(key)``): a cut made first could leave a piece of a secret that
-    redaction no longer recognises.
+    ``value``, ``file`` and ``expected`` are kept as :func:`shortened` makes them, here and
+    nowhere else, so every reader (the text line, ``InputError.problems``, a JSON dump, the
+    dashboard) gets the same bounded fields: a file name can be as hostile as a value (an
+    upload's name, a folder 10,000 characters deep), and ``expected`` can quote input. A
+    caller redacts secrets from the *whole* text of a field before it builds the problem
+    (``redact_text(key)``): a cut made first could leave a piece of a secret that redaction
+    no longer recognises (this module is above ``inputs/secrets.py`` and cannot call it).
 
     >>> str(Problem("gold.jsonl", 3, '"rank": 0', "a positive integer rank"))
     'gold.jsonl:3: got \\'"rank": 0\\', expected a positive integer rank'
@@ -43,7 +52,9 @@ class Problem:
     expected: str
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "value", shortened(str(self.value)))
+        object.__setattr__(self, "value", shortened(self.value))
+        for field in ("file", "expected"):
+            object.__setattr__(self, field, shortened(getattr(self, field), MAX_FIELD_CHARS))
 
     def __str__(self) -> str:
         """One line, whatever the fields hold: each is file text (a file name, a value, a key
@@ -54,30 +65,64 @@ class Problem:
         return f"{where}: got {self.value!r}, expected {one_line(self.expected)}"
 
 
-def shortened(value: str) -> str:
-    """``value`` with at most :data:`MAX_VALUE_CHARS` of its characters: a longer one keeps
-    its start (a line's first fields) and its end (a path's file name, what is wrong with a
-    key), and its middle becomes a :data:`CUT_MARK` saying how much was cut of how much.
+class Shown(str):
+    """A field as :func:`shortened` made it: bounded, its own mark brackets escaped, so every
+    mark in it is a cut. Shortening it again changes nothing."""
 
-    A value cut before (a loader says a problem of its query: ``query 'q1': <value>``) is
-    cut around its mark, whose count is added: the total stays that of the first value.
+    __slots__ = ()
+
+
+def shortened(value, limit: int = MAX_VALUE_CHARS) -> Shown:
+    """``value`` (as text) with at most ``limit`` (:data:`MAX_VALUE_CHARS`) of its
+    characters (:data:`MAX_FIELD_CHARS` for a problem's file and expected): a longer
+    one keeps its start (a line's first fields) and its end (a path's file name, what is
+    wrong with a key), and its middle becomes a :data:`CUT_MARK` saying how much was cut of
+    how much.
+
+    The value's own copies of the mark's brackets (``⟦``, ``⟧``) are written as their
+    escapes first (``\\u27e6``, as :func:`one_line` writes a control character), whatever
+    its length: text shaped like the mark shows escaped, and every mark left is one a cut
+    made. Counts are of the value as shown (its escapes included). A value already shown
+    (:class:`Shown`) is not escaped again, and cutting it again changes nothing; to say it
+    of something, use :func:`said_of`.
 
     >>> cut = shortened("/tmp/" + "d" * 100 + "/taken.jsonl")
-    >>> cut[:8], cut[40:68], cut[-12:]
-    ('/tmp/ddd', '...[cut 37 of 117 chars]...', '/taken.jsonl')
+    >>> cut[:8], cut[40:67], cut[-12:]
+    ('/tmp/ddd', '...⟦cut 37 of 117 chars⟧...', '/taken.jsonl')
+    >>> shortened("id ⟦cut 5 of 9 chars⟧")
+    'id \\\\u27e6cut 5 of 9 chars\\\\u27e7'
     """
-    if len(value) <= MAX_VALUE_CHARS:
-        return value
+    if isinstance(value, Shown):
+        return _cut(value, limit)
+    text = value if isinstance(value, str) else str(value)
+    return _cut(text.translate(MARK_ESCAPES), limit)
+
+
+def said_of(prefix: str, value) -> Shown:
+    """``prefix`` (escaped) then ``value`` as :func:`shortened` shows it, cut again around
+    the value's mark, whose count is added: a loader saying a problem of its query
+    (``query 'q1': <value>``) keeps the total of the first value.
+
+    >>> said_of("query 'q1': ", "v" * 100)[:30]
+    "query 'q1': vvvvvvvvvvvvvvvvvv"
+    """
+    return _cut(prefix.translate(MARK_ESCAPES) + shortened(value))
+
+
+def _cut(value: str, limit: int = MAX_VALUE_CHARS) -> Shown:
+    """``value`` (whose marks are all cuts) cut to its head and end around one mark."""
+    if len(value) <= limit:
+        return value if isinstance(value, Shown) else Shown(value)
     marks = list(_CUT.finditer(value))
     total = len(value) + sum(int(mark[1]) - len(mark[0]) for mark in marks)
-    start, end = MAX_VALUE_CHARS // 2, len(value) - (MAX_VALUE_CHARS - MAX_VALUE_CHARS // 2)
+    start, end = limit // 2, len(value) - (limit - limit // 2)
     cut = 0
     for mark in marks:  # a mark is cut whole or kept whole, never split
         if mark.start() < end and mark.end() > start:
             start, end = min(start, mark.start()), max(end, mark.end())
             cut += int(mark[1]) - len(mark[0])
     cut += end - start
-    return value[:start] + CUT_MARK.format(cut=cut, total=total) + value[end:]
+    return Shown(value[:start] + CUT_MARK.format(cut=cut, total=total) + value[end:])
 
 
 def one_line(text, keep: str = "") -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragrecall_core.errors import MAX_VALUE_CHARS
+from ragrecall_core.errors import CUT_MARK, MAX_VALUE_CHARS
 from tests.dashboard_support import app, unescaped_text
 
 LINKED = "**bold**<b>x</b>" + "y" * 5000 + "-end"
@@ -19,7 +19,8 @@ def test_a_linked_query_not_in_the_gold_is_named_literally_and_shortened(param, 
     lines = [unescaped_text(w.value) for w in at.warning if "not in the gold set" in w.value]
     assert len(lines) == 1
     assert lines[0].startswith("Query **bold**<b>x</b>yyy")
-    assert f"...[cut {len(LINKED) - MAX_VALUE_CHARS} of {len(LINKED)} chars]...y" in lines[0]
+    mark = CUT_MARK.format(cut=len(LINKED) - MAX_VALUE_CHARS, total=len(LINKED))
+    assert mark + "y" in lines[0]
     assert "y-end is not in the gold set." in lines[0]
     assert len(lines[0]) < MAX_VALUE_CHARS + 70
 

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import duckdb
 
-from ragrecall_core.errors import MAX_VALUE_CHARS, InputError, Problem, raise_if_any
+from ragrecall_core.errors import MAX_VALUE_CHARS, InputError, Problem, raise_if_any, said_of
 from ragrecall_core.inputs import gold as gold_files
 from ragrecall_core.inputs import readers, row_tests
 from ragrecall_core.inputs import runs as run_files
@@ -818,5 +818,7 @@ def _with_query(query: str | None, line: int | None, value: str) -> str:
     """``value`` said of its query (or record): unless it opens with it already, as a run
     item's value does (``"q1" retrieved[2]: ...``)."""
     if query is None:
-        return f"record {line}: {value}"
-    return value if value.startswith(f'"{query}" retrieved[') else f"query {query!r}: {value}"
+        return said_of(f"record {line}: ", value)
+    return (
+        value if value.startswith(f'"{query}" retrieved[') else said_of(f"query {query!r}: ", value)
+    )

@@ -17,13 +17,13 @@ from dataclasses import replace
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ragrecall_core.errors import MAX_VALUE_CHARS, InputError, Problem, shortened
+from ragrecall_core.errors import CUT_MARK, MAX_VALUE_CHARS, InputError, Problem, said_of, shortened
 from ragrecall_core.inputs import upload_stores
 from ragrecall_core.inputs.configs import read_config_file
 
 HEAD, END = "HEADhead", "ENDend"
 LONG = HEAD + "x" * 300 + END
-CUT = re.compile(r"\.\.\.\[cut (\d+) of (\d+) chars\]\.\.\.")
+CUT = re.compile(re.escape(CUT_MARK).replace(r"\{cut\}", r"(\d+)").replace(r"\{total\}", r"(\d+)"))
 # a GitHub token: redacted by rule wherever it stands
 SECRET = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
@@ -74,7 +74,7 @@ def test_a_cut_value_cut_again_still_counts_every_character():
     """A loader that says a problem of its query (``query 'q1': <value>``) builds a new
     problem from a cut value: the second cut adds to the first count, never hides it."""
     inner = Problem("f", 1, HEAD + "v" * 5000 + END, "e")
-    outer = Problem("f", 1, "query 'q1': " + inner.value, "e")
+    outer = Problem("f", 1, said_of("query 'q1': ", inner.value), "e")
     assert bounded(outer.value) and outer.value.endswith(END)
     assert cut_of(outer.value)[1] == len("query 'q1': ") + len(HEAD) + 5000 + len(END)
     assert outer.value.startswith("query 'q1': HEAD")

@@ -13,7 +13,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from ragrecall_core.errors import Problem
+from ragrecall_core.errors import CUT_MARK, Problem
 from tests.helpers import load_problems, run_cli
 
 GOLD = b'{"id": "q1", "query": "x", "relevant_ids": ["a"]}\n'
@@ -158,7 +158,7 @@ def test_a_damaged_parquet_file_is_refused(tmp_path, capsys, role, query, damage
 
 def test_problem_shows_at_most_80_characters_of_the_value():
     shown = str(Problem("run.jsonl", 4, "v" * 500, "a short value"))
-    value = "v" * 40 + "...[cut 420 of 500 chars]..." + "v" * 40
+    value = "v" * 40 + CUT_MARK.format(cut=420, total=500) + "v" * 40
     assert shown == f"run.jsonl:4: got {value!r}, expected a short value"
     # cut in the middle: a long path keeps its file name, a long line its first fields
     path = "/tmp/" + "d" * 200 + "/taken.jsonl"
