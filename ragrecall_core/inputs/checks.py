@@ -6,7 +6,9 @@ All checks of a file run in one query, so every problem is reported at once.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,11 +21,23 @@ MAX_PROBLEMS = 1000
 PRETEST_FROM_BYTES = 1_000_000
 
 
+# a line longer than this shows a field as DuckDB writes it, not as the file does (reading
+# it again to find the field would cost more than a problem line is worth)
+MAX_WRITTEN_BYTES = 1_000_000
+
+
 @dataclass(frozen=True)
 class Check:
+    """``condition`` flags a bad row, ``value`` is the SQL of what it shows, ``expected`` says
+    what belonged there. With ``field``, the value shows that top-level field of the JSON
+    text ``source`` as the file writes it (``"id": 2.10``): DuckDB writes a value it
+    extracts again its own way (``2.1``), which a user searching the file would not find."""
+
     condition: str
     value: str
     expected: str
+    field: str | None = None
+    source: str = "j"
 
 
 @dataclass(frozen=True)
@@ -70,9 +84,73 @@ def run_checks(
     rows = con.execute(
         " UNION ALL ".join(parts) + f" ORDER BY line, rule LIMIT {MAX_PROBLEMS}"
     ).fetchall()
+    written = _written_fields(con, table, active, rows)
     return [
-        Problem(str(path), line, str(value), active[rule].expected) for line, value, rule in rows
+        Problem(str(path), line, written.get((line, rule), str(value)), active[rule].expected)
+        for line, value, rule in rows
     ]
+
+
+def _written_fields(
+    con: duckdb.DuckDBPyConnection, table: str, checks: list, rows: list[tuple]
+) -> dict[tuple[int, int], str]:
+    """``"name": <its text in the file>`` by (line, rule) for the problems of checks with a
+    ``field``: the lines' JSON text is read again (a few, at most MAX_PROBLEMS) and the field
+    found at its top."""
+    wanted = [(line, rule) for line, _, rule in rows if getattr(checks[rule], "field", None)]
+    texts: dict[str, dict[int, str]] = {}
+    for source in {checks[rule].source for _, rule in wanted}:
+        texts[source] = dict(
+            con.execute(
+                f"SELECT line, {source}::VARCHAR FROM {table} "
+                f"WHERE line IN (SELECT unnest($lines)) "
+                f"AND strlen({source}::VARCHAR) <= {MAX_WRITTEN_BYTES}",
+                {"lines": sorted({line for line, _ in wanted})},
+            ).fetchall()
+        )
+    shown = {}
+    for line, rule in wanted:
+        check = checks[rule]
+        text = member_text(texts[check.source].get(line), check.field)
+        if text is not None:
+            shown[(line, rule)] = f'"{check.field}": {text}'
+    return shown
+
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def member_text(text: str | None, name: str) -> str | None:
+    """The text of the first member ``name`` of the JSON object ``text`` as written (its
+    number's digits, its spacing), or None when ``text`` is no such object.
+
+    >>> member_text('{"meta": {"id": 7.50}, "id" :  2.10 }', "id")
+    '2.10'
+    """
+    if text is None:
+        return None
+    decoder = json.JSONDecoder()
+    at = _SPACE.match(text).end()
+    if text[at : at + 1] != "{":
+        return None
+    at = _SPACE.match(text, at + 1).end()
+    try:
+        while text[at : at + 1] == '"':
+            key, at = json.decoder.scanstring(text, at + 1)
+            at = _SPACE.match(text, at).end()
+            if text[at : at + 1] != ":":
+                return None
+            at = _SPACE.match(text, at + 1).end()
+            _, end = decoder.raw_decode(text, at)
+            if key == name:
+                return text[at:end]
+            at = _SPACE.match(text, end).end()
+            if text[at : at + 1] != ",":
+                return None
+            at = _SPACE.match(text, at + 1).end()
+    except (ValueError, RecursionError):
+        return None
+    return None
 
 
 def _small_file(path: Path) -> bool:
@@ -134,6 +212,8 @@ def string_field(name: str, required: bool = True, source: str = "j") -> list[Ch
             f" AND json_type({source}, {path}) <> 'NULL'",
             f"'\"{name}\": ' || json_extract({source}, {path})",
             f'"{name}" to be a string',
+            field=name,
+            source=source,
         )
     ]
     if required:
