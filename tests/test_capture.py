@@ -340,8 +340,8 @@ class Terminal(io.StringIO):
 def test_the_progress_bar_is_drawn_only_on_a_terminal(tmp_path):
     gold = tiny_gold(tmp_path, 3)
     pipe, terminal = io.StringIO(), Terminal()
-    capture(gold, lambda q: [], tmp_path / "a.jsonl", progress_stream=pipe)
-    capture(gold, lambda q: [], tmp_path / "b.jsonl", progress_stream=terminal)
+    capture(gold, lambda q: [("c1", 1.0)], tmp_path / "a.jsonl", progress_stream=pipe)
+    capture(gold, lambda q: [("c1", 1.0)], tmp_path / "b.jsonl", progress_stream=terminal)
     assert pipe.getvalue() == ""
     assert "3/3" in terminal.getvalue() and terminal.getvalue().endswith("\n")
 

@@ -75,6 +75,11 @@ __all__ = [
 ]
 
 PROGRESS_VERSION = 1
+# the failure of each answerable query when none of them got a result (nothing_found)
+NO_RESULT = (
+    "no result for any answerable query (an empty index, a wrong collection name or a "
+    "filter that matches nothing?)"
+)
 SECONDS = re.compile(r"[0-9]+(\.[0-9]*)?|\.[0-9]+")
 SHARE = re.compile(r"(0?\.[0-9]+|[01](\.0*)?)|([0-9]+(\.[0-9]*)?)%")
 # --- options -------------------------------------------------------------------------------
@@ -200,9 +205,10 @@ def corpus_beside(gold: Path) -> Path | None:
     return next((gold.parent / n for n in CORPUS_NAMES if (gold.parent / n).is_file()), None)
 
 
-def gold_queries(gold: Path, corpus: Path | None = None) -> tuple[list[tuple[str, str]], set]:
-    """``(query id, query text)`` in the gold file's order (every query needs its text), and
-    the chunk ids of ``corpus`` (empty without one)."""
+def gold_queries(gold: Path, corpus: Path | None = None) -> tuple[list[tuple[str, str]], set, set]:
+    """``(query id, query text)`` in the gold file's order (every query needs its text), the
+    chunk ids of ``corpus`` (empty without one), and the ids of the answerable queries (a
+    chunk graded 1 or more: a no-answer query rightly gets nothing)."""
     from ragrecall_core.inputs.workspace import Workspace
 
     workspace = Workspace.from_files(gold, [], corpus=corpus)
@@ -218,7 +224,9 @@ def gold_queries(gold: Path, corpus: Path | None = None) -> tuple[list[tuple[str
     chunk_ids = set()
     if corpus is not None:
         chunk_ids = {row[0] for row in cursor.execute("SELECT chunk_id FROM corpus").fetchall()}
-    return [(query_id, text) for query_id, text, _ in rows], chunk_ids
+    answerable = cursor.execute("SELECT DISTINCT query_id FROM qrels WHERE grade >= 1")
+    answerable = {row[0] for row in answerable.fetchall()}
+    return [(query_id, text) for query_id, text, _ in rows], chunk_ids, answerable
 
 
 def progress_path(output: Path) -> Path:
@@ -324,7 +332,7 @@ def capture(
     target = load_retriever(retriever) if isinstance(retriever, str) else retriever
     check_retriever(target)
     corpus = Path(corpus).absolute() if corpus is not None else corpus_beside(gold)
-    queries, chunk_ids = gold_queries(gold, corpus)
+    queries, chunk_ids, answerable = gold_queries(gold, corpus)
     name = name or (retriever if isinstance(retriever, str) else retriever_name(target))
     header = fingerprint(gold, settings, k, name, id_key)
     progress_file = progress_path(output)
@@ -338,8 +346,9 @@ def capture(
         result.k_forwarded_as = target_call.k_knob
         calls = Calls(target_call, k, timeout, id_key, concurrency)
         run_queries(calls, todo, done, progress_file, bar)
+    nothing_found(done, answerable, progress_file, header)
     lines = [done[qid] for qid, _ in queries]
-    summarise(result, lines, chunk_ids if corpus is not None else None)
+    summarise(result, lines, chunk_ids if corpus is not None else None, answerable)
     if not allowed(allowance, len(result.errors), len(queries)):
         result.earlier_run = output.exists()
         raise CaptureFailed(result)
@@ -477,6 +486,20 @@ async def capture_one_async(calls: Calls, query_id: str, text: str) -> dict[str,
 def public(line: dict) -> dict:
     """A run line without the capture's own notes (keys starting with ``_``)."""
     return {key: value for key, value in line.items() if not key.startswith("_")}
+
+
+def nothing_found(done: dict[str, dict], answerable: set, progress: Path, header: dict) -> None:
+    """When no answerable query got a result (an empty index, a wrong collection name, a
+    filter that matches nothing: the retriever raised nothing), each one answered with an
+    empty list is a failed query (:data:`NO_RESULT`) and the progress file keeps none of
+    them: the same capture, the retriever mended, asks them again. Some answerable queries
+    without a result are a run's own (the summary names them)."""
+    answered = [qid for qid in answerable if "error" not in done[qid]]
+    if not answered or any(done[qid]["retrieved"] for qid in answered):
+        return
+    for qid in answered:
+        done[qid] = {**done[qid], "error": NO_RESULT}
+    write_progress(progress, header, {q: line for q, line in done.items() if "error" not in line})
 
 
 def write_progress(path: Path, header: dict, done: dict[str, dict]) -> None:

@@ -32,6 +32,7 @@ class CaptureResult:
     errors: dict[str, str] = field(default_factory=dict)
     restarted_because: str | None = None
     short: dict[str, int] = field(default_factory=dict)  # query -> its list's length < k
+    no_result: list[str] = field(default_factory=list)  # answerable queries given []
     duplicates: dict[str, list[str]] = field(default_factory=dict)  # query -> ids repeated
     k_forwarded_as: str | None = None
     retrieved_ids: int = 0  # distinct ids over every list
@@ -93,6 +94,11 @@ class CaptureResult:
                 f"{n} {queries_word(n)} returned fewer than {self.k} results: "
                 + first_few(list(self.short))
             )
+        if self.no_result:
+            n = len(self.no_result)
+            lines.append(
+                f"{n} answerable {queries_word(n)} returned no result: " + first_few(self.no_result)
+            )
         if self.duplicates:
             n = len(self.duplicates)
             lines.append(
@@ -123,10 +129,16 @@ class CaptureFailed(Exception):
         self.result = result
 
 
-def summarise(result: CaptureResult, lines: list[dict], chunk_ids: set | None) -> None:
-    """Failures, short lists, duplicates and ids absent from the corpus, per query."""
+def summarise(
+    result: CaptureResult, lines: list[dict], chunk_ids: set | None, answerable: set
+) -> None:
+    """Failures, short lists, answerable queries without a result, duplicates and ids absent
+    from the corpus, per query."""
     result.errors = {line["id"]: line["error"] for line in lines if "error" in line}
     answered = [line for line in lines if "error" not in line]
+    result.no_result = [
+        line["id"] for line in answered if not line["retrieved"] and line["id"] in answerable
+    ]
     result.short = {
         line["id"]: len(line["retrieved"]) for line in answered if len(line["retrieved"]) < result.k
     }
