@@ -66,3 +66,16 @@ def test_some_answerable_queries_without_a_result_are_named_and_kept(tmp_path):
     result = capture(gold(tmp_path), some, tmp_path / "r.jsonl")
     assert result.errors == {} and result.written
     assert "1 answerable query returned no result: q2" in result.to_text()
+
+
+def test_ids_the_gold_never_grades_are_said_to_make_every_measure_0(tmp_path):
+    def uuids(query: str) -> list:  # a store keyed by its own ids: --id-key not given
+        return [{"id": f"5f0c-{query.split()[-1]}", "score": 1.0}]
+
+    result = capture(gold(tmp_path), uuids, tmp_path / "r.jsonl")
+    assert result.written
+    assert "none of the 4 retrieved ids is a chunk the gold grades" in result.to_text()
+    assert (
+        "chunk the gold grades"
+        not in capture(gold(tmp_path), finds, tmp_path / "s.jsonl").to_text()
+    )

@@ -32,7 +32,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NamedTuple, TextIO
 
 from ragrecall_core.analysis.capture_calls import (
     QueryFailed,
@@ -205,10 +205,19 @@ def corpus_beside(gold: Path) -> Path | None:
     return next((gold.parent / n for n in CORPUS_NAMES if (gold.parent / n).is_file()), None)
 
 
-def gold_queries(gold: Path, corpus: Path | None = None) -> tuple[list[tuple[str, str]], set, set]:
-    """``(query id, query text)`` in the gold file's order (every query needs its text), the
-    chunk ids of ``corpus`` (empty without one), and the ids of the answerable queries (a
-    chunk graded 1 or more: a no-answer query rightly gets nothing)."""
+class GoldFacts(NamedTuple):
+    """What a capture needs of the gold file (and the corpus beside it)."""
+
+    queries: list[tuple[str, str]]  # (query id, query text) in the gold file's order
+    corpus_ids: set  # the corpus's chunk ids (empty without one)
+    answerable: set  # ids of the queries with a chunk graded 1 or more
+    graded: set  # every chunk id the gold grades, any grade
+
+
+def gold_queries(gold: Path, corpus: Path | None = None) -> GoldFacts:
+    """The gold file's queries (every query needs its text), the corpus's chunk ids, which
+    queries are answerable (a no-answer query rightly gets nothing) and which chunks the gold
+    grades."""
     from ragrecall_core.inputs.workspace import Workspace
 
     workspace = Workspace.from_files(gold, [], corpus=corpus)
@@ -221,12 +230,16 @@ def gold_queries(gold: Path, corpus: Path | None = None) -> tuple[list[tuple[str
         if text is None or not text.strip()
     ]
     raise_if_any(missing)
-    chunk_ids = set()
-    if corpus is not None:
-        chunk_ids = {row[0] for row in cursor.execute("SELECT chunk_id FROM corpus").fetchall()}
-    answerable = cursor.execute("SELECT DISTINCT query_id FROM qrels WHERE grade >= 1")
-    answerable = {row[0] for row in answerable.fetchall()}
-    return [(query_id, text) for query_id, text, _ in rows], chunk_ids, answerable
+
+    def ids(sql: str) -> set:
+        return {row[0] for row in cursor.execute(sql).fetchall()}
+
+    return GoldFacts(
+        queries=[(query_id, text) for query_id, text, _ in rows],
+        corpus_ids=ids("SELECT chunk_id FROM corpus") if corpus is not None else set(),
+        answerable=ids("SELECT DISTINCT query_id FROM qrels WHERE grade >= 1"),
+        graded=ids("SELECT DISTINCT chunk_id FROM qrels WHERE chunk_id IS NOT NULL"),
+    )
 
 
 def progress_path(output: Path) -> Path:
@@ -332,7 +345,8 @@ def capture(
     target = load_retriever(retriever) if isinstance(retriever, str) else retriever
     check_retriever(target)
     corpus = Path(corpus).absolute() if corpus is not None else corpus_beside(gold)
-    queries, chunk_ids, answerable = gold_queries(gold, corpus)
+    facts = gold_queries(gold, corpus)
+    queries = facts.queries
     name = name or (retriever if isinstance(retriever, str) else retriever_name(target))
     header = fingerprint(gold, settings, k, name, id_key)
     progress_file = progress_path(output)
@@ -346,9 +360,9 @@ def capture(
         result.k_forwarded_as = target_call.k_knob
         calls = Calls(target_call, k, timeout, id_key, concurrency)
         run_queries(calls, todo, done, progress_file, bar)
-    nothing_found(done, answerable, progress_file, header)
+    nothing_found(done, facts.answerable, progress_file, header)
     lines = [done[qid] for qid, _ in queries]
-    summarise(result, lines, chunk_ids if corpus is not None else None, answerable)
+    summarise(result, lines, facts.corpus_ids if corpus is not None else None, facts)
     if not allowed(allowance, len(result.errors), len(queries)):
         result.earlier_run = output.exists()
         raise CaptureFailed(result)

@@ -39,6 +39,7 @@ class CaptureResult:
     not_in_corpus: list[str] = field(default_factory=list)
     corpus: Path | None = None
     longest: int = 0  # the longest list captured
+    none_graded: bool = False  # no retrieved id is a chunk the gold grades
     written: bool = False
     progress: Path | None = None
     earlier_run: bool = False  # a run was at ``run`` before and is left as it was
@@ -105,6 +106,12 @@ class CaptureResult:
                 f"{n} {queries_word(n)} returned a chunk twice (its first place kept): "
                 + first_few(list(self.duplicates))
             )
+        if self.none_graded:
+            lines.append(
+                f"none of the {self.retrieved_ids} retrieved ids is a chunk the gold grades: "
+                "every measure will be 0 (is --id-key the metadata key that holds your chunk "
+                "ids?)"
+            )
         if self.not_in_corpus:
             n, total = len(self.not_in_corpus), self.retrieved_ids
             lines.append(
@@ -129,15 +136,14 @@ class CaptureFailed(Exception):
         self.result = result
 
 
-def summarise(
-    result: CaptureResult, lines: list[dict], chunk_ids: set | None, answerable: set
-) -> None:
-    """Failures, short lists, answerable queries without a result, duplicates and ids absent
-    from the corpus, per query."""
+def summarise(result: CaptureResult, lines: list[dict], chunk_ids: set | None, gold) -> None:
+    """Failures, short lists, answerable queries without a result, duplicates, ids absent
+    from the corpus (``chunk_ids``, None: no corpus) and whether any id is one the gold
+    grades (``gold``: :class:`~ragrecall_core.analysis.capture.GoldFacts`), per query."""
     result.errors = {line["id"]: line["error"] for line in lines if "error" in line}
     answered = [line for line in lines if "error" not in line]
     result.no_result = [
-        line["id"] for line in answered if not line["retrieved"] and line["id"] in answerable
+        line["id"] for line in answered if not line["retrieved"] and line["id"] in gold.answerable
     ]
     result.short = {
         line["id"]: len(line["retrieved"]) for line in answered if len(line["retrieved"]) < result.k
@@ -148,5 +154,6 @@ def summarise(
     retrieved = dict.fromkeys(i["chunk_id"] for line in answered for i in line["retrieved"])
     result.retrieved_ids = len(retrieved)
     result.longest = max((len(line["retrieved"]) for line in answered), default=0)
+    result.none_graded = bool(retrieved and gold.graded) and gold.graded.isdisjoint(retrieved)
     if chunk_ids is not None:
         result.not_in_corpus = [chunk for chunk in retrieved if chunk not in chunk_ids]
