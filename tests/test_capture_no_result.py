@@ -79,3 +79,15 @@ def test_ids_the_gold_never_grades_are_said_to_make_every_measure_0(tmp_path):
         "chunk the gold grades"
         not in capture(gold(tmp_path), finds, tmp_path / "s.jsonl").to_text()
     )
+
+
+def test_one_list_for_every_query_is_said(tmp_path):
+    def same(query: str) -> list:  # the query never reaches the search
+        return [{"id": "c-q1", "score": 1.0}, {"id": "c-q2", "score": 0.5}]
+
+    result = capture(gold(tmp_path), same, tmp_path / "r.jsonl")
+    assert result.written
+    assert "every query with a result got the same list" in result.to_text()
+    assert "same list" not in capture(gold(tmp_path), finds, tmp_path / "s.jsonl").to_text()
+    two = capture(gold(tmp_path, answerable=("q1",), no_answer=("q2",)), same, tmp_path / "t.jsonl")
+    assert "same list" not in two.to_text()  # two queries: too few to tell

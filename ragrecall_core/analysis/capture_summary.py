@@ -10,6 +10,8 @@ from pathlib import Path
 from ragrecall_core.errors import one_line
 
 FIRST = 5  # query or chunk ids named in a summary line
+# the fewest queries with a result for "every query with a result got the same list" to be said
+SAME_LIST_FROM = 3
 REASONS = 5  # distinct error messages shown in a summary
 
 
@@ -40,6 +42,7 @@ class CaptureResult:
     corpus: Path | None = None
     longest: int = 0  # the longest list captured
     none_graded: bool = False  # no retrieved id is a chunk the gold grades
+    one_list: bool = False  # every query with a result got the same list
     written: bool = False
     progress: Path | None = None
     earlier_run: bool = False  # a run was at ``run`` before and is left as it was
@@ -106,6 +109,10 @@ class CaptureResult:
                 f"{n} {queries_word(n)} returned a chunk twice (its first place kept): "
                 + first_few(list(self.duplicates))
             )
+        if self.one_list:
+            lines.append(
+                "every query with a result got the same list: does the query text reach the search?"
+            )
         if self.none_graded:
             lines.append(
                 f"none of the {self.retrieved_ids} retrieved ids is a chunk the gold grades: "
@@ -154,6 +161,9 @@ def summarise(result: CaptureResult, lines: list[dict], chunk_ids: set | None, g
     retrieved = dict.fromkeys(i["chunk_id"] for line in answered for i in line["retrieved"])
     result.retrieved_ids = len(retrieved)
     result.longest = max((len(line["retrieved"]) for line in answered), default=0)
+    found = [tuple(i["chunk_id"] for i in line["retrieved"]) for line in answered]
+    found = [ids for ids in found if ids]
+    result.one_list = len(found) >= SAME_LIST_FROM and len(set(found)) == 1
     result.none_graded = bool(retrieved and gold.graded) and gold.graded.isdisjoint(retrieved)
     if chunk_ids is not None:
         result.not_in_corpus = [chunk for chunk in retrieved if chunk not in chunk_ids]
