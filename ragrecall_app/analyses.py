@@ -13,7 +13,7 @@ from ragrecall_app.context import Context
 from ragrecall_core.analysis import judge_session, pooling, verdicts
 from ragrecall_core.analysis.agreement import Agreement, agreement
 from ragrecall_core.analysis.compare import Comparison, compare
-from ragrecall_core.analysis.no_answer import NoAnswerReport, report_at, top_rows, with_directions
+from ragrecall_core.analysis.no_answer import NoAnswerReport, report_at, top_scores
 from ragrecall_core.analysis.ranked_lists import new_unjudged, side_by_side
 from ragrecall_core.analysis.score_direction import run_directions
 from ragrecall_core.inputs.store import export_grades
@@ -61,13 +61,8 @@ def lists(
 def no_answer(
     key: str, k: int, policy: Policy, runs: tuple, ids: tuple | None, _ws: Workspace
 ) -> NoAnswerReport:
-    """Shared, read-only; another k only cuts the cached top scores anew. Each run's score
-    direction is read once per loaded files (:func:`_run_direction`): no filter changes it."""
-    files_key = key.partition("+")[0]  # as Context.files_key: no stored grade changes it
-    directions = {run: _run_direction(files_key, run, _ws) for run in runs}
-    return report_at(
-        with_directions(_no_answer_scores(key, policy, runs, ids, _ws), directions), k, _ws
-    )
+    """Shared, read-only; another k only cuts the cached top scores anew."""
+    return report_at(_no_answer_scores(key, policy, runs, ids, _ws), k, _ws)
 
 
 def view_no_answer(ctx: Context) -> NoAnswerReport:
@@ -86,8 +81,11 @@ def gold_errors(key: str, ids: tuple | None, _ws: Workspace) -> pd.DataFrame:
 def _no_answer_scores(
     key: str, policy: Policy, runs: tuple, ids: tuple | None, _ws: Workspace
 ) -> pd.DataFrame:
-    """Shared, read-only (:func:`with_directions` and :func:`report_at` leave it as it is)."""
-    return top_rows(_ws, policy, list(runs), None if ids is None else list(ids))
+    """Shared, read-only (:func:`report_at` leaves it as it is). Each run's score direction
+    is read once per loaded files (:func:`_run_direction`): no filter changes it."""
+    files_key = key.partition("+")[0]  # as Context.files_key: no stored grade changes it
+    directions = {run: _run_direction(files_key, run, _ws) for run in runs}
+    return top_scores(_ws, policy, list(runs), None if ids is None else list(ids), directions)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

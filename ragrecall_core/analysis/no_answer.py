@@ -214,34 +214,21 @@ def top_scores(
     policy: Policy | None = None,
     runs: Sequence[str] | None = None,
     query_ids: Sequence[str] | None = None,
+    directions: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """Per run and query: answerable or not, the top-1 score and chunk, the rank of the
     first relevant item (none: NaN) and the run's score direction (over all its queries:
     a filter picking a few must not turn a reranked run into an ordered one). It holds
-    for every k: :func:`report_at` cuts it."""
-    tops = top_rows(workspace, policy, runs, query_ids)
-    return with_directions(tops, run_directions(workspace, runs))
-
-
-def top_rows(
-    workspace: Workspace,
-    policy: Policy | None = None,
-    runs: Sequence[str] | None = None,
-    query_ids: Sequence[str] | None = None,
-) -> pd.DataFrame:
-    """:func:`top_scores` without the direction: what a filter changes (the dashboard
-    keeps each run's direction apart, read once)."""
+    for every k: :func:`report_at` cuts it. ``directions``: each run's, when read already
+    (the dashboard reads them once per run, :func:`.score_direction.run_directions`)."""
     prepared = prepare(workspace, policy)
-    return prepared.query(
+    tops = prepared.query(
         TOP_SCORES_SQL.replace("{scope}", SCOPE_CTES),
         {**scope_params(runs, query_ids), "level": prepared.policy.rel_level},
     )
-
-
-def with_directions(tops: pd.DataFrame, directions: Mapping[str, str]) -> pd.DataFrame:
-    """``tops`` (:func:`top_rows`, not changed) with each run's ``score_direction`` (a run
-    without one has no score: :data:`HIGHER`)."""
-    direction = tops["run"].map(dict(directions)).astype(object)
+    if directions is None:
+        directions = run_directions(workspace, runs)
+    direction = tops["run"].map(dict(directions)).astype(object)  # no score: higher
     return tops.assign(score_direction=direction.where(direction.notna(), HIGHER))
 
 
