@@ -75,12 +75,17 @@ def parse_requirement(text: str) -> Requirement:
     if not match:
         raise InputError([Problem("--require", None, text, 'a requirement like "Recall@5>=0.8"')])
     measure = match.group("measure")
-    parse_measure(measure, "--require")
+    low, high = parse_measure(measure, "--require").definition.value_range
     value = match.group("value")
     threshold = float(value) if NUMBER.fullmatch(value) else math.nan
     if not math.isfinite(threshold):
         raise InputError(
             [Problem("--require", None, text, "a finite number after the operator, like 0.8")]
+        )
+    if not low <= threshold <= high:  # a gate that could never fail, or never pass
+        within = f"{low:g} or more" if math.isinf(high) else f"between {low:g} and {high:g}"
+        raise InputError(
+            [Problem("--require", None, text, f"a threshold {within} ({measure}'s values)")]
         )
     return Requirement(measure, match.group("op"), threshold)
 

@@ -36,6 +36,9 @@ class MeasureDef:
     missing: float | None = 0.0
     # whether a relevance level (``(rel=N)``, ranx's ``-lN``) changes its value
     takes_rel: bool = True
+    # the values it takes (and its mean), low and high: a gate's threshold outside them
+    # could never fail, or never pass
+    value_range: tuple[float, float] = (0.0, 1.0)
     # how it is computed: ``sql(Columns) -> FamilySQL`` (see ragrecall_core.measures.sql)
     sql: Callable[[Columns], FamilySQL] | None = field(default=None, compare=False, repr=False)
 

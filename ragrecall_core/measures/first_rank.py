@@ -1,3 +1,5 @@
+import math
+
 from ragrecall_core.measures.base import NONE, MeasureDef, register
 from ragrecall_core.measures.sql import Columns, FamilySQL
 
@@ -15,6 +17,7 @@ FIRST_RANK = register(
         aliases=("FirstRelRank",),
         higher_is_better=False,
         missing=None,
+        value_range=(1.0, math.inf),
         sql=sql,
     )
 )

@@ -1,3 +1,5 @@
+import math
+
 from ragrecall_core.measures.base import MeasureDef, register
 from ragrecall_core.measures.sql import Columns, FamilySQL
 
@@ -10,6 +12,7 @@ HITS = register(
     MeasureDef(
         "Hits",
         "Number of relevant items in the top k (ranx's hits; not Hit@k, which is 0 or 1).",
+        value_range=(0.0, math.inf),
         sql=sql,
     )
 )
