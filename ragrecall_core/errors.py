@@ -18,16 +18,16 @@ R = TypeVar("R")
 # alike): at most this many of its characters, enough to find it, never a whole line or a
 # 10 MB exception text. A longer value keeps its first and last half of them...
 MAX_VALUE_CHARS = 80
-# A problem's file and what it expected are cut by the same rule, to more characters: a
-# path is routinely longer than 80 and its every folder may matter, and ``expected`` may
-# list the valid names (every measure: some 400); 10,000 of either is never shown.
-MAX_FIELD_CHARS = 500
 # ... and its middle becomes this mark: how many characters were cut, of how many. Its
 # brackets are the mark's own: a value's copies of them are shown escaped (MARK_ESCAPES),
 # so no text of a file can pass for a cut.
 CUT_MARK = "...\u27e6cut {cut} of {total} chars\u27e7..."
 _CUT = re.compile(r"\.\.\.\u27e6cut (\d+) of \d+ chars\u27e7\.\.\.")
 MARK_ESCAPES = str.maketrans({"\u27e6": "\\u27e6", "\u27e7": "\\u27e7"})
+# A problem's file and what it expected are cut by the same rule, to more characters: a
+# path is routinely longer than 80 and its every folder may matter, and ``expected`` may
+# list the valid names (every measure: some 400); 10,000 of either is never shown.
+MAX_FIELD_CHARS = 500
 
 
 @dataclass(frozen=True)
