@@ -427,7 +427,7 @@ VALUE_RULES: dict[str, tuple[re.Pattern, Any, tuple[str, ...]]] = {
     "AWS access key id": _provider(
         r"AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA",
         r"[0-9A-Z]{16}\b",
-        _random(r"0-9A-Z", 16, fixed=True),
+        _random(r"A-Z2-7", 16, fixed=True),  # glued: its base32 alphabet, as AWS writes it
         needles=(
             "akia",
             "asia",

@@ -122,6 +122,7 @@ INNOCENT = [
     "high_recall_ghp_baseline",
     "chunk_hf_sentencetransformers",
     "BREAKIAGAINSTTHEWALLNOW",
+    "TAKIAMSANDWICH2024XYZAB",
     "policy-desk-2024-v3#p12",
     "Đánh giá hệ thống truy xuất tài liệu tiếng Việt",
     "Оценка качества поиска по документам, запрос 17",
