@@ -8,14 +8,14 @@ twice a 2-vs-1).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
 import numpy as np
 import pandas as pd
 
-from ragrecall_core.errors import raise_if_any
+from ragrecall_core.errors import one_line, raise_if_any
 from ragrecall_core.inputs.db import connect, lock_down
 from ragrecall_core.inputs.grades import load_grade_files
 from ragrecall_core.inputs.workspace import Workspace
@@ -34,6 +34,14 @@ WHERE (NOT $gold_only OR a.query_id IN (SELECT query_id FROM queries))
   -- the dashboard's split / type / section filters, as the query ids they leave
   AND (NOT $filtered OR list_contains(CAST($ids AS VARCHAR[]), a.query_id))
 ORDER BY annotator_a, annotator_b, a.query_id, a.chunk_id
+"""
+
+# every annotator with a grade among the same items as PAIRS_SQL's (one alone has no pair)
+ANNOTATORS_SQL = """
+SELECT DISTINCT annotator FROM all_grades
+WHERE (NOT $gold_only OR query_id IN (SELECT query_id FROM queries))
+  AND (NOT $filtered OR list_contains(CAST($ids AS VARCHAR[]), query_id))
+ORDER BY annotator
 """
 
 RESOLVED_SQL = """
@@ -60,24 +68,61 @@ def cohen_kappa(a: np.ndarray, b: np.ndarray, weights: str | None = None) -> flo
     return float("nan") if denominator == 0 else float(1 - (cost * observed).sum() / denominator)
 
 
+SHOWN_NAMES = 10  # annotators a note names before "and N more"
+
+
+def _names(names: Sequence[str]) -> str:
+    """``ann``, ``ann and bob``, ``ann, bob and cat``: names as one line each, a long list
+    cut at :data:`SHOWN_NAMES`."""
+    shown = [one_line(name) for name in names[:SHOWN_NAMES]]
+    if len(names) > SHOWN_NAMES:
+        shown.append(f"{len(names) - SHOWN_NAMES} more")
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
 @dataclass
 class Agreement:
     pairs: pd.DataFrame
     disagreements: pd.DataFrame
+    # every annotator among the items, paired or not: why there is no pair is said by name
+    annotators: list[str] = field(default_factory=list)
+
+    def notes(self) -> list[str]:
+        """What the pairs table cannot show: why it has no row (no annotator, one, or no
+        item two of them share), and each pair whose kappa is undefined (both gave every
+        shared item one and the same grade: chance agreement is 1, kappa is 0 / 0), never
+        a kappa of 0 or NaN unexplained."""
+        if self.pairs.empty:
+            if not self.annotators:
+                return [
+                    "no annotator pair: no grades; agreement needs grades from at least two "
+                    "annotators"
+                ]
+            if len(self.annotators) == 1:
+                return [
+                    f"no annotator pair: only one annotator ({_names(self.annotators)}); "
+                    "agreement needs grades from at least two annotators"
+                ]
+            return [
+                f"no annotator pair: {_names(self.annotators)} graded no (query, chunk) in "
+                "common; agreement needs items that two annotators both graded"
+            ]
+        undefined = self.pairs[self.pairs.kappa.isna()]
+        return [
+            f"kappa undefined for {_names([row.annotator_a, row.annotator_b])}: on their "
+            f"{plural(row.items, 'shared item')} both gave one and the same grade every time "
+            "(chance agreement is 1)"
+            for row in undefined.itertuples(index=False)
+        ]
 
     def to_frame(self) -> pd.DataFrame:
         """One row per annotator pair: identical share and kappa (unweighted and linear)."""
         return self.pairs.copy()
 
     def to_text(self) -> str:
-        lines = [
-            text_table(
-                self.pairs,
-                "no annotator pair: agreement needs grades from at least two annotators",
-                digits=3,
-            ),
-            "",
-        ]
+        notes = self.notes()
+        lines = [] if self.pairs.empty else [text_table(self.pairs, "", digits=3)]
+        lines += [*notes, ""]
         shown = self.disagreements.drop(columns=["reason_a", "reason_b"], errors="ignore")
         count = plural(len(shown), "disagreement")
         lines.append(f"{count}:" if len(shown) else "no disagreements")
@@ -89,6 +134,8 @@ class Agreement:
         return {
             "pairs": self.pairs.to_dict("records"),
             "disagreements": self.disagreements.to_dict("records"),
+            "annotators": list(self.annotators),
+            "notes": self.notes(),
         }
 
 
@@ -141,4 +188,5 @@ def agreement_on(
     disagreements = differ.merge(resolved, on=["query_id", "chunk_id"], how="left")
     # a grade stays a whole number where a disagreement has no resolution yet
     disagreements["resolved_grade"] = disagreements.resolved_grade.astype("Int64")
-    return Agreement(pairs=pairs, disagreements=disagreements.reset_index(drop=True))
+    annotators = [row[0] for row in con.execute(ANNOTATORS_SQL, params).fetchall()]
+    return Agreement(pairs, disagreements.reset_index(drop=True), annotators)

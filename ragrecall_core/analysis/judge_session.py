@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ragrecall_core.analysis.gold_gaps import write_proposal
-from ragrecall_core.analysis.pooling import SEED, check_pool
+from ragrecall_core.analysis.pooling import POOLED, SEED, check_pool, query_params
 from ragrecall_core.inputs.db import connect, lock_down
 from ragrecall_core.inputs.grades import load_grades
 from ragrecall_core.inputs.store import STORE, store_transaction
@@ -101,14 +101,11 @@ class Queue:
 # queue order: queries in a fixed shuffled order, each query's chunks together in the
 # pool's own shuffled order (the order :data:`pooling.POOL_SQL` gives its rows)
 POOL_ORDER_SQL = """
-WITH pooled AS (
-    SELECT DISTINCT query_id, chunk_id FROM runs
-    WHERE rank <= $depth AND list_contains($runs, run)
-      AND (len($queries) = 0 OR list_contains($queries, query_id)))
+WITH {pooled}
 SELECT p.query_id, p.chunk_id
 FROM pooled p ANTI JOIN qrels g ON g.query_id = p.query_id AND g.chunk_id = p.chunk_id
 ORDER BY md5($seed || p.query_id), md5($seed || p.query_id || chr(31) || p.chunk_id)
-"""
+""".replace("{pooled}", POOLED)
 
 
 def pool_order(
@@ -123,7 +120,7 @@ def pool_order(
     computes it once per (runs, depth, queries) and :func:`advance` it after each grade."""
     runs = list(runs)
     check_pool(workspace, runs, depth, k)
-    params = {"depth": depth, "runs": runs, "queries": list(query_ids or []), "seed": SEED}
+    params = {"depth": depth, "runs": runs, **query_params(query_ids), "seed": SEED}
     return workspace.cursor().execute(POOL_ORDER_SQL, params).df()
 
 

@@ -15,26 +15,35 @@ import pandas as pd
 
 from ragrecall_core.errors import InputError, Problem, one_line
 from ragrecall_core.inputs.workspace import Workspace
-from ragrecall_core.output.text import neutralise
+from ragrecall_core.output.text import neutralise, plural
 
 DEFAULT_DEPTH = 10
 SEED = "ragrecall-pool"
+
+# the gold queries (``$filtered``: only ``$queries``) and the chunks the chosen runs put in
+# their top ``$depth`` for them. A run query the gold set lacks has no question to judge a
+# chunk by: it is left out, as evaluation ignores it (:data:`IGNORED_SQL` reports it). An
+# empty ``$queries`` under a filter is a filter nothing passed: nothing is pooled.
+POOL_QUERIES = """
+r.query_id IN (SELECT query_id FROM queries)
+AND (NOT $filtered OR list_contains($queries, r.query_id))
+"""
+POOLED = f"""pooled AS (
+    SELECT DISTINCT r.query_id, r.chunk_id FROM runs r
+    WHERE r.rank <= $depth AND list_contains($runs, r.run) AND {POOL_QUERIES})"""
 
 POOL_SQL = """
 WITH judged AS (
     SELECT query_id, chunk_id FROM qrels WHERE NOT $include_judged
     UNION SELECT query_id, chunk_id FROM all_grades
     WHERE NOT $include_judged AND ($annotator IS NULL OR annotator = $annotator)),
-pooled AS (
-    SELECT DISTINCT r.query_id, r.chunk_id FROM runs r
-    WHERE r.rank <= $depth AND list_contains($runs, r.run)
-      AND (len($queries) = 0 OR list_contains($queries, r.query_id)))
+{pooled}
 SELECT p.query_id, p.chunk_id, q.query, c.text
 FROM pooled p ANTI JOIN judged j ON j.query_id = p.query_id AND j.chunk_id = p.chunk_id
 LEFT JOIN queries q ON q.query_id = p.query_id
 LEFT JOIN corpus c ON c.chunk_id = p.chunk_id
 ORDER BY md5($seed || p.query_id || chr(31) || p.chunk_id)
-"""
+""".replace("{pooled}", POOLED)
 
 COVERAGE_SQL = """
 WITH judged AS (
@@ -48,12 +57,27 @@ top AS (
     FROM runs r
     LEFT JOIN judged j ON j.query_id = r.query_id AND j.chunk_id = r.chunk_id
     LEFT JOIN pool p ON p.query_id = r.query_id AND p.chunk_id = r.chunk_id
-    WHERE r.rank <= $k AND r.query_id IN (SELECT query_id FROM queries)
-      AND (len($queries) = 0 OR list_contains($queries, r.query_id)))
+    WHERE r.rank <= $k AND {pool_queries})
 SELECT run, list_contains($runs, run) AS in_pool,
        CASE WHEN list_contains($runs, run) THEN $depth END AS pool_depth,
        avg(judged::INTEGER) AS judged_before, avg((judged OR pooled)::INTEGER) AS judged_after
 FROM top GROUP BY run ORDER BY run
+""".replace("{pool_queries}", POOL_QUERIES)
+
+# per pooled run: its queries tied across the depth (rank d and d + 1 share a score: which
+# of them is pooled depends on tie order, as a tie across k does for a measure @k)
+TIES_AT_DEPTH_SQL = f"""
+SELECT r.run, count(*) FROM runs r JOIN runs b
+  ON b.run = r.run AND b.query_id = r.query_id AND b.rank = $depth + 1
+WHERE r.rank = $depth AND r.score = b.score AND list_contains($runs, r.run) AND {POOL_QUERIES}
+GROUP BY r.run ORDER BY r.run
+"""
+
+# per pooled run: its queries the gold set lacks (never pooled), the first few of them
+IGNORED_SQL = """
+SELECT run, count(DISTINCT query_id), list(DISTINCT query_id ORDER BY query_id)[1:5]
+FROM runs WHERE list_contains($runs, run) AND query_id NOT IN (SELECT query_id FROM queries)
+GROUP BY run ORDER BY run
 """
 
 
@@ -68,6 +92,39 @@ def check_pool(workspace: Workspace, runs: Sequence[str], depth: int, k: int) ->
         problems.append(Problem("--depth", None, str(depth), f"a depth d >= k = {k}"))
     if problems:
         raise InputError(problems)
+
+
+def query_params(query_ids: Sequence[str] | None) -> dict:
+    """The bound parameters of :data:`POOL_QUERIES`: ``None`` is every gold query, a list
+    (even an empty one, a filter nothing passed) only those."""
+    return {"queries": list(query_ids or []), "filtered": query_ids is not None}
+
+
+def pool_warnings(
+    workspace: Workspace,
+    depth: int,
+    runs: Sequence[str] | None = None,
+    query_ids: Sequence[str] | None = None,
+) -> list[str]:
+    """Per pooled run, what the pool's numbers do not show: run queries the gold set lacks
+    (left out of the pool) and queries tied across the depth (the pool holds one of the
+    tied chunks by tie order alone), each as one line naming the run."""
+    runs = list(runs or workspace.run_names)
+    con = workspace.cursor()
+    lines = []
+    for run, n, sample in con.execute(IGNORED_SQL, {"runs": runs}).fetchall():
+        shown = ", ".join(one_line(query_id) for query_id in sample)
+        lines.append(
+            f"{one_line(run)}: {plural(n, 'run query', 'run queries')} not in the gold set "
+            f"{'was' if n == 1 else 'were'} ignored ({'e.g. ' if n > len(sample) else ''}{shown})"
+        )
+    params = {"depth": depth, "runs": runs, **query_params(query_ids)}
+    for run, n in con.execute(TIES_AT_DEPTH_SQL, params).fetchall():
+        lines.append(
+            f"{one_line(run)}: {plural(n, 'query', 'queries')} {'has' if n == 1 else 'have'} "
+            f"tied scores at ranks {depth} and {depth + 1}: which is pooled depends on tie order"
+        )
+    return lines
 
 
 def build_pool(
@@ -91,7 +148,7 @@ def build_pool(
     params = {
         "depth": depth,
         "runs": runs,
-        "queries": list(query_ids or []),
+        **query_params(query_ids),
         "seed": SEED,
         "annotator": annotator,
         "include_judged": include_judged,
@@ -111,9 +168,7 @@ def pool_coverage(
     check_pool(workspace, runs, depth, k)
     return (
         workspace.cursor()
-        .execute(
-            COVERAGE_SQL, {"depth": depth, "k": k, "runs": runs, "queries": list(query_ids or [])}
-        )
+        .execute(COVERAGE_SQL, {"depth": depth, "k": k, "runs": runs, **query_params(query_ids)})
         .df()
     )
 
@@ -163,7 +218,8 @@ def coverage_text(
         for row in coverage.itertuples(index=False)
     ]
     heading = f"judged share of each run's top {k}, before -> after judging the pool:"
-    return "\n".join([heading, *rows]) + "\n"
+    warnings = [f"warning: {line}" for line in pool_warnings(workspace, depth, None, query_ids)]
+    return "\n".join([heading, *rows, *warnings]) + "\n"
 
 
 def _share(value) -> str:

@@ -109,6 +109,7 @@ def _load(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> int:
     params = {"source": str(path)}
     if fmt == readers.JSONL:
         problems = readers.stage_json_lines(con, path, "grades_stage")
+        problems = problems or _no_rows(con, path)  # bad lines first: they are the cause
         _name_annotators(con, "*", "j->>'$.annotator'", path)
         problems += run_checks(con, "grades_stage", JSONL_CHECKS, path)
         raise_if_any(sorted(problems, key=lambda p: p.line or 0))
@@ -124,6 +125,7 @@ def _load(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> int:
         ).fetchone()[0]  # an INSERT's result: the number of rows it added
     columns = readers.stage_table_rows(con, path, fmt, "grades_stage")
     readers.require_columns(path, columns, ("query_id", "chunk_id", "grade"))
+    raise_if_any(_no_rows(con, path))
     ids = ("query_id", "chunk_id")
     raise_if_any(readers.own_name_type_problems(con, path, fmt, columns, ids))
     readers.keep_as_text(con, "grades_stage", columns, LONG_COLUMNS)
@@ -139,6 +141,15 @@ def _load(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> int:
         """,
         params,
     ).fetchone()[0]
+
+
+def _no_rows(con: duckdb.DuckDBPyConnection, path: Path) -> list[Problem]:
+    """A file that stages no row (a CSV header alone, JSON lines all blank or comments) as
+    a problem: it would load as no grade at all, and every number read with it would look
+    as if its grades had been applied. An empty file is refused the same way."""
+    if con.execute("SELECT count(*) FROM grades_stage").fetchone()[0]:
+        return []
+    return [Problem(str(path), None, "no grade rows", "at least one grade")]
 
 
 def _name_annotators(con: duckdb.DuckDBPyConnection, kept: str, written: str, path: Path) -> None:

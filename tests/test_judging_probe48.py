@@ -1,0 +1,99 @@
+"""Attacks on the judging paths from outside (stop 48): a pool, a grades file and the
+agreement table must not say more, or less, than the inputs hold.
+
+Each test here failed before its fix:
+- a run query the gold set does not know went into the pool to judge (no query text to
+  judge it by), while ``evaluate`` ignores and reports it (SPEC "Policies");
+- a filter that leaves no query (``query_ids=[]``) pooled every query;
+- a tie straddling the pool's depth was silent, though which chunk is pooled depends on it;
+- two annotators who graded nothing in common read "agreement needs grades from at least
+  two annotators", and a kappa that is undefined was a bare "—" with no reason;
+- a grades file holding no grade at all (a CSV header only, blank lines) loaded as nothing.
+"""
+
+from __future__ import annotations
+
+from helpers import gold_row, grade_row, make_workspace, run_cli, run_row, write_jsonl, write_text
+
+from ragrecall_core.analysis.agreement import agreement_of_files
+from ragrecall_core.analysis.pooling import build_pool, coverage_text
+
+GOLD = [gold_row("q1", ["A"]), gold_row("q2", ["B"])]
+
+
+def test_a_run_query_outside_the_gold_set_is_not_pooled_and_is_reported(tmp_path):
+    run = [run_row("q1", ["A", "X"]), run_row("qNOPE", ["Z"])]
+    workspace = make_workspace(tmp_path, GOLD, {"r": run})
+    pool = build_pool(workspace, depth=2)
+    assert set(pool.query_id) == {"q1"}
+    assert "1 run query not in the gold set was ignored (qNOPE)" in coverage_text(
+        workspace, depth=2, k=2
+    )
+
+
+def test_a_filter_that_leaves_no_query_pools_nothing(tmp_path):
+    workspace = make_workspace(tmp_path, GOLD, {"r": [run_row("q1", ["X"])]})
+    assert build_pool(workspace, depth=1, query_ids=[]).empty
+    assert len(build_pool(workspace, depth=1, query_ids=None)) == 1
+
+
+def test_a_tie_across_the_pool_depth_is_said(tmp_path):
+    run = [run_row("q1", ["A", "X", "Y"], scores=[0.9, 0.5, 0.5])]
+    workspace = make_workspace(tmp_path, GOLD, {"r": run})
+    text = coverage_text(workspace, depth=2, k=2)
+    assert "r: 1 query has tied scores at ranks 2 and 3: which is pooled depends on tie order" in (
+        text
+    )
+    assert "tied" not in coverage_text(workspace, depth=1, k=1)
+
+
+def test_pool_command_prints_the_ignored_query_and_the_tie(tmp_path, capsys):
+    gold = write_jsonl(tmp_path / "gold.jsonl", GOLD)
+    run = [run_row("q1", ["A", "X", "Y"], scores=[0.9, 0.5, 0.5]), run_row("qNOPE", ["Z"])]
+    run_path = write_jsonl(tmp_path / "r.jsonl", run)
+    out_path = tmp_path / "pool.jsonl"
+    code, out, err = run_cli(
+        capsys, ["pool", str(gold), str(run_path), "--depth", "2", "-o", str(out_path)]
+    )
+    assert code == 0, err
+    assert "qNOPE" not in out_path.read_text("utf-8")
+    assert "ignored (qNOPE)" in out and "ranks 2 and 3" in out
+
+
+def _grades(tmp_path, name, rows):
+    return write_jsonl(tmp_path / name, rows)
+
+
+def test_annotators_with_no_item_in_common_are_named(tmp_path):
+    ann = _grades(tmp_path, "ann.jsonl", [grade_row("q1", "A", 2, annotator="ann")])
+    bob = _grades(tmp_path, "bob.jsonl", [grade_row("q2", "B", 2, annotator="bob")])
+    text = agreement_of_files([ann, bob]).to_text()
+    assert "at least two annotators" not in text
+    assert "ann and bob graded no (query, chunk) in common" in text
+
+
+def test_one_annotator_is_named(tmp_path):
+    ann = _grades(tmp_path, "ann.jsonl", [grade_row("q1", "A", 2, annotator="ann")])
+    text = agreement_of_files([ann]).to_text()
+    assert "only one annotator (ann)" in text
+
+
+def test_an_undefined_kappa_says_why(tmp_path):
+    rows = [grade_row("q1", c, 2, annotator=a) for a in ("ann", "bob") for c in "AB"]
+    grades = _grades(tmp_path, "g.jsonl", rows)
+    result = agreement_of_files([grades])
+    assert result.pairs.kappa.isna().all()
+    text = result.to_text()
+    assert "kappa undefined" in text and "ann and bob" in text
+    assert "same grade" in text
+
+
+def test_a_grades_file_with_no_grade_is_refused(tmp_path, capsys):
+    ann = _grades(tmp_path, "ann.jsonl", [grade_row("q1", "A", 2, annotator="ann")])
+    header = write_text(tmp_path / "bob.csv", "query_id,chunk_id,grade,annotator\n")
+    blank = write_text(tmp_path / "cat.jsonl", "\n\n")
+    code, out, err = run_cli(capsys, ["agreement", str(ann), str(header), str(blank)])
+    assert code == 2
+    assert f"{header}: got 'no grade rows', expected at least one grade" in err
+    assert f"{blank}: got 'no grade rows', expected at least one grade" in err
+    assert "Traceback" not in err
