@@ -97,3 +97,23 @@ def test_a_grades_file_with_no_grade_is_refused(tmp_path, capsys):
     assert f"{header}: got 'no grade rows', expected at least one grade" in err
     assert f"{blank}: got 'no grade rows', expected at least one grade" in err
     assert "Traceback" not in err
+
+
+def test_annotator_names_that_differ_only_in_case_or_normalisation_are_refused(tmp_path, capsys):
+    composed, combining = "Ren\u00e9", "Rene\u0301"
+    one = _grades(tmp_path, "one.jsonl", [grade_row("q1", "A", 2, annotator=composed)])
+    two = _grades(tmp_path, "two.jsonl", [grade_row("q1", "A", 0, annotator=combining)])
+    kim = _grades(
+        tmp_path,
+        "kim.jsonl",
+        [grade_row("q1", "A", 2, annotator="Kim"), grade_row("q1", "B", 2, annotator="kim")],
+    )
+    code, out, err = run_cli(capsys, ["agreement", str(one), str(two), str(kim)])
+    assert code == 2, out
+    lines = err.strip().splitlines()[1:]
+    assert len(lines) == 4 and "Traceback" not in err
+    got = f"got \"annotator '{composed}' (non-ASCII: U+00E9)\""
+    assert any(line.startswith(f"{one}: {got}") and str(two) in line for line in lines)
+    got = f"got \"annotator '{combining}' (non-ASCII: U+0301)\""
+    assert any(line.startswith(f"{two}: {got}") and str(one) in line for line in lines)
+    assert any(line.startswith(f"{kim}: got \"annotator 'Kim'\"") for line in lines)

@@ -97,7 +97,7 @@ def load_grade_files(con: duckdb.DuckDBPyConnection, paths: Sequence[Path]) -> l
     the (query, chunk, annotator) triples two of them grade (:func:`repeated_across_files`),
     all together. Every reader of several grades files reads them through this."""
     problems = gather(paths, lambda path: load_grades(con, Path(path)))[1]
-    return problems + repeated_across_files(con)
+    return problems + repeated_across_files(con) + look_alike_annotators(con)
 
 
 # the tables a grades file's read stages its rows in (readers.stage_*)
@@ -189,3 +189,49 @@ def repeated_across_files(con: duckdb.DuckDBPyConnection) -> list[Problem]:
         )
         for query_id, chunk_id, annotator, sources in rows
     ]
+
+
+# annotator names that are one name to a reader (equal once NFC-normalised and lower-cased)
+# but two as text: each spelling with the first file that writes it, the first few groups
+LOOK_ALIKE_SQL = """
+WITH spelled AS (
+    SELECT annotator, min(source) AS source, lower(nfc_normalize(annotator)) AS name
+    FROM grades GROUP BY annotator)
+SELECT list(annotator ORDER BY annotator), list(source ORDER BY annotator)
+FROM spelled GROUP BY name HAVING count(*) > 1
+ORDER BY name
+LIMIT $limit
+"""
+
+
+def look_alike_annotators(con: duckdb.DuckDBPyConnection) -> list[Problem]:
+    """Annotator names that differ only in case or Unicode normalisation (``René`` written
+    precomposed in one file, with a combining accent in another): shown alike, they would
+    be two annotators, agreeing with each other in the agreement table and casting two
+    votes in the reviewers' median. Neither spelling is surely the other's, so both are
+    refused (never merged), each shown with its non-ASCII code points so the difference is
+    visible, naming the file that writes the other."""
+    rows = con.execute(LOOK_ALIKE_SQL, {"limit": readers.MAX_PROBLEMS}).fetchall()
+    return [
+        Problem(
+            source,
+            None,
+            f"annotator {_spelling(name)}",
+            "one spelling per annotator name, not one differing only in case or Unicode "
+            "normalisation from "
+            + ", ".join(
+                f"{_spelling(other)} in {where}"
+                for other, where in zip(names, sources, strict=True)
+                if other != name
+            ),
+        )
+        for names, sources in rows
+        for name, source in zip(names, sources, strict=True)
+    ]
+
+
+def _spelling(name: str) -> str:
+    """``'René' (non-ASCII: U+00E9)``: a name with the code points that tell two look-alike
+    spellings apart (an accent precomposed or combining looks the same on screen)."""
+    wide = " ".join(f"U+{ord(char):04X}" for char in name if ord(char) > 127)
+    return repr(name) + (f" (non-ASCII: {wide})" if wide else "")
