@@ -117,3 +117,32 @@ def test_annotator_names_that_differ_only_in_case_or_normalisation_are_refused(t
     got = f"got \"annotator '{combining}' (non-ASCII: U+0301)\""
     assert any(line.startswith(f"{two}: {got}") and str(one) in line for line in lines)
     assert any(line.startswith(f"{kim}: got \"annotator 'Kim'\"") for line in lines)
+
+
+def _verdict(query_id, reason, at="2026-12-01 10:00:00"):
+    return {"run": "r", "query_id": query_id, "reason": reason, "recorded_at": at}
+
+
+def test_an_import_keeps_the_file_order_of_verdicts_recorded_in_one_second(tmp_path):
+    """Store A holds P then C for q1, in one second (C is the latest). Store B already holds
+    C. Importing A's export into B added P after C, so P, older in A, became B's latest."""
+    from ragrecall_core import Workspace
+    from ragrecall_core.analysis.verdicts import export_verdicts, import_verdicts, latest_verdicts
+
+    def store(name):
+        folder = tmp_path / name
+        write_jsonl(folder / "gold.jsonl", GOLD)
+        write_jsonl(folder / "runs" / "r.jsonl", [run_row("q1", ["A"])])
+        return Workspace.open(folder)
+
+    a, b = store("a"), store("b")
+    both = write_jsonl(
+        tmp_path / "pc.jsonl", [_verdict("q1", "paraphrase"), _verdict("q1", "other")]
+    )
+    import_verdicts(a, both)
+    import_verdicts(b, write_jsonl(tmp_path / "c.jsonl", [_verdict("q1", "other")]))
+    export_verdicts(a, tmp_path / "a.jsonl")
+    assert import_verdicts(b, tmp_path / "a.jsonl") == 1
+    assert list(latest_verdicts(b).reason) == list(latest_verdicts(a).reason) == ["other"]
+    assert import_verdicts(b, tmp_path / "a.jsonl") == 0  # a second import adds nothing
+    assert list(latest_verdicts(b).reason) == ["other"]

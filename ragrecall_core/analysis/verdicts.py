@@ -314,12 +314,7 @@ def import_verdicts(workspace: Workspace, path: Path) -> int:
             added = con.execute(
                 f"SELECT count(*) FROM ({IMPORTED}) i WHERE NOT {STORED_ALREADY}"  # noqa: S608
             ).fetchone()[0]
-            con.execute(
-                f"INSERT INTO {STORE}.verdicts (run, query_id, reason, note, owner, "  # noqa: S608
-                "recorded_by, recorded_at) SELECT run, query_id, reason, note, owner, "
-                "recorded_by, coalesce(recorded_at, current_timestamp::TIMESTAMP) "
-                f"FROM ({IMPORTED}) i WHERE NOT {STORED_ALREADY} ORDER BY line"
-            )
+            con.execute(f"INSERT INTO {STORE}.verdicts {TO_INSERT}")  # noqa: S608
         finally:
             con.unregister("imported_verdicts")
     return int(added)
@@ -340,6 +335,24 @@ SELECT line, run, query_id, reason, coalesce(note, '') AS note, coalesce(owner, 
        coalesce(recorded_by, '') AS recorded_by, TRY_CAST(recorded_at AS TIMESTAMP) AS recorded_at
 FROM imported_verdicts
 """
+# what an import appends, in file order: the rows the store does not hold, and after the
+# first of them, the held rows the file gives the same (run, query) and time later. Ties in
+# time go by id, so a held row left where it is would rank below a new row the file says is
+# older (store A: P then C in one second; B holds C; A's export into B made P the latest):
+# stated again after it, each tie keeps the file's order. Nothing stored is changed.
+TO_INSERT = f"""
+(run, query_id, reason, note, owner, recorded_by, recorded_at)
+WITH i AS (SELECT *, {STORED_ALREADY} AS held FROM ({IMPORTED}) i),
+first_new AS (
+    SELECT run, query_id, recorded_at, min(line) AS line FROM i
+    WHERE NOT held AND recorded_at IS NOT NULL GROUP BY run, query_id, recorded_at)
+SELECT run, query_id, reason, note, owner, recorded_by,
+       coalesce(recorded_at, current_timestamp::TIMESTAMP)
+FROM i WHERE NOT held OR EXISTS (
+    SELECT 1 FROM first_new f WHERE f.run = i.run AND f.query_id = i.query_id
+      AND f.recorded_at = i.recorded_at AND f.line < i.line)
+ORDER BY line
+"""  # noqa: S608
 # every problem of every staged row, in line order; a row with a value that is no text, or
 # a required field missing, is reported for that alone (its other checks would only echo it)
 ROW_PROBLEMS = (
