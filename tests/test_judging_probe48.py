@@ -146,3 +146,20 @@ def test_an_import_keeps_the_file_order_of_verdicts_recorded_in_one_second(tmp_p
     assert list(latest_verdicts(b).reason) == list(latest_verdicts(a).reason) == ["other"]
     assert import_verdicts(b, tmp_path / "a.jsonl") == 0  # a second import adds nothing
     assert list(latest_verdicts(b).reason) == ["other"]
+
+
+def test_agreement_says_how_many_grades_name_a_query_the_gold_lacks(tmp_path):
+    """A grade of "q1 " (a trailing space) or of a query an edited gold removed is no item
+    of this gold set: left out of the agreement, as before, but no longer in silence."""
+    from ragrecall_core import Workspace
+    from ragrecall_core.analysis.agreement import agreement
+
+    write_jsonl(tmp_path / "gold.jsonl", GOLD)
+    write_jsonl(tmp_path / "runs" / "r.jsonl", [run_row("q1", ["A"])])
+    rows = [grade_row("q1", "A", 2, annotator="ann"), grade_row("q1 ", "A", 0, annotator="ann")]
+    rows += [grade_row("q1", "A", 2, annotator="bob"), grade_row("q9", "A", 0, annotator="bob")]
+    write_jsonl(tmp_path / "grades" / "g.jsonl", rows)
+    result = agreement(Workspace.open(tmp_path))
+    assert list(result.pairs["items"]) == [1]
+    note = "2 grades name a query the gold set lacks and are left out (e.g. 'q1 ', 'q9')"
+    assert note in result.notes()

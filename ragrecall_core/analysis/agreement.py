@@ -44,6 +44,13 @@ WHERE (NOT $gold_only OR query_id IN (SELECT query_id FROM queries))
 ORDER BY annotator
 """
 
+# grades whose query the gold set lacks (a query an edited gold removed, "q1 " for "q1"):
+# how many, and the first few such query ids
+OUTSIDE_GOLD_SQL = """
+SELECT count(*), list(DISTINCT query_id ORDER BY query_id)[1:5] FROM all_grades
+WHERE query_id NOT IN (SELECT query_id FROM queries)
+"""
+
 RESOLVED_SQL = """
 SELECT query_id, chunk_id, arg_max(grade, (created_at, id)) AS resolved_grade,
        arg_max(resolver, (created_at, id)) AS resolver
@@ -86,8 +93,24 @@ class Agreement:
     disagreements: pd.DataFrame
     # every annotator among the items, paired or not: why there is no pair is said by name
     annotators: list[str] = field(default_factory=list)
+    # grades left out because the gold set lacks their query: how many, a few query ids
+    outside_gold: tuple[int, list[str]] = (0, [])
 
     def notes(self) -> list[str]:
+        """:meth:`pair_notes`, and the grades left out for naming no query of the gold set
+        (their ids quoted: a trailing space is the usual cause)."""
+        count, sample = self.outside_gold
+        if not count:
+            return self.pair_notes()
+        shown = ", ".join(repr(one_line(query_id)) for query_id in sample)
+        verb = "names" if count == 1 else "name"
+        return [
+            *self.pair_notes(),
+            f"{plural(count, 'grade')} {verb} a query the gold set lacks and "
+            f"{'is' if count == 1 else 'are'} left out (e.g. {shown})",
+        ]
+
+    def pair_notes(self) -> list[str]:
         """What the pairs table cannot show: why it has no row (no annotator, one, or no
         item two of them share), and each pair whose kappa is undefined (both gave every
         shared item one and the same grade: chance agreement is 1, kappa is 0 / 0), never
@@ -189,4 +212,5 @@ def agreement_on(
     # a grade stays a whole number where a disagreement has no resolution yet
     disagreements["resolved_grade"] = disagreements.resolved_grade.astype("Int64")
     annotators = [row[0] for row in con.execute(ANNOTATORS_SQL, params).fetchall()]
-    return Agreement(pairs, disagreements.reset_index(drop=True), annotators)
+    outside = tuple(con.execute(OUTSIDE_GOLD_SQL).fetchone()) if gold_only else (0, [])
+    return Agreement(pairs, disagreements.reset_index(drop=True), annotators, outside)
