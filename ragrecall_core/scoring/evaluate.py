@@ -285,6 +285,13 @@ WHERE (SELECT count(*) FROM corpus) > 0 AND grade > 0
 """
 
 
+# grades (reviewers' or a judge's) of a query the gold set lacks: they count nowhere
+UNKNOWN_GRADES_SQL = """
+SELECT count(*), list(DISTINCT query_id ORDER BY query_id)[1:5]
+FROM grades ANTI JOIN queries USING (query_id)
+"""
+
+
 class RunWarning(str):
     """A warning about a run: its text, and the cutoff it concerns when it concerns one (a
     tie across rank k and k + 1 matters at @k alone), so a view at another k can leave it
@@ -332,13 +339,35 @@ def collect_warnings(
             warnings.setdefault(run, []).append(RunWarning.at_cutoff(text, k))
     outside, sample = prepared.fetch(NOT_IN_CORPUS_SQL)[0]
     if outside:
-        for run in prepared.workspace.run_names:
-            if runs is None or run in runs:
-                warnings.setdefault(run, []).append(
-                    f"{plural(outside, 'relevant gold id')} {'is' if outside == 1 else 'are'} "
-                    f"not in the corpus (e.g. {', '.join(sample)})"
-                )
+        _for_each_run(
+            prepared,
+            runs,
+            warnings,
+            f"{plural(outside, 'relevant gold id')} {'is' if outside == 1 else 'are'} "
+            f"not in the corpus (e.g. {', '.join(sample)})",
+        )
+    unknown, sample = prepared.fetch(UNKNOWN_GRADES_SQL)[0]
+    if unknown:  # quoted: an id with a trailing space is the usual cause
+        _for_each_run(
+            prepared,
+            runs,
+            warnings,
+            f"{plural(unknown, 'grade')} name{'s' if unknown == 1 else ''} queries the gold set "
+            f"lacks, counted nowhere (e.g. {', '.join(map(repr, sample))})",
+        )
     return warnings
+
+
+def _for_each_run(
+    prepared: PreparedEvaluation,
+    runs: Sequence[str] | None,
+    warnings: dict[str, list[str]],
+    text: str,
+) -> None:
+    """``text``, a warning of the workspace rather than of a run, under each run shown."""
+    for run in prepared.workspace.run_names:
+        if runs is None or run in runs:
+            warnings.setdefault(run, []).append(text)
 
 
 NO_ANSWER_SQL = """
