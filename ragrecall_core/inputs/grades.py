@@ -26,7 +26,6 @@ from ragrecall_core.inputs import readers
 from ragrecall_core.inputs.checks import (
     Check,
     duplicate_key,
-    is_whole_number,
     repeated_keys,
     run_checks,
     string_field,
@@ -34,6 +33,10 @@ from ragrecall_core.inputs.checks import (
 
 # the annotator a row is stored under: its own, trimmed, else the file's stem ($annotator)
 STORED_ANNOTATOR = "coalesce(nullif(trim({written}), ''), $annotator)"
+# a grade is written 0, 1 or 2 in every format: a JSON integer, a CSV cell (spaces around it
+# allowed, as JSON allows them around a value), a Parquet integer or text. Never 2.0, +2 or
+# 02: one sheet exported two ways must load the same or be refused the same.
+GRADE_EXPECTED = "a grade of 2 (relevant), 1 (partial) or 0 (not relevant)"
 TRIPLE = "(query, chunk, annotator) triple (a row without an annotator is the file stem's)"
 
 JSONL_CHECKS = [
@@ -44,7 +47,8 @@ JSONL_CHECKS = [
         "coalesce(json_type(j, '$.grade') NOT IN ('BIGINT', 'UBIGINT'), true) "
         "OR (j->>'$.grade') NOT IN ('0', '1', '2')",
         "'\"grade\": ' || coalesce(json_extract(j, '$.grade')::VARCHAR, 'missing')",
-        "a grade of 2 (relevant), 1 (partial) or 0 (not relevant)",
+        GRADE_EXPECTED,
+        field="grade",
     ),
     Check(
         "json_type(j, '$.harmful') NOT IN ('BOOLEAN', 'NULL')",
@@ -65,10 +69,9 @@ LONG_CHECKS = [
     Check("query_id IS NULL OR trim(query_id) = ''", "coalesce(query_id, '')", "a query_id"),
     Check("chunk_id IS NULL OR trim(chunk_id) = ''", "coalesce(chunk_id, '')", "a chunk_id"),
     Check(
-        f"grade IS NULL OR NOT coalesce({is_whole_number('grade')} "
-        "AND TRY_CAST(grade AS DOUBLE) IN (0, 1, 2), false)",
+        "grade IS NULL OR trim(grade) NOT IN ('0', '1', '2')",
         "'grade ' || coalesce(grade, 'missing')",
-        "a grade of 2 (relevant), 1 (partial) or 0 (not relevant)",
+        GRADE_EXPECTED,
     ),
     Check(
         "harmful IS NOT NULL AND trim(harmful) <> '' AND TRY_CAST(harmful AS BOOLEAN) IS NULL",
@@ -134,7 +137,7 @@ def _load(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> int:
     return con.execute(
         """
         INSERT INTO grades
-        SELECT query_id, chunk_id, CAST(CAST(grade AS DOUBLE) AS INTEGER),
+        SELECT query_id, chunk_id, CAST(trim(grade) AS INTEGER),
                coalesce(TRY_CAST(nullif(trim(harmful), '') AS BOOLEAN), false),
                coalesce(reason, ''), annotator, $source
         FROM grades_stage

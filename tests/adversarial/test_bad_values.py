@@ -614,7 +614,7 @@ def test_whole_numbers_written_as_decimals_are_accepted(tmp_path):
         "SELECT * FROM (VALUES ('q1', 'a', 2.0), ('q2', 'b', 1.0)) t(query_id, chunk_id, grade)",
     )
     run = write_input(tmp_path / "run.csv", "query_id,chunk_id,rank,score\nq1,a,1.0,1\nq2,x,1,1\n")
-    grades = write_text(tmp_path / "anna.csv", "query_id,chunk_id,grade\nq2,x,2.0\n")
+    grades = write_text(tmp_path / "anna.csv", "query_id,chunk_id,grade\nq2,x,2\n")
     evaluation = evaluate(Workspace.from_files(gold, [run], [grades]), ["Recall@1"])
     assert per_query(evaluation, "run", "Recall@1") == {"q1": 1.0, "q2": 0.5}
 
