@@ -306,8 +306,11 @@ def _reason(error: duckdb.Error) -> str:
 
 def unreadable_lines(path: Path) -> list[Problem]:
     """Lines that are not UTF-8 or are too long to read, found by a scan in Python (only
-    after DuckDB has refused the file, so the common case pays nothing)."""
-    problems = []
+    after DuckDB has refused the file, so the common case pays nothing). A file that starts
+    with a UTF-16 byte order mark is one problem saying so (:func:`utf16_problem`)."""
+    problems = utf16_problem(path)
+    if problems:
+        return problems
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, 1):
             line = raw.rstrip(b"\r\n")
@@ -325,6 +328,22 @@ def unreadable_lines(path: Path) -> list[Problem]:
             if len(problems) >= MAX_PROBLEMS:
                 break
     return problems
+
+
+# a UTF-16 byte order mark, as the bytes that start the file and as they are named
+UTF16_MARKS = {b"\xff\xfe": "FF FE", b"\xfe\xff": "FE FF"}
+UTF16_FIX = "UTF-8 text: save it as UTF-8"
+
+
+def utf16_problem(path: Path) -> list[Problem]:
+    """A file saved as UTF-16 (Excel's "Unicode text", PowerShell's ``>``), named as such on
+    line 1: read as UTF-8, each of its lines would be refused as a run of escaped bytes that
+    never says what is wrong or how to fix it."""
+    with path.open("rb") as handle:
+        mark = UTF16_MARKS.get(handle.read(2))
+    if mark is None:
+        return []
+    return [Problem(str(path), 1, f"UTF-16 (a byte order mark {mark})", UTF16_FIX)]
 
 
 def uneven_rows(path: Path) -> list[Problem]:
