@@ -264,6 +264,14 @@ def _one_version(path: Path, stamp: tuple | None, counted: Callable[[], JsonByte
     return stamp is not None and readers.file_stamp(path) == stamp == counted_stamp
 
 
+def _name_taken(used_by: str, path: Path) -> str:
+    """What a run whose name ``used_by``'s run took should have been: another name, or, for
+    the same file given twice (``compare gold a a``), that file once."""
+    if Path(used_by).resolve() == Path(path).resolve():
+        return "each run file once: this file is given twice"
+    return f'a run name not already used by {used_by} (set "name" in its .config.json)'
+
+
 def register_run(con: duckdb.DuckDBPyConnection, read: ReadRun, name: str | None = None) -> str:
     """Name a read run and add it to ``runs``; with any problem, its table is dropped and
     every problem raised (the config's, a name already used, the file's)."""
@@ -275,9 +283,7 @@ def register_run(con: duckdb.DuckDBPyConnection, read: ReadRun, name: str | None
     run = name or str(read.config.get("name") or _free_stem(loaded, read.path))
     problems = list(read.config_problems)
     if run in loaded:
-        used_by = loaded[run][0]
-        expected = f'a run name not already used by {used_by} (set "name" in its .config.json)'
-        problems.append(Problem(str(read.path), None, run, expected))
+        problems.append(Problem(str(read.path), None, run, _name_taken(loaded[run][0], read.path)))
     problems += read.file_problems
     if problems:
         discard(con, read.table)
