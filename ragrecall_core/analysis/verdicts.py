@@ -19,6 +19,7 @@ file twice adds nothing.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import duckdb
@@ -284,11 +285,19 @@ def _format_of(path: Path) -> str:
     return detect_format(path) if suffix != ".csv" else CSV
 
 
+# SQL: the text ``{cell}`` without the whitespace around it, as Python's str.strip() takes
+# it off (every character str.isspace() names, not DuckDB's trim(), which takes spaces
+# only): an import stores a row's texts as record_verdict saves them
+BLANKS = " || ".join(f"chr({ord(c)})" for c in map(chr, range(sys.maxunicode + 1)) if c.isspace())
+STRIPPED = "trim({cell}, " + BLANKS + ")"
 # a file row the store already holds: same fields, and the same time when the file gives one
+# (a stored text compared stripped too: an import before this rule kept it as written)
 STORED_ALREADY = f"""
 EXISTS (SELECT 1 FROM {STORE}.verdicts s
         WHERE s.run = i.run AND s.query_id = i.query_id AND s.reason = i.reason
-          AND s.note = i.note AND s.owner = i.owner AND s.recorded_by = i.recorded_by
+          AND {STRIPPED.format(cell="s.note")} = i.note
+          AND {STRIPPED.format(cell="s.owner")} = i.owner
+          AND {STRIPPED.format(cell="s.recorded_by")} = i.recorded_by
           AND (i.recorded_at IS NULL OR s.recorded_at = i.recorded_at))
 """
 
@@ -329,11 +338,21 @@ EXPECTED_TIME = (
     f"recorded_at as a time from {EARLIEST} to tomorrow, written YYYY-MM-DD HH:MM:SS "
     "(e.g. 2026-12-01 09:30:00; no time zone)"
 )
-# the staged rows as the store holds them: optional text empty, the time parsed
-IMPORTED = """
-SELECT line, run, query_id, reason, coalesce(note, '') AS note, coalesce(owner, '') AS owner,
-       coalesce(recorded_by, '') AS recorded_by, TRY_CAST(recorded_at AS TIMESTAMP) AS recorded_at
-FROM imported_verdicts
+# the staged rows as the store holds them: optional text empty and stripped, as saving one
+# strips it, the time parsed. Rows the same as stored are one statement of one verdict:
+# only the last copy is kept, as it orders the verdict among the file's other rows of its
+# (run, query) and time (V, X, V in one second: V is the latest); an export holds such
+# copies when saves tied at a time ahead of the clock, or an import restated a held row
+IMPORTED = f"""
+SELECT * FROM (
+    SELECT line, run, query_id, reason,
+           {STRIPPED.format(cell="coalesce(note, '')")} AS note,
+           {STRIPPED.format(cell="coalesce(owner, '')")} AS owner,
+           {STRIPPED.format(cell="coalesce(recorded_by, '')")} AS recorded_by,
+           TRY_CAST(recorded_at AS TIMESTAMP) AS recorded_at
+    FROM imported_verdicts)
+QUALIFY line = max(line) OVER (
+    PARTITION BY run, query_id, reason, note, owner, recorded_by, recorded_at)
 """
 # what an import appends, in file order: the rows the store does not hold, and after the
 # first of them, the held rows the file gives the same (run, query) and time later. Ties in
