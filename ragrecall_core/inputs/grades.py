@@ -219,11 +219,11 @@ def look_alike_annotators(con: duckdb.DuckDBPyConnection) -> list[Problem]:
         Problem(
             source,
             None,
-            f"annotator {_spelling(name)}",
+            f"annotator {spelling(name)}",
             "one spelling per annotator name, not one differing only in case or Unicode "
             "normalisation from "
             + ", ".join(
-                f"{_spelling(other)} in {where}"
+                f"{spelling(other)} in {where}"
                 for other, where in zip(names, sources, strict=True)
                 if other != name
             ),
@@ -233,7 +233,7 @@ def look_alike_annotators(con: duckdb.DuckDBPyConnection) -> list[Problem]:
     ]
 
 
-def _spelling(name: str) -> str:
+def spelling(name: str) -> str:
     """``'René' (non-ASCII: U+00E9)``: a name with the code points that tell two look-alike
     spellings apart (an accent precomposed or combining looks the same on screen)."""
     wide = " ".join(f"U+{ord(char):04X}" for char in name if ord(char) > 127)

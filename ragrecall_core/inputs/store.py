@@ -35,6 +35,7 @@ import duckdb
 
 from ragrecall_core.errors import InputError, Problem
 from ragrecall_core.inputs.db import FILE_ONLY_VIEWS, JUDGE_PREFIX  # noqa: F401 (its users)
+from ragrecall_core.inputs.grades import spelling
 from ragrecall_core.inputs.home import store_location, uploads_folder  # noqa: F401
 from ragrecall_core.inputs.workspace import Workspace
 
@@ -511,6 +512,7 @@ def submit(
     _require_valid("judgment", grade, annotator, "the annotator's name")
     row = (query_id, chunk_id, grade, harmful, reason, annotator)
     with store_transaction(workspace) as con:
+        _refuse_look_alike(con, annotator.strip())
         if only_if_new and _has_grade(con, annotator, query_id, chunk_id):
             return False
         _append(con, "judgments", "annotator", row)
@@ -594,6 +596,37 @@ def _has_grade(con: duckdb.DuckDBPyConnection, annotator: str, query_id: str, ch
         {"a": annotator.strip(), "q": query_id, "c": chunk_id},
     ).fetchone()
     return row[0] > 0
+
+
+# the other spellings of $name (equal once NFC-normalised and lower-cased, as grades files
+# are compared with each other: grades.LOOK_ALIKE_SQL) among the loaded grades' annotators
+# and the store's, each with where it is written
+LOOK_ALIKE_NAMES = f"""
+WITH named AS (
+    SELECT annotator, min(source) AS place FROM grades GROUP BY annotator
+    UNION ALL
+    SELECT DISTINCT annotator, 'the judgment store' FROM {STORE}.judgments)
+SELECT annotator, place FROM named
+WHERE lower(nfc_normalize(annotator)) = lower(nfc_normalize($name)) AND annotator <> $name
+ORDER BY annotator, place
+"""
+LOOK_ALIKE = (
+    "one spelling per annotator name, not one differing only in case or Unicode "
+    "normalisation from {others}: judge under that name, or choose another"
+)
+
+
+def _refuse_look_alike(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    """Refuse to save under ``name`` when it differs only in case or Unicode normalisation
+    from an annotator of the loaded grades files or of the store (``Kim`` beside
+    ``kim.csv``): saved, it would be a second annotator, agreeing with the first in the
+    agreement table and voting twice in the reviewers' median. Neither spelling is surely
+    the other's, so nothing is merged, and no saved grade is touched."""
+    others = con.execute(LOOK_ALIKE_NAMES, {"name": name}).fetchall()
+    if others:
+        listed = ", ".join(f"{spelling(other)} in {place}" for other, place in others)
+        expected = LOOK_ALIKE.format(others=listed)
+        raise InputError([Problem("judgment", None, f"annotator {spelling(name)}", expected)])
 
 
 def _append(con: duckdb.DuckDBPyConnection, table: str, person_column: str, row: tuple) -> None:
