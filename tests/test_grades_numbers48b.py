@@ -67,18 +67,25 @@ def test_a_csv_grade_with_spaces_around_it_is_the_grade(tmp_path):
     assert loaded(sheet) == [("a", 2), ("b", 0)]
 
 
+def write_parquet(sql: str, path) -> None:
+    """``sql``'s rows as a Parquet file, on a connection of its own (duckdb's module-level
+    one is the whole worker's: another test may have left a result open on it)."""
+    with duckdb.connect() as con:
+        con.sql(sql).write_parquet(str(path))
+
+
 def test_a_parquet_grade_column_of_doubles_is_refused(tmp_path):
     """A DOUBLE 2.0 reads as ``2.0``: refused as the CSV cell ``2.0`` is, not rounded."""
     sheet = tmp_path / "kim.parquet"
-    duckdb.sql(
-        "SELECT * FROM (VALUES ('q1', 'a', 2.0::DOUBLE)) t(query_id, chunk_id, grade)"
-    ).write_parquet(str(sheet))
+    write_parquet(
+        "SELECT * FROM (VALUES ('q1', 'a', 2.0::DOUBLE)) t(query_id, chunk_id, grade)", sheet
+    )
     assert grade_problems(sheet) == [(1, "grade 2.0")]
 
 
 def test_a_parquet_grade_column_of_integers_loads(tmp_path):
     sheet = tmp_path / "kim.parquet"
-    duckdb.sql(
-        "SELECT * FROM (VALUES ('q1', 'a', 2), ('q1', 'b', 1)) t(query_id, chunk_id, grade)"
-    ).write_parquet(str(sheet))
+    write_parquet(
+        "SELECT * FROM (VALUES ('q1', 'a', 2), ('q1', 'b', 1)) t(query_id, chunk_id, grade)", sheet
+    )
     assert loaded(sheet) == [("a", 2), ("b", 1)]
