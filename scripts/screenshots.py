@@ -36,7 +36,7 @@ from scripts.chromium import (  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 60_000
-PLOT = "[data-testid=stPlotlyChart] .main-svg"
+PLOT = ".ragrecall-chart .main-svg"  # the charts' own component (ragrecall_app/chart.py)
 # file name -> (URL path and query, text the finished page shows, element it draws last)
 SHOTS = {
     "reading-view": ("query-table?q=q043&run=bm25", "Gold list", "text=Retrieved by bm25"),
