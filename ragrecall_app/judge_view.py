@@ -11,12 +11,12 @@ from __future__ import annotations
 import streamlit as st
 
 from ragrecall_app import analyses
-from ragrecall_app.context import Context, state_key
+from ragrecall_app.context import Context, current, state_key
 from ragrecall_app.lazy import lazy_box
 from ragrecall_app.render import escape_markdown, problems
 from ragrecall_core.analysis import judge_session as js
 from ragrecall_core.errors import InputError
-from ragrecall_core.inputs.store import JUDGE_PREFIX, kept_for_judges, submit
+from ragrecall_core.inputs.store import JUDGE_PREFIX, kept_for_judges, look_alike, submit
 from ragrecall_core.output.text import plural
 from ragrecall_core.views.judge_text import chunks_with_text
 
@@ -39,12 +39,17 @@ def has_text(files_key: str, _ctx: Context) -> bool:
 
 # ---------------------------------------------------------------- the annotator's name
 def confirm_name() -> None:
-    """Keep the typed name, unless it is kept for model judges (then say so at once, not on
-    the first grade saved)."""
+    """Keep the typed name, unless it is kept for model judges or only looks like another
+    annotator's (then say so at once, not on the first grade saved)."""
     typed = st.session_state.get("judge_annotator", "").strip()
     st.session_state.pop(REFUSED, None)
     if typed and kept_for_judges(typed):
-        st.session_state[REFUSED] = typed
+        st.session_state[REFUSED] = (
+            f"{typed}: names starting with “{JUDGE_PREFIX}” are kept for model judges' "
+            "grades. Choose another name."
+        )
+    elif typed and (problem := look_alike(current().ws, typed)):
+        st.session_state[REFUSED] = f"{typed}: {problem.expected}."
     elif typed:
         st.session_state[CONFIRMED] = typed
 
@@ -71,11 +76,7 @@ def name_row() -> str:
         )
         action.button("Start judging", key="judge_start", on_click=confirm_name)
         if refused := st.session_state.get(REFUSED):
-            st.error(
-                f"{escape_markdown(refused)}: names starting with "
-                f"“{escape_markdown(JUDGE_PREFIX)}” are kept for model judges' grades. "
-                "Choose another name."
-            )
+            st.error(escape_markdown(refused))  # the name and the places are file text
     return name
 
 

@@ -601,11 +601,11 @@ def _has_grade(con: duckdb.DuckDBPyConnection, annotator: str, query_id: str, ch
 # the other spellings of $name (equal once NFC-normalised and lower-cased, as grades files
 # are compared with each other: grades.LOOK_ALIKE_SQL) among the loaded grades' annotators
 # and the store's, each with where it is written
-LOOK_ALIKE_NAMES = f"""
-WITH named AS (
-    SELECT annotator, min(source) AS place FROM grades GROUP BY annotator
-    UNION ALL
-    SELECT DISTINCT annotator, 'the judgment store' FROM {STORE}.judgments)
+# the annotators' names of the loaded grades files, and of the store when it is attached
+FILE_NAMES = "SELECT annotator, min(source) AS place FROM grades GROUP BY annotator"
+STORE_NAMES = f"SELECT DISTINCT annotator, 'the judgment store' FROM {STORE}.judgments"
+LOOK_ALIKE_NAMES = """
+WITH named AS ({names})
 SELECT annotator, place FROM named
 WHERE lower(nfc_normalize(annotator)) = lower(nfc_normalize($name)) AND annotator <> $name
 ORDER BY annotator, place
@@ -616,17 +616,29 @@ LOOK_ALIKE = (
 )
 
 
-def _refuse_look_alike(con: duckdb.DuckDBPyConnection, name: str) -> None:
+def _refuse_look_alike(con: duckdb.DuckDBPyConnection, name: str, with_store: bool = True) -> None:
     """Refuse to save under ``name`` when it differs only in case or Unicode normalisation
     from an annotator of the loaded grades files or of the store (``Kim`` beside
     ``kim.csv``): saved, it would be a second annotator, agreeing with the first in the
     agreement table and voting twice in the reviewers' median. Neither spelling is surely
     the other's, so nothing is merged, and no saved grade is touched."""
-    others = con.execute(LOOK_ALIKE_NAMES, {"name": name}).fetchall()
+    names = " UNION ALL ".join([FILE_NAMES, STORE_NAMES] if with_store else [FILE_NAMES])
+    others = con.execute(LOOK_ALIKE_NAMES.format(names=names), {"name": name}).fetchall()
     if others:
         listed = ", ".join(f"{spelling(other)} in {place}" for other, place in others)
         expected = LOOK_ALIKE.format(others=listed)
         raise InputError([Problem("judgment", None, f"annotator {spelling(name)}", expected)])
+
+
+def look_alike(workspace: Workspace, name: str) -> Problem | None:
+    """The problem of judging under ``name`` (:func:`_refuse_look_alike`), asked when the
+    name is typed rather than at its first grade; None when it is its own. Without a store
+    attached, the grades files' names alone (a save checks the store's too)."""
+    try:
+        _refuse_look_alike(workspace.cursor(), name.strip(), with_store=is_open(workspace))
+    except InputError as refused:
+        return refused.problems[0]
+    return None
 
 
 def _append(con: duckdb.DuckDBPyConnection, table: str, person_column: str, row: tuple) -> None:
