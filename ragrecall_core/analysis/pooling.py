@@ -81,6 +81,15 @@ GROUP BY run ORDER BY run
 """
 
 
+# per pooled run whose every list is shorter than the depth: its longest list's length (the
+# pool holds all it has, and goes no deeper)
+SHORTER_THAN_DEPTH_SQL = f"""
+SELECT r.run, max(r.rank) FROM runs r
+WHERE list_contains($runs, r.run) AND {POOL_QUERIES}
+GROUP BY r.run HAVING max(r.rank) < $depth ORDER BY r.run
+"""
+
+
 def check_pool(workspace: Workspace, runs: Sequence[str], depth: int, k: int) -> None:
     """Every pooled run is loaded and the depth reaches k (an input error otherwise)."""
     problems = [
@@ -107,8 +116,9 @@ def pool_warnings(
     query_ids: Sequence[str] | None = None,
 ) -> list[str]:
     """Per pooled run, what the pool's numbers do not show: run queries the gold set lacks
-    (left out of the pool) and queries tied across the depth (the pool holds one of the
-    tied chunks by tie order alone), each as one line naming the run."""
+    (left out of the pool), lists all shorter than the depth (the pool goes no deeper than
+    they do) and queries tied across the depth (the pool holds one of the tied chunks by
+    tie order alone), each as one line naming the run."""
     runs = list(runs or workspace.run_names)
     con = workspace.cursor()
     lines = []
@@ -119,6 +129,11 @@ def pool_warnings(
             f"{'was' if n == 1 else 'were'} ignored ({'e.g. ' if n > len(sample) else ''}{shown})"
         )
     params = {"depth": depth, "runs": runs, **query_params(query_ids)}
+    for run, longest in con.execute(SHORTER_THAN_DEPTH_SQL, params).fetchall():
+        lines.append(
+            f"{one_line(run)}: its lists hold at most {plural(longest, 'result')}, fewer than "
+            f"the pool depth {depth}: the pool holds all it has and goes no deeper"
+        )
     for run, n in con.execute(TIES_AT_DEPTH_SQL, params).fetchall():
         lines.append(
             f"{one_line(run)}: {plural(n, 'query', 'queries')} {'has' if n == 1 else 'have'} "
