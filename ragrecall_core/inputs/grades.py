@@ -194,11 +194,14 @@ def repeated_across_files(con: duckdb.DuckDBPyConnection) -> list[Problem]:
     ]
 
 
-# annotator names that are one name to a reader (equal once NFC-normalised and lower-cased)
-# but two as text: each spelling with the first file that writes it, the first few groups
-LOOK_ALIKE_SQL = """
+# the one name a reader sees in an annotator's spelling (``{name}``: SQL of a name): two
+# spellings equal under it are look-alikes, here and in the judgment store (store.py)
+SAME_NAME = "lower(nfc_normalize({name}))"
+# annotator names that are one name to a reader (SAME_NAME) but two as text: each spelling
+# with the first file that writes it, the first few groups
+LOOK_ALIKE_SQL = f"""
 WITH spelled AS (
-    SELECT annotator, min(source) AS source, lower(nfc_normalize(annotator)) AS name
+    SELECT annotator, min(source) AS source, {SAME_NAME.format(name="annotator")} AS name
     FROM grades GROUP BY annotator)
 SELECT list(annotator ORDER BY annotator), list(source ORDER BY annotator)
 FROM spelled GROUP BY name HAVING count(*) > 1
@@ -220,17 +223,23 @@ def look_alike_annotators(con: duckdb.DuckDBPyConnection) -> list[Problem]:
             source,
             None,
             f"annotator {spelling(name)}",
-            "one spelling per annotator name, not one differing only in case or Unicode "
-            "normalisation from "
-            + ", ".join(
-                f"{spelling(other)} in {where}"
-                for other, where in zip(names, sources, strict=True)
-                if other != name
+            look_alike_expected(
+                [(o, where) for o, where in zip(names, sources, strict=True) if o != name]
             ),
         )
         for names, sources in rows
         for name, source in zip(names, sources, strict=True)
     ]
+
+
+def look_alike_expected(others: Sequence[tuple[str, str]]) -> str:
+    """What a look-alike annotator name should have been, naming each other spelling
+    (``others``: name, where it is written) with its code points (:func:`spelling`)."""
+    listed = ", ".join(f"{spelling(other)} in {where}" for other, where in others)
+    return (
+        "one spelling per annotator name, not one differing only in case or Unicode "
+        f"normalisation from {listed}"
+    )
 
 
 def spelling(name: str) -> str:

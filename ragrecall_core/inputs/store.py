@@ -35,7 +35,7 @@ import duckdb
 
 from ragrecall_core.errors import InputError, Problem
 from ragrecall_core.inputs.db import FILE_ONLY_VIEWS, JUDGE_PREFIX  # noqa: F401 (its users)
-from ragrecall_core.inputs.grades import spelling
+from ragrecall_core.inputs.grades import SAME_NAME, look_alike_expected, spelling
 from ragrecall_core.inputs.home import store_location, uploads_folder  # noqa: F401
 from ragrecall_core.inputs.workspace import Workspace
 
@@ -598,22 +598,18 @@ def _has_grade(con: duckdb.DuckDBPyConnection, annotator: str, query_id: str, ch
     return row[0] > 0
 
 
-# the other spellings of $name (equal once NFC-normalised and lower-cased, as grades files
-# are compared with each other: grades.LOOK_ALIKE_SQL) among the loaded grades' annotators
-# and the store's, each with where it is written
 # the annotators' names of the loaded grades files, and of the store when it is attached
 FILE_NAMES = "SELECT annotator, min(source) AS place FROM grades GROUP BY annotator"
 STORE_NAMES = f"SELECT DISTINCT annotator, 'the judgment store' FROM {STORE}.judgments"
-LOOK_ALIKE_NAMES = """
-WITH named AS ({names})
+# the other spellings of $name among them ({names}), one name to a reader as grades files
+# are compared with each other (grades.SAME_NAME), each with where it is written
+LOOK_ALIKE_NAMES = f"""
+WITH named AS ({{names}})
 SELECT annotator, place FROM named
-WHERE lower(nfc_normalize(annotator)) = lower(nfc_normalize($name)) AND annotator <> $name
+WHERE {SAME_NAME.format(name="annotator")} = {SAME_NAME.format(name="$name")}
+  AND annotator <> $name
 ORDER BY annotator, place
 """
-LOOK_ALIKE = (
-    "one spelling per annotator name, not one differing only in case or Unicode "
-    "normalisation from {others}: judge under that name, or choose another"
-)
 
 
 def _refuse_look_alike(con: duckdb.DuckDBPyConnection, name: str, with_store: bool = True) -> None:
@@ -625,8 +621,7 @@ def _refuse_look_alike(con: duckdb.DuckDBPyConnection, name: str, with_store: bo
     names = " UNION ALL ".join([FILE_NAMES, STORE_NAMES] if with_store else [FILE_NAMES])
     others = con.execute(LOOK_ALIKE_NAMES.format(names=names), {"name": name}).fetchall()
     if others:
-        listed = ", ".join(f"{spelling(other)} in {place}" for other, place in others)
-        expected = LOOK_ALIKE.format(others=listed)
+        expected = look_alike_expected(others) + ": judge under that name, or choose another"
         raise InputError([Problem("judgment", None, f"annotator {spelling(name)}", expected)])
 
 
