@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from ragrecall_app.built import remembered
-from ragrecall_app.context import Context
+from ragrecall_app.context import Context, files_key_of
 from ragrecall_core.analysis import judge_session, pooling, verdicts
 from ragrecall_core.analysis.agreement import Agreement, agreement
 from ragrecall_core.analysis.compare import Comparison, compare
@@ -83,8 +83,7 @@ def _no_answer_scores(
 ) -> pd.DataFrame:
     """Shared, read-only (:func:`report_at` leaves it as it is). Each run's score direction
     is read once per loaded files (:func:`_run_direction`): no filter changes it."""
-    files_key = key.partition("+")[0]  # as Context.files_key: no stored grade changes it
-    directions = {run: _run_direction(files_key, run, _ws) for run in runs}
+    directions = {run: _run_direction(files_key_of(key), run, _ws) for run in runs}
     return top_scores(_ws, policy, list(runs), None if ids is None else list(ids), directions)
 
 

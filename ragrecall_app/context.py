@@ -560,7 +560,7 @@ class Context:
     def files_key(self) -> str:
         """The content key of the input files without the judgment store's version (see
         :func:`open_source`): the cache key of what no stored grade can change."""
-        return self.key.partition("+")[0]
+        return files_key_of(self.key)
 
     @property
     def depths(self) -> dict[str, int]:
@@ -693,6 +693,12 @@ class Context:
             run,
             query_id,
         )
+
+
+def files_key_of(key: str) -> str:
+    """A workspace key (:func:`open_source`: the input files' content key, then ``+`` and
+    the judgment store's version) without the store's version."""
+    return key.partition("+")[0]
 
 
 def current() -> Context:
