@@ -13,8 +13,10 @@ from dataclasses import dataclass, field
 from functools import cached_property, partial
 from typing import TYPE_CHECKING
 
-from ragrecall_core.errors import gather, raise_if_any
+from ragrecall_core.errors import MAX_FIELD_CHARS, gather, raise_if_any, shortened
 from ragrecall_core.inputs.beside import in_background
+from ragrecall_core.inputs.readers import TREC_RUN
+from ragrecall_core.inputs.sql import quote_identifier
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.measures import MeasureRequest, distinct_requests, measure_items
 from ragrecall_core.measures.base import request_of
@@ -278,6 +280,38 @@ WHERE list_contains($cutoffs, a.rank) AND a.score = b.score
 GROUP BY a.run, a.rank ORDER BY a.run, a.rank
 """
 
+# A list of n items whose ranks skip places (2, 3, 7) is measured at its positions (1, 2, 3):
+# a rank above n says so, and the highest rank, above every list place, sorts last (to
+# position n). Read from the run tables, which keep each row's rank as given beside its
+# position (the runs view has the position alone); TREC runs are left out (their ranks are
+# ignored: trec_eval's order), a list without ranks has none (NULL), and a long-form run
+# without a rank column ranks its rows 1..n in file order (never above n). Only the rows
+# ranked above their position are joined to their list's length (in most runs none: one
+# comparison per row); the example is the first such query by id, from its first row off its
+# place on (at most three rows).
+RANK_GAPS_SQL = """
+WITH off AS ({off}),
+gapped AS (
+    SELECT o.run, o.query_id
+    FROM off o JOIN run_queries q ON q.run = o.run AND q.query_id = o.query_id
+    WHERE o.position = q.listed AND o.rank > q.listed),
+example AS (SELECT run, count(*) AS queries, min(query_id) AS query_id FROM gapped GROUP BY run)
+SELECT e.run, e.queries, e.query_id, list(o.rank ORDER BY o.position)[1:3],
+       list(o.position ORDER BY o.position)[1:3]
+FROM example e JOIN off o ON o.run = e.run AND o.query_id = e.query_id
+GROUP BY e.run, e.queries, e.query_id ORDER BY e.run
+"""
+# one run's rows off their place ({table}: its generated table's name, quoted; its run name
+# a bound parameter)
+OFF_PLACE_SQL = (
+    "SELECT ${param} AS run, qid AS query_id, rank, position FROM {table} WHERE rank > position"
+)
+# the runs whose ranks are read as given: every one but a TREC run
+RANKED_RUNS_SQL = f"""
+SELECT run, path, tbl FROM run_files
+WHERE format <> '{TREC_RUN}' AND ($all_runs OR list_contains($runs, run)) ORDER BY run
+"""
+
 NOT_IN_CORPUS_SQL = """
 SELECT count(*), list(DISTINCT chunk_id ORDER BY chunk_id)[1:5] FROM qrels
 WHERE (SELECT count(*) FROM corpus) > 0 AND grade > 0
@@ -316,7 +350,8 @@ def collect_warnings(
     runs: Sequence[str] | None = None,
     query_ids: Sequence[str] | None = None,
 ) -> dict[str, list[str]]:
-    """Per run: ignored queries, missing queries, ties across a cutoff, labels not in the corpus."""
+    """Per run: ignored queries, missing queries, ranks that skip places, ties across a
+    cutoff, labels not in the corpus, grades of queries the gold set lacks."""
     scope, runs_only = scope_params(runs, query_ids), run_scope(runs)
     warnings: dict[str, list[str]] = {}
     for run, n, sample in prepared.fetch(IGNORED_SQL, runs_only):
@@ -329,6 +364,8 @@ def collect_warnings(
             f"{plural(n, 'gold query', 'gold queries')} {'is' if n == 1 else 'are'} missing "
             f"from the run and score 0 (e.g. {', '.join(sample)})"
         )
+    for run, text in rank_gaps(prepared, runs_only):
+        warnings.setdefault(run, []).append(text)
     if cutoffs:
         bounds = {"cutoffs": list(cutoffs), "last": max(cutoffs) + 1}
         for run, k, n in prepared.fetch(TIES_SQL, {**runs_only, **bounds}):
@@ -356,6 +393,45 @@ def collect_warnings(
             f"lacks, counted nowhere (e.g. {', '.join(map(repr, sample))})",
         )
     return warnings
+
+
+def rank_gaps(prepared: PreparedEvaluation, runs_only: dict) -> list[tuple[str, str]]:
+    """Per run whose lists' ranks skip places (:data:`RANK_GAPS_SQL`), the warning that
+    says so: its file, how many queries, and one of them as an example."""
+    ranked = prepared.fetch(RANKED_RUNS_SQL, runs_only)
+    if not ranked:
+        return []
+    parts = [
+        OFF_PLACE_SQL.format(param=f"run{i}", table=quote_identifier(table))
+        for i, (_, _, table) in enumerate(ranked)
+    ]
+    params = {f"run{i}": run for i, (run, _, _) in enumerate(ranked)}
+    sql = RANK_GAPS_SQL.replace("{off}", " UNION ALL ".join(parts))
+    files = {run: path for run, path, _ in ranked}
+    return [
+        (run, rank_gap_text(files[run], n, query_id, ranks, positions))
+        for run, n, query_id, ranks, positions in prepared.fetch(sql, params)
+    ]
+
+
+def rank_gap_text(file: str, n: int, query_id: str, ranks: list, positions: list) -> str:
+    """The warning of a run file (or a run in memory: its label) whose ``n`` queries' ranks
+    skip places, with ``query_id``'s ``ranks`` read as ``positions``; the id quoted and cut
+    (:func:`~ragrecall_core.errors.shortened`), never a whole line of a file.
+
+    >>> print(rank_gap_text("run.jsonl", 12, "q7", [2, 3, 7], [1, 2, 3]))
+    run.jsonl: 12 queries' ranks skip places ('q7': ranks 2, 3, 7 read as positions 1, 2, 3);
+    measures count positions
+    """
+    many = len(ranks) > 1
+    given = f"rank{'s' if many else ''} {', '.join(map(str, ranks))}"
+    read = f"position{'s' if many else ''} {', '.join(map(str, positions))}"
+    queries = plural(n, "query's", "queries'")
+    example = f"{str(shortened(query_id))!r}: {given} read as {read}"
+    return (
+        f"{shortened(file, MAX_FIELD_CHARS)}: {queries} ranks skip places ({example}); "
+        "measures count positions"
+    )
 
 
 def _for_each_run(
