@@ -15,8 +15,9 @@ import pandas as pd
 from ragrecall_core.analysis.bootstrap import percentile_bounds, resample_means
 from ragrecall_core.analysis.pass_rule import DEFAULT_RULE
 from ragrecall_core.analysis.pass_rule import pass_measure as rule_measure
+from ragrecall_core.analysis.run_choice import cutoff_problems, pair_problems, require_query_ids
 from ragrecall_core.analysis.significance import sign_flip_p_values
-from ragrecall_core.errors import one_line
+from ragrecall_core.errors import one_line, raise_if_any
 from ragrecall_core.inputs.configs import FACTORS, changed_factors
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.measures import parse_measure, parse_requests
@@ -131,6 +132,10 @@ def compare(
 ) -> Comparison:
     """Compare ``candidate`` against ``baseline`` query by query; regressions and
     improvements follow the pass ``rule`` (:mod:`.pass_rule`)."""
+    problems = cutoff_problems(k)
+    problems += pair_problems(workspace, {"BASELINE": baseline, "CANDIDATE": candidate})
+    raise_if_any(problems)
+    require_query_ids(workspace, query_ids)
     policy = policy or Policy()
     # measures as asked for (names, or measure objects such as ir_measures'), each once; the
     # pass measure is added unless asked for, and then goes by the label it was asked by

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import operator
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -22,6 +22,7 @@ from ragrecall_core.analysis.gate_outputs import (
     regression_line,
 )
 from ragrecall_core.analysis.pass_rule import DEFAULT_RULE, pass_measure, rule_line
+from ragrecall_core.analysis.run_choice import cutoff_problems, pair_problems
 from ragrecall_core.analysis.selection import default_split, query_ids, require_split
 from ragrecall_core.errors import InputError, Problem, gather, one_line, raise_if_any
 from ragrecall_core.inputs.workspace import Workspace
@@ -55,7 +56,7 @@ class Requirement:
     threshold: float
 
     def __str__(self) -> str:
-        return f"{self.measure}{self.op}{self.threshold:g}"
+        return f"{self.measure}{self.op}{threshold_text(self.threshold)}"
 
     def holds(self, value: float) -> bool:
         """Whether ``value`` meets the requirement; one within :data:`REL_TOLERANCE` of the
@@ -65,12 +66,27 @@ class Requirement:
         return OPERATORS[self.op](value, self.threshold)
 
 
+def threshold_text(threshold: float) -> str:
+    """The threshold as short as it reads back exactly: ``:g`` (``0.8``, ``1``, ``1e-05``)
+    unless that drops digits the gate checks (``0.8333334`` is not ``0.833333``).
+
+    >>> threshold_text(0.8), threshold_text(1.0), threshold_text(0.8333334)
+    ('0.8', '1', '0.8333334')
+    """
+    short = f"{threshold:g}"
+    return short if float(short) == threshold else repr(threshold).removesuffix(".0")
+
+
 # ASCII decimal notation only: float() also reads "nan", "inf", "1_0" and non-ASCII digits
 NUMBER = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
 COUNT = re.compile(r"[0-9]+")
+NONZERO_DIGIT = re.compile(r"[1-9]")
 
 
 def parse_requirement(text: str) -> Requirement:
+    if not isinstance(text, str):
+        expected = 'a requirement as text, like "Recall@5>=0.8"'
+        raise InputError([Problem("--require", None, repr(text), expected)])
     match = REQUIREMENT.match(text)
     if not match:
         raise InputError([Problem("--require", None, text, 'a requirement like "Recall@5>=0.8"')])
@@ -78,6 +94,8 @@ def parse_requirement(text: str) -> Requirement:
     low, high = parse_measure(measure, "--require").definition.value_range
     value = match.group("value")
     threshold = float(value) if NUMBER.fullmatch(value) else math.nan
+    if threshold == 0 and NONZERO_DIGIT.search(value.lower().partition("e")[0]):
+        threshold = math.nan  # 1e-400 reads as 0.0: a threshold nobody wrote
     if not math.isfinite(threshold):
         raise InputError(
             [Problem("--require", None, text, "a finite number after the operator, like 0.8")]
@@ -102,7 +120,12 @@ def parse_budget(text: str) -> int:
 def gate_problems(
     requirements: Sequence[str], baseline: str | None, max_regressions: int | None
 ) -> list[Problem]:
-    """What makes a gate meaningless: nothing to check, or a budget with no baseline."""
+    """What makes a gate meaningless: nothing to check, or a budget with no baseline (or
+    one that is no whole number: from Python, 1.5, True or "1" would be compared as is)."""
+    if max_regressions is not None and (
+        isinstance(max_regressions, bool) or not isinstance(max_regressions, int)
+    ):
+        return [Problem("--max-regressions", None, repr(max_regressions), "a whole number >= 0")]
     if max_regressions is not None and baseline is None:
         return [
             Problem(
@@ -234,8 +257,15 @@ def check_gate(
     """
     if isinstance(requirements, str):
         requirements = [requirements]
+    if isinstance(requirements, bytes) or not isinstance(requirements, Iterable):
+        shown = repr(requirements)
+        raise InputError([Problem("--require", None, shown, "a list of requirements (or [])")])
+    requirements = list(requirements)
     parsed, problems = gather(requirements, parse_requirement)
-    raise_if_any(problems + gate_problems(requirements, baseline, max_regressions))
+    problems += gate_problems(requirements, baseline, max_regressions)
+    problems += cutoff_problems(k)
+    roles = {"RUN": run} if baseline is None else {"RUN": run, "--baseline": baseline}
+    raise_if_any(problems + pair_problems(workspace, roles))
     require_split(workspace, split)
     if baseline is not None and max_regressions is None:
         max_regressions = 0

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ragrecall_core.analysis.run_choice import cutoff_problems, run_problems
 from ragrecall_core.analysis.score_direction import (
     HIGHER,
     LOWER,
@@ -21,7 +22,7 @@ from ragrecall_core.analysis.score_direction import (
     run_directions,
     sign,
 )
-from ragrecall_core.errors import InputError, Problem, one_line
+from ragrecall_core.errors import InputError, Problem, one_line, raise_if_any
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.output.text import MISSING, plural
 from ragrecall_core.scoring.policy import Policy
@@ -206,6 +207,11 @@ def no_answer_report(
     join of every threshold with every query). For a run whose scores are distances
     (they rise with rank) read <= for >=: the sweep runs on confidence = -score.
     """
+    problems = cutoff_problems(k)
+    if isinstance(runs, str | bytes):  # one name, never read letter by letter
+        runs = [runs]
+    problems += run_problems(workspace, [("RUN", name) for name in runs or []])
+    raise_if_any(problems)
     return report_at(top_scores(workspace, policy, runs, query_ids), k, workspace)
 
 

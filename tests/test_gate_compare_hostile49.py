@@ -1,0 +1,134 @@
+"""Hostile arguments to the gate, compare and no-answer from Python (stop 49's probe).
+
+A CI job that wires ``check_gate`` or ``compare`` in with a mistyped run name, the same run
+twice or a budget read from an environment variable (a string) must get an ``InputError``
+naming the bad value, never a traceback and never a verdict on a run that is not there:
+before this, a run name that differed by case or Unicode normalisation "failed" the gate with
+a NaN value and "0 gold queries missing", and a baseline named like the candidate passed it
+with nothing compared.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from ragrecall_core import InputError, Workspace
+from ragrecall_core.analysis.compare import compare
+from ragrecall_core.analysis.gate import Requirement, check_gate, parse_requirement
+from ragrecall_core.analysis.no_answer import no_answer_report
+from ragrecall_core.cli import main
+
+GOLD = {"q1": ["d1", "d2"], "q2": ["d3"], "q3": ["d4"], "q4": []}
+RUNS = {
+    "base": {"q1": {"d1": 0.9, "d2": 0.8}, "q2": {"d3": 0.7}, "q3": {"x": 0.9, "d4": 0.2}},
+    "cand": {"q1": {"d1": 0.9, "z": 0.1}, "q2": {"d3": 0.8}, "q3": {"d4": 0.9}},
+    "Caf\u00e9": {"q1": {"d1": 0.9}, "q2": {"d3": 0.8}, "q3": {"d4": 0.9}},
+}
+
+
+@pytest.fixture(scope="module")
+def ws():
+    runs = {name: dict(run, q4={"x": 0.5}) for name, run in RUNS.items()}
+    return Workspace.from_memory(GOLD, runs)
+
+
+def refused(call) -> str:
+    with pytest.raises(InputError) as caught:
+        call()
+    return str(caught.value)
+
+
+@pytest.mark.parametrize("name", ["nope", "CAND", "cand ", "Cafe\u0301", ""])
+def test_a_gate_on_a_run_the_workspace_lacks_is_refused_naming_it(ws, name):
+    message = refused(lambda: check_gate(ws, name, ["Recall@2>=0.5"]))
+    assert repr(name)[1:-1] in message and "cand" in message  # the known runs are listed
+
+
+@pytest.mark.parametrize("name", ["nope", "Base", "Cafe\u0301"])
+def test_a_baseline_the_workspace_lacks_is_refused_not_a_key_error(ws, name):
+    assert "--baseline" in refused(lambda: check_gate(ws, "cand", [], baseline=name))
+
+
+def test_a_baseline_that_is_the_candidate_is_refused(ws):
+    """Every query would tie: the gate would pass having compared nothing."""
+    message = refused(lambda: check_gate(ws, "cand", [], baseline="cand"))
+    assert "--baseline" in message and "cand" in message
+
+
+def test_the_same_file_as_baseline_and_candidate_is_refused(tmp_path, capsys):
+    """A CI variable left empty makes both paths one file; the loader names them apart
+    (``cand`` and ``cand.jsonl``), and the gate must still see it is one run."""
+    gold, run = tmp_path / "gold.jsonl", tmp_path / "cand.jsonl"
+    gold.write_text('{"id":"q1","query":"a","relevant_ids":["d1"]}\n')
+    run.write_text('{"id":"q1","retrieved":[{"chunk_id":"d1","rank":1,"score":1}]}\n')
+    code = main(["check", str(gold), str(run), "--baseline", str(run)])
+    captured = capsys.readouterr()
+    assert code == 2, captured.out
+    assert "--baseline" in captured.err and "Traceback" not in captured.err
+
+
+@pytest.mark.parametrize("budget", [1.5, True, math.nan, "1", -1, None.__class__])
+def test_a_budget_that_is_not_a_whole_number_is_refused(ws, budget):
+    message = refused(lambda: check_gate(ws, "cand", [], baseline="base", max_regressions=budget))
+    assert "--max-regressions" in message
+
+
+@pytest.mark.parametrize("requirements", [[None], [0.5], [b"Recall@2>=0.5"], None, 3])
+def test_a_requirement_that_is_not_text_is_refused(ws, requirements):
+    assert "--require" in refused(lambda: check_gate(ws, "cand", requirements, baseline="base"))
+
+
+@pytest.mark.parametrize("k", ["2", 2.0, True, 0, None])
+def test_a_cutoff_that_is_not_a_positive_int_is_refused(ws, k):
+    assert "-k" in refused(lambda: check_gate(ws, "cand", [], baseline="base", k=k))
+    assert "-k" in refused(lambda: compare(ws, "base", "cand", k=k))
+
+
+@pytest.mark.parametrize("names", [("nope", "cand"), ("base", "CAND"), ("cand", "cand")])
+def test_compare_refuses_an_unknown_or_repeated_run(ws, names):
+    message = refused(lambda: compare(ws, *names, k=2))
+    assert "nope" in message or "CAND" in message or "cand" in message
+
+
+@pytest.mark.parametrize("ids", [[], ["zz"], "q1"])
+def test_compare_on_no_gold_query_is_refused(ws, ids):
+    """A filter that keeps no gold query (or a bare string, read letter by letter) leaves
+    nothing to compare: an error naming it, not a KeyError from an empty pivot."""
+    refused(lambda: compare(ws, "base", "cand", k=2, query_ids=ids))
+
+
+def test_no_answer_refuses_a_run_the_workspace_lacks(ws):
+    assert "nope" in refused(lambda: no_answer_report(ws, k=2, runs=["nope"]))
+
+
+def test_a_gate_on_known_runs_still_passes_and_fails_as_before(ws):
+    result = check_gate(ws, "cand", ["Recall@2>=0.8"], baseline="base", k=2)
+    assert result.regressions == ["q1"] and not result.passed
+    assert check_gate(ws, "Caf\u00e9", ["Recall@2>=0.8"], k=2).passed
+
+
+@pytest.mark.parametrize(
+    "text, shown",
+    [
+        ("Recall@5>=0.8333334", "Recall@5>=0.8333334"),
+        ("Recall@5>=0.80000001", "Recall@5>=0.80000001"),
+        ("Recall@5>=0.5", "Recall@5>=0.5"),
+        ("Recall@5>=1", "Recall@5>=1"),
+        ("Recall@5>=1e-05", "Recall@5>=1e-05"),
+        ("Hits@5>=123456789", "Hits@5>=123456789"),
+    ],
+)
+def test_a_requirement_is_shown_with_the_threshold_it_checks(text, shown):
+    """``:g`` cut 0.8333334 to 0.833333: a mean of 0.83333333 then showed
+    "FAIL Recall@5>=0.833333" next to a value that meets 0.833333."""
+    requirement = parse_requirement(text)
+    assert str(requirement) == shown
+    assert float(str(requirement).split(">=")[1]) == requirement.threshold
+
+
+def test_a_threshold_a_float_cannot_hold_is_refused_not_read_as_zero():
+    """1e-400 reads as 0.0: the gate would check a threshold nobody wrote."""
+    assert "--require" in refused(lambda: parse_requirement("Recall@5>=1e-400"))
+    assert parse_requirement("Recall@5>=0e-400") == Requirement("Recall@5", ">=", 0.0)
