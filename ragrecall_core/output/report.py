@@ -31,13 +31,13 @@ from ragrecall_core.analysis.query_table import (
     query_table,
 )
 from ragrecall_core.analysis.selection import default_split, query_ids
-from ragrecall_core.errors import InputError, Problem
+from ragrecall_core.errors import InputError, Problem, one_line
 from ragrecall_core.inputs.configs import config_path_for
 from ragrecall_core.inputs.readers import sha256_of
 from ragrecall_core.inputs.store import open_store, store_path
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.measures import parse_measure
-from ragrecall_core.output.literal import PLOTLY_CONFIG, md_text
+from ragrecall_core.output.literal import PLOTLY_CONFIG, md_text, plot_literal
 from ragrecall_core.output.text import neutralise, plural
 from ragrecall_core.scoring.evaluate import evaluate
 from ragrecall_core.scoring.policy import Policy
@@ -54,6 +54,11 @@ REPORT_MEASURES = (
     "Harm@{k}",
 )
 
+
+# the run and query ids of report.csv's table, shown escaped as in every CSV output; the
+# texts (query, section, reasons) are data and stay as written
+ID_COLUMNS = ("run", "query_id", "expected")
+CHART_ID = "ragrecall-chart"
 
 RENDERERS = {".html": "to_html", ".htm": "to_html", ".md": "to_markdown", ".csv": "to_csv"}
 
@@ -191,25 +196,29 @@ class Report:
         comments += self.verdict_comments()
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
-        writer.writerows([["# " + _one_line(line)] for line in comments])
-        self.per_query.map(neutralise).to_csv(
+        writer.writerows([["# " + one_line(_one_line(line))] for line in comments])
+        ids = {c: self.per_query[c].map(one_line) for c in ID_COLUMNS if c in self.per_query}
+        self.per_query.assign(**ids).map(neutralise).to_csv(
             buffer, index=False, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC
         )
         return buffer.getvalue()
 
     def to_html(self) -> str:
-        chart = self.chart().to_html(full_html=False, include_plotlyjs=True, config=PLOTLY_CONFIG)
+        # a fixed div id: plotly's default is a random one, and the same inputs must give
+        # the same bytes (apart from the stated "generated" time)
+        chart = self.chart().to_html(
+            full_html=False, include_plotlyjs=True, config=PLOTLY_CONFIG, div_id=CHART_ID
+        )
         configs = "".join(
-            f"<h3>{html.escape(run)}</h3><pre>{html.escape(json.dumps(cfg, indent=2))}</pre>"
+            f"<h3>{_html_text(run)}</h3><pre>{html.escape(json.dumps(cfg, indent=2))}</pre>"
             for run, cfg in self.configs.items()
         )
         per_query = "".join(
-            f"<h2>Per query: {html.escape(str(run))}</h2>" + _html_table(rows.drop(columns="run"))
+            f"<h2>Per query: {_html_text(run)}</h2>" + _html_table(rows.drop(columns="run"))
             for run, rows in self.per_query.groupby("run", sort=False)
         )
         header = "".join(
-            f"<li><b>{html.escape(k)}</b>: {html.escape(str(v))}</li>"
-            for k, v in self.header().items()
+            f"<li><b>{_html_text(k)}</b>: {_html_text(v)}</li>" for k, v in self.header().items()
         )
         verdicts = (
             _html_table(self.verdict_counts()) + _html_table(self.verdict_list())
@@ -284,7 +293,7 @@ class Report:
     def chart(self) -> go.Figure:
         figure = go.Figure()
         for run, rows in self.aggregate.groupby("run", sort=False):
-            figure.add_bar(name=str(run), x=rows.measure, y=rows.value)
+            figure.add_bar(name=plot_literal(one_line(run)), x=rows.measure, y=rows.value)
         figure.update_layout(
             barmode="group",
             title=f"Measures at k = {self.k}",
@@ -301,12 +310,19 @@ class Report:
 
 
 def _cell_text(value) -> str:
-    """A cell as the reader sees it: missing values empty, numbers to 4 decimals."""
+    """A cell as the reader sees it: missing values empty, numbers to 4 decimals, text with
+    its control, bidi and line-separator characters escaped (:func:`one_line`: a browser
+    would show ``q\u202e13`` as "q31" and ``q\n2`` as "q 2")."""
     if value is None or value is pd.NA or (isinstance(value, float) and pd.isna(value)):
         return ""
     if isinstance(value, float):
         return f"{value:.4f}"
-    return str(value)
+    return one_line(value)
+
+
+def _html_text(value) -> str:
+    """File text for the HTML report outside a table: escaped as a cell, then as HTML."""
+    return html.escape(one_line(value))
 
 
 def _one_line(text: str) -> str:
