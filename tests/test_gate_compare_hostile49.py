@@ -132,3 +132,20 @@ def test_a_threshold_a_float_cannot_hold_is_refused_not_read_as_zero():
     """1e-400 reads as 0.0: the gate would check a threshold nobody wrote."""
     assert "--require" in refused(lambda: parse_requirement("Recall@5>=1e-400"))
     assert parse_requirement("Recall@5>=0e-400") == Requirement("Recall@5", ">=", 0.0)
+
+
+def test_a_requirement_deeper_than_every_list_is_said_in_every_output(ws):
+    """Runs captured at top 2 checked on Recall@50: the number is Recall@2's, and a CI
+    reader must be told, as compare tells (a note, not a failure: the value is right)."""
+    result = check_gate(ws, "cand", ["Recall@50>=0.5", "Recall@2>=0.5"], baseline="base", k=9)
+    (deep, rule) = result.notes
+    assert "cand" in deep and "Recall@50" in deep and "2" in deep
+    assert "k = 9" in rule and "base" in rule and "cand" in rule
+    assert "Recall@2 " not in " ".join(result.notes)  # a reachable cutoff is no note
+    assert result.to_dict()["notes"] == result.notes
+    for text in (result.to_text(), result.to_markdown(), result.to_junit()):
+        assert "Recall@50" in text.split("note", 1)[-1], text
+
+
+def test_no_depth_note_when_the_lists_reach_the_cutoffs(ws):
+    assert check_gate(ws, "cand", ["Recall@2>=0.5"], baseline="base", k=2).notes == []

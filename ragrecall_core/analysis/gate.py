@@ -160,6 +160,8 @@ class GateResult:
     rule_line: str = ""
     coverage: list[dict] = field(default_factory=list)
     allow_missing: bool = False
+    # cutoffs no list of a run reaches (:func:`depth_notes`): said, not failed
+    notes: list[str] = field(default_factory=list)
 
     @property
     def budget_exceeded(self) -> bool:
@@ -204,6 +206,7 @@ class GateResult:
             "regressions": self.regressions,
             "max_regressions": self.max_regressions,
             "pass_rule": self.rule_line,
+            "notes": self.notes,
         }
 
     def to_markdown(self) -> str:
@@ -227,6 +230,7 @@ class GateResult:
             lines.append(f"{mark(not self.budget_exceeded)} {one_line(regression_line(self))}")
             lines += [f"     regressed: {one_line(q)}" for q in self.regressions]
             lines.append(f"     {one_line(self.rule_line)}")
+        lines += [f"note: {one_line(note)}" for note in self.notes]
         lines.append("PASSED" if self.passed else "FAILED")
         return "\n".join(lines) + "\n"
 
@@ -301,7 +305,47 @@ def check_gate(
             )
     if baseline is not None:
         result.regressions = regressed_queries(workspace, baseline, run, k, policy, ids, rule)
+    cutoffs = {r.measure: parse_measure(r.measure).cutoff for r in parsed}
+    result.notes = depth_notes(workspace, run, baseline, ids, cutoffs, k)
     return result
+
+
+DEPTH_SQL = """
+SELECT run, max(rank) FROM runs
+WHERE list_contains($runs, run) AND ($all OR list_contains($ids, query_id))
+GROUP BY run
+"""
+
+
+def depth_notes(
+    workspace: Workspace,
+    run: str,
+    baseline: str | None,
+    ids: Sequence[str] | None,
+    cutoffs: dict[str, int | None],
+    k: int,
+) -> list[str]:
+    """A requirement's cutoff (``cutoffs``: label -> k) or the pass rule's ``k`` that goes
+    past every list of a run in scope: ``Recall@100`` of a run captured at top 10 is its
+    Recall@10, which the gate must say (as compare does), not pass or fail silently."""
+    runs = [run] + ([] if baseline is None else [baseline])
+    rows = workspace.cursor().execute(
+        DEPTH_SQL, {"runs": runs, "all": ids is None, "ids": list(ids or [])}
+    )
+    depth = {name: 0 for name in runs} | dict(rows.fetchall())
+    notes = [
+        f"{label} goes past every list of {run}, which lists at most {depth[run]} results per "
+        f"query: it counts only those"
+        for label, cutoff in cutoffs.items()
+        if cutoff is not None and cutoff > depth[run]
+    ]
+    shallow = [f"{name} (at most {depth[name]})" for name in runs if depth[name] < k]
+    if baseline is not None and shallow:
+        notes.append(
+            f"the pass rule's k = {k} goes past every list of {' and '.join(shallow)}: "
+            "a query passes or fails on the results its run lists"
+        )
+    return notes
 
 
 def regressed_queries(

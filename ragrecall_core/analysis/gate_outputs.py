@@ -31,6 +31,7 @@ class GateResult(Protocol):
     max_regressions: int | None
     rule_line: str
     coverage: Sequence[dict]
+    notes: Sequence[str]
 
     @property
     def budget_exceeded(self) -> bool: ...
@@ -86,6 +87,8 @@ def gate_markdown(result: GateResult) -> str:
         lines += [f"- {md(query_id)}" for query_id in result.regressions]
         if result.regressions:
             lines.append("")
+    for note in result.notes:
+        lines += [f"Note: {md(note)}", ""]
     return "\n".join(lines)
 
 
@@ -139,6 +142,9 @@ def gate_junit(result: GateResult) -> str:
                 ET.SubElement(case, "failure", message=xml_text(message), type="regression")
             else:
                 ET.SubElement(case, "system-out").text = xml_text(message + " (within budget)")
+    if result.notes:
+        notes = "\n".join(f"note: {xml_text(note)}" for note in result.notes)
+        ET.SubElement(suite, "system-out").text = notes
     cases = suite.findall("testcase")
     suite.set("tests", str(len(cases)))
     suite.set("failures", str(sum(1 for c in cases if c.find("failure") is not None)))
