@@ -149,3 +149,29 @@ def test_a_requirement_deeper_than_every_list_is_said_in_every_output(ws):
 
 def test_no_depth_note_when_the_lists_reach_the_cutoffs(ws):
     assert check_gate(ws, "cand", ["Recall@2>=0.5"], baseline="base", k=2).notes == []
+
+
+@pytest.mark.parametrize(
+    "value, threshold, op, shown",
+    [
+        (0.79996, 0.8, ">=", "0.79996"),  # was "0.8000": a FAIL that read as a pass
+        (0.80004, 0.8, ">", "0.80004"),  # was "0.8000 > 0.8"
+        (0.7999999999999999, 0.8, ">=", "0.8000"),  # a float sum's error is no difference
+        (0.6, 0.8, ">=", "0.6000"),
+    ],
+)
+def test_a_value_that_rounds_to_its_threshold_is_shown_in_full(value, threshold, op, shown):
+    from ragrecall_core.analysis.gate import GateResult
+
+    requirement = Requirement("Recall@5", op, threshold)
+    check = {
+        "requirement": str(requirement),
+        "measure": "Recall@5",
+        "value": value,
+        "threshold": threshold,
+        "ok": requirement.holds(value),
+    }
+    result = GateResult(run="r", scope="all", checks=[check])
+    assert f"Recall@5 = {shown}\n" in result.to_text()
+    assert f"Recall@5 = {shown}<" in result.to_junit()
+    assert shown.replace(".", "\\.") in result.to_markdown()

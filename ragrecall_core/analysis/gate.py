@@ -20,6 +20,7 @@ from ragrecall_core.analysis.gate_outputs import (
     gate_junit,
     gate_markdown,
     regression_line,
+    value_text,
 )
 from ragrecall_core.analysis.pass_rule import DEFAULT_RULE, pass_measure, rule_line
 from ragrecall_core.analysis.run_choice import cutoff_problems, pair_problems
@@ -27,7 +28,6 @@ from ragrecall_core.analysis.selection import default_split, query_ids, require_
 from ragrecall_core.errors import InputError, Problem, gather, one_line, raise_if_any
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.measures import Measure, parse_measure
-from ragrecall_core.output.text import cell_text
 from ragrecall_core.scoring.evaluate import MISSING_SQL, evaluate
 from ragrecall_core.scoring.policy import Policy
 from ragrecall_core.scoring.prepared import SCOPE_CTES, prepare, scope_params
@@ -223,7 +223,7 @@ class GateResult:
         forge or erase a line."""
         lines = [f"release gate for {one_line(self.run)} on {one_line(self.scope)}"]
         for c in self.checks:
-            value = f"{c['measure']} = {cell_text(c['value'])}"
+            value = f"{c['measure']} = {value_text(c)}"
             lines.append(f"{mark(c['ok'])} {one_line(c['requirement'])}: {one_line(value)}")
         lines += [f"{mark(c['ok'])} {one_line(coverage_line(c))}" for c in self.coverage]
         if self.baseline is not None:
@@ -300,6 +300,7 @@ def check_gate(
                     "requirement": str(requirement),
                     "measure": requirement.measure,
                     "value": value,
+                    "threshold": requirement.threshold,
                     "ok": requirement.holds(value),
                 }
             )

@@ -49,6 +49,18 @@ def coverage_line(entry: dict) -> str:
     return f"coverage of {entry['run']}: {count} {noun} missing or empty{allowed}{named}"
 
 
+def value_text(check: dict) -> str:
+    """A requirement's value as every format shows it: to 4 decimals, unless that reads as
+    its threshold while the value is not it (0.79996 shown as 0.8000 beside a FAIL of
+    ">=0.8"): then to 10 significant digits, where a float sum's error no longer shows."""
+    value, threshold = check["value"], check.get("threshold")
+    shown = cell_text(value)
+    if threshold is None or shown != cell_text(threshold):
+        return shown
+    full = f"{value:.10g}"
+    return shown if full == f"{threshold:.10g}" else full
+
+
 def md(text) -> str:
     """File text for the Markdown summary: escaped as in every text output, then as Markdown."""
     return md_literal(one_line(text))
@@ -72,9 +84,7 @@ def gate_markdown(result: GateResult) -> str:
         lines += ["| requirement | value | result |", "|---|---:|---|"]
         for check in result.checks:
             outcome = "pass" if check["ok"] else "**FAIL**"
-            lines.append(
-                f"| {md(check['requirement'])} | {md(cell_text(check['value']))} | {outcome} |"
-            )
+            lines.append(f"| {md(check['requirement'])} | {md(value_text(check))} | {outcome} |")
         lines.append("")
     for entry in result.coverage:
         outcome = "pass" if entry["ok"] else "**FAIL**"
@@ -108,7 +118,7 @@ def gate_junit(result: GateResult) -> str:
             classname="ragrecall.requirement",
             name=xml_text(check["requirement"]),
         )
-        value = f"{check['measure']} = {cell_text(check['value'])}"
+        value = f"{check['measure']} = {value_text(check)}"
         if not check["ok"]:
             failure = ET.SubElement(case, "failure", message=xml_text(value), type="requirement")
             failure.text = xml_text(f"{check['requirement']} does not hold: {value}")
