@@ -27,17 +27,33 @@ MAX_WRITTEN_BYTES = 1_000_000
 
 
 @dataclass(frozen=True)
+class ListItem:
+    """Where a check of a list's items (one row each) finds an item's text as written: the
+    item at ``place`` (SQL of its 1-based place) in the list ``name`` of its line's JSON
+    text ``j`` in table ``lines`` (``line``, ``j``), shown after the line's ``key`` field
+    (``"q1" retrieved[3]: ``)."""
+
+    name: str
+    place: str
+    lines: str
+    key: str
+
+
+@dataclass(frozen=True)
 class Check:
     """``condition`` flags a bad row, ``value`` is the SQL of what it shows, ``expected`` says
     what belonged there. With ``field``, the value shows that top-level field of the JSON
     text ``source`` as the file writes it (``"id": 2.10``): DuckDB writes a value it
-    extracts again its own way (``2.1``), which a user searching the file would not find."""
+    extracts again its own way (``2.1``), which a user searching the file would not find.
+    With ``item``, the row is a list's item and the value shows its ``field`` (or, without
+    one or when it is missing, the whole item) as written (:class:`ListItem`)."""
 
     condition: str
     value: str
     expected: str
     field: str | None = None
     source: str = "j"
+    item: ListItem | None = None
 
 
 @dataclass(frozen=True)
@@ -55,16 +71,17 @@ def _check_sql(i: int, check: Check | Duplicate, table: str) -> str:
         # a hash aggregate finds the repeated keys; only those rows are joined back
         return (
             f"SELECT t.line, CAST(({check.value}) || ' (first at {check.order} ' || d.first || ')' "
-            f"AS VARCHAR) AS value, {i} AS rule "
+            f"AS VARCHAR) AS value, {i} AS rule, NULL::BIGINT AS place "
             f"FROM (SELECT *, row({check.keys}) AS dup_key FROM {table}) t "
             f"JOIN (SELECT row({check.keys}) AS dup_key, min({check.order}) AS first FROM {table} "
             f"GROUP BY ALL HAVING count(*) > 1) d "
             f"ON t.dup_key IS NOT DISTINCT FROM d.dup_key AND t.{check.order} > d.first"
         )
+    place = check.item.place if check.item else "NULL"
     return (
-        f"SELECT line, value, {i} AS rule FROM (SELECT line, "
-        f"CAST(({check.value}) AS VARCHAR) AS value, coalesce(({check.condition}), false) AS bad "
-        f"FROM {table}) WHERE bad"
+        f"SELECT line, value, {i} AS rule, place FROM (SELECT line, "
+        f"CAST(({check.value}) AS VARCHAR) AS value, coalesce(({check.condition}), false) AS bad, "
+        f"CAST(({place}) AS BIGINT) AS place FROM {table}) WHERE bad"
     )
 
 
@@ -86,35 +103,93 @@ def run_checks(
     ).fetchall()
     written = _written_fields(con, table, active, rows)
     return [
-        Problem(str(path), line, written.get((line, rule), str(value)), active[rule].expected)
-        for line, value, rule in rows
+        Problem(
+            str(path), line, written.get((line, rule, place), str(value)), active[rule].expected
+        )
+        for line, value, rule, place in rows
     ]
 
 
 def _written_fields(
     con: duckdb.DuckDBPyConnection, table: str, checks: list, rows: list[tuple]
-) -> dict[tuple[int, int], str]:
-    """``"name": <its text in the file>`` by (line, rule) for the problems of checks with a
-    ``field``: the lines' JSON text is read again (a few, at most MAX_PROBLEMS) and the field
-    found at its top."""
-    wanted = [(line, rule) for line, _, rule in rows if getattr(checks[rule], "field", None)]
-    texts: dict[str, dict[int, str]] = {}
-    for source in {checks[rule].source for _, rule in wanted}:
-        texts[source] = dict(
-            con.execute(
-                f"SELECT line, {source}::VARCHAR FROM {table} "
-                f"WHERE line IN (SELECT unnest($lines)) "
-                f"AND strlen({source}::VARCHAR) <= {MAX_WRITTEN_BYTES}",
-                {"lines": sorted({line for line, _ in wanted})},
-            ).fetchall()
-        )
-    shown = {}
-    for line, rule in wanted:
+) -> dict[tuple[int, int, int | None], str]:
+    """What the problems of checks with a ``field`` or an ``item`` show, by (line, rule,
+    place): ``"name": <its text in the file>`` (:func:`_item_written` for an item). The
+    lines' JSON text is read again (a few, at most MAX_PROBLEMS) and the field found in it."""
+    wanted = [
+        (line, rule, place)
+        for line, _, rule, place in rows
+        if getattr(checks[rule], "field", None) or getattr(checks[rule], "item", None)
+    ]
+    texts = {
+        origin: _line_texts(con, *origin, {line for line, _, _ in wanted})
+        for origin in {_text_origin(checks[rule], table) for _, rule, _ in wanted}
+    }
+    shown, items = {}, ItemTexts()
+    for line, rule, place in wanted:
         check = checks[rule]
-        text = member_text(texts[check.source].get(line), check.field)
-        if text is not None:
-            shown[(line, rule)] = f'"{check.field}": {text}'
+        text = texts[_text_origin(check, table)].get(line)
+        if check.item is not None:
+            value = _item_written(items, text, line, check, place)
+        elif (member := member_text(text, check.field)) is not None:
+            value = f'"{check.field}": {member}'
+        else:
+            value = None
+        if value is not None:
+            shown[(line, rule, place)] = value
     return shown
+
+
+def _text_origin(check: Check, table: str) -> tuple[str, str]:
+    """The table and the column of the JSON text ``check``'s values are found in."""
+    return (check.item.lines, "j") if check.item else (table, check.source)
+
+
+def _line_texts(
+    con: duckdb.DuckDBPyConnection, table: str, source: str, lines: set[int]
+) -> dict[int, str]:
+    """The JSON text ``source`` of each of ``lines`` in ``table`` (none longer than
+    MAX_WRITTEN_BYTES)."""
+    return dict(
+        con.execute(
+            f"SELECT line, {source}::VARCHAR FROM {table} "
+            f"WHERE line IN (SELECT unnest($lines)) "
+            f"AND strlen({source}::VARCHAR) <= {MAX_WRITTEN_BYTES}",
+            {"lines": sorted(lines)},
+        ).fetchall()
+    )
+
+
+def _item_written(
+    items: ItemTexts, text: str | None, line: int, check: Check, place: int | None
+) -> str | None:
+    """``<key> <list>[<place>]: "field": <its text>`` of an item of the line ``text``, all
+    as written; the whole item when the check has no field or the item lacks it."""
+    item = check.item
+    key = member_text(text, item.key)
+    element = items.at(text, line, item.name, place)
+    if key is None or element is None:
+        return None
+    member = member_text(element, check.field) if check.field else None
+    shown = f'"{check.field}": {member}' if member is not None else element
+    return f"{key} {item.name}[{place}]: {shown}"
+
+
+class ItemTexts:
+    """The items of lists as written, each list's line split once (a line of many
+    problems is not scanned again for each)."""
+
+    def __init__(self) -> None:
+        self.split: dict[tuple[int, str], list[str] | None] = {}
+
+    def at(self, text: str | None, line: int, name: str, place: int | None) -> str | None:
+        """The item at 1-based ``place`` of the list ``name`` of the JSON object ``text``."""
+        if (line, name) not in self.split:
+            self.split[(line, name)] = element_texts(member_text(text, name))
+        elements = self.split[(line, name)]
+        if elements is None or place is None or not 1 <= place <= len(elements):
+            return None
+        return elements[place - 1]
 
 
 _SPACE = re.compile(r"[ \t\n\r]*")
@@ -151,6 +226,35 @@ def member_text(text: str | None, name: str) -> str | None:
     except (ValueError, RecursionError):
         return None
     return None
+
+
+def element_texts(text: str | None) -> list[str] | None:
+    """The text of each element of the JSON array ``text`` as written, or None when ``text``
+    is no array.
+
+    >>> element_texts('[ 1.50 ,{"a": [2]}, "x"]')
+    ['1.50', '{"a": [2]}', '"x"']
+    """
+    if text is None:
+        return None
+    decoder = json.JSONDecoder()
+    at = _SPACE.match(text).end()
+    if text[at : at + 1] != "[":
+        return None
+    at = _SPACE.match(text, at + 1).end()
+    elements = []
+    try:
+        while text[at : at + 1] not in ("]", ""):
+            _, end = decoder.raw_decode(text, at)
+            elements.append(text[at:end])
+            at = _SPACE.match(text, end).end()
+            if text[at : at + 1] == ",":
+                at = _SPACE.match(text, at + 1).end()
+            elif text[at : at + 1] != "]":
+                return None
+    except (ValueError, RecursionError):
+        return None
+    return elements if text[at : at + 1] == "]" else None
 
 
 def _small_file(path: Path) -> bool:

@@ -106,6 +106,7 @@ SCORED_ITEM = Check(
     "json_type(item) = 'OBJECT' AND coalesce(json_type(item, '$.score'), 'NULL') = 'NULL'",
     run_files.ITEM + " || item",
     "a score for each item (the list is ordered by score, as trec_eval orders it)",
+    item=run_files.WRITTEN_ITEM,
 )
 
 READABLE = "data that can be read (reading it raised this)"

@@ -32,6 +32,7 @@ from ragrecall_core.inputs import progress, readers, row_tests, trec_order
 from ragrecall_core.inputs.beside import imported, in_background, on_cursor
 from ragrecall_core.inputs.checks import (
     Check,
+    ListItem,
     duplicate_key,
     is_finite_number,
     positive_whole_number,
@@ -60,9 +61,14 @@ JSONL_LINE_CHECKS = [
 ]
 
 ITEM = "'\"' || query_id || '\" retrieved[' || pos || ']: '"
+# an item of a line's "retrieved" list (run_items' rows) shown as the file writes it
+WRITTEN_ITEM = ListItem("retrieved", "pos", "run_stage", "id")
 JSONL_ITEM_CHECKS = [
     Check(
-        "json_type(item) <> 'OBJECT'", ITEM + " || item", 'an object {"chunk_id", "rank", "score"}'
+        "json_type(item) <> 'OBJECT'",
+        ITEM + " || item",
+        'an object {"chunk_id", "rank", "score"}',
+        item=WRITTEN_ITEM,
     ),
     # the keys the typed read knows: it refuses an item naming one twice, and ignores others
     repeated_keys("item", "item", only=("chunk_id", "rank", "score")),
@@ -71,6 +77,8 @@ JSONL_ITEM_CHECKS = [
         " OR trim(item->>'$.chunk_id') = '')",
         ITEM + " || item",
         'a non-empty string "chunk_id"',
+        field="chunk_id",
+        item=WRITTEN_ITEM,
     ),
     Check(
         "json_type(item, '$.rank') NOT IN " + INT_TYPES + " AND json_type(item, '$.rank') <> 'NULL'"
@@ -79,6 +87,8 @@ JSONL_ITEM_CHECKS = [
         + " AND coalesce(TRY_CAST(item->>'$.rank' AS BIGINT), 0) < 1)",
         ITEM + " || '\"rank\": ' || json_extract(item, '$.rank')",
         "a rank that is a positive integer",
+        field="rank",
+        item=WRITTEN_ITEM,
     ),
     Check(
         "json_type(item, '$.score') <> 'NULL' AND NOT (json_type(item, '$.score') IN "
@@ -88,6 +98,8 @@ JSONL_ITEM_CHECKS = [
         + ")",
         ITEM + " || '\"score\": ' || json_extract(item, '$.score')",
         "a finite numeric score",
+        field="score",
+        item=WRITTEN_ITEM,
     ),
     duplicate_key(
         ITEM + " || '\"chunk_id\": ' || (item->>'$.chunk_id')",

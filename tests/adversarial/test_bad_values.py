@@ -224,7 +224,7 @@ CASES = [
         {"run": ("run.jsonl", run_jsonl_item('{"chunk_id": 7, "rank": 1, "score": 1}'))},
         "run",
         2,
-        '"chunk_id":7',
+        '"q2" retrieved[1]: "chunk_id": 7',  # as the file writes it (stop 49)
         '"chunk_id"',
     ),
     (
