@@ -175,3 +175,25 @@ def test_a_value_that_rounds_to_its_threshold_is_shown_in_full(value, threshold,
     assert f"Recall@5 = {shown}\n" in result.to_text()
     assert f"Recall@5 = {shown}<" in result.to_junit()
     assert shown.replace(".", "\\.") in result.to_markdown()
+
+
+@pytest.mark.parametrize("share", [math.nan, "0.1", -0.1, 1.5, True, None])
+def test_no_answer_refuses_a_share_that_is_no_share(ws, share):
+    """pick(nan) picked no threshold, silently; a string raised a TypeError."""
+    report = no_answer_report(ws, k=2)
+    for render in (report.pick, report.to_dict, report.to_text):
+        assert "--max-false-confidence" in refused(lambda render=render: render(share))
+
+
+def test_a_share_a_float_cannot_hold_is_refused_not_read_as_zero():
+    from ragrecall_core.analysis.no_answer import parse_share
+
+    assert "--max-false-confidence" in refused(lambda: parse_share("1e-400"))
+    assert parse_share("0") == 0.0
+
+
+@pytest.mark.parametrize("share, shown", [(0.1, "10%"), (0.125, "12.5%"), (0.005, "0.5%")])
+def test_the_share_asked_for_is_shown_as_asked(ws, share, shown):
+    """0.005 showed as "at most 0%": a share nobody asked for."""
+    text = no_answer_report(ws, k=2).to_text(share)
+    assert f"at most {shown})" in text or f"<= {shown}\n" in text

@@ -7,6 +7,7 @@ never pooled across runs.
 from __future__ import annotations
 
 import math
+import numbers
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -101,6 +102,7 @@ class NoAnswerReport:
     def pick(self, max_false_confidence: float = 0.1) -> pd.DataFrame:
         """Per run, the least confident threshold whose false confidence is at most the
         given share (the lowest score; for a distance run the highest distance)."""
+        max_false_confidence = require_share(max_false_confidence)
         ok = self.sweep[self.sweep.false_confidence <= max_false_confidence]
         ok = ok.assign(_confidence=self.confidence(ok)).sort_values("_confidence", kind="stable")
         return (
@@ -133,11 +135,12 @@ class NoAnswerReport:
                 lines.append(
                     f"  threshold {pick['threshold']:.4f}{sense}: false confidence "
                     f"{_percent(pick['false_confidence'])} (at most "
-                    f"{max_false_confidence:.0%}), answerable coverage "
+                    f"{share_text(max_false_confidence)}), answerable coverage "
                     f"{_percent(pick['answerable_coverage'])}"
                 )
             else:
-                lines.append(f"  no threshold keeps false confidence <= {max_false_confidence:.0%}")
+                shown = share_text(max_false_confidence)
+                lines.append(f"  no threshold keeps false confidence <= {shown}")
         return "\n".join(lines) + "\n"
 
     def to_dict(self, max_false_confidence: float = 0.1) -> dict:
@@ -177,9 +180,31 @@ def parse_share(text: str, source: str = "--max-false-confidence") -> float:
     """A share between 0 and 1 in plain decimal notation: ``nan`` would pick no threshold
     and ``inf`` every one, both silently."""
     value = float(text) if SHARE.fullmatch(text.strip()) else math.nan
+    if value == 0 and re.search("[1-9]", text.lower().partition("e")[0]):
+        value = math.nan  # 1e-400 reads as 0.0: a share nobody wrote
     if not 0 <= value <= 1:
         raise InputError([Problem(source, None, text, "a share between 0 and 1, like 0.1")])
     return value
+
+
+def require_share(value: object, source: str = "--max-false-confidence") -> float:
+    """A share from Python: a real number from 0 to 1 (``nan`` would pick no threshold,
+    silently; a bool or a string is no share)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= value <= 1:
+        shown = value if isinstance(value, str) else repr(value)
+        raise InputError([Problem(source, None, shown, "a share between 0 and 1, like 0.1")])
+    return float(value)
+
+
+def share_text(share: float) -> str:
+    """The share asked for, as a percentage that reads back as it: ``10%``, ``12.5%``,
+    ``0.5%`` (``:.0%`` showed 0.005 as "0%").
+
+    >>> share_text(0.1), share_text(0.125), share_text(0.005)
+    ('10%', '12.5%', '0.5%')
+    """
+    short = f"{share:.0%}"
+    return short if float(short[:-1]) / 100 == share else f"{share * 100:.10g}%"
 
 
 def _num(value) -> float | None:
