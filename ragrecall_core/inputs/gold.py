@@ -82,6 +82,7 @@ JSONL_CHECKS = [
         "json_type(j, '$.relevant_ids') NOT IN ('ARRAY')",
         "'\"relevant_ids\": ' || json_extract(j, '$.relevant_ids')",
         '"relevant_ids" to be a list of chunk ids',
+        field="relevant_ids",
     ),
     Check(
         "json_type(j, '$.relevant_ids') = 'ARRAY' AND list_bool_or(list_transform("
@@ -89,6 +90,7 @@ JSONL_CHECKS = [
         "lambda e: json_type(e) <> 'VARCHAR' OR trim(e->>'$') = ''))",
         "'\"relevant_ids\": ' || json_extract(j, '$.relevant_ids')",
         "every relevant id to be a non-empty string",
+        field="relevant_ids",
     ),
     Check(
         "json_type(j, '$.relevant_ids') = 'ARRAY' AND "
@@ -96,6 +98,7 @@ JSONL_CHECKS = [
         "<> len(json_extract_string(j, '$.relevant_ids[*]'))",
         "'\"relevant_ids\": ' || json_extract(j, '$.relevant_ids')",
         "each relevant id listed once",
+        field="relevant_ids",
     ),
     *string_field("query_type", required=False),
     *string_field("section", required=False),
@@ -107,6 +110,7 @@ JSONL_CHECKS = [
         "OR coalesce(TRY_CAST(g::VARCHAR AS INTEGER) < 0, true))))",
         "'\"grades\": ' || json_extract(j, '$.grades')",
         '"grades" to map chunk ids to whole-number grades, 0 or more',
+        field="grades",
     ),
     keyed_by_chunk_ids("grades"),
     Check(
@@ -128,6 +132,7 @@ JSONL_CHECKS = [
         "json_type(j, '$.rationale') NOT IN ('OBJECT', 'NULL')",
         "'\"rationale\": ' || json_extract(j, '$.rationale')",
         '"rationale" to map chunk ids to text',
+        field="rationale",
     ),
     keyed_by_chunk_ids("rationale"),
     Check(

@@ -96,3 +96,21 @@ def con():
     from ragrecall_core.inputs.db import connect
 
     return connect()
+
+
+GOLD_FIELDS = [
+    ('"relevant_ids": ["a", 1.50]', '"relevant_ids": ["a", 1.50]'),
+    ('"relevant_ids": "a"', '"relevant_ids": "a"'),
+    ('"relevant_ids": ["a",  "a"]', '"relevant_ids": ["a",  "a"]'),
+    ('"relevant_ids": ["a"], "grades": {"a": 2.0}', '"grades": {"a": 2.0}'),
+    ('"relevant_ids": ["a"], "rationale": [1.50]', '"rationale": [1.50]'),
+]
+
+
+@pytest.mark.parametrize(("fields", "shown"), GOLD_FIELDS)
+def test_a_gold_list_or_map_is_shown_as_written(tmp_path, capsys, fields, shown):
+    gold = write_text(tmp_path / "gold.jsonl", f'{{"id": "q1", "query": "x", {fields}}}\n')
+    run = write_text(tmp_path / "run.jsonl", run_line('"q1"') + "\n")
+    code, _, err = run_cli(capsys, ["evaluate", gold, run])
+    assert code == 2 and "Traceback" not in err
+    assert f"gold.jsonl:1: got '{shown}'" in err, err
