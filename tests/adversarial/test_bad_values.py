@@ -345,7 +345,7 @@ CASES = [
         {"gold": ("gold.jsonl", GOLD_JSONL.replace('["b"]', '["b"], "grades": {"b": -1}'))},
         "gold",
         2,
-        '"b":-1',
+        '"grades": {"b": -1}',
         "whole-number grades, 0 or more",
     ),
     (
@@ -353,7 +353,7 @@ CASES = [
         {"gold": ("gold.jsonl", GOLD_JSONL.replace('["b"]', '["b"], "grades": {"b": 1.5}'))},
         "gold",
         2,
-        '"b":1.5',
+        '"grades": {"b": 1.5}',
         "whole-number grades, 0 or more",
     ),
     (
