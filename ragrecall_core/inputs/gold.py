@@ -139,6 +139,7 @@ JSONL_CHECKS = [
         "json_type(j, '$.require_all') NOT IN ('BOOLEAN', 'NULL')",
         "'\"require_all\": ' || json_extract(j, '$.require_all')",
         '"require_all" to be true or false',
+        field="require_all",
     ),
     duplicate_key("'\"id\": ' || (j->>'$.id')", "j->>'$.id'", "query id"),
 ]

@@ -104,6 +104,7 @@ GOLD_FIELDS = [
     ('"relevant_ids": ["a",  "a"]', '"relevant_ids": ["a",  "a"]'),
     ('"relevant_ids": ["a"], "grades": {"a": 2.0}', '"grades": {"a": 2.0}'),
     ('"relevant_ids": ["a"], "rationale": [1.50]', '"rationale": [1.50]'),
+    ('"relevant_ids": ["a"], "require_all": 1.0', '"require_all": 1.0'),
 ]
 
 
