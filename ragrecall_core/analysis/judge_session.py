@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -23,9 +23,10 @@ import pandas as pd
 
 from ragrecall_core.analysis.gold_gaps import write_proposal
 from ragrecall_core.analysis.pooling import POOLED, SEED, check_pool, query_params
+from ragrecall_core.errors import Problem, raise_if_any
 from ragrecall_core.inputs.db import connect, lock_down
-from ragrecall_core.inputs.grades import load_grades
-from ragrecall_core.inputs.store import STORE, store_transaction
+from ragrecall_core.inputs.grades import load_grades, look_alike_annotators
+from ragrecall_core.inputs.store import STORE, look_alike, store_transaction
 from ragrecall_core.inputs.store import (
     StoreStatus as StoreStatus,  # re-exported: pages import one module
 )
@@ -355,6 +356,7 @@ def read_grades_file(path: Path) -> pd.DataFrame:
     try:
         lock_down(con, [Path(path)])
         load_grades(con, Path(path))
+        raise_if_any(look_alike_annotators(con))  # two spellings of one name in the sheet
         return con.execute(
             "SELECT query_id, chunk_id, grade, harmful, reason, annotator FROM grades"
         ).df()
@@ -378,7 +380,9 @@ def import_grades(workspace: Workspace, path: Path) -> pd.DataFrame:
     """Add a validated grades file's new rows to the judgment store in one transaction;
     return the file's rows, ``new`` telling which were added.
 
-    Nothing is written if the file has any problem (InputError lists them all). Importing
+    Nothing is written if the file has any problem (InputError lists them all), nor if it
+    names an annotator differing only in case or Unicode normalisation from one of the store
+    or of the grades files (``Kim`` beside ``kim``), as a save would be refused. Importing
     is idempotent: a row the store already holds (same query, chunk, grade, harmful, reason
     and annotator) is recognised and skipped, so a sheet imported twice counts once. Each
     new row becomes that annotator's latest judgment; earlier ones stay recorded.
@@ -386,7 +390,10 @@ def import_grades(workspace: Workspace, path: Path) -> pd.DataFrame:
     rows = read_grades_file(path)
     if rows.empty:
         return rows.assign(new=pd.Series(dtype=bool))
+    open_store(workspace)  # its names, when it exists: a refused sheet creates no store
+    raise_if_any(_look_alikes(workspace, path, rows))
     with store_transaction(workspace) as con:
+        raise_if_any(_look_alikes(workspace, path, rows))  # again, under the store's lock
         con.register("imported_grades", rows.assign(sheet_row=range(len(rows))))
         try:
             new = con.execute(
@@ -401,6 +408,15 @@ def import_grades(workspace: Workspace, path: Path) -> pd.DataFrame:
         finally:
             con.unregister("imported_grades")
     return rows.assign(new=[flag for (flag,) in new])
+
+
+def _look_alikes(workspace: Workspace, path: Path, rows: pd.DataFrame) -> list[Problem]:
+    """Each annotator of the sheet ``path`` (its ``rows``) whose name differs only in case
+    or Unicode normalisation from one of the store or of the grades files, as the store's
+    own saves refuse it (:func:`~ragrecall_core.inputs.store.look_alike`), naming the sheet:
+    imported, it would be a second annotator, voting twice in the reviewers' median."""
+    found = (look_alike(workspace, name) for name in sorted(set(rows["annotator"])))
+    return [replace(problem, file=str(path)) for problem in found if problem is not None]
 
 
 def import_summary(rows: pd.DataFrame, name: str) -> str:
