@@ -34,9 +34,12 @@ from ragrecall_core.inputs.checks import (
 # the annotator a row is stored under: its own, trimmed, else the file's stem ($annotator)
 STORED_ANNOTATOR = "coalesce(nullif(trim({written}), ''), $annotator)"
 # a grade is written 0, 1 or 2 in every format: a JSON integer, a CSV cell (spaces around it
-# allowed, as JSON allows them around a value), a Parquet integer or text. Never 2.0, +2 or
-# 02: one sheet exported two ways must load the same or be refused the same.
+# allowed, as JSON allows them around a value), a Parquet integer or text. Never 2.0, +2, -0
+# or 02: one sheet exported two ways must load the same or be refused the same.
 GRADE_EXPECTED = "a grade of 2 (relevant), 1 (partial) or 0 (not relevant)"
+# JSON's -0, which DuckDB reads as the integer 0 (and writes back as 0), typed BIGINT: an
+# integer written without a sign is typed UBIGINT, and -0 is the one signed way to write 0
+NEGATIVE_ZERO = "(json_type(j, '$.grade') = 'BIGINT' AND (j->>'$.grade') = '0')"
 TRIPLE = "(query, chunk, annotator) triple (a row without an annotator is the file stem's)"
 
 JSONL_CHECKS = [
@@ -45,8 +48,9 @@ JSONL_CHECKS = [
     *string_field("chunk_id"),
     Check(
         "coalesce(json_type(j, '$.grade') NOT IN ('BIGINT', 'UBIGINT'), true) "
-        "OR (j->>'$.grade') NOT IN ('0', '1', '2')",
-        "'\"grade\": ' || coalesce(json_extract(j, '$.grade')::VARCHAR, 'missing')",
+        f"OR (j->>'$.grade') NOT IN ('0', '1', '2') OR {NEGATIVE_ZERO}",
+        f"'\"grade\": ' || CASE WHEN {NEGATIVE_ZERO} THEN '-0' "
+        "ELSE coalesce(json_extract(j, '$.grade')::VARCHAR, 'missing') END",
         GRADE_EXPECTED,
         field="grade",
     ),
