@@ -16,6 +16,7 @@ import pandas as pd
 from ragrecall_core.errors import InputError, Problem, one_line
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.output.text import neutralise, plural
+from ragrecall_core.scoring.evaluate import ignored_queries_text
 
 DEFAULT_DEPTH = 10
 SEED = "ragrecall-pool"
@@ -123,11 +124,8 @@ def pool_warnings(
     con = workspace.cursor()
     lines = []
     for run, n, sample in con.execute(IGNORED_SQL, {"runs": runs}).fetchall():
-        shown = ", ".join(one_line(query_id) for query_id in sample)
-        lines.append(
-            f"{one_line(run)}: {plural(n, 'run query', 'run queries')} not in the gold set "
-            f"{'was' if n == 1 else 'were'} ignored ({'e.g. ' if n > len(sample) else ''}{shown})"
-        )
+        shown = [one_line(query_id) for query_id in sample]
+        lines.append(f"{one_line(run)}: {ignored_queries_text(n, shown)}")
     params = {"depth": depth, "runs": runs, **query_params(query_ids)}
     for run, longest in con.execute(SHORTER_THAN_DEPTH_SQL, params).fetchall():
         lines.append(

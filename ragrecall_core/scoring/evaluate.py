@@ -355,10 +355,7 @@ def collect_warnings(
     scope, runs_only = scope_params(runs, query_ids), run_scope(runs)
     warnings: dict[str, list[str]] = {}
     for run, n, sample in prepared.fetch(IGNORED_SQL, runs_only):
-        warnings.setdefault(run, []).append(
-            f"{plural(n, 'run query', 'run queries')} not in the gold set "
-            f"{'was' if n == 1 else 'were'} ignored (e.g. {', '.join(sample)})"
-        )
+        warnings.setdefault(run, []).append(ignored_queries_text(n, sample))
     for run, n, sample in prepared.fetch(MISSING_SQL.replace("{scope}", SCOPE_CTES), scope):
         warnings.setdefault(run, []).append(
             f"{plural(n, 'gold query', 'gold queries')} {'is' if n == 1 else 'are'} missing "
@@ -393,6 +390,22 @@ def collect_warnings(
             f"lacks, counted nowhere (e.g. {', '.join(map(repr, sample))})",
         )
     return warnings
+
+
+def ignored_queries_text(n: int, sample: Sequence[str]) -> str:
+    """The one sentence saying a run's ``n`` queries the gold set lacks were ignored (by
+    the measures, by the pool), listing ``sample`` (the first few), "e.g." when more.
+
+    >>> ignored_queries_text(1, ["qNOPE"])
+    '1 run query not in the gold set was ignored (qNOPE)'
+    >>> ignored_queries_text(7, ["x0", "x1"])
+    '7 run queries not in the gold set were ignored (e.g. x0, x1)'
+    """
+    listed = ("e.g. " if n > len(sample) else "") + ", ".join(sample)
+    return (
+        f"{plural(n, 'run query', 'run queries')} not in the gold set "
+        f"{'was' if n == 1 else 'were'} ignored ({listed})"
+    )
 
 
 def rank_gaps(prepared: PreparedEvaluation, runs_only: dict) -> list[tuple[str, str]]:
