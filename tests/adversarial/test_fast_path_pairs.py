@@ -64,10 +64,11 @@ def write_run(folder, fmt: str, rows) -> tuple:
     if fmt == "parquet":
         path = folder / "run.parquet"
         values = ", ".join(f"('{q}', '{c}', {r}, {s})" for q, c, r, s in rows)
-        duckdb.execute(
-            f"COPY (SELECT * FROM (VALUES {values}) v(query_id, chunk_id, rank, score)) "
-            f"TO '{path}' (FORMAT parquet)"
-        )
+        with duckdb.connect() as con:  # not the module's connection: the whole worker's
+            con.execute(
+                f"COPY (SELECT * FROM (VALUES {values}) v(query_id, chunk_id, rank, score)) "
+                f"TO '{path}' (FORMAT parquet)"
+            )
         return path, len(rows)  # a Parquet row's line is its row number
     by_query: dict[str, list] = {}
     for q, c, r, s in rows:
@@ -121,17 +122,19 @@ def test_a_blank_chunk_id_is_refused_on_both_paths(tmp_path, pair_test, chunk):
 )
 def test_blank_is_trim_empty(text):
     sql = f"SELECT {row_tests.blank('$t')} IS TRUE, trim($t) = ''"
-    fast, trimmed = duckdb.execute(sql, {"t": text}).fetchone()
+    with duckdb.connect() as con:
+        fast, trimmed = con.execute(sql, {"t": text}).fetchone()
     assert fast == trimmed
 
 
 def half_hash_twins() -> tuple[str, str]:
     """Two chunk ids whose hashes share their upper 32 bits (the half the sorted pair test
     compares), found by the birthday bound among 300,000 ids."""
-    found = duckdb.execute(
-        "SELECT list(s ORDER BY s)[1:2] FROM (SELECT 'c' || range AS s FROM range(300000)) "
-        "GROUP BY hash(s) >> 32 HAVING count(*) > 1 LIMIT 1"
-    ).fetchone()
+    with duckdb.connect() as con:
+        found = con.execute(
+            "SELECT list(s ORDER BY s)[1:2] FROM (SELECT 'c' || range AS s FROM range(300000)) "
+            "GROUP BY hash(s) >> 32 HAVING count(*) > 1 LIMIT 1"
+        ).fetchone()
     assert found, "no two ids share half a hash"
     return tuple(found[0])
 

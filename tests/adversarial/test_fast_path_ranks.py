@@ -86,11 +86,12 @@ def write_long(folder, fmt: str, rows) -> object:
         lines = "".join(f"{q},{c},{r},{s}\n" for q, c, r, s in rows)
         return write_text(folder / "run.csv", "query_id,chunk_id,rank,score\n" + lines)
     path = folder / "run.parquet"
-    duckdb.execute(
-        "COPY (SELECT unnest($q) AS query_id, unnest($c) AS chunk_id, unnest($r) AS rank, "
-        "unnest($s) AS score) TO '" + str(path) + "' (FORMAT parquet)",
-        {k: [row[i] for row in rows] for i, k in enumerate("qcrs")},
-    )
+    with duckdb.connect() as con:  # not the module's connection: the whole worker's
+        con.execute(
+            "COPY (SELECT unnest($q) AS query_id, unnest($c) AS chunk_id, unnest($r) AS rank, "
+            "unnest($s) AS score) TO '" + str(path) + "' (FORMAT parquet)",
+            {k: [row[i] for row in rows] for i, k in enumerate("qcrs")},
+        )
     return path
 
 

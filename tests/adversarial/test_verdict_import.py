@@ -203,4 +203,5 @@ def test_the_csv_cell_escape_is_undone_exactly(text):
     cell = neutralise(text)
     assert not cell.startswith(FORMULA_START)
     sql = v.UNNEUTRALISED.format(cell="$c")
-    assert duckdb.execute(f"SELECT {sql}", {"c": cell}).fetchone()[0] == text
+    with duckdb.connect() as con:  # not the module's connection: the whole worker's
+        assert con.execute(f"SELECT {sql}", {"c": cell}).fetchone()[0] == text
