@@ -17,9 +17,9 @@ import io
 import pandas as pd
 import pytest
 
-from ragrecall_core import Workspace
+from ragrecall_core import InputError, Workspace
 from ragrecall_core.errors import one_line
-from ragrecall_core.output.report import build_report
+from ragrecall_core.output.report import ReportView, build_report
 
 IDS = ["q\x1b[31m1", "q\u202e2", "q\n3", "<b>q4</b>", "=q5"]
 RUN = "<i>r\x1b[2K"
@@ -68,3 +68,22 @@ def test_csv_shows_ids_and_run_names_escaped(report):
 def test_csv_comments_show_a_run_name_escaped(report):
     comments = [line for line in report.to_csv().split("\n") if line.lstrip('"').startswith("#")]
     assert any("<i>r\\x1b[2K" in line for line in comments)
+
+
+@pytest.mark.parametrize(
+    "asked",
+    [
+        {"k": "5"},
+        {"k": 2.0},
+        {"split": "nope"},
+        {"view": ReportView(runs=("nope",))},
+        {"view": ReportView(runs=("PLAIN",))},
+        {"view": ReportView(split="nope")},
+    ],
+)
+def test_build_report_refuses_what_would_make_it_empty_or_crash(asked):
+    """From Python, k="5" raised a ValueError, and a split or a run the workspace lacks gave
+    a report of no row that named the split as if it held queries."""
+    ws = Workspace.from_memory(GOLD, RUNS)
+    with pytest.raises(InputError):
+        build_report(ws, verdicts=pd.DataFrame(columns=["run", "query_id", "reason"]), **asked)

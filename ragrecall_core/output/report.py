@@ -30,8 +30,9 @@ from ragrecall_core.analysis.query_table import (
     filter_table,
     query_table,
 )
-from ragrecall_core.analysis.selection import default_split, query_ids
-from ragrecall_core.errors import InputError, Problem, one_line
+from ragrecall_core.analysis.run_choice import cutoff_problems, run_problems
+from ragrecall_core.analysis.selection import default_split, query_ids, require_split
+from ragrecall_core.errors import InputError, Problem, one_line, raise_if_any
 from ragrecall_core.inputs.configs import config_path_for
 from ragrecall_core.inputs.readers import sha256_of
 from ragrecall_core.inputs.store import open_store, store_path
@@ -422,6 +423,11 @@ def build_report(
 
     With a dashboard ``view`` (the in-app report), its runs and query filters replace
     ``split``, so the report's numbers are the screen's; failing queries come first."""
+    problems = cutoff_problems(k)
+    if view is not None:
+        problems += run_problems(workspace, [("--run", run) for run in view.runs])
+    raise_if_any(problems)
+    require_split(workspace, split if view is None else view.split or None)
     policy = policy or Policy()
     judgments = stored_judgments(workspace, policy)
     if view is None:
