@@ -784,6 +784,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         parse_budget,
         parse_requirement,
     )
+    from ragrecall_core.analysis.output_targets import overwrite_problems
     from ragrecall_core.analysis.pass_rule import require_rule
 
     problems: list[Problem] = []
@@ -802,6 +803,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     raise_if_any(problems)
     runs = [args.run] + ([args.baseline] if args.baseline else [])
     workspace = load(args, runs, cache_folder(args))
+    summary = (
+        {"--summary": args.summary} if args.summary else {"GITHUB_STEP_SUMMARY": step_summary()}
+    )
+    raise_if_any(overwrite_problems(workspace, {**summary, "--junit": args.junit}))
     names = workspace.run_names
     result = check_gate(
         workspace,
@@ -1089,6 +1094,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from ragrecall_core.analysis.output_targets import overwrite_problems
     from ragrecall_core.analysis.pass_rule import require_rule
     from ragrecall_core.analysis.selection import require_split
     from ragrecall_core.analysis.verdicts import latest_verdicts
@@ -1106,6 +1112,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         args.workspace, memory_limit=args.memory_limit, cache=cache_folder(args)
     )
     said_mappings(workspace, "table", dict)
+    raise_if_any(overwrite_problems(workspace, {"-o": args.output}))
     require_split(workspace, args.split)
     report = build_report(
         workspace,

@@ -1,0 +1,36 @@
+"""Where a command writes (a gate's summary and JUnit file, a report) is never one of its
+inputs: ``check GOLD RUN --junit GOLD`` wrote XML over the gold set, and the next job read it
+as one. Checked once the inputs are loaded, before anything is written, by path, through
+``..`` and symbolic links, and by file (a hard link)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from ragrecall_core.errors import Problem
+from ragrecall_core.inputs.workspace import Workspace
+
+
+def overwrite_problems(workspace: Workspace, targets: Mapping[str, Path | None]) -> list[Problem]:
+    """``targets``: ``{option: path it writes}`` (``None``: not written); one problem per
+    target that is an input of ``workspace`` (gold, qrels, runs, their configs, grades,
+    corpus), naming the input."""
+    inputs = workspace.input_files()
+    problems = []
+    for option, target in targets.items():
+        replaced = next((i for i in inputs if target is not None and same(target, i[1])), None)
+        if replaced is not None:
+            role, path = replaced
+            expected = f"a file that is not an input (it is the {role} file {path})"
+            problems.append(Problem(option, None, str(target), expected))
+    return problems
+
+
+def same(target: Path, path: Path) -> bool:
+    """Whether writing ``target`` would write ``path``."""
+    try:
+        return os.path.samefile(target, path)
+    except OSError:  # one of them does not exist (yet): the names they resolve to
+        return Path(target).resolve() == Path(path).resolve()
