@@ -137,6 +137,9 @@ def choose_source() -> Source:
     return cli
 
 
+# the view's choices come first in the sidebar, the data's after them: a meeting changes the
+# view all the time and the data seldom (drawn later, into this box, once the data is open)
+view_box = st.sidebar.container()
 source_label = "the uploaded files"
 try:
     source = choose_source()
@@ -188,7 +191,7 @@ def choose_policy() -> None:
         )
 
 
-with st.sidebar:
+with view_box:
     st.header("View")
     pick_many(
         "Runs",

@@ -231,10 +231,6 @@ PAGES = [st.Page(lambda: None, title=f"Page {i}", icon=f":material/{icon}:",
 st.navigation(PAGES)
 RUNS = ["bm25", "dense-minilm", "hybrid-rrf-k10-titleboost", "hybrid-rrf"]
 with st.sidebar:
-    st.header("Data")
-    with st.popover("Workspace folder or uploads", width="stretch"):
-        st.text_input("Workspace folder")
-    st.caption("Workspace: /tmp/bench/samples")
     st.header("View")
     st.pills("Runs", RUNS, selection_mode="multi", default=RUNS, help="Runs shown in charts.")
     st.pills("Run for tables and detail", RUNS, default=RUNS[0], required=True)
@@ -249,6 +245,10 @@ with st.sidebar:
     with st.popover("Policy", width="stretch"):
         st.toggle("Use reviewers' grades")
     st.caption("144 queries · 4 runs · 412 chunks · 97 manual grades")
+    st.header("Data")
+    with st.popover("Workspace folder or uploads", width="stretch"):
+        st.text_input("Workspace folder")
+    st.caption("Workspace: /tmp/bench/samples")
     st.html("<style>p{}</style><script>window.replica = 1;</script>",
             unsafe_allow_javascript=True)
 st.title("Overview")
