@@ -197,3 +197,10 @@ def test_the_share_asked_for_is_shown_as_asked(ws, share, shown):
     """0.005 showed as "at most 0%": a share nobody asked for."""
     text = no_answer_report(ws, k=2).to_text(share)
     assert f"at most {shown})" in text or f"<= {shown}\n" in text
+
+
+@pytest.mark.parametrize("allow", ["no", 0, None])
+def test_allow_missing_is_true_or_false(ws, allow):
+    """allow_missing="no" is truthy: it let a coverage gap pass the gate."""
+    message = refused(lambda: check_gate(ws, "cand", [], baseline="base", allow_missing=allow))
+    assert "--allow-missing" in message

@@ -78,3 +78,11 @@ def test_outputs_beside_the_inputs_are_still_written(ws, capsys):
     assert main([str(a) for a in [*args, "--junit", ws / "gate.xml"]]) == 0
     assert main(["report", str(ws), "-o", str(ws / "report.csv")]) == 0
     assert (ws / "gate.xml").is_file() and (ws / "report.csv").is_file()
+
+
+def test_the_summary_and_the_junit_file_are_two_files(ws, capsys):
+    """--summary X --junit X wrote the summary, then the XML over it: one output lost."""
+    args = ["check", ws / "gold.jsonl", ws / "runs" / "r.csv", "--require", "Recall@1>=0.5"]
+    refused(
+        capsys, [*args, "--summary", ws / "gate.out", "--junit", ws / "gate.out"], ws, "--junit"
+    )

@@ -268,6 +268,8 @@ def check_gate(
     parsed, problems = gather(requirements, parse_requirement)
     problems += gate_problems(requirements, baseline, max_regressions)
     problems += cutoff_problems(k)
+    if not isinstance(allow_missing, bool):  # "no" is truthy: it would allow every gap
+        problems.append(Problem("--allow-missing", None, repr(allow_missing), "True or False"))
     roles = {"RUN": run} if baseline is None else {"RUN": run, "--baseline": baseline}
     raise_if_any(problems + pair_problems(workspace, roles))
     require_split(workspace, split)

@@ -16,15 +16,23 @@ from ragrecall_core.inputs.workspace import Workspace
 def overwrite_problems(workspace: Workspace, targets: Mapping[str, Path | None]) -> list[Problem]:
     """``targets``: ``{option: path it writes}`` (``None``: not written); one problem per
     target that is an input of ``workspace`` (gold, qrels, runs, their configs, grades,
-    corpus), naming the input."""
+    corpus), naming the input, and per target an earlier one already writes."""
     inputs = workspace.input_files()
     problems = []
+    written: list[tuple[str, Path]] = []
     for option, target in targets.items():
-        replaced = next((i for i in inputs if target is not None and same(target, i[1])), None)
+        if target is None:
+            continue
+        replaced = next((i for i in inputs if same(target, i[1])), None)
         if replaced is not None:
             role, path = replaced
             expected = f"a file that is not an input (it is the {role} file {path})"
             problems.append(Problem(option, None, str(target), expected))
+        earlier = next((o for o, path in written if same(target, path)), None)
+        if earlier is not None:  # the second write would replace the first
+            expected = f"a file other than {earlier}'s (each output is a file of its own)"
+            problems.append(Problem(option, None, str(target), expected))
+        written.append((option, target))
     return problems
 
 
