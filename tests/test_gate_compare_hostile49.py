@@ -204,3 +204,21 @@ def test_allow_missing_is_true_or_false(ws, allow):
     """allow_missing="no" is truthy: it let a coverage gap pass the gate."""
     message = refused(lambda: check_gate(ws, "cand", [], baseline="base", allow_missing=allow))
     assert "--allow-missing" in message
+
+
+def test_one_paired_query_has_no_confidence_interval(ws):
+    """A bootstrap of one delta is that delta every time: a 95% CI of width 0 that excluded
+    0 beside a p-value of 1 (the CI said "significant", the test said nothing is)."""
+    comparison = compare(ws, "base", "cand", k=2, query_ids=["q1"])
+    row = comparison.deltas.set_index("measure").loc["Recall@2"]
+    assert row["queries"] == 1 and row["delta"] == -0.5 and row["p_value"] == 1.0
+    assert math.isnan(row["ci_low"]) and math.isnan(row["ci_high"])
+    assert comparison.to_dict()["deltas"][0]["ci_low"] is None
+
+
+@pytest.mark.parametrize("ids, said", [(["q1"], True), (["q1", "q2", "q3"], True), (None, True)])
+def test_too_few_queries_for_significance_are_said(ws, ids, said):
+    """With 5 or fewer paired queries no sign-flip p-value can fall below 0.05 (the
+    smallest is 2 / 2**5): a reader must not take "not significant" for "no change"."""
+    notes = compare(ws, "base", "cand", k=2, query_ids=ids).notes
+    assert any("0.05" in note for note in notes) is said

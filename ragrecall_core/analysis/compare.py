@@ -172,7 +172,8 @@ def compare(
         config_diff=config_diff(base_cfg, cand_cfg),
         # a run without a config states no factor: which changed is unknown (a note says so)
         factors_changed=changed_factors(base_cfg, cand_cfg) if base_cfg and cand_cfg else [],
-        notes=comparability_notes(workspace, baseline, candidate, k, base_cfg, cand_cfg, query_ids),
+        notes=comparability_notes(workspace, baseline, candidate, k, base_cfg, cand_cfg, query_ids)
+        + few_queries_notes(deltas),
     )
 
 
@@ -201,6 +202,8 @@ def delta_table(per_query: pd.DataFrame, measures: Sequence[str]) -> pd.DataFram
     base, cand, diff = (grid[part].to_numpy(float) for part in ("baseline", "candidate", "delta"))
     paired_queries = (~np.isnan(diff)).sum(axis=0)
     ci_low, ci_high = percentile_bounds(resample_means(diff))
+    # one delta resampled is that delta every time: a CI of width 0, not a 95% interval
+    ci_low, ci_high = (np.where(paired_queries < 2, np.nan, b) for b in (ci_low, ci_high))
     # a win is a change for the better: for Harm@k (lower is better) that is a decrease
     direction = np.array([1.0 if higher_is_better(m) else -1.0 for m in measures])
     better = diff * direction
@@ -222,6 +225,23 @@ def delta_table(per_query: pd.DataFrame, measures: Sequence[str]) -> pd.DataFram
             "losses": (better < 0).sum(axis=0),
         }
     )
+
+
+# the sign-flip test's smallest p-value is 2 / 2**n for n differing queries: >= 0.0625 at 5
+FEWEST_FOR_SIGNIFICANCE = 6
+
+
+def few_queries_notes(deltas: pd.DataFrame) -> list[str]:
+    """A note when no measure has enough paired queries for its test to find any change
+    significant at 0.05: "not significant" would then say nothing about the change."""
+    most = int(deltas["queries"].max()) if len(deltas) else 0
+    if not 0 < most < FEWEST_FOR_SIGNIFICANCE:
+        return []
+    return [
+        f"only {plural(most, 'paired query', 'paired queries')}: the randomization test's "
+        f"smallest p-value is 2 / 2^{most} = {2 / 2**most:.4g}, so no change can show "
+        "significant at 0.05, whatever its size"
+    ]
 
 
 def higher_is_better(measure: str) -> bool:
