@@ -222,3 +222,15 @@ def test_too_few_queries_for_significance_are_said(ws, ids, said):
     smallest is 2 / 2**5): a reader must not take "not significant" for "no change"."""
     notes = compare(ws, "base", "cand", k=2, query_ids=ids).notes
     assert any("0.05" in note for note in notes) is said
+
+
+def test_a_policy_that_is_no_policy_is_refused(ws):
+    """policy="x" raised an AttributeError from deep in the evaluation."""
+    assert "policy" in refused(lambda: compare(ws, "base", "cand", k=2, policy="x"))
+    assert "policy" in refused(lambda: check_gate(ws, "cand", ["Recall@2>=0.1"], policy="x"))
+    assert "policy" in refused(lambda: no_answer_report(ws, k=2, policy="x"))
+
+
+def test_a_query_id_that_is_no_text_is_refused_not_dropped(ws):
+    """[q1, 5] compared q1 alone: the 5 was dropped without a word (ids are text)."""
+    assert "5" in refused(lambda: compare(ws, "base", "cand", k=2, query_ids=["q1", 5]))

@@ -15,7 +15,12 @@ import pandas as pd
 from ragrecall_core.analysis.bootstrap import percentile_bounds, resample_means
 from ragrecall_core.analysis.pass_rule import DEFAULT_RULE
 from ragrecall_core.analysis.pass_rule import pass_measure as rule_measure
-from ragrecall_core.analysis.run_choice import cutoff_problems, pair_problems, require_query_ids
+from ragrecall_core.analysis.run_choice import (
+    cutoff_problems,
+    pair_problems,
+    policy_problems,
+    require_query_ids,
+)
 from ragrecall_core.analysis.significance import sign_flip_p_values
 from ragrecall_core.errors import one_line, raise_if_any
 from ragrecall_core.inputs.configs import FACTORS, changed_factors
@@ -132,7 +137,7 @@ def compare(
 ) -> Comparison:
     """Compare ``candidate`` against ``baseline`` query by query; regressions and
     improvements follow the pass ``rule`` (:mod:`.pass_rule`)."""
-    problems = cutoff_problems(k)
+    problems = cutoff_problems(k) + policy_problems(policy)
     problems += pair_problems(workspace, {"BASELINE": baseline, "CANDIDATE": candidate})
     raise_if_any(problems)
     require_query_ids(workspace, query_ids)

@@ -23,7 +23,7 @@ from ragrecall_core.analysis.gate_outputs import (
     value_text,
 )
 from ragrecall_core.analysis.pass_rule import DEFAULT_RULE, pass_measure, rule_line
-from ragrecall_core.analysis.run_choice import cutoff_problems, pair_problems
+from ragrecall_core.analysis.run_choice import cutoff_problems, pair_problems, policy_problems
 from ragrecall_core.analysis.selection import default_split, query_ids, require_split
 from ragrecall_core.errors import InputError, Problem, gather, one_line, raise_if_any
 from ragrecall_core.inputs.workspace import Workspace
@@ -267,7 +267,7 @@ def check_gate(
     requirements = list(requirements)
     parsed, problems = gather(requirements, parse_requirement)
     problems += gate_problems(requirements, baseline, max_regressions)
-    problems += cutoff_problems(k)
+    problems += cutoff_problems(k) + policy_problems(policy)
     if not isinstance(allow_missing, bool):  # "no" is truthy: it would allow every gap
         problems.append(Problem("--allow-missing", None, repr(allow_missing), "True or False"))
     roles = {"RUN": run} if baseline is None else {"RUN": run, "--baseline": baseline}

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ragrecall_core.analysis.run_choice import cutoff_problems, run_problems
+from ragrecall_core.analysis.run_choice import cutoff_problems, policy_problems, run_problems
 from ragrecall_core.analysis.score_direction import (
     HIGHER,
     LOWER,
@@ -232,7 +232,7 @@ def no_answer_report(
     join of every threshold with every query). For a run whose scores are distances
     (they rise with rank) read <= for >=: the sweep runs on confidence = -score.
     """
-    problems = cutoff_problems(k)
+    problems = cutoff_problems(k) + policy_problems(policy)
     if isinstance(runs, str | bytes):  # one name, never read letter by letter
         runs = [runs]
     problems += run_problems(workspace, [("RUN", name) for name in runs or []])

@@ -13,9 +13,10 @@ import numbers
 import os
 from collections.abc import Iterable, Mapping, Sequence
 
-from ragrecall_core.errors import InputError, Problem
+from ragrecall_core.errors import InputError, Problem, raise_if_any
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.measures import parse_cutoff
+from ragrecall_core.scoring.policy import Policy
 
 
 def run_problems(workspace: Workspace, named: Iterable[tuple[str, object]]) -> list[Problem]:
@@ -71,6 +72,14 @@ def cutoff_problems(k: object) -> list[Problem]:
     return []
 
 
+def policy_problems(policy: object) -> list[Problem]:
+    """``policy``: ``None`` (the default policy) or a :class:`Policy`; anything else failed
+    deep in the evaluation with an AttributeError."""
+    if policy is None or isinstance(policy, Policy):
+        return []
+    return [Problem("policy", None, shown(policy), "a ragrecall Policy (or None: the default)")]
+
+
 def shown(value: object) -> str:
     """A value as a problem quotes it: text as it is, anything else as its ``repr``."""
     return value if isinstance(value, str) else repr(value)
@@ -83,6 +92,12 @@ def require_query_ids(workspace: Workspace, ids: object) -> None:
         return
     if isinstance(ids, str | bytes) or not isinstance(ids, Sequence):
         raise InputError([Problem("query_ids", None, shown(ids), "a list of query ids")])
+    not_text = [
+        Problem("query_ids", None, repr(i), "a query id as text")
+        for i in ids
+        if not isinstance(i, str)
+    ]
+    raise_if_any(not_text)
     (kept,) = (
         workspace.cursor()
         .execute(
