@@ -234,3 +234,13 @@ def test_a_policy_that_is_no_policy_is_refused(ws):
 def test_a_query_id_that_is_no_text_is_refused_not_dropped(ws):
     """[q1, 5] compared q1 alone: the 5 was dropped without a word (ids are text)."""
     assert "5" in refused(lambda: compare(ws, "base", "cand", k=2, query_ids=["q1", 5]))
+
+
+def test_a_requirement_with_no_value_fails_and_says_why():
+    """A split of no-answer queries only has no Recall mean: the gate fails it (it cannot
+    be met) and every output says why, not just "—"."""
+    ws = Workspace.from_memory({"q1": [], "q2": []}, {"r": {"q1": ["x"], "q2": ["y"]}})
+    result = check_gate(ws, "r", ["Recall@2>=0.5"])
+    assert not result.passed and math.isnan(result.checks[0]["value"])
+    for text in (result.to_text(), result.to_markdown(), result.to_junit()):
+        assert "no query in scope has a value" in text, text

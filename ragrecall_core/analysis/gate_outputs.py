@@ -10,13 +10,14 @@ even escaped, and a CI system refuses a report that holds one).
 
 from __future__ import annotations
 
+import math
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from typing import Protocol
 
 from ragrecall_core.errors import one_line
 from ragrecall_core.output.literal import md_literal
-from ragrecall_core.output.text import cell_text
+from ragrecall_core.output.text import MISSING, cell_text
 
 
 class GateResult(Protocol):
@@ -52,8 +53,11 @@ def coverage_line(entry: dict) -> str:
 def value_text(check: dict) -> str:
     """A requirement's value as every format shows it: to 4 decimals, unless that reads as
     its threshold while the value is not it (0.79996 shown as 0.8000 beside a FAIL of
-    ">=0.8"): then to 10 significant digits, where a float sum's error no longer shows."""
+    ">=0.8"): then to 10 significant digits, where a float sum's error no longer shows.
+    A missing value says why."""
     value, threshold = check["value"], check.get("threshold")
+    if value is None or math.isnan(value):  # e.g. Recall on no-answer queries only
+        return f"{MISSING} (no query in scope has a value for it: the requirement fails)"
     shown = cell_text(value)
     if threshold is None or shown != cell_text(threshold):
         return shown
