@@ -58,6 +58,7 @@ JSONL_CHECKS = [
         "json_type(j, '$.harmful') NOT IN ('BOOLEAN', 'NULL')",
         "'\"harmful\": ' || json_extract(j, '$.harmful')",
         '"harmful" to be true or false',
+        field="harmful",
     ),
     *string_field("reason", required=False),
     *string_field("annotator", required=False),

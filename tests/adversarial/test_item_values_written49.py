@@ -115,3 +115,16 @@ def test_a_gold_list_or_map_is_shown_as_written(tmp_path, capsys, fields, shown)
     code, _, err = run_cli(capsys, ["evaluate", gold, run])
     assert code == 2 and "Traceback" not in err
     assert f"gold.jsonl:1: got '{shown}'" in err, err
+
+
+def test_a_grades_harmful_flag_is_shown_as_written(tmp_path, capsys):
+    gold = write_text(
+        tmp_path / "gold.jsonl", '{"id": "q1", "query": "x", "relevant_ids": ["a"]}\n'
+    )
+    run = write_text(tmp_path / "run.jsonl", run_line('"q1"') + "\n")
+    grades = write_text(
+        tmp_path / "anna.jsonl", '{"query_id": "q1", "chunk_id": "a", "grade": 1, "harmful": 1.50}\n'
+    )
+    code, _, err = run_cli(capsys, ["evaluate", gold, run, "--grades", grades])
+    assert code == 2 and "Traceback" not in err
+    assert """anna.jsonl:1: got '"harmful": 1.50'""" in err, err
