@@ -49,6 +49,7 @@ def _string_check(name: str) -> Check:
         f"json_type({_field(name)}) NOT IN ('VARCHAR', 'NULL')",
         f"'\"{name}\": ' || {_field(name)}",
         f'"{name}" to be a string',
+        field=name,
     )
 
 
