@@ -244,3 +244,20 @@ def test_a_requirement_with_no_value_fails_and_says_why():
     assert not result.passed and math.isnan(result.checks[0]["value"])
     for text in (result.to_text(), result.to_markdown(), result.to_junit()):
         assert "no query in scope has a value" in text, text
+
+
+def test_compare_text_lists_ids_that_hold_a_comma_unambiguously():
+    """ "regressions: 2: a, b, c" could not say whether "a, b" was one query or two."""
+    gold = {"a, b": ["d1"], "c": ["d1"], " d": ["d1"]}
+    runs = {"base": {q: ["d1"] for q in gold}, "cand": {q: ["x"] for q in gold}}
+    ws = Workspace.from_memory(gold, runs)
+    line = next(
+        line
+        for line in compare(ws, "base", "cand", k=1).to_text().splitlines()
+        if line.startswith("regressions")
+    )
+    assert line.endswith(": 3: ' d', 'a, b', 'c'"), line
+    plain = Workspace.from_memory({"q1": ["d1"]}, {"b": {"q1": ["d1"]}, "c": {"q1": ["x"]}})
+    assert (
+        "regressions (RecallCap@1 = 1 is a pass): 1: q1" in compare(plain, "b", "c", k=1).to_text()
+    )

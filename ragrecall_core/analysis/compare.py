@@ -91,7 +91,7 @@ class Comparison:
             ("improvements", self.improvements),
             ("still failing", self.unchanged_failures),
         ):
-            ids = ", ".join(map(one_line, frame.query_id)) or "none"
+            ids = id_list(frame.query_id) or "none"
             lines.append(f"{name} ({self.pass_measure} = 1 is a pass): {len(frame)}: {ids}")
         if len(self.config_diff):
             shown = self.config_diff.map(lambda v: one_line(v) if isinstance(v, str) else v)
@@ -116,6 +116,19 @@ class Comparison:
             "factor_warning": self.factor_warning,
             "notes": self.notes,
         }
+
+
+def id_list(ids) -> str:
+    """Query ids joined by ``", "``, each escaped (:func:`one_line`); all quoted when one
+    holds a comma or starts or ends with a space, so the list reads one way only.
+
+    >>> id_list(["q1", "q2"]), id_list(["a, b", "c"])
+    ('q1, q2', "'a, b', 'c'")
+    """
+    shown = [one_line(i) for i in ids]
+    if any("," in i or i != i.strip(" ") or not i for i in shown):
+        shown = [repr(i) for i in shown]
+    return ", ".join(shown)
 
 
 def _records(frame: pd.DataFrame) -> list[dict]:
