@@ -87,3 +87,13 @@ def test_build_report_refuses_what_would_make_it_empty_or_crash(asked):
     ws = Workspace.from_memory(GOLD, RUNS)
     with pytest.raises(InputError):
         build_report(ws, verdicts=pd.DataFrame(columns=["run", "query_id", "reason"]), **asked)
+
+
+def test_a_report_at_a_k_past_every_list_says_so_in_every_format(report):
+    """Runs of two results reported at k = 5: Recall@5 is their Recall@2, said in the
+    header of every format (as compare and the gate say it)."""
+    ws = Workspace.from_memory(GOLD, RUNS)
+    deep = build_report(ws, k=5, verdicts=pd.DataFrame(columns=["run", "query_id", "reason"]))
+    for text in (deep.to_markdown(), deep.to_html(), deep.to_csv()):
+        assert "k = 5 goes past every list of plain" in text
+    assert "goes past" not in report.to_markdown()  # k = 2 is reached

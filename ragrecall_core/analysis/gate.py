@@ -23,7 +23,12 @@ from ragrecall_core.analysis.gate_outputs import (
     value_text,
 )
 from ragrecall_core.analysis.pass_rule import DEFAULT_RULE, pass_measure, rule_line
-from ragrecall_core.analysis.run_choice import cutoff_problems, pair_problems, policy_problems
+from ragrecall_core.analysis.run_choice import (
+    cutoff_problems,
+    pair_problems,
+    policy_problems,
+    run_depths,
+)
 from ragrecall_core.analysis.selection import default_split, query_ids, require_split
 from ragrecall_core.errors import InputError, Problem, gather, one_line, raise_if_any
 from ragrecall_core.inputs.workspace import Workspace
@@ -313,13 +318,6 @@ def check_gate(
     return result
 
 
-DEPTH_SQL = """
-SELECT run, max(rank) FROM runs
-WHERE list_contains($runs, run) AND ($all OR list_contains($ids, query_id))
-GROUP BY run
-"""
-
-
 def depth_notes(
     workspace: Workspace,
     run: str,
@@ -332,10 +330,7 @@ def depth_notes(
     past every list of a run in scope: ``Recall@100`` of a run captured at top 10 is its
     Recall@10, which the gate must say (as compare does), not pass or fail silently."""
     runs = [run] + ([] if baseline is None else [baseline])
-    rows = workspace.cursor().execute(
-        DEPTH_SQL, {"runs": runs, "all": ids is None, "ids": list(ids or [])}
-    )
-    depth = {name: 0 for name in runs} | dict(rows.fetchall())
+    depth = run_depths(workspace, runs, ids)
     notes = [
         f"{label} goes past every list of {run}, which lists at most {depth[run]} results per "
         f"query: it counts only those"

@@ -80,6 +80,24 @@ def policy_problems(policy: object) -> list[Problem]:
     return [Problem("policy", None, shown(policy), "a ragrecall Policy (or None: the default)")]
 
 
+DEPTH_SQL = """
+SELECT run, max(rank) FROM runs
+WHERE list_contains($runs, run) AND ($all OR list_contains($ids, query_id))
+GROUP BY run
+"""
+
+
+def run_depths(
+    workspace: Workspace, runs: Sequence[str], ids: Sequence[str] | None
+) -> dict[str, int]:
+    """Each run's longest list among the queries ``ids`` (``None``: every query); 0 for a
+    run that lists none of them. A cutoff past it counts only what the run lists."""
+    rows = workspace.cursor().execute(
+        DEPTH_SQL, {"runs": list(runs), "all": ids is None, "ids": list(ids or [])}
+    )
+    return {name: 0 for name in runs} | dict(rows.fetchall())
+
+
 def shown(value: object) -> str:
     """A value as a problem quotes it: text as it is, anything else as its ``repr``."""
     return value if isinstance(value, str) else repr(value)

@@ -30,7 +30,7 @@ from ragrecall_core.analysis.query_table import (
     filter_table,
     query_table,
 )
-from ragrecall_core.analysis.run_choice import cutoff_problems, run_problems
+from ragrecall_core.analysis.run_choice import cutoff_problems, run_depths, run_problems
 from ragrecall_core.analysis.selection import default_split, query_ids, require_split
 from ragrecall_core.errors import InputError, Problem, one_line, raise_if_any
 from ragrecall_core.inputs.configs import config_path_for
@@ -125,6 +125,8 @@ class Report:
     view: ReportView | None = None  # the dashboard view an in-app report reproduces
     gold_judgments: int = 0  # the gold's own judgments (qrels)
     file_grades: int = 0  # reviewers' grades read from grade files
+    # what the numbers need said beside them: a k past every list of a run
+    notes: tuple[str, ...] = ()
 
     def scope_line(self) -> str:
         """The report's scope in the words of the dashboard's scope line (issue 29), but for
@@ -165,6 +167,7 @@ class Report:
             "grades": self.grades_line(),
             "stored judgments": self.stored_judgments,
             "verdicts": self.verdicts_line(),
+            **({"notes": " · ".join(self.notes)} if self.notes else {}),
         }
 
     def to_markdown(self) -> str:
@@ -480,6 +483,21 @@ def build_report(
         view=view,
         gold_judgments=_count(workspace, "qrels"),
         file_grades=_count(workspace, "grades"),
+        notes=depth_notes(workspace, runs, ids, k),
+    )
+
+
+def depth_notes(
+    workspace: Workspace, runs: list[str], ids: list[str] | None, k: int
+) -> tuple[str, ...]:
+    """A note per run none of whose lists (of the reported queries) reaches ``k``: its
+    measures at k count only what it lists, as compare and the gate say too."""
+    depths = run_depths(workspace, runs, ids)
+    return tuple(
+        f"k = {k} goes past every list of {run} (at most {depth} results per query): its "
+        "measures at k count only those"
+        for run, depth in depths.items()
+        if depth < k
     )
 
 
