@@ -69,7 +69,7 @@ def test_the_server_s_open_after_the_child_restores_what_a_validating_read_loads
     assert child.returncode == 0
     _key, ahead = next(iter(opened._AHEAD.values())).result()
     opened._AHEAD.clear()
-    assert HITS == [True], "the server read the inputs again"
+    assert HITS == [True], f"the server read the inputs again (restores: {HITS})"
     assert len([n for n in cache_folder_files(workspace) if n.endswith(".duckdb")]) == 1
     assert_same_content(Workspace.open(workspace), ahead)
     cache_fill.stop(child)
