@@ -859,6 +859,7 @@ def cmd_capture(args: argparse.Namespace) -> int:
     from ragrecall_core.analysis.capture import (
         CaptureFailed,
         capture,
+        corpus_beside,
         earlier_run_line,
         load_retriever,
         output_problems,
@@ -878,7 +879,12 @@ def cmd_capture(args: argparse.Namespace) -> int:
     take(problems, parse_retriever_spec, args.retriever)
     problems += output_problems(args.output)
     problems += overwrite_problems(
-        args.output, [args.gold, *([args.config] if args.config else [])]
+        args.output,
+        {
+            "gold": args.gold,
+            "config": args.config,
+            "corpus": args.corpus or corpus_beside(args.gold),
+        },
     )
     config = take(problems, read_config, args.config) if args.config is not None else {}
     take(problems, parse_allowance, args.allow_errors)
@@ -930,6 +936,7 @@ def cmd_no_answer(args: argparse.Namespace) -> int:
 
 
 def cmd_pool(args: argparse.Namespace) -> int:
+    from ragrecall_core.analysis.output_targets import overwrite_problems
     from ragrecall_core.analysis.pooling import build_pool, coverage_text, pool_format, write_pool
     from ragrecall_core.analysis.selection import query_ids
 
@@ -941,6 +948,7 @@ def cmd_pool(args: argparse.Namespace) -> int:
     memory_limit_from(args, problems)
     raise_if_any(problems)
     workspace = load(args, args.runs, cache_folder(args))
+    raise_if_any(overwrite_problems(workspace, {"-o": args.output}))
     said_mappings(workspace, "table", dict)
     ids = query_ids(workspace, split=args.split)
     pool = build_pool(workspace, depth=depth, query_ids=ids, k=k)

@@ -86,3 +86,63 @@ def test_the_summary_and_the_junit_file_are_two_files(ws, capsys):
     refused(
         capsys, [*args, "--summary", ws / "gate.out", "--junit", ws / "gate.out"], ws, "--junit"
     )
+
+
+# stop 49: every other command that writes a file (pool, verdicts --export, judge --export,
+# capture) keeps the same rule, with the judgment store among what it never replaces
+@pytest.mark.parametrize("target", ["gold.jsonl", "runs/r.csv", "runs/r.config.json"])
+def test_pool_never_writes_over_an_input(ws, capsys, target):
+    pool = ["pool", ws / "gold.jsonl", ws / "runs" / "r.csv", "--depth", "2"]
+    refused(capsys, [*pool, "-o", ws / target], ws, "-o")
+
+
+@pytest.mark.parametrize("target", ["gold.jsonl", "runs/r.csv"])
+def test_an_export_never_writes_over_an_input(ws, capsys, target):
+    refused(capsys, ["verdicts", ws, "--export", ws / target], ws, "--export")
+    refused(capsys, ["judge", ws, "--export", ws / target], ws, "--export")
+
+
+def test_no_output_replaces_the_judgment_store(ws, capsys, tmp_path, monkeypatch):
+    from ragrecall_core.inputs import store
+    from ragrecall_core.inputs.workspace import Workspace
+
+    monkeypatch.setenv("RAGRECALL_HOME", str(tmp_path / "home"))
+    path = store.store_path(Workspace.open(ws))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"the store")
+    for args in [
+        ["pool", ws / "gold.jsonl", ws / "runs" / "r.csv", "-o", path],
+        ["verdicts", ws, "--export", path],
+        ["judge", ws, "--export", path],
+    ]:
+        assert main([str(a) for a in args]) == 2, args
+        assert "Traceback" not in capsys.readouterr().err
+        assert path.read_bytes() == b"the store"
+
+
+def test_capture_never_writes_over_its_corpus_through_a_link(ws, capsys):
+    (ws / "corpus.jsonl").write_text('{"chunk_id": "d1", "text": "x"}\n')
+    os.link(ws / "corpus.jsonl", ws / "linked.jsonl")
+    retriever = ws / "retriever_mod49.py"
+    retriever.write_text("def search(text):\n    return ['d1']\n")
+    args = ["capture", ws / "gold.jsonl", "--retriever", "retriever_mod49:search"]
+    monkeypatch = pytest.MonkeyPatch()
+    monkeypatch.syspath_prepend(str(ws))
+    try:
+        refused(
+            capsys, [*args, "--corpus", ws / "corpus.jsonl", "-o", ws / "linked.jsonl"], ws, "-o"
+        )
+    finally:
+        monkeypatch.undo()
+
+
+def test_capture_never_writes_over_the_corpus_beside_its_gold(ws, capsys):
+    (ws / "corpus.jsonl").write_text('{"chunk_id": "d1", "text": "x"}\n')
+    (ws / "retriever_mod49b.py").write_text("def search(text):\n    return ['d1']\n")
+    args = ["capture", ws / "gold.jsonl", "--retriever", "retriever_mod49b:search"]
+    monkeypatch = pytest.MonkeyPatch()
+    monkeypatch.syspath_prepend(str(ws))
+    try:
+        refused(capsys, [*args, "-o", ws / "corpus.jsonl"], ws, "-o")
+    finally:
+        monkeypatch.undo()

@@ -29,6 +29,7 @@ import re
 import sys
 import threading
 import time
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -185,14 +186,14 @@ def output_problems(path: Path) -> list[Problem]:
     return []
 
 
-def overwrite_problems(output: Path, inputs: list[Path]) -> list[Problem]:
-    """The run and its config are written over: neither may be one of the inputs."""
-    written = {output.resolve(), config_path_for(output).resolve()}
-    return [
-        Problem("-o", None, str(output), f"a run file that does not replace the input {path}")
-        for path in inputs
-        if path.resolve() in written
-    ]
+def overwrite_problems(output: Path, inputs: Mapping[str, Path | None]) -> list[Problem]:
+    """The run and its config are written over: neither may be one of the ``inputs`` (role:
+    path, None when not given), by name or by file (:func:`.output_targets.overwritten`)."""
+    from ragrecall_core.analysis.output_targets import overwritten
+
+    given = [(role, path) for role, path in inputs.items() if path is not None]
+    targets = {"-o": output, "-o (its config beside it)": config_path_for(output)}
+    return overwritten(targets, given)
 
 
 # --- gold queries and progress ---------------------------------------------------------------
@@ -341,10 +342,12 @@ def capture(
     query taking more than ``timeout`` seconds (None: no limit) is a failed query."""
     # absolute: a retriever that changes the working folder cannot move the files written
     shown, gold, output = Path(output), Path(gold).absolute(), Path(output).absolute()
-    settings, allowance = checked_options(gold, output, k, concurrency, config, allow_errors)
+    corpus = Path(corpus).absolute() if corpus is not None else corpus_beside(gold)
+    settings, allowance = checked_options(
+        gold, output, k, concurrency, config, allow_errors, corpus
+    )
     target = load_retriever(retriever) if isinstance(retriever, str) else retriever
     check_retriever(target)
-    corpus = Path(corpus).absolute() if corpus is not None else corpus_beside(gold)
     facts = gold_queries(gold, corpus)
     queries = facts.queries
     name = name or (retriever if isinstance(retriever, str) else retriever_name(target))
@@ -374,20 +377,27 @@ def capture(
 
 
 def checked_options(
-    gold: Path, output: Path, k: Any, concurrency: Any, config: Any, allow_errors: Any
+    gold: Path,
+    output: Path,
+    k: Any,
+    concurrency: Any,
+    config: Any,
+    allow_errors: Any,
+    corpus: Path | None = None,
 ) -> tuple[dict, tuple[str, float]]:
-    """The redacted config and the error allowance; every bad option reported at once."""
+    """The redacted config and the error allowance; every bad option reported at once (the
+    run written over none of the inputs: gold, a config file, the corpus)."""
     problems = output_problems(output)
     if not (isinstance(k, int) and k >= 1):
         problems.append(Problem("-k", None, str(k), "a positive whole number of results"))
     if not (isinstance(concurrency, int) and concurrency >= 1):
         problems.append(Problem("--concurrency", None, str(concurrency), "a whole number >= 1"))
     settings = {} if config is None else config
-    if not isinstance(settings, dict):
-        problems += overwrite_problems(output, [gold, Path(settings)])
-        settings = read_config(Path(settings))
-    else:
-        problems += overwrite_problems(output, [gold])
+    config_file = None if isinstance(settings, dict) else Path(settings)
+    inputs = {"gold": gold, "config": config_file, "corpus": corpus}
+    problems += overwrite_problems(output, {k: Path(v) if v else None for k, v in inputs.items()})
+    if config_file is not None:
+        settings = read_config(config_file)
     allowance = None
     try:
         allowance = parse_allowance(allow_errors)

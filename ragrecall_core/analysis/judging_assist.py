@@ -443,12 +443,14 @@ def export_judge_grades(workspace: Workspace, path: Path, annotator: str | None 
     with ``--grades``, they are judge grades still (annotator ``judge:NAME``): counted only
     with ``evaluate --judge-grades count``."""
     from ragrecall_core.analysis.judge_session import grades_csv, grades_jsonl
+    from ragrecall_core.analysis.output_targets import overwrite_problems
 
     path = Path(path)
     if path.suffix.lower() not in EXPORT_SUFFIXES:
         raise InputError([Problem("--export", None, str(path), "a file ending in .jsonl or .csv")])
     if path.is_dir() or not path.parent.is_dir():
         raise InputError([Problem("--export", None, str(path), "a file in an existing folder")])
+    raise_if_any(overwrite_problems(workspace, {"--export": path}))
     store.open_store(workspace)
     grades = store.judge_grades(workspace, annotator)
     text = grades_csv(grades) if path.suffix.lower() == ".csv" else grades_jsonl(grades)

@@ -6,7 +6,7 @@ as one. Checked once the inputs are loaded, before anything is written, by path,
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ragrecall_core.errors import Problem
@@ -16,8 +16,24 @@ from ragrecall_core.inputs.workspace import Workspace
 def overwrite_problems(workspace: Workspace, targets: Mapping[str, Path | None]) -> list[Problem]:
     """``targets``: ``{option: path it writes}`` (``None``: not written); one problem per
     target that is an input of ``workspace`` (gold, qrels, runs, their configs, grades,
-    corpus), naming the input, and per target an earlier one already writes."""
-    inputs = workspace.input_files()
+    corpus) or its judgment store, naming it, and per target an earlier one already writes."""
+    return overwritten(targets, protected_files(workspace))
+
+
+def protected_files(workspace: Workspace) -> list[tuple[str, Path]]:
+    """What no output of a command on ``workspace`` may replace, each with its role: its
+    inputs and its judgment store (with the files DuckDB keeps beside it)."""
+    from ragrecall_core.inputs.db import store_files
+    from ragrecall_core.inputs.store import store_path
+
+    store = [("judgment store", path) for path in store_files(store_path(workspace))]
+    return [*workspace.input_files(), *store]
+
+
+def overwritten(
+    targets: Mapping[str, Path | None], inputs: Sequence[tuple[str, Path]]
+) -> list[Problem]:
+    """:func:`overwrite_problems` of the files ``inputs`` (role, path)."""
     problems = []
     written: list[tuple[str, Path]] = []
     for option, target in targets.items():

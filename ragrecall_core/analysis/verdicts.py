@@ -25,7 +25,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
-from ragrecall_core.errors import InputError, Problem, one_line
+from ragrecall_core.errors import InputError, Problem, one_line, raise_if_any
 from ragrecall_core.inputs.db import connect, lock_down
 from ragrecall_core.inputs.readers import (
     CSV,
@@ -251,8 +251,11 @@ def export_verdicts(workspace: Workspace, path: Path) -> int:
     """Write every recorded verdict (the whole history, oldest first) to ``path``: JSON
     lines for ``.jsonl``/``.json``/``.ndjson``, CSV (formula cells neutralised) for ``.csv``.
     Returns how many rows were written."""
+    from ragrecall_core.analysis.output_targets import overwrite_problems
+
     path = Path(path)
     fmt = _format_of(path)
+    raise_if_any(overwrite_problems(workspace, {"--export": path}))
     rows = _history(workspace)
     if fmt == JSONL:
         text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows.to_dict("records"))
