@@ -16,7 +16,7 @@ import html
 import io
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -45,6 +45,7 @@ from ragrecall_core.scoring.policy import Policy
 from ragrecall_core.version import __version__
 
 NO_VERDICTS = "No meeting verdicts recorded."
+NO_WARNINGS = "No warnings: evaluate found nothing to flag in these runs."
 REPORT_MEASURES = (
     "Recall@{k}",
     "Hit@{k}",
@@ -127,6 +128,9 @@ class Report:
     file_grades: int = 0  # reviewers' grades read from grade files
     # what the numbers need said beside them: a k past every list of a run
     notes: tuple[str, ...] = ()
+    # per run, what evaluate warns of (missing and ignored queries, skipped ranks, ties
+    # across k, ...): a filed report's numbers are read with them
+    warnings: dict[str, list[str]] = field(default_factory=dict)
 
     def scope_line(self) -> str:
         """The report's scope in the words of the dashboard's scope line (issue 29), but for
@@ -174,6 +178,9 @@ class Report:
         parts = ["# ragrecall retrieval report", ""]
         parts += [f"- **{key}**: {md_text(value)}" for key, value in self.header().items()]
         parts += ["", "## Results (macro mean over queries)", "", _md(self.aggregate_table())]
+        parts += ["", "## Warnings", ""]
+        parts += [f"- **{md_text(run)}**: {md_text(text)}" for run, text in self.warning_lines()]
+        parts += [] if self.warnings else [NO_WARNINGS]
         parts += ["", "## Meeting verdicts", ""]
         if self.has_verdicts():
             parts += [_md(self.verdict_counts()), "", _md(self.verdict_list())]
@@ -197,6 +204,7 @@ class Report:
         comments = [f"{key}: {value}" for key, value in self.header().items()]
         comments += [_hash_comment(h) for h in self.hashes]
         comments += [f"config {run}: {json.dumps(config)}" for run, config in self.configs.items()]
+        comments += [f"warning {run}: {text}" for run, text in self.warning_lines()]
         comments += self.verdict_comments()
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
@@ -231,8 +239,19 @@ class Report:
             if self.verdicts_elsewhere
             else f"<p>{html.escape(NO_VERDICTS)}</p>"
         ) + (f"<p>{html.escape(self.elsewhere_note())}</p>" if self.verdicts_elsewhere else "")
+        warnings = (
+            "<ul>"
+            + "".join(
+                f"<li><b>{_html_text(run)}</b>: {_html_text(text)}</li>"
+                for run, text in self.warning_lines()
+            )
+            + "</ul>"
+            if self.warnings
+            else f"<p>{html.escape(NO_WARNINGS)}</p>"
+        )
         return HTML.format(
             header=header,
+            warnings=warnings,
             chart=chart,
             verdicts=verdicts,
             results=_html_table(self.aggregate_table()),
@@ -241,6 +260,10 @@ class Report:
             hashes=_html_table(pd.DataFrame(self.hashes)),
             per_query=per_query,
         )
+
+    def warning_lines(self) -> list[tuple[str, str]]:
+        """(run, warning) for every warning, run by run."""
+        return [(run, text) for run, texts in self.warnings.items() for text in texts]
 
     def has_verdicts(self) -> bool:
         return self.verdicts is not None and not self.verdicts.empty
@@ -484,6 +507,7 @@ def build_report(
         gold_judgments=_count(workspace, "qrels"),
         file_grades=_count(workspace, "grades"),
         notes=depth_notes(workspace, runs, ids, k),
+        warnings={run: texts for run, texts in evaluation.warnings.items() if texts},
     )
 
 
@@ -523,6 +547,8 @@ pre {{ background: #f6f6f6; padding: 0.5rem; white-space: pre-wrap; }}
 <h2>Results (macro mean over queries)</h2>
 {results}
 {chart}
+<h2>Warnings</h2>
+{warnings}
 <h2>Meeting verdicts</h2>
 {verdicts}
 <h2>Measure definitions</h2>
