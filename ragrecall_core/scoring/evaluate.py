@@ -306,10 +306,16 @@ GROUP BY e.run, e.queries, e.query_id ORDER BY e.run
 OFF_PLACE_SQL = (
     "SELECT ${param} AS run, qid AS query_id, rank, position FROM {table} WHERE rank > position"
 )
-# the runs whose ranks are read as given: every one but a TREC run
+# the runs whose ranks are read as given: every one but a TREC run, and but a run of JSON
+# lines read as listed, whose rank is its place (a generated column: every list was in rank
+# order, so none skips; 7M rows: a scan of ~0.04 s saved)
 RANKED_RUNS_SQL = f"""
 SELECT run, path, tbl FROM run_files
-WHERE format <> '{TREC_RUN}' AND ($all_runs OR list_contains($runs, run)) ORDER BY run
+WHERE format <> '{TREC_RUN}' AND ($all_runs OR list_contains($runs, run))
+  AND NOT EXISTS (SELECT 1 FROM duckdb_columns() c
+                  WHERE c.table_name = run_files.tbl AND c.column_name = 'rank'
+                    AND c.is_generated)
+ORDER BY run
 """
 
 NOT_IN_CORPUS_SQL = """
