@@ -117,30 +117,27 @@ def test_a_gold_list_or_map_is_shown_as_written(tmp_path, capsys, fields, shown)
     assert f"gold.jsonl:1: got '{shown}'" in err, err
 
 
-def test_a_grades_harmful_flag_is_shown_as_written(tmp_path, capsys):
+def refused_lines(tmp_path, capsys, option: str, name: str, text: str) -> str:
+    """stderr of evaluate on a one-query gold set and run, with the file ``name`` holding
+    ``text`` given as ``option`` (exit 2, no traceback)."""
     gold = write_text(
         tmp_path / "gold.jsonl", '{"id": "q1", "query": "x", "relevant_ids": ["a"]}\n'
     )
     run = write_text(tmp_path / "run.jsonl", run_line('"q1"') + "\n")
-    grades = write_text(
-        tmp_path / "anna.jsonl",
-        '{"query_id": "q1", "chunk_id": "a", "grade": 1, "harmful": 1.50}\n',
-    )
-    code, _, err = run_cli(capsys, ["evaluate", gold, run, "--grades", grades])
+    extra = write_text(tmp_path / name, text)
+    code, _, err = run_cli(capsys, ["evaluate", gold, run, option, extra])
     assert code == 2 and "Traceback" not in err
+    return err
+
+
+def test_a_grades_harmful_flag_is_shown_as_written(tmp_path, capsys):
+    row = '{"query_id": "q1", "chunk_id": "a", "grade": 1, "harmful": 1.50}\n'
+    err = refused_lines(tmp_path, capsys, "--grades", "anna.jsonl", row)
     assert """anna.jsonl:1: got '"harmful": 1.50'""" in err, err
 
 
 def test_a_corpus_field_is_shown_as_written(tmp_path, capsys):
-    gold = write_text(
-        tmp_path / "gold.jsonl", '{"id": "q1", "query": "x", "relevant_ids": ["a"]}\n'
-    )
-    run = write_text(tmp_path / "run.jsonl", run_line('"q1"') + "\n")
-    corpus = write_text(
-        tmp_path / "corpus.jsonl",
-        '{"chunk_id": 1.50, "text": "x"}\n{"chunk_id": "b", "text": 2.10, "section": [1.50]}\n',
-    )
-    code, _, err = run_cli(capsys, ["evaluate", gold, run, "--corpus", corpus])
-    assert code == 2 and "Traceback" not in err
+    rows = '{"chunk_id": 1.50, "text": "x"}\n{"chunk_id": "b", "text": 2.10, "section": [1.50]}\n'
+    err = refused_lines(tmp_path, capsys, "--corpus", "corpus.jsonl", rows)
     for line, shown in [(1, '"chunk_id": 1.50'), (2, '"text": 2.10'), (2, '"section": [1.50]')]:
         assert f"corpus.jsonl:{line}: got '{shown}'" in err, err
