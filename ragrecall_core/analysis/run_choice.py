@@ -119,7 +119,8 @@ def require_query_ids(workspace: Workspace, ids: object) -> None:
     (kept,) = (
         workspace.cursor()
         .execute(
-            "SELECT count(*) FROM queries WHERE list_contains($ids, query_id)",
+            # a hash join: list_contains per query was a scan of the list for each (10k x 10k)
+            "SELECT count(*) FROM queries WHERE query_id IN (SELECT unnest($ids))",
             {"ids": [i for i in ids if isinstance(i, str)]},
         )
         .fetchone()
