@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ragrecall_core.errors import MAX_FIELD_CHARS, gather, raise_if_any, shortened
 from ragrecall_core.inputs.beside import in_background
-from ragrecall_core.inputs.readers import TREC_RUN
+from ragrecall_core.inputs.readers import JSONL, TREC_RUN
 from ragrecall_core.inputs.sql import quote_identifier
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.measures import MeasureRequest, distinct_requests, measure_items
@@ -306,17 +306,40 @@ GROUP BY e.run, e.queries, e.query_id ORDER BY e.run
 OFF_PLACE_SQL = (
     "SELECT ${param} AS run, qid AS query_id, rank, position FROM {table} WHERE rank > position"
 )
+# A list mixing items with a rank and items without one: an item without a rank takes its
+# place as its rank, and a given rank equal to such a place sorts after it (list order), so
+# the given rank is not where it is measured. Per run table ({table}, quoted; its run a
+# bound parameter), the queries holding an unranked item (a scan for NULL ranks: in most
+# runs none), then their ranked rows off their place; the example is the first such query
+# by id, its first row off its place.
+MIXED_SQL = """
+WITH moved AS ({moved}),
+queries AS (SELECT run, count(DISTINCT query_id) AS queries, min(query_id) AS query_id
+            FROM moved GROUP BY run)
+SELECT q.run, q.queries, q.query_id, min_by(m.rank, m.position), min(m.position)
+FROM queries q JOIN moved m ON m.run = q.run AND m.query_id = q.query_id
+GROUP BY q.run, q.queries, q.query_id ORDER BY q.run
+"""
+MOVED_SQL = (
+    "SELECT ${param} AS run, qid AS query_id, rank, position FROM {table} "
+    "WHERE rank IS NOT NULL AND rank <> position AND qid IN "
+    "(SELECT qid FROM {table} WHERE rank IS NULL AND docno IS NOT NULL)"
+)
+
 # the runs whose ranks are read as given: every one but a TREC run, and but a run of JSON
 # lines read as listed, whose rank is its place (a generated column: every list was in rank
 # order, so none skips; 7M rows: a scan of ~0.04 s saved)
-RANKED_RUNS_SQL = f"""
+RUNS_RANKED_AS_GIVEN = f"""
 SELECT run, path, tbl FROM run_files
 WHERE format <> '{TREC_RUN}' AND ($all_runs OR list_contains($runs, run))
   AND NOT EXISTS (SELECT 1 FROM duckdb_columns() c
                   WHERE c.table_name = run_files.tbl AND c.column_name = 'rank'
                     AND c.is_generated)
-ORDER BY run
 """
+RANKED_RUNS_SQL = RUNS_RANKED_AS_GIVEN + "ORDER BY run"
+# of those, the runs whose items may lack a rank: JSON lines and records in memory (a
+# long-form run's rows each have one, or none has: no rank column)
+ITEM_RUNS_SQL = RUNS_RANKED_AS_GIVEN + f"AND format IN ('{JSONL}', 'memory') ORDER BY run"
 
 NOT_IN_CORPUS_SQL = """
 SELECT count(*), list(DISTINCT chunk_id ORDER BY chunk_id)[1:5] FROM qrels
@@ -367,7 +390,7 @@ def collect_warnings(
             f"{plural(n, 'gold query', 'gold queries')} {'is' if n == 1 else 'are'} missing "
             f"from the run and score 0 (e.g. {', '.join(sample)})"
         )
-    for run, text in rank_gaps(prepared, runs_only):
+    for run, text in [*rank_gaps(prepared, runs_only), *mixed_ranks(prepared, runs_only)]:
         warnings.setdefault(run, []).append(text)
     if cutoffs:
         bounds = {"cutoffs": list(cutoffs), "last": max(cutoffs) + 1}
@@ -411,6 +434,43 @@ def ignored_queries_text(n: int, sample: Sequence[str]) -> str:
     return (
         f"{plural(n, 'run query', 'run queries')} not in the gold set "
         f"{'was' if n == 1 else 'were'} ignored ({listed})"
+    )
+
+
+def mixed_ranks(prepared: PreparedEvaluation, runs_only: dict) -> list[tuple[str, str]]:
+    """Per run whose lists mix ranked and unranked items with a given rank off its place
+    (:data:`MIXED_SQL`), the warning that says so: its file, how many queries, one of them."""
+    ranked = prepared.fetch(ITEM_RUNS_SQL, runs_only)
+    if not ranked:
+        return []
+    parts = [
+        MOVED_SQL.format(param=f"run{i}", table=quote_identifier(table))
+        for i, (_, _, table) in enumerate(ranked)
+    ]
+    params = {f"run{i}": run for i, (run, _, _) in enumerate(ranked)}
+    sql = MIXED_SQL.replace("{moved}", " UNION ALL ".join(parts))
+    files = {run: path for run, path, _ in ranked}
+    return [
+        (run, mixed_text(files[run], n, query_id, rank, position))
+        for run, n, query_id, rank, position in prepared.fetch(sql, params)
+    ]
+
+
+def mixed_text(file: str, n: int, query_id: str, rank: int, position: int) -> str:
+    """The warning of a run file (or a run in memory: its label) whose ``n`` queries mix
+    items with and without a rank, with ``query_id``'s ``rank`` read as ``position``.
+
+    >>> print(mixed_text("run.jsonl", 1, "q1", 2, 3))
+    run.jsonl: 1 query mixes items with and without a rank ('q1': rank 2 read as position 3);
+    an item without a rank is ranked at its place in the list, and a rank given equal to
+    such a place comes after it
+    """
+    queries = plural(n, "query mixes", "queries mix")
+    example = f"{str(shortened(query_id))!r}: rank {rank} read as position {position}"
+    return (
+        f"{shortened(file, MAX_FIELD_CHARS)}: {queries} items with and without a rank "
+        f"({example}); an item without a rank is ranked at its place in the list, and a "
+        "rank given equal to such a place comes after it"
     )
 
 
