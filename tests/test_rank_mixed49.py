@@ -61,3 +61,16 @@ def test_records_in_memory_say_it_too(gold):
 def test_ranks_at_their_places_or_all_or_none_get_no_word(tmp_path, gold, first):
     run = write_jsonl(tmp_path / "runs" / "run.jsonl", lines(first))
     assert warnings_of(Workspace.from_files(gold, [run])) == []
+
+
+def test_both_warnings_follow_the_queries_measured(tmp_path, gold):
+    """A warning names a query the evaluation measures: evaluate on q2 alone (a split, a
+    dashboard filter) says nothing of q1's mixed or skipping ranks."""
+    gapped = [{"chunk_id": "a", "rank": 2}, {"chunk_id": "b", "rank": 5}]
+    for first in (COLLIDING, gapped):
+        run = write_jsonl(tmp_path / "runs" / "run.jsonl", lines(first))
+        workspace = Workspace.from_files(gold, [run])
+        every = evaluate(workspace, ["Recall@5"]).warnings["run"]
+        assert any("mixes" in w or "skip places" in w for w in every), every
+        scoped = evaluate(workspace, ["Recall@5"], query_ids=["q2"]).warnings.get("run", [])
+        assert not any("mixes" in w or "skip places" in w for w in scoped), scoped

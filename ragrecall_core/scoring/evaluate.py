@@ -289,6 +289,8 @@ GROUP BY a.run, a.rank ORDER BY a.run, a.rank
 # ranked above their position are joined to their list's length (in most runs none: one
 # comparison per row); the example is the first such query by id, from its first row off its
 # place on (at most three rows).
+# a run table's rows of the queries measured ($all_queries, else those in $ids)
+IN_SCOPE = "($all_queries OR qid IN (SELECT unnest($ids)))"
 RANK_GAPS_SQL = """
 WITH off AS ({off}),
 gapped AS (
@@ -304,7 +306,8 @@ GROUP BY e.run, e.queries, e.query_id ORDER BY e.run
 # one run's rows off their place ({table}: its generated table's name, quoted; its run name
 # a bound parameter)
 OFF_PLACE_SQL = (
-    "SELECT ${param} AS run, qid AS query_id, rank, position FROM {table} WHERE rank > position"
+    "SELECT ${param} AS run, qid AS query_id, rank, position FROM {table} "
+    "WHERE rank > position AND " + IN_SCOPE
 )
 # A list mixing items with a rank and items without one: an item without a rank takes its
 # place as its rank, and a given rank equal to such a place sorts after it (list order), so
@@ -323,7 +326,7 @@ GROUP BY q.run, q.queries, q.query_id ORDER BY q.run
 MOVED_SQL = (
     "SELECT ${param} AS run, qid AS query_id, rank, position FROM {table} "
     "WHERE rank IS NOT NULL AND rank <> position AND qid IN "
-    "(SELECT qid FROM {table} WHERE rank IS NULL AND docno IS NOT NULL)"
+    "(SELECT qid FROM {table} WHERE rank IS NULL AND docno IS NOT NULL) AND " + IN_SCOPE
 )
 
 # the runs whose ranks are read as given: every one but a TREC run, and but a run of JSON
@@ -390,7 +393,11 @@ def collect_warnings(
             f"{plural(n, 'gold query', 'gold queries')} {'is' if n == 1 else 'are'} missing "
             f"from the run and score 0 (e.g. {', '.join(sample)})"
         )
-    for run, text in [*rank_gaps(prepared, runs_only), *mixed_ranks(prepared, runs_only)]:
+    said = [
+        *rank_gaps(prepared, runs_only, query_ids),
+        *mixed_ranks(prepared, runs_only, query_ids),
+    ]
+    for run, text in said:
         warnings.setdefault(run, []).append(text)
     if cutoffs:
         bounds = {"cutoffs": list(cutoffs), "last": max(cutoffs) + 1}
@@ -437,7 +444,9 @@ def ignored_queries_text(n: int, sample: Sequence[str]) -> str:
     )
 
 
-def mixed_ranks(prepared: PreparedEvaluation, runs_only: dict) -> list[tuple[str, str]]:
+def mixed_ranks(
+    prepared: PreparedEvaluation, runs_only: dict, query_ids: Sequence[str] | None
+) -> list[tuple[str, str]]:
     """Per run whose lists mix ranked and unranked items with a given rank off its place
     (:data:`MIXED_SQL`), the warning that says so: its file, how many queries, one of them."""
     ranked = prepared.fetch(ITEM_RUNS_SQL, runs_only)
@@ -447,13 +456,18 @@ def mixed_ranks(prepared: PreparedEvaluation, runs_only: dict) -> list[tuple[str
         MOVED_SQL.format(param=f"run{i}", table=quote_identifier(table))
         for i, (_, _, table) in enumerate(ranked)
     ]
-    params = {f"run{i}": run for i, (run, _, _) in enumerate(ranked)}
+    params = {f"run{i}": run for i, (run, _, _) in enumerate(ranked)} | query_scope(query_ids)
     sql = MIXED_SQL.replace("{moved}", " UNION ALL ".join(parts))
     files = {run: path for run, path, _ in ranked}
     return [
         (run, mixed_text(files[run], n, query_id, rank, position))
         for run, n, query_id, rank, position in prepared.fetch(sql, params)
     ]
+
+
+def query_scope(query_ids: Sequence[str] | None) -> dict:
+    """The parameters of :data:`IN_SCOPE`: every query (None), or those of ``query_ids``."""
+    return {"all_queries": query_ids is None, "ids": list(query_ids or [])}
 
 
 def mixed_text(file: str, n: int, query_id: str, rank: int, position: int) -> str:
@@ -474,7 +488,9 @@ def mixed_text(file: str, n: int, query_id: str, rank: int, position: int) -> st
     )
 
 
-def rank_gaps(prepared: PreparedEvaluation, runs_only: dict) -> list[tuple[str, str]]:
+def rank_gaps(
+    prepared: PreparedEvaluation, runs_only: dict, query_ids: Sequence[str] | None
+) -> list[tuple[str, str]]:
     """Per run whose lists' ranks skip places (:data:`RANK_GAPS_SQL`), the warning that
     says so: its file, how many queries, and one of them as an example."""
     ranked = prepared.fetch(RANKED_RUNS_SQL, runs_only)
@@ -484,7 +500,7 @@ def rank_gaps(prepared: PreparedEvaluation, runs_only: dict) -> list[tuple[str, 
         OFF_PLACE_SQL.format(param=f"run{i}", table=quote_identifier(table))
         for i, (_, _, table) in enumerate(ranked)
     ]
-    params = {f"run{i}": run for i, (run, _, _) in enumerate(ranked)}
+    params = {f"run{i}": run for i, (run, _, _) in enumerate(ranked)} | query_scope(query_ids)
     sql = RANK_GAPS_SQL.replace("{off}", " UNION ALL ".join(parts))
     files = {run: path for run, path, _ in ranked}
     return [
