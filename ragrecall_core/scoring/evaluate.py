@@ -292,7 +292,7 @@ GROUP BY a.run, a.rank ORDER BY a.run, a.rank
 # a run table's rows of the queries measured ($all_queries, else those in $ids)
 IN_SCOPE = "($all_queries OR qid IN (SELECT unnest($ids)))"
 RANK_GAPS_SQL = """
-WITH off AS ({off}),
+WITH off AS ({rows}),
 gapped AS (
     SELECT o.run, o.query_id
     FROM off o JOIN run_queries q ON q.run = o.run AND q.query_id = o.query_id
@@ -316,7 +316,7 @@ OFF_PLACE_SQL = (
 # runs none), then their ranked rows off their place; the example is the first such query
 # by id, its first row off its place.
 MIXED_SQL = """
-WITH moved AS ({moved}),
+WITH moved AS ({rows}),
 queries AS (SELECT run, count(DISTINCT query_id) AS queries, min(query_id) AS query_id
             FROM moved GROUP BY run)
 SELECT q.run, q.queries, q.query_id, min_by(m.rank, m.position), min(m.position)
@@ -329,20 +329,21 @@ MOVED_SQL = (
     "(SELECT qid FROM {table} WHERE rank IS NULL AND docno IS NOT NULL) AND " + IN_SCOPE
 )
 
-# the runs whose ranks are read as given: every one but a TREC run, and but a run of JSON
-# lines read as listed, whose rank is its place (a generated column: every list was in rank
-# order, so none skips; 7M rows: a scan of ~0.04 s saved)
-RUNS_RANKED_AS_GIVEN = f"""
-SELECT run, path, tbl FROM run_files
+# the runs whose ranks are read as given, with their file, table and format: every one but
+# a TREC run, and but a run of JSON lines read as listed, whose rank is its place (a
+# generated column: every list was in rank order, so none skips; 7M rows: a scan of ~0.04 s
+# saved)
+RANKED_RUNS_SQL = f"""
+SELECT run, path, tbl, format FROM run_files
 WHERE format <> '{TREC_RUN}' AND ($all_runs OR list_contains($runs, run))
   AND NOT EXISTS (SELECT 1 FROM duckdb_columns() c
                   WHERE c.table_name = run_files.tbl AND c.column_name = 'rank'
                     AND c.is_generated)
+ORDER BY run
 """
-RANKED_RUNS_SQL = RUNS_RANKED_AS_GIVEN + "ORDER BY run"
-# of those, the runs whose items may lack a rank: JSON lines and records in memory (a
+# of those, the formats whose items may lack a rank: JSON lines and records in memory (a
 # long-form run's rows each have one, or none has: no rank column)
-ITEM_RUNS_SQL = RUNS_RANKED_AS_GIVEN + f"AND format IN ('{JSONL}', 'memory') ORDER BY run"
+ITEM_FORMATS = (JSONL, "memory")
 
 NOT_IN_CORPUS_SQL = """
 SELECT count(*), list(DISTINCT chunk_id ORDER BY chunk_id)[1:5] FROM qrels
@@ -393,9 +394,12 @@ def collect_warnings(
             f"{plural(n, 'gold query', 'gold queries')} {'is' if n == 1 else 'are'} missing "
             f"from the run and score 0 (e.g. {', '.join(sample)})"
         )
+    ranked = prepared.fetch(RANKED_RUNS_SQL, runs_only)
+    items = [row for row in ranked if row[3] in ITEM_FORMATS]
+    queries = {name: scope[name] for name in ("all_queries", "ids")}  # IN_SCOPE's
     said = [
-        *rank_gaps(prepared, runs_only, query_ids),
-        *mixed_ranks(prepared, runs_only, query_ids),
+        *run_table_warnings(prepared, ranked, OFF_PLACE_SQL, RANK_GAPS_SQL, queries, rank_gap_text),
+        *run_table_warnings(prepared, items, MOVED_SQL, MIXED_SQL, queries, mixed_text),
     ]
     for run, text in said:
         warnings.setdefault(run, []).append(text)
@@ -444,30 +448,28 @@ def ignored_queries_text(n: int, sample: Sequence[str]) -> str:
     )
 
 
-def mixed_ranks(
-    prepared: PreparedEvaluation, runs_only: dict, query_ids: Sequence[str] | None
+def run_table_warnings(
+    prepared: PreparedEvaluation,
+    runs: list[tuple],
+    rows_sql: str,
+    whole_sql: str,
+    params: dict,
+    text: Callable[..., str],
 ) -> list[tuple[str, str]]:
-    """Per run whose lists mix ranked and unranked items with a given rank off its place
-    (:data:`MIXED_SQL`), the warning that says so: its file, how many queries, one of them."""
-    ranked = prepared.fetch(ITEM_RUNS_SQL, runs_only)
-    if not ranked:
+    """(run, warning) for each of ``runs`` (:data:`RANKED_RUNS_SQL`'s rows) that
+    ``whole_sql`` finds: its ``{rows}`` are ``rows_sql`` of each run's table (quoted; its
+    run a bound parameter), and each row it gives (run, then the warning's figures) is said
+    by ``text(file, *figures)``."""
+    if not runs:
         return []
     parts = [
-        MOVED_SQL.format(param=f"run{i}", table=quote_identifier(table))
-        for i, (_, _, table) in enumerate(ranked)
+        rows_sql.format(param=f"run{i}", table=quote_identifier(table))
+        for i, (_, _, table, _) in enumerate(runs)
     ]
-    params = {f"run{i}": run for i, (run, _, _) in enumerate(ranked)} | query_scope(query_ids)
-    sql = MIXED_SQL.replace("{moved}", " UNION ALL ".join(parts))
-    files = {run: path for run, path, _ in ranked}
-    return [
-        (run, mixed_text(files[run], n, query_id, rank, position))
-        for run, n, query_id, rank, position in prepared.fetch(sql, params)
-    ]
-
-
-def query_scope(query_ids: Sequence[str] | None) -> dict:
-    """The parameters of :data:`IN_SCOPE`: every query (None), or those of ``query_ids``."""
-    return {"all_queries": query_ids is None, "ids": list(query_ids or [])}
+    params = {f"run{i}": run for i, (run, *_) in enumerate(runs)} | params
+    files = {run: path for run, path, *_ in runs}
+    sql = whole_sql.replace("{rows}", " UNION ALL ".join(parts))
+    return [(run, text(files[run], *figures)) for run, *figures in prepared.fetch(sql, params)]
 
 
 def mixed_text(file: str, n: int, query_id: str, rank: int, position: int) -> str:
@@ -486,27 +488,6 @@ def mixed_text(file: str, n: int, query_id: str, rank: int, position: int) -> st
         f"({example}); an item without a rank is ranked at its place in the list, and a "
         "rank given equal to such a place comes after it"
     )
-
-
-def rank_gaps(
-    prepared: PreparedEvaluation, runs_only: dict, query_ids: Sequence[str] | None
-) -> list[tuple[str, str]]:
-    """Per run whose lists' ranks skip places (:data:`RANK_GAPS_SQL`), the warning that
-    says so: its file, how many queries, and one of them as an example."""
-    ranked = prepared.fetch(RANKED_RUNS_SQL, runs_only)
-    if not ranked:
-        return []
-    parts = [
-        OFF_PLACE_SQL.format(param=f"run{i}", table=quote_identifier(table))
-        for i, (_, _, table) in enumerate(ranked)
-    ]
-    params = {f"run{i}": run for i, (run, _, _) in enumerate(ranked)} | query_scope(query_ids)
-    sql = RANK_GAPS_SQL.replace("{off}", " UNION ALL ".join(parts))
-    files = {run: path for run, path, _ in ranked}
-    return [
-        (run, rank_gap_text(files[run], n, query_id, ranks, positions))
-        for run, n, query_id, ranks, positions in prepared.fetch(sql, params)
-    ]
 
 
 def rank_gap_text(file: str, n: int, query_id: str, ranks: list, positions: list) -> str:
