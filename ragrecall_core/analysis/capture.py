@@ -394,8 +394,7 @@ def checked_options(
         problems.append(Problem("--concurrency", None, str(concurrency), "a whole number >= 1"))
     settings = {} if config is None else config
     config_file = None if isinstance(settings, dict) else Path(settings)
-    inputs = {"gold": gold, "config": config_file, "corpus": corpus}
-    problems += overwrite_problems(output, {k: Path(v) if v else None for k, v in inputs.items()})
+    problems += overwrite_problems(output, {"gold": gold, "config": config_file, "corpus": corpus})
     if config_file is not None:
         settings = read_config(config_file)
     allowance = None
