@@ -17,9 +17,11 @@ from ragrecall_core.analysis.pass_rule import DEFAULT_RULE
 from ragrecall_core.analysis.pass_rule import pass_measure as rule_measure
 from ragrecall_core.analysis.run_choice import (
     cutoff_problems,
+    listed_items,
     pair_problems,
     policy_problems,
     require_query_ids,
+    run_depths,
 )
 from ragrecall_core.analysis.significance import sign_flip_p_values
 from ragrecall_core.errors import one_line, raise_if_any
@@ -190,7 +192,9 @@ def compare(
         config_diff=config_diff(base_cfg, cand_cfg),
         # a run without a config states no factor: which changed is unknown (a note says so)
         factors_changed=changed_factors(base_cfg, cand_cfg) if base_cfg and cand_cfg else [],
-        notes=comparability_notes(workspace, baseline, candidate, k, base_cfg, cand_cfg, query_ids)
+        notes=comparability_notes(
+            workspace, baseline, candidate, k, base_cfg, cand_cfg, query_ids, policy
+        )
         + few_queries_notes(deltas),
     )
 
@@ -324,13 +328,11 @@ def _show(value) -> str:
 COVERAGE_SQL = """
 WITH scope AS (SELECT query_id FROM queries WHERE $all OR list_contains($ids, query_id)),
 listed AS (
-    SELECT run, query_id, max(rank) AS depth FROM runs
-    WHERE run IN ($a, $b) AND query_id IN (SELECT query_id FROM scope) GROUP BY run, query_id),
+    SELECT DISTINCT run, query_id FROM runs
+    WHERE run IN ($a, $b) AND query_id IN (SELECT query_id FROM scope)),
 only_one AS (SELECT query_id FROM listed GROUP BY query_id HAVING count(DISTINCT run) = 1)
 SELECT (SELECT count(*) FROM scope),
        count(*) FILTER (WHERE run = $a), count(*) FILTER (WHERE run = $b),
-       coalesce(max(depth) FILTER (WHERE run = $a), 0),
-       coalesce(max(depth) FILTER (WHERE run = $b), 0),
        (SELECT count(*) FROM only_one)
 FROM listed
 """
@@ -344,11 +346,13 @@ def comparability_notes(
     base_cfg: dict,
     cand_cfg: dict,
     query_ids: Sequence[str] | None = None,
+    policy: Policy | None = None,
 ) -> list[str]:
     """Plain sentences on what makes the two runs not fully comparable, within the
-    compared queries (``query_ids``: a split or a filter; ``None``: every gold query)."""
+    compared queries (``query_ids``: a split or a filter; ``None``: every gold query); list
+    depths in the ``policy``'s unit (documents under ``--unit doc``)."""
     notes = []
-    scope, qa, qb, da, db, differ = (
+    scope, qa, qb, differ = (
         workspace.cursor()
         .execute(
             COVERAGE_SQL,
@@ -367,9 +371,14 @@ def comparability_notes(
             f"compared ones {'is' if differ == 1 else 'are'} listed by one run only; a query a "
             "run lacks scores 0 for it"
         )
+    depths, items = (
+        run_depths(workspace, [baseline, candidate], query_ids, policy),
+        listed_items(policy),
+    )
+    da, db = depths[baseline], depths[candidate]
     if min(da, db) < k:
         notes.append(
-            f"a run lists fewer than k = {k} results ({baseline}: {da}, "
+            f"a run lists fewer than k = {k} {items} ({baseline}: {da}, "
             f"{candidate}: {db}); measures at k compare unequal list depths"
         )
     return notes + config_notes({baseline: base_cfg, candidate: cand_cfg})

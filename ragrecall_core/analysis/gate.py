@@ -25,6 +25,7 @@ from ragrecall_core.analysis.gate_outputs import (
 from ragrecall_core.analysis.pass_rule import DEFAULT_RULE, pass_measure, rule_line
 from ragrecall_core.analysis.run_choice import (
     cutoff_problems,
+    listed_items,
     pair_problems,
     policy_problems,
     run_depths,
@@ -314,7 +315,7 @@ def check_gate(
     if baseline is not None:
         result.regressions = regressed_queries(workspace, baseline, run, k, policy, ids, rule)
     cutoffs = {r.measure: parse_measure(r.measure).cutoff for r in parsed}
-    result.notes = depth_notes(workspace, run, baseline, ids, cutoffs, k)
+    result.notes = depth_notes(workspace, run, baseline, ids, cutoffs, k, policy)
     return result
 
 
@@ -325,14 +326,16 @@ def depth_notes(
     ids: Sequence[str] | None,
     cutoffs: dict[str, int | None],
     k: int,
+    policy: Policy | None = None,
 ) -> list[str]:
     """A requirement's cutoff (``cutoffs``: label -> k) or the pass rule's ``k`` that goes
     past every list of a run in scope: ``Recall@100`` of a run captured at top 10 is its
-    Recall@10, which the gate must say (as compare does), not pass or fail silently."""
+    Recall@10, which the gate must say (as compare does), not pass or fail silently. Lists
+    are counted in the ``policy``'s unit (documents under ``--unit doc``)."""
     runs = [run] + ([] if baseline is None else [baseline])
-    depth = run_depths(workspace, runs, ids)
+    depth, items = run_depths(workspace, runs, ids, policy), listed_items(policy)
     notes = [
-        f"{label} goes past every list of {run}, which lists at most {depth[run]} results per "
+        f"{label} goes past every list of {run}, which lists at most {depth[run]} {items} per "
         f"query: it counts only those"
         for label, cutoff in cutoffs.items()
         if cutoff is not None and cutoff > depth[run]
@@ -341,7 +344,7 @@ def depth_notes(
     if baseline is not None and shallow:
         notes.append(
             f"the pass rule's k = {k} goes past every list of {' and '.join(shallow)}: "
-            "a query passes or fails on the results its run lists"
+            f"a query passes or fails on the {items} its run lists"
         )
     return notes
 

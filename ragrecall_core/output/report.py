@@ -30,7 +30,12 @@ from ragrecall_core.analysis.query_table import (
     filter_table,
     query_table,
 )
-from ragrecall_core.analysis.run_choice import cutoff_problems, run_depths, run_problems
+from ragrecall_core.analysis.run_choice import (
+    cutoff_problems,
+    listed_items,
+    run_depths,
+    run_problems,
+)
 from ragrecall_core.analysis.selection import default_split, query_ids, require_split
 from ragrecall_core.errors import InputError, Problem, one_line, raise_if_any
 from ragrecall_core.inputs.configs import config_path_for
@@ -506,19 +511,20 @@ def build_report(
         view=view,
         gold_judgments=_count(workspace, "qrels"),
         file_grades=_count(workspace, "grades"),
-        notes=depth_notes(workspace, runs, ids, k),
+        notes=depth_notes(workspace, runs, ids, k, policy),
         warnings={run: texts for run, texts in evaluation.warnings.items() if texts},
     )
 
 
 def depth_notes(
-    workspace: Workspace, runs: list[str], ids: list[str] | None, k: int
+    workspace: Workspace, runs: list[str], ids: list[str] | None, k: int, policy: Policy
 ) -> tuple[str, ...]:
     """A note per run none of whose lists (of the reported queries) reaches ``k``: its
-    measures at k count only what it lists, as compare and the gate say too."""
-    depths = run_depths(workspace, runs, ids)
+    measures at k count only what it lists, as compare and the gate say too. Lists are
+    counted in the ``policy``'s unit (documents under ``--unit doc``)."""
+    depths, items = run_depths(workspace, runs, ids, policy), listed_items(policy)
     return tuple(
-        f"k = {k} goes past every list of {run} (at most {depth} results per query): its "
+        f"k = {k} goes past every list of {run} (at most {depth} {items} per query): its "
         "measures at k count only those"
         for run, depth in depths.items()
         if depth < k
