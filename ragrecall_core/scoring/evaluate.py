@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ragrecall_core.errors import MAX_FIELD_CHARS, gather, raise_if_any, shortened
 from ragrecall_core.inputs.beside import in_background
-from ragrecall_core.inputs.readers import JSONL, TREC_RUN
+from ragrecall_core.inputs.readers import CSV, JSONL, PARQUET, TREC_RUN
 from ragrecall_core.inputs.sql import quote_identifier
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.measures import MeasureRequest, distinct_requests, measure_items
@@ -345,6 +345,39 @@ ORDER BY run
 # long-form run's rows each have one, or none has: no rank column)
 ITEM_FORMATS = (JSONL, "memory")
 
+# A run without ranks (a CSV / Parquet run or a frame without a rank column, scored data in
+# memory) is ordered by score, highest first, as trec_eval orders a run; its table's rank is
+# then each row's place as given, its position the place measured. A query whose scores
+# rise down its first rows as given (none falls), and whose first row given is not measured
+# first, was written best first with distances (FAISS L2, Chroma): read backwards. In a run
+# read by its ranks, the row ranked 1 is always measured first, so none is ever named. Over
+# each list's head (its first GIVEN_HEAD places, as analysis/score_direction reads one) and
+# every query of the run: the file's fact, whatever queries are measured. Said only when no
+# query's scores fall as given (both: the order given says nothing of the direction).
+GIVEN_HEAD = 10
+GIVEN_ORDER_SQL = (
+    "SELECT ${param} AS run, qid AS query_id, rank, position, score, "
+    "score - lag(score) OVER (PARTITION BY qid ORDER BY rank) AS step FROM {table} "
+    "WHERE rank <= $head AND score IS NOT NULL AND docno IS NOT NULL"
+)
+RISING_SQL = """
+WITH given AS ({rows}),
+per_query AS (
+    SELECT run, query_id, bool_or(step > 0) AS rises, bool_or(step < 0) AS falls,
+           bool_or(rank = 1 AND position > 1) AS moved
+    FROM given GROUP BY run, query_id),
+rising AS (
+    SELECT run, count(*) FILTER (WHERE rises AND moved) AS queries,
+           min(query_id) FILTER (WHERE rises AND moved) AS query_id
+    FROM per_query GROUP BY run
+    HAVING NOT bool_or(falls) AND count(*) FILTER (WHERE rises AND moved) > 0)
+SELECT r.run, r.queries, r.query_id, list(g.score ORDER BY g.rank)[1:3]
+FROM rising r JOIN given g ON g.run = r.run AND g.query_id = r.query_id
+GROUP BY r.run, r.queries, r.query_id ORDER BY r.run
+"""
+# the formats whose runs may come without ranks, then ordered by score
+SCORED_FORMATS = (CSV, PARQUET, "memory")
+
 NOT_IN_CORPUS_SQL = """
 SELECT count(*), list(DISTINCT chunk_id ORDER BY chunk_id)[1:5] FROM qrels
 WHERE (SELECT count(*) FROM corpus) > 0 AND grade > 0
@@ -396,10 +429,12 @@ def collect_warnings(
         )
     ranked = prepared.fetch(RANKED_RUNS_SQL, runs_only)
     items = [row for row in ranked if row[3] in ITEM_FORMATS]
+    scored, head = [row for row in ranked if row[3] in SCORED_FORMATS], {"head": GIVEN_HEAD}
     queries = {name: scope[name] for name in ("all_queries", "ids")}  # IN_SCOPE's
     said = [
         *run_table_warnings(prepared, ranked, OFF_PLACE_SQL, RANK_GAPS_SQL, queries, rank_gap_text),
         *run_table_warnings(prepared, items, MOVED_SQL, MIXED_SQL, queries, mixed_text),
+        *run_table_warnings(prepared, scored, GIVEN_ORDER_SQL, RISING_SQL, head, rising_text),
     ]
     for run, text in said:
         warnings.setdefault(run, []).append(text)
@@ -487,6 +522,28 @@ def mixed_text(file: str, n: int, query_id: str, rank: int, position: int) -> st
         f"{shortened(file, MAX_FIELD_CHARS)}: {queries} items with and without a rank "
         f"({example}); an item without a rank is ranked at its place in the list, and a "
         "rank given equal to such a place comes after it"
+    )
+
+
+def rising_text(file: str, n: int, query_id: str, scores: list) -> str:
+    """The warning of a run file (or a run in memory: its label) without ranks whose ``n``
+    queries' scores rise as given (``query_id``'s first ``scores``): ordered by score,
+    highest first, a distance run reads backwards. What to do is said with it.
+
+    >>> print(rising_text("faiss.csv", 2, "q1", [0.1, 0.35, 0.8]))
+    faiss.csv: without a rank, each query's items are ordered by score, highest first (as
+    trec_eval orders a run), but the scores rise down 2 queries' items as given ('q1': 0.1,
+    0.35, 0.8), as distances do (FAISS L2, Chroma): if lower is better, these lists are
+    read backwards; add a rank column (1 = best) to keep the order given
+    """
+    queries = plural(n, "query's", "queries'")
+    example = f"{str(shortened(query_id))!r}: {', '.join(f'{s:g}' for s in scores)}"
+    return (
+        f"{shortened(file, MAX_FIELD_CHARS)}: without a rank, each query's items are ordered "
+        f"by score, highest first (as trec_eval orders a run), but the scores rise down "
+        f"{queries} items as given ({example}), as distances do (FAISS L2, Chroma): if lower "
+        "is better, these lists are read backwards; add a rank column (1 = best) to keep "
+        "the order given"
     )
 
 
