@@ -157,3 +157,15 @@ def test_an_example_with_an_unknown_option_is_caught():
     assert stop.value.code == 2
     folded = "```yaml\n- run: >\n    ragrecall check g r\n    --junit x.xml\n```\n"
     assert example_commands(folded) == ["ragrecall check g r --junit x.xml"]
+
+
+def test_top_help_says_what_the_tool_does_and_its_exit_codes(capsys):
+    """`ragrecall --help` is for users: what the tool measures and its exit codes, not the
+    module docstring's first line (an RST ``ragrecall`` and "a thin layer" were shown)."""
+    with pytest.raises(SystemExit) as stop:
+        build_parser().parse_args(["--help"])
+    assert stop.value.code == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "``" not in out and "thin layer" not in out
+    assert "Recall@k" in out and "release gate" in out
+    assert "exit codes: 0 success, 1 a release gate failed, 2 invalid input" in out
