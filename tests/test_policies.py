@@ -104,6 +104,24 @@ def test_reviewer_partial_policy_on_the_command_line(tmp_path, capsys):
     assert "partial (1) = not relevant" in out  # printed beside the numbers
 
 
+def test_the_policy_line_says_when_no_reviewer_grade_was_loaded(tmp_path, capsys):
+    """ "reviewers' grades = used" beside numbers no reviewer's grade touched read as if
+    grades went in: without any, every output says none were loaded."""
+    gold = write_jsonl(tmp_path / "gold.jsonl", [gold_row("q1", ["a"])])
+    run = write_jsonl(tmp_path / "run.jsonl", [run_row("q1", ["a", "p"])])
+    grades = write_jsonl(tmp_path / "anna.jsonl", [grade_row("q1", "p", 1)])
+    none = "reviewers' grades = used (none loaded)"
+    for argv, shown in (([], True), (["--grades", grades], False)):
+        code, out, _ = run_cli(capsys, ["evaluate", gold, run, "-m", "Recall@2", *argv])
+        assert code == 0 and (none in out) is shown
+        assert ("reviewers' grades = used" in out) is True
+        code, out, _ = run_cli(capsys, ["evaluate", gold, run, *argv, "--format", "json"])
+        assert (none in json.loads(out)["policy"]) is shown
+    ws = make_workspace(tmp_path / "ws", [gold_row("q1", ["a"])], {"run": [run_row("q1", ["a"])]})
+    assert none in evaluate(ws, ["Recall@2"]).policy_line
+    assert none not in evaluate(ws, ["Recall@2"], policy=Policy(manual_grades=False)).policy_line
+
+
 def test_harmful_chunk_graded_2_is_not_relevant_by_default(tmp_path):
     # gold: a; list [h, a, x]; a reviewer grades h 2 but flags it harmful (outdated)
     gold = [gold_row("q1", ["a"])]

@@ -125,7 +125,7 @@ def table_text(evaluation: Evaluation, per_query: bool) -> str:
     lines.append("")
     counted = ", ".join(f"{m} {n}" for m, n in counts.items())
     lines.append(one_line(f"queries per mean: {counted}"))
-    lines.append(f"policy: {evaluation.policy.describe()}")
+    lines.append(f"policy: {evaluation.policy_line}")
     for run in evaluation.runs:
         na = evaluation.no_answer.get(run)
         if na and na["queries"]:

@@ -27,6 +27,7 @@ from ragrecall_core.scoring.prepared import (
     SCOPE_CTES,
     PreparedEvaluation,
     prepare,
+    reviewed,
     run_scope,
     scope_params,
 )
@@ -64,6 +65,8 @@ class Evaluation:
     requests: list[MeasureRequest]
     policy: Policy
     runs: list[str]
+    # whether any reviewer's grade was loaded (:attr:`policy_line` says when none was)
+    reviewed: bool = True
     notes: Callable[[], tuple[dict[str, list[str]], dict[str, dict]]] = field(
         default=lambda: ({}, {}), repr=False, compare=False
     )
@@ -81,6 +84,11 @@ class Evaluation:
     def no_answer(self) -> dict[str, dict]:
         """Per run: :func:`no_answer_summary`."""
         return self._notes[1]
+
+    @property
+    def policy_line(self) -> str:
+        """The policy's sentence, saying so when no reviewer's grade was loaded."""
+        return self.policy.describe(self.reviewed)
 
     @property
     def labels(self) -> list[str]:
@@ -174,7 +182,7 @@ class Evaluation:
                         nested.setdefault(q, {})[m] = _number(v)
                 entry["per_query"] = nested
             runs.append(entry)
-        return {"policy": self.policy.describe(), "runs": runs}
+        return {"policy": self.policy_line, "runs": runs}
 
 
 def _number(value) -> float | None:
@@ -218,6 +226,7 @@ def evaluate(
         requests=requests,
         policy=policy,
         runs=run_names,
+        reviewed=reviewed(workspace),
         notes=notes,
     )
 

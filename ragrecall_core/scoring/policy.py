@@ -40,7 +40,9 @@ class Policy:
     manual_grades: bool = True
     judge: str | None = None
 
-    def describe(self) -> str:
+    def describe(self, reviewed: bool = True) -> str:
+        """The policy in one sentence. ``reviewed``: whether any reviewer's grade (or
+        resolution) was loaded; without one, "used" would read as if grades went in."""
         if self.compat == "trec_eval":
             queries = (
                 "trec_eval -c averaging: every judged query, a query missing from the run = 0"
@@ -56,12 +58,17 @@ class Policy:
             f"{queries}; relevant = grade >= {self.rel_level}; unit = {self.unit}; "
             f"reviewer partial (1) = {self.partial.replace('_', ' ')}; "
             f"harmful = {self.harmful.replace('_', ' ')}; "
-            f"reviewers' grades = {'used' if self.manual_grades else 'ignored (gold only)'}"
+            f"reviewers' grades = {self._grades_word(reviewed)}"
         ) + (
             f"; judge grades = counted ({self.judge} fills what no one else judged)"
             if self.judge
             else ""
         )
+
+    def _grades_word(self, reviewed: bool) -> str:
+        if not self.manual_grades:
+            return "ignored (gold only)"
+        return "used" if reviewed else "used (none loaded)"
 
     def to_dict(self) -> dict:
         """Its fields (``judge`` only when one is counted)."""

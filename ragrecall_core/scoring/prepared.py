@@ -148,6 +148,11 @@ SELECT (SELECT count(*) || ':' || coalesce(sum(hash(query_id, chunk_id, grade, h
                                                     annotator)), 0) FROM judge_grades)
 """
 
+# whether any reviewer judged anything: a grade from a file or the store, or a resolution
+REVIEWED_SQL = """
+SELECT EXISTS (SELECT 1 FROM all_grades) OR EXISTS (SELECT 1 FROM all_resolutions)
+"""
+
 KEPT_PER_WORKSPACE = 8
 _schema_numbers = itertools.count(1)
 
@@ -192,6 +197,11 @@ class PreparedEvaluation:
 
 def judgment_state(workspace: Workspace) -> str:
     return workspace.cursor().execute(JUDGMENT_STATE_SQL).fetchone()[0]
+
+
+def reviewed(workspace: Workspace) -> bool:
+    """Whether any reviewer's grade or resolution is loaded (the policy line says so)."""
+    return bool(workspace.cursor().execute(REVIEWED_SQL).fetchone()[0])
 
 
 def _build(workspace: Workspace, policy: Policy) -> PreparedEvaluation:
