@@ -22,10 +22,10 @@ if ctx.store.note:
 ids = ctx.view_ids()
 if ids is not None:
     st.caption(filters_caption(ids))
-result, items = agreement.view(ctx)
-agreement.pairs(result.pairs)
+shown = agreement.view(ctx)
+agreement.pairs(shown.pairs)
 agreement.judges_vs_humans(ctx)
-agreement.disagreements(ctx, items, any_pair=not result.pairs.empty)
+agreement.disagreements(ctx, shown)
 agreement.grade_downloads(ctx)
 agreement.grade_import(ctx)
 agreement.gold_gap_candidates(ctx)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 import streamlit as st
@@ -23,47 +24,61 @@ from ragrecall_core.views import agreement_view as av
 from ragrecall_core.views import judge_calibration_view as jcv
 
 
-def view(ctx: Context) -> tuple:
+class Shown(NamedTuple):
+    """Annotator pairs and disagreements under the sidebar's filters, as the page shows
+    them (:func:`listed`), and the disagreements as computed (the picker's labels)."""
+
+    pairs: pd.DataFrame
+    items: pd.DataFrame
+    listed_items: pd.DataFrame
+
+
+def view(ctx: Context) -> Shown:
     """Annotator pairs and the disagreements under the sidebar's filters (shared)."""
+
+    def build() -> Shown:
+        result, items = analyses.agreement_view(ctx.key, ids, ctx.ws)
+        shown = literal_frame(result.pairs.rename(columns=av.PAIR_COLUMNS))
+        return Shown(shown, items, listed(items))
+
     ids = ctx.view_ids()
-    return ctx.memo("agreement", lambda: analyses.agreement_view(ctx.key, ids, ctx.ws))
+    return ctx.memo("agreement", build)
 
 
 def pairs(frame: pd.DataFrame) -> None:
-    """Each annotator pair's identical share and kappas."""
+    """Each annotator pair's identical share and kappas, as a static table."""
     st.subheader("Annotator pairs")
     st.caption(av.PAIRS_CAPTION)
     if frame.empty:
         st.info("No chunk was graded by two annotators yet.")
         return
-    st.dataframe(
-        frame.rename(columns=av.PAIR_COLUMNS),
-        hide_index=True,
-        key="agreement_pairs",
-        column_config={
-            "identical share": st.column_config.NumberColumn(format="percent"),
-            "Cohen's kappa": st.column_config.NumberColumn(format="%.3f"),
-            "linear-weighted kappa": st.column_config.NumberColumn(format="%.3f"),
-        },
-    )
+    escaped_table(frame)
 
 
-# the judges' table at 1600 px: short headers (their full names as help), ratios to 3 places
-_RATIO = {"format": "%.3f"}
-JUDGE_TABLE_COLUMNS = {
-    name: st.column_config.NumberColumn(short, help=name, **({} if count else _RATIO))
-    for name, short, count in (
-        ("shared chunks", "pairs", True),
-        ("Cohen's kappa", "kappa", False),
-        ("linear-weighted kappa", "linear kappa", False),
-        ("precision (relevant)", "precision", False),
-        ("chunks it calls relevant", "its relevant", True),
-        ("recall (relevant)", "recall", False),
-        ("chunks humans call relevant", "humans' relevant", True),
-        ("Kendall's tau (run ranking)", "Kendall's tau", False),
-        ("runs ranked", "runs", True),
-    )
-}
+def listed(frame: pd.DataFrame) -> pd.DataFrame:
+    """A list as :func:`listing` shows it: escaped for a static table, as it is for a grid
+    (which shows text as written: an escape would show)."""
+    return frame if len(frame) > av.LONG_LIST else literal_frame(frame)
+
+
+def listing(frame: pd.DataFrame, key: str) -> None:
+    """A list that grows with the grades (disagreements, gold gap candidates), as
+    :func:`listed` made it: a static table, in a box that scrolls past :data:`VISIBLE_ROWS`
+    rows; past :data:`~ragrecall_core.views.agreement_view.LONG_LIST` rows a grid (``key``),
+    drawn only as far as it is scrolled. A grid's canvas is costly to mount: the switch to
+    this page was the slowest of issue 30 while it drew up to six (benchmarks/README.md)."""
+    if len(frame) > av.LONG_LIST:
+        st.dataframe(frame, hide_index=True, key=key, width="stretch")
+    elif len(frame) > VISIBLE_ROWS:
+        with st.container(height=LIST_PX, border=False):
+            escaped_table(frame)
+    else:
+        escaped_table(frame)
+
+
+# rows of a list shown before its box scrolls, and the box's height (a row is ~34 px)
+VISIBLE_ROWS = 12
+LIST_PX = 34 * (VISIBLE_ROWS + 1)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -76,20 +91,15 @@ def judges_vs_humans(ctx: Context) -> None:
     """Each model judge against each annotator and the humans' resolved grades (issue 32):
     the figures of :func:`jcv.calibration_view`, under the sidebar's filters."""
     st.subheader("Model judges vs humans")
-    view, confusions = judges(ctx)
+    view, table, confusions = judges(ctx)
     if view.note:
         st.info(view.note)
         return
     st.caption(jcv.CAPTION)
     for line in view.warnings:
         st.warning(escape_markdown(line), icon="⚠️")
-    st.dataframe(
-        view.table,
-        hide_index=True,
-        key="agreement_judges",
-        width="stretch",
-        column_config=JUDGE_TABLE_COLUMNS,
-    )
+    escaped_table(table)
+    st.caption(av.JUDGE_LEGEND)
     title = f"Confusion tables ({len(view.confusions)})"
     with lazy_box(title, "agreement_confusions_open") as is_open:
         if is_open:  # lazy: a closed box's tables would be sent and laid out on every visit
@@ -106,14 +116,15 @@ def confusion_tables(confusions: list) -> None:
             escaped_table(counts, hide_index=False)
 
 
-def judges(ctx: Context) -> tuple[jcv.CalibrationView, list]:
-    """The judges' figures under the sidebar's filters and their confusion tables as shown
-    (titled, escaped): shared."""
+def judges(ctx: Context) -> tuple[jcv.CalibrationView, pd.DataFrame, list]:
+    """The judges' figures under the sidebar's filters, their table and their confusion
+    tables as shown (short headers, titled, escaped): shared."""
 
-    def build() -> tuple[jcv.CalibrationView, list]:
+    def build() -> tuple[jcv.CalibrationView, pd.DataFrame, list]:
         view = _calibration(ctx.key, ctx.view_ids(), ctx.ws)
+        table = literal_frame(view.table.rename(columns=av.JUDGE_HEADERS))
         confusions = [(title, literal_frame(_short_labels(c))) for title, c in view.confusions]
-        return view, confusions
+        return view, table, confusions
 
     return ctx.memo("agreement_judges", build)
 
@@ -133,9 +144,10 @@ REVIEW_OPEN = "agreement_review_open"
 _VISITED = "_agreement_visited"
 
 
-def disagreements(ctx: Context, items: pd.DataFrame, any_pair: bool) -> None:
+def disagreements(ctx: Context, shown: Shown) -> None:
     """The chunks graded differently, one picked to read and resolve."""
     st.subheader("Disagreements")
+    items, any_pair = shown.items, not shown.pairs.empty
     if items.empty:
         if any_pair:
             st.success("No disagreement between annotators.")
@@ -143,7 +155,7 @@ def disagreements(ctx: Context, items: pd.DataFrame, any_pair: bool) -> None:
             st.info(av.NOTHING_SHARED)
         return
     st.caption(av.disagreements_caption(items))
-    st.dataframe(items, hide_index=True, key="agreement_items", width="stretch")
+    listing(shown.listed_items, "agreement_items")
     labels = av.disagreement_labels(items)
     _open_if_linked(labels)
     pick = st.selectbox(
@@ -181,10 +193,13 @@ def _open_if_linked(labels: dict) -> None:
 
 
 def _item(ws: Workspace, query_id: str, chunk_id: str) -> tuple:
+    """The query's and the chunk's text, and the grades and resolutions as shown (escaped)."""
+    grades = js.item_grades(ws, query_id, chunk_id)
+    history = js.item_resolutions(ws, query_id, chunk_id)
     return (
         *js.item_text(ws, query_id, chunk_id),
-        js.item_grades(ws, query_id, chunk_id),
-        js.item_resolutions(ws, query_id, chunk_id),
+        literal_frame(av.shown_grades(grades)),
+        literal_frame(av.shown_grades(history)),
     )
 
 
@@ -201,12 +216,12 @@ def item(ctx: Context, query_id: str, chunk_id: str) -> None:
     with st.container(border=True):
         st.text(chunk_text or "(no chunk text: the workspace has no corpus)")
     st.markdown("**Annotators' grades**")
-    st.dataframe(grades, hide_index=True, key="agreement_item_grades")
+    escaped_table(grades)
     st.markdown("**Resolutions recorded** (the latest one counts)")
     if history.empty:
         st.text("No resolution recorded yet.")
     else:
-        st.dataframe(history, hide_index=True, key="agreement_history")
+        escaped_table(history)
 
 
 def resolution_form(ctx: Context, query_id: str, chunk_id: str, label: str) -> None:
@@ -310,7 +325,7 @@ def gaps(ctx: Context) -> tuple[pd.DataFrame, str]:
     def build() -> tuple[pd.DataFrame, str]:
         found = gold_gaps(ctx.ws)
         shown = found.assign(annotators=[", ".join(a) for a in found["annotators"]])
-        return shown, "" if found.empty else js.proposal_jsonl(found)
+        return listed(shown), "" if found.empty else js.proposal_jsonl(found)
 
     return ctx.memo("agreement_gaps", build)
 
@@ -324,7 +339,7 @@ def gold_gap_candidates(ctx: Context) -> None:
     if shown.empty:
         st.success("No gold gap candidates.")
         return
-    st.dataframe(shown, hide_index=True, key="agreement_gaps", width="stretch")
+    listing(shown, "agreement_gaps")
     st.download_button(
         "Download the proposed gold update (JSONL)",
         proposal,

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from ragrecall_core.analysis import capture_defaults
 from ragrecall_core.errors import InputError, Problem, one_line, raise_if_any
+from ragrecall_core.inputs.secrets import redact_path, redact_text
 from ragrecall_core.measures import MeasureRequest, parse_cutoff, parse_level, parse_requests
 from ragrecall_core.output.text import FORMATS, NOTES_SHOWN
 from ragrecall_core.scoring.policy import Policy
@@ -654,9 +655,9 @@ def print_result(fmt: str, as_dict: Callable[[], dict], as_text: Callable[[], st
 def output_problems(path: Path) -> list[Problem]:
     """An output path must name a file in a folder that exists: found before the work."""
     if path.is_dir():
-        return [Problem("-o", None, str(path), "a file name, not a folder")]
+        return [Problem("-o", None, redact_path(path), "a file name, not a folder")]
     if not path.parent.is_dir():
-        return [Problem("-o", None, str(path.parent), "an existing folder to write into")]
+        return [Problem("-o", None, redact_path(path.parent), "an existing folder to write into")]
     return []
 
 
@@ -841,7 +842,9 @@ def gate_file_problems(summary: Path | None, junit: Path | None) -> list[Problem
     problems = []
     for option, path in files.items():
         if path is not None and (path.is_dir() or not path.parent.is_dir()):
-            problems.append(Problem(option, None, str(path), "a file in an existing folder"))
+            problems.append(
+                Problem(option, None, redact_path(path), "a file in an existing folder")
+            )
     return problems
 
 
@@ -1060,7 +1063,12 @@ def openai_option_problems(args: argparse.Namespace, builtin: bool) -> list[Prob
             if dest != "api_key_env" and getattr(args, dest) is None
         ]
     return [
-        Problem(option, None, str(getattr(args, dest)), "--judge openai, which it configures")
+        Problem(
+            option,
+            None,
+            redact_text(str(getattr(args, dest))),
+            "--judge openai, which it configures",
+        )
         for dest, option in given.items()
         if getattr(args, dest) is not None
     ]
@@ -1090,7 +1098,9 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     folders = [path for path in args.grades if path.is_dir()]
     if folders and len(args.grades) > 1:
         expected = "grades files, or one workspace folder alone"
-        raise InputError([Problem(str(path), None, "a folder", expected) for path in folders])
+        raise InputError(
+            [Problem(redact_path(path), None, "a folder", expected) for path in folders]
+        )
     if not folders:
         result = agreement_of_files(args.grades)
         print_result(args.format, result.to_dict, result.to_text)
@@ -1150,9 +1160,13 @@ def cmd_verdicts(args: argparse.Namespace) -> int:
 
     problems: list[Problem] = []
     if args.export and args.import_file:
-        problems.append(Problem("--import", None, str(args.import_file), "--export or --import"))
+        problems.append(
+            Problem("--import", None, redact_path(args.import_file), "--export or --import")
+        )
     if args.export and not args.export.parent.is_dir():
-        problems.append(Problem("--export", None, str(args.export.parent), "an existing folder"))
+        problems.append(
+            Problem("--export", None, redact_path(args.export.parent), "an existing folder")
+        )
     raise_if_any(problems)
     workspace = Workspace.open(args.workspace)
     if args.import_file:
@@ -1190,7 +1204,14 @@ def ui_arguments(args: argparse.Namespace) -> list[str]:
     ]
     if args.gold and args.workspace:
         raise InputError(
-            [Problem("ui", None, str(args.workspace), "a workspace folder or --gold, not both")]
+            [
+                Problem(
+                    "ui",
+                    None,
+                    redact_path(args.workspace),
+                    "a workspace folder or --gold, not both",
+                )
+            ]
         )
     if loose and not args.gold and args.workspace and is_beir_folder(args.workspace):
         args.gold, args.workspace = args.workspace, None  # a BEIR folder is the gold
@@ -1199,7 +1220,9 @@ def ui_arguments(args: argparse.Namespace) -> list[str]:
     if not args.gold:
         folder = (args.workspace or DEFAULT_WORKSPACE).resolve()
         if not folder.is_dir():
-            raise InputError([Problem(str(folder), None, str(folder), "a workspace folder")])
+            raise InputError(
+                [Problem(redact_path(folder), None, redact_path(folder), "a workspace folder")]
+            )
         return ["--workspace", str(folder)]
     app_args = ["--gold", str(args.gold.resolve())]
     for run in args.run:
@@ -1352,7 +1375,12 @@ def unreadable(error: Exception) -> Problem:
     if isinstance(error, duckdb.OutOfMemoryException):
         return Problem("memory", None, "the inputs need more memory than the limit", MORE_MEMORY)
     if isinstance(error, OSError) and error.filename is not None:
-        return Problem(str(error.filename), None, error.strerror or str(error), "a usable file")
+        return Problem(
+            redact_path(error.filename),
+            None,
+            error.strerror or redact_text(str(error)),
+            "a usable file",
+        )
     message = " ".join(str(error).split()) or type(error).__name__
     message = message.removeprefix("Invalid Input Error: ").removeprefix("IO Error: ")
     # Problem keeps the message's head and tail (MAX_VALUE_CHARS), as for any input value

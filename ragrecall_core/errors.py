@@ -39,8 +39,10 @@ class Problem:
     dashboard) gets the same bounded fields: a file name can be as hostile as a value (an
     upload's name, a folder 10,000 characters deep), and ``expected`` can quote input. A
     caller redacts secrets from the *whole* text of a field before it builds the problem
-    (``redact_text(key)``): a cut made first could leave a piece of a secret that redaction
-    no longer recognises (this module is above ``inputs/secrets.py`` and cannot call it).
+    (``redact_text(key)``; a path, in any field, ``redact_path(path)``): a cut made first
+    could leave a piece of a secret that redaction no longer recognises (this module is
+    above ``inputs/secrets.py`` and cannot call it). Ids (a query's, a run's, an
+    annotator's) are shown as their file writes them.
 
     >>> str(Problem("gold.jsonl", 3, '"rank": 0', "a positive integer rank"))
     'gold.jsonl:3: got \\'"rank": 0\\', expected a positive integer rank'

@@ -5,10 +5,12 @@ tests/test_assist_calibration.py: judge:j against anna, kappa 1/4 on 6 shared ch
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 from ragrecall_core import Workspace
 from ragrecall_core.inputs import store
+from ragrecall_core.views.agreement_view import JUDGE_HEADERS, JUDGE_LEGEND
 from ragrecall_core.views.judge_calibration_view import NO_JUDGE, calibration_view
 from tests.dashboard_support import app, no_exception, tables, unescaped_text
 from tests.helpers import write_jsonl
@@ -31,12 +33,18 @@ def judged_folder(folder):
 
 
 def judge_table(at):
-    """The judges' table (a table without selection keeps no key: found by its columns)."""
-    return next(df.value for df in at.dataframe if "Kendall's tau (run ranking)" in df.value)
+    """The judges' static table as the reader sees it (found by its columns), its headers
+    named in full again."""
+    full = {short: name for name, short in JUDGE_HEADERS.items()}
+    return next(t for t in tables(at) if "Kendall's tau" in t.columns).rename(columns=full)
 
 
 def confusion_tables(at) -> list:
     return [t.set_index("") for t in tables(at) if "judge 0" in t.columns]
+
+
+def captions(at) -> str:
+    return "\n".join(c.value for c in at.caption)
 
 
 def texts(at) -> str:
@@ -53,7 +61,13 @@ def test_the_section_shows_the_calibration_views_figures(tmp_path, monkeypatch):
     ws = Workspace.open(folder)
     store.open_store(ws)
     expected = calibration_view(ws)
-    assert shown.reset_index(drop=True).equals(expected.table.reset_index(drop=True))
+    assert not at.dataframe  # a static table, not a canvas grid (issue 30)
+    assert list(shown.columns) == list(expected.table.columns)
+    # to the four places a static table shows
+    pd.testing.assert_frame_equal(
+        shown, expected.table.reset_index(drop=True), check_dtype=False, atol=5e-5
+    )
+    assert JUDGE_LEGEND in captions(at)
     anna = shown.set_index("against").loc["anna"]
     assert anna["Cohen's kappa"] == pytest.approx(0.25) and anna["shared chunks"] == 6
     assert set(shown["against"]) == {"anna", "boris", "humans (resolved)"}

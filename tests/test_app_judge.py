@@ -19,7 +19,7 @@ from ragrecall_core import Workspace, evaluate
 from ragrecall_core.analysis import judge_session as js
 from ragrecall_core.inputs.store import export_grades, store_path, stored_judgments, submit
 from ragrecall_core.views.agreement_view import IMPORT_CAPTION
-from tests.dashboard_support import app, no_exception, table
+from tests.dashboard_support import app, no_exception, table, tables
 
 JUDGE = "pages/judge.py"
 AGREEMENT = "pages/agreement.py"
@@ -65,10 +65,11 @@ def seed002(folder: Path) -> Path:
 
 
 def frame(at, *columns: str):
-    """The first dataframe with these columns (a table without selection keeps no key)."""
-    for df in at.dataframe:
-        if set(columns) <= set(df.value.columns):
-            return df.value
+    """The first grid (a table without selection keeps no key), else the first static table
+    as the reader sees it (the Agreement page's), with these columns."""
+    for found in [df.value for df in at.dataframe] + tables(at):
+        if set(columns) <= set(found.columns):
+            return found
     raise AssertionError(f"no table with columns {columns}")
 
 
@@ -356,7 +357,7 @@ def test_the_reading_of_a_disagreement_is_sent_only_while_open(tmp_path, monkeyp
     assert not at.session_state["agreement_review_open"]
     assert not RESOLVE_KEYS & widget_keys(at) and "agreement_record" not in button_keys(at)
     assert len(at.text) == 0
-    assert not [d for d in at.dataframe if {"annotator", "source"} <= set(d.value.columns)]
+    assert not [t for t in tables(at) if {"annotator", "source"} <= set(t.columns)]
 
     at.session_state["agreement_review_open"] = True
     at.run()
@@ -370,7 +371,11 @@ def test_the_reading_of_a_disagreement_is_sent_only_while_open(tmp_path, monkeyp
         "No resolution recorded yet.",
     ]
     shown = frame(at, "annotator", "source")
-    assert shown.equals(js.item_grades(ws, "q1", "Z"))
+    read = js.item_grades(ws, "q1", "Z")
+    assert shown[["annotator", "grade", "source"]].values.tolist() == (
+        read[["annotator", "grade", "source"]].values.tolist()
+    )
+    assert shown["harmful"].tolist() == ["no", "no"]  # a word, not a check box
     assert RESOLVE_KEYS <= widget_keys(at) and "agreement_record" in button_keys(at)
 
 

@@ -65,6 +65,7 @@ from ragrecall_core.inputs.configs import (
     run_stem,
 )
 from ragrecall_core.inputs.readers import sha256_of
+from ragrecall_core.inputs.secrets import redact_path
 
 __all__ = [
     "CaptureFailed",
@@ -174,15 +175,15 @@ def parse_positive_number(text: str, option: str) -> float:
 def read_config(path: Path) -> dict[str, Any]:
     """The ``--config`` file as a redacted JSON object (same rules as a run's config)."""
     if not path.is_file():
-        raise InputError([Problem("--config", None, str(path), "an existing JSON file")])
+        raise InputError([Problem("--config", None, redact_path(path), "an existing JSON file")])
     return read_config_file(path)
 
 
 def output_problems(path: Path) -> list[Problem]:
     if path.suffix.lower() != ".jsonl":
-        return [Problem("-o", None, str(path), "a run file ending in .jsonl")]
+        return [Problem("-o", None, redact_path(path), "a run file ending in .jsonl")]
     if not path.parent.is_dir():
-        return [Problem("-o", None, str(path.parent), "an existing folder to write into")]
+        return [Problem("-o", None, redact_path(path.parent), "an existing folder to write into")]
     return []
 
 
@@ -226,7 +227,7 @@ def gold_queries(gold: Path, corpus: Path | None = None) -> GoldFacts:
     rows = cursor.execute("SELECT query_id, query, line FROM queries ORDER BY line, query_id")
     rows = rows.fetchall()
     missing = [
-        Problem(str(gold), line, query_id, "a query text to send to the retriever")
+        Problem(redact_path(gold), line, query_id, "a query text to send to the retriever")
         for query_id, text, line in rows
         if text is None or not text.strip()
     ]

@@ -60,6 +60,7 @@ from ragrecall_core.analysis.pooling import DEFAULT_DEPTH, build_pool
 from ragrecall_core.errors import InputError, Problem, one_line, raise_if_any
 from ragrecall_core.inputs import store
 from ragrecall_core.inputs.configs import redact, redact_text
+from ragrecall_core.inputs.secrets import redact_path
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.output.text import plural
 
@@ -447,9 +448,13 @@ def export_judge_grades(workspace: Workspace, path: Path, annotator: str | None 
 
     path = Path(path)
     if path.suffix.lower() not in EXPORT_SUFFIXES:
-        raise InputError([Problem("--export", None, str(path), "a file ending in .jsonl or .csv")])
+        raise InputError(
+            [Problem("--export", None, redact_path(path), "a file ending in .jsonl or .csv")]
+        )
     if path.is_dir() or not path.parent.is_dir():
-        raise InputError([Problem("--export", None, str(path), "a file in an existing folder")])
+        raise InputError(
+            [Problem("--export", None, redact_path(path), "a file in an existing folder")]
+        )
     raise_if_any(overwrite_problems(workspace, {"--export": path}))
     store.open_store(workspace)
     grades = store.judge_grades(workspace, annotator)

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ragrecall_core.errors import Problem
+from ragrecall_core.inputs.secrets import redact_path
 from ragrecall_core.inputs.workspace import Workspace
 
 
@@ -43,11 +44,11 @@ def overwritten(
         if replaced is not None:
             role, path = replaced
             expected = f"a file that is not an input (it is the {role} file {path})"
-            problems.append(Problem(option, None, str(target), expected))
+            problems.append(Problem(option, None, redact_path(target), expected))
         earlier = next((o for o, path in written if same(target, path)), None)
         if earlier is not None:  # the second write would replace the first
             expected = f"a file other than {earlier}'s (each output is a file of its own)"
-            problems.append(Problem(option, None, str(target), expected))
+            problems.append(Problem(option, None, redact_path(target), expected))
         written.append((option, target))
     return problems
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from ragrecall_core.errors import InputError, Problem, one_line
+from ragrecall_core.inputs.secrets import redact_path
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.output.text import neutralise, plural
 from ragrecall_core.scoring.evaluate import ignored_queries_text
@@ -194,7 +195,9 @@ def pool_format(path: Path) -> str:
     ``.csv`` name never holds JSON lines."""
     suffix = Path(path).suffix.lower()
     if suffix not in POOL_WRITERS:
-        raise InputError([Problem("-o", None, str(path), "a file ending in .jsonl or .csv")])
+        raise InputError(
+            [Problem("-o", None, redact_path(path), "a file ending in .jsonl or .csv")]
+        )
     return suffix
 
 

@@ -35,6 +35,7 @@ from ragrecall_core.inputs.readers import (
     stage_json_lines,
     stage_table_rows,
 )
+from ragrecall_core.inputs.secrets import redact_path, redact_text
 from ragrecall_core.inputs.store import STORE, has_table, open_store, store_transaction
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.output.text import FORMULA_START, neutralise, text_table
@@ -264,7 +265,9 @@ def export_verdicts(workspace: Workspace, path: Path) -> int:
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as error:
-        raise InputError([Problem(str(path), None, str(error), "a writable file")]) from None
+        raise InputError(
+            [Problem(redact_path(path), None, redact_text(str(error)), "a writable file")]
+        ) from None
     return len(rows)
 
 
@@ -284,7 +287,16 @@ def _history(workspace: Workspace) -> pd.DataFrame:
 def _format_of(path: Path) -> str:
     suffix = path.suffix.lower()
     if suffix not in (".jsonl", ".json", ".ndjson", ".csv"):
-        raise InputError([Problem(str(path), None, path.name, "a file ending in .jsonl or .csv")])
+        raise InputError(
+            [
+                Problem(
+                    redact_path(path),
+                    None,
+                    redact_path(path.name),
+                    "a file ending in .jsonl or .csv",
+                )
+            ]
+        )
     return detect_format(path) if suffix != ".csv" else CSV
 
 
@@ -439,7 +451,7 @@ def _row_problems(workspace: Workspace, path: Path, rows: pd.DataFrame) -> list[
         ).fetchall()
     finally:
         con.unregister("imported_verdicts")
-    return [Problem(str(path), line, value, want) for line, value, want in found]
+    return [Problem(redact_path(path), line, value, want) for line, value, want in found]
 
 
 # a CSV cell as it was before :func:`neutralise` prefixed it with ' (a cell that starts
@@ -472,7 +484,7 @@ def _read_verdicts_file(path: Path) -> tuple[pd.DataFrame, list[Problem]]:
         if fmt == JSONL:
             problems = stage_json_lines(con, path, "staged")
             problems += [
-                Problem(str(path), line, key, ONCE)
+                Problem(redact_path(path), line, key, ONCE)
                 for line, key in con.execute(REPEATED_KEYS).fetchall()
             ]
             unknown = con.execute(
@@ -500,11 +512,15 @@ def _read_verdicts_file(path: Path) -> tuple[pd.DataFrame, list[Problem]]:
             )
             rows = con.execute(f"SELECT line, {fields} FROM staged ORDER BY line").df()
     except duckdb.Error as error:
-        raise InputError([Problem(str(path), None, str(error), "a verdicts file")]) from None
+        raise InputError(
+            [Problem(redact_path(path), None, redact_text(str(error)), "a verdicts file")]
+        ) from None
     finally:
         con.close()
     expected = "only the fields " + ", ".join(FILE_FIELDS)
-    return rows, problems + [Problem(str(path), line, str(key), expected) for line, key in unknown]
+    return rows, problems + [
+        Problem(redact_path(path), line, str(key), expected) for line, key in unknown
+    ]
 
 
 # every key a staged JSON line gives more than once (DuckDB reads the first)

@@ -29,6 +29,7 @@ from ragrecall_core.inputs.checks import (
     run_checks,
     string_field,
 )
+from ragrecall_core.inputs.secrets import redact_path
 
 QRELS_HEADER = ("query-id", "corpus-id", "score")
 
@@ -108,7 +109,9 @@ def load_beir(con: duckdb.DuckDBPyConnection, root: Path) -> None:
     (:func:`~ragrecall_core.inputs.readers.staging`)."""
     queries, corpus, *qrels = beir_files(root)
     if not qrels:
-        raise_if_any([Problem(str(root / "qrels"), None, "no .tsv file", "qrels/<split>.tsv")])
+        raise_if_any(
+            [Problem(redact_path(root / "qrels"), None, "no .tsv file", "qrels/<split>.tsv")]
+        )
     staged = [*STAGING_TABLES, *(f"beir_gold_{n}" for n in range(len(qrels)))]
     with readers.staging(con, staged):
         _load(con, queries, corpus, qrels)
@@ -138,15 +141,15 @@ def _load(con: duckdb.DuckDBPyConnection, queries: Path, corpus: Path, qrels: li
     )
     problems += [
         Problem(
-            str(qrels[later]),
+            redact_path(qrels[later]),
             line,
             query_id,
-            f"a query of one split only (also in {qrels[first].name})",
+            f"a query of one split only (also in {redact_path(qrels[first].name)})",
         )
         for later, line, query_id, first in con.execute(QUERY_IN_TWO_SPLITS).fetchall()
     ]
     problems += [
-        Problem(str(qrels[n]), line, query_id, "a query id that queries.jsonl lists")
+        Problem(redact_path(qrels[n]), line, query_id, "a query id that queries.jsonl lists")
         for n, line, query_id in con.execute(QUERY_NOT_LISTED).fetchall()
     ]
     raise_if_any(problems)

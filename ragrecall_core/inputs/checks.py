@@ -15,6 +15,7 @@ from pathlib import Path
 import duckdb
 
 from ragrecall_core.errors import Problem
+from ragrecall_core.inputs.secrets import redact_path
 
 MAX_PROBLEMS = 1000
 # from a file of this many bytes, a Duplicate check runs only after a pre-test (_may_repeat)
@@ -104,7 +105,10 @@ def run_checks(
     written = _written_fields(con, table, active, rows)
     return [
         Problem(
-            str(path), line, written.get((line, rule, place), str(value)), active[rule].expected
+            redact_path(path),
+            line,
+            written.get((line, rule, place), str(value)),
+            active[rule].expected,
         )
         for line, value, rule, place in rows
     ]

@@ -15,7 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from ragrecall_core.errors import InputError, Problem
-from ragrecall_core.inputs.secrets import REDACTED, is_secret_key, redact, redact_text
+from ragrecall_core.inputs.secrets import (
+    REDACTED,
+    is_secret_key,
+    redact,
+    redact_path,
+    redact_text,
+)
 
 __all__ = ["REDACTED", "is_secret_key", "redact", "redact_text", "load_config", "read_config_file"]
 
@@ -86,9 +92,9 @@ def _decode(path: Path) -> str:
             raw = handle.read(MAX_CONFIG_BYTES + 1)
     except OSError as error:
         reason = error.strerror or type(error).__name__
-        raise InputError([Problem(str(path), None, reason, "a readable file")]) from None
+        raise InputError([Problem(redact_path(path), None, reason, "a readable file")]) from None
     if len(raw) > MAX_CONFIG_BYTES:
-        problem = Problem(str(path), None, "more than 1 MiB", "a config of at most 1 MiB")
+        problem = Problem(redact_path(path), None, "more than 1 MiB", "a config of at most 1 MiB")
         raise InputError([problem])
     try:
         return raw.decode("utf-8-sig")
@@ -98,7 +104,7 @@ def _decode(path: Path) -> str:
         line = raw.count(b"\n", 0, error.start) + 1
         # the bytes are never shown: they may be part of a secret the parser could not label
         expected = "UTF-8 text (the bytes are not shown: they may be part of a secret)"
-        raise InputError([Problem(str(path), line, where, expected)]) from None
+        raise InputError([Problem(redact_path(path), line, where, expected)]) from None
 
 
 def _parse(path: Path, text: str) -> dict[str, Any]:
@@ -111,7 +117,9 @@ def _parse(path: Path, text: str) -> dict[str, Any]:
             if key in seen:
                 # redacted whole, then cut by Problem: a cut first could split a secret
                 shown = redact_text(key)
-                problems.append(Problem(str(path), None, f"key {shown!r} twice", "each key once"))
+                problems.append(
+                    Problem(redact_path(path), None, f"key {shown!r} twice", "each key once")
+                )
             seen.add(key)
         return dict(pairs)
 
@@ -119,7 +127,7 @@ def _parse(path: Path, text: str) -> dict[str, Any]:
         number = float(text)
         if math.isfinite(number):
             return number
-        problems.append(Problem(str(path), None, text, "a finite number (JSON has no NaN)"))
+        problems.append(Problem(redact_path(path), None, text, "a finite number (JSON has no NaN)"))
         return None
 
     try:
@@ -128,24 +136,30 @@ def _parse(path: Path, text: str) -> dict[str, Any]:
         )
     except json.JSONDecodeError as error:
         value = f"column {error.colno}"
-        problems.append(Problem(str(path), error.lineno, value, f"valid JSON ({error.msg})"))
+        problems.append(
+            Problem(redact_path(path), error.lineno, value, f"valid JSON ({error.msg})")
+        )
     except ValueError:  # an integer longer than Python converts
-        problems.append(Problem(str(path), None, "an integer too long", "a JSON number"))
+        problems.append(Problem(redact_path(path), None, "an integer too long", "a JSON number"))
     except RecursionError:
         problems.append(_too_deep(path))
     else:
         if not isinstance(data, dict):
-            problems.append(Problem(str(path), 1, type(data).__name__, "a JSON object"))
+            problems.append(Problem(redact_path(path), 1, type(data).__name__, "a JSON object"))
         elif "name" in data and not (isinstance(data["name"], str) and data["name"].strip()):
             value = json.dumps(redact(data["name"]), ensure_ascii=False)
-            problems.append(Problem(str(path), None, f'"name": {value}', "a run name (text)"))
+            problems.append(
+                Problem(redact_path(path), None, f'"name": {value}', "a run name (text)")
+            )
     if problems:
         raise InputError(problems)
     return data
 
 
 def _too_deep(path: Path) -> Problem:
-    return Problem(str(path), None, "nesting too deep to read", "a JSON object of a few levels")
+    return Problem(
+        redact_path(path), None, "nesting too deep to read", "a JSON object of a few levels"
+    )
 
 
 def changed_factors(baseline: dict[str, Any], candidate: dict[str, Any]) -> list[str]:

@@ -30,6 +30,7 @@ from ragrecall_core.inputs.checks import (
     run_checks,
     string_field,
 )
+from ragrecall_core.inputs.secrets import redact_path
 
 # the annotator a row is stored under: its own, trimmed, else the file's stem ($annotator)
 STORED_ANNOTATOR = "coalesce(nullif(trim({written}), ''), $annotator)"
@@ -157,7 +158,7 @@ def _no_rows(con: duckdb.DuckDBPyConnection, path: Path) -> list[Problem]:
     as if its grades had been applied. An empty file is refused the same way."""
     if con.execute("SELECT count(*) FROM grades_stage").fetchone()[0]:
         return []
-    return [Problem(str(path), None, "no grade rows", "at least one grade")]
+    return [Problem(redact_path(path), None, "no grade rows", "at least one grade")]
 
 
 def _name_annotators(con: duckdb.DuckDBPyConnection, kept: str, written: str, path: Path) -> None:
@@ -189,11 +190,11 @@ def repeated_across_files(con: duckdb.DuckDBPyConnection) -> list[Problem]:
     rows = con.execute(ACROSS_FILES_SQL, {"limit": readers.MAX_PROBLEMS}).fetchall()
     return [
         Problem(
-            sources[-1],
+            redact_path(sources[-1]),
             None,
             f"{query_id} {chunk_id} by {annotator}",
             f"one grade per (query, chunk, annotator) across the grades files "
-            f"({', '.join(sources[:-1])} grades it too)",
+            f"({', '.join(map(redact_path, sources[:-1]))} grades it too)",
         )
         for query_id, chunk_id, annotator, sources in rows
     ]
@@ -225,11 +226,11 @@ def look_alike_annotators(con: duckdb.DuckDBPyConnection) -> list[Problem]:
     rows = con.execute(LOOK_ALIKE_SQL, {"limit": readers.MAX_PROBLEMS}).fetchall()
     return [
         Problem(
-            source,
+            redact_path(source),
             None,
             f"annotator {spelling(name)}",
             look_alike_expected(
-                [(o, where) for o, where in zip(names, sources, strict=True) if o != name]
+                [(o, redact_path(w)) for o, w in zip(names, sources, strict=True) if o != name]
             ),
         )
         for names, sources in rows

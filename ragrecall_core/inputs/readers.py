@@ -21,6 +21,7 @@ from pathlib import Path
 import duckdb
 
 from ragrecall_core.errors import MAX_VALUE_CHARS, InputError, Problem, raise_if_any
+from ragrecall_core.inputs.secrets import redact_path, redact_text
 
 JSONL, CSV, PARQUET, TREC_QRELS, TREC_RUN = "jsonl", "csv", "parquet", "trec_qrels", "trec_run"
 TREC = "trec"  # either TREC layout, read as whitespace-separated fields
@@ -210,11 +211,11 @@ def file_stamp(path: Path) -> tuple | None:
 
 def require_file(path: Path) -> None:
     if not path.exists():
-        raise InputError([Problem(str(path), None, str(path), "an existing file")])
+        raise InputError([Problem(redact_path(path), None, redact_path(path), "an existing file")])
     if path.is_dir():
-        raise InputError([Problem(str(path), None, "a folder", "a file")])
+        raise InputError([Problem(redact_path(path), None, "a folder", "a file")])
     if path.stat().st_size == 0:
-        raise InputError([Problem(str(path), None, "an empty file", "at least one record")])
+        raise InputError([Problem(redact_path(path), None, "an empty file", "at least one record")])
 
 
 def first_line(path: Path) -> str:
@@ -276,15 +277,17 @@ def within_memory(path: Path) -> Iterator[None]:
     try:
         yield
     except duckdb.OutOfMemoryException as error:
-        raise InputError([Problem(str(path), None, _reason(error), OUT_OF_MEMORY)]) from None
+        raise InputError(
+            [Problem(redact_path(path), None, _reason(error), OUT_OF_MEMORY)]
+        ) from None
 
 
 def read_problems(path: Path, fmt: str, error: duckdb.Error) -> list[Problem]:
     """Why DuckDB could not read ``path``, as problems a user can act on."""
     if isinstance(error, duckdb.OutOfMemoryException):
-        return [Problem(str(path), None, _reason(error), OUT_OF_MEMORY)]
+        return [Problem(redact_path(path), None, _reason(error), OUT_OF_MEMORY)]
     if fmt == PARQUET:
-        return [Problem(str(path), None, _reason(error), "a Parquet file")]
+        return [Problem(redact_path(path), None, _reason(error), "a Parquet file")]
     problems = unreadable_lines(path)
     if not problems and fmt == CSV:
         problems = uneven_rows(path) or line_end_problems(path)
@@ -294,14 +297,16 @@ def read_problems(path: Path, fmt: str, error: duckdb.Error) -> list[Problem]:
     if found:
         # the line reader splits on \x01, so that is what a JSON-lines or TREC line broke on
         expected = "a well-formed CSV line" if fmt == CSV else "a line without the byte \\x01"
-        return [Problem(str(path), int(found[1]), found[2], expected)]
-    return [Problem(str(path), None, _reason(error), f"a readable {FORMAT_NAMES[fmt]} file")]
+        return [Problem(redact_path(path), int(found[1]), found[2], expected)]
+    return [
+        Problem(redact_path(path), None, _reason(error), f"a readable {FORMAT_NAMES[fmt]} file")
+    ]
 
 
 def _reason(error: duckdb.Error) -> str:
     """DuckDB's first line, without its ``... Error:`` prefix."""
     first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-    return first.split("Error: ", 1)[-1]
+    return redact_text(first.split("Error: ", 1)[-1])  # it may name the file's path
 
 
 def unreadable_lines(path: Path) -> list[Problem]:
@@ -317,13 +322,15 @@ def unreadable_lines(path: Path) -> list[Problem]:
             if len(line) >= MAX_LINE_BYTES:
                 limit = f"{MAX_LINE_BYTES // 10**6} MB ({MAX_LINE_BYTES:,} bytes)"
                 expected = f"a line under {limit}; it has {len(line):,}"
-                problems.append(Problem(str(path), number, _excerpt(line, 0), expected))
+                problems.append(Problem(redact_path(path), number, _excerpt(line, 0), expected))
             else:
                 try:
                     line.decode("utf-8")
                 except UnicodeDecodeError as error:
                     problems.append(
-                        Problem(str(path), number, _excerpt(line, error.start), "UTF-8 text")
+                        Problem(
+                            redact_path(path), number, _excerpt(line, error.start), "UTF-8 text"
+                        )
                     )
             if len(problems) >= MAX_PROBLEMS:
                 break
@@ -343,7 +350,7 @@ def utf16_problem(path: Path) -> list[Problem]:
         mark = UTF16_MARKS.get(handle.read(2))
     if mark is None:
         return []
-    return [Problem(str(path), 1, f"UTF-16 (a byte order mark {mark})", UTF16_FIX)]
+    return [Problem(redact_path(path), 1, f"UTF-16 (a byte order mark {mark})", UTF16_FIX)]
 
 
 def uneven_rows(path: Path) -> list[Problem]:
@@ -358,11 +365,15 @@ def uneven_rows(path: Path) -> list[Problem]:
             for row in rows:
                 if row and len(row) != width:
                     expected = f"{width} fields, as in the header (this row has {len(row)})"
-                    problems.append(Problem(str(path), rows.line_num, delim.join(row), expected))
+                    problems.append(
+                        Problem(redact_path(path), rows.line_num, delim.join(row), expected)
+                    )
                 if len(problems) >= MAX_PROBLEMS:
                     break
         except csv.Error as error:  # a field over the csv module's size limit
-            problems.append(Problem(str(path), rows.line_num, str(error), "a well-formed CSV row"))
+            problems.append(
+                Problem(redact_path(path), rows.line_num, str(error), "a well-formed CSV row")
+            )
     return problems
 
 
@@ -381,12 +392,14 @@ def line_end_problems(path: Path) -> list[Problem]:
             if b"\r" in line:
                 expected = "a line with no carriage return (CR) but in a CRLF ending"
                 problems.append(
-                    Problem(str(path), number, _excerpt(line, line.find(b"\r")), expected)
+                    Problem(redact_path(path), number, _excerpt(line, line.find(b"\r")), expected)
                 )
             elif ending and first and ending != first:
                 names = ENDING_NAMES[ending], ENDING_NAMES[first]
                 expected = "one line ending throughout the file: this line ends %s, line 1 %s"
-                problems.append(Problem(str(path), number, _excerpt(line, 0), expected % names))
+                problems.append(
+                    Problem(redact_path(path), number, _excerpt(line, 0), expected % names)
+                )
             first = first or ending
             if len(problems) >= MAX_PROBLEMS:
                 break
@@ -446,7 +459,7 @@ def stage_json_lines(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> 
     ).fetchall()
     con.execute(f"DROP TABLE {table}_all")
     problems = [
-        Problem(str(path), line, bad, "one JSON object per line")
+        Problem(redact_path(path), line, bad, "one JSON object per line")
         for line, bad, _ in odd
         if bad is not None
     ]
@@ -464,7 +477,10 @@ def trailing_comma_problems(path: Path, lines: list[tuple[int, str]]) -> list[Pr
             start = max(0, error.pos - 40)
             problems.append(
                 Problem(
-                    str(path), number, text[start : error.pos + 20], "JSON with no trailing comma"
+                    redact_path(path),
+                    number,
+                    text[start : error.pos + 20],
+                    "JSON with no trailing comma",
                 )
             )
         if len(problems) >= MAX_PROBLEMS:
@@ -581,7 +597,7 @@ def column_type_problems(
         found = types.get(column, "VARCHAR")
         if role in ROLE_TYPES and found.split("(")[0] not in ROLE_TYPES[role]:
             value = f"column {column} of type {found}"
-            problems.append(Problem(str(path), None, value, COLUMN_TYPES_EXPECTED[role]))
+            problems.append(Problem(redact_path(path), None, value, COLUMN_TYPES_EXPECTED[role]))
     return problems
 
 
@@ -616,7 +632,9 @@ def require_unique_header(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) 
     else:
         return
     problems = [
-        Problem(str(path), line, f"column {i} (between {_neighbours(names, i)})", EMPTY_NAME)
+        Problem(
+            redact_path(path), line, f"column {i} (between {_neighbours(names, i)})", EMPTY_NAME
+        )
         for i, name in enumerate(names, 1)
         if not name.strip()
     ]
@@ -624,7 +642,7 @@ def require_unique_header(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) 
     for i, name in enumerate(names, 1):
         if name.strip() and first.setdefault(name.casefold(), i) != i:
             expected = f"each column named once (column {first[name.casefold()]} has this name)"
-            problems.append(Problem(str(path), line, name, expected))
+            problems.append(Problem(redact_path(path), line, name, expected))
     raise_if_any(problems)
 
 
@@ -641,7 +659,9 @@ def csv_header(path: Path) -> list[str]:
     except UnicodeDecodeError:
         return []
     except csv.Error as error:  # a name over the csv module's field limit (128 KiB)
-        raise InputError([Problem(str(path), 1, str(error), "a well-formed CSV header")]) from None
+        raise InputError(
+            [Problem(redact_path(path), 1, str(error), "a well-formed CSV header")]
+        ) from None
 
 
 def parquet_columns(con: duckdb.DuckDBPyConnection, path: Path) -> list[str]:
@@ -730,7 +750,9 @@ def column_roles(
                 f"{ALIAS_CASE}: {', '.join(COLUMN_ALIASES[role])})"
             )
             line = 1 if fmt == CSV else None
-            problems.append(Problem(str(path), line, ", ".join(n for _, n in matches), expected))
+            problems.append(
+                Problem(redact_path(path), line, ", ".join(n for _, n in matches), expected)
+            )
         elif matches:
             found[role] = matches[0]
     raise_if_any(problems)
@@ -743,7 +765,7 @@ def require_roles(
     """Every ``required`` role has a column (:func:`column_roles`), else one problem each."""
     problems = [
         Problem(
-            str(path),
+            redact_path(path),
             1,
             f"columns {columns}",
             f"a column named {role!r} (or {', '.join(COLUMN_ALIASES[role][1:])}; {ALIAS_CASE})",
@@ -772,7 +794,7 @@ def require_columns(path: Path, columns: list[str], required: tuple[str, ...]) -
     if missing:
         raise InputError(
             [
-                Problem(str(path), 1, f"columns {columns}", f"a column named {name!r}")
+                Problem(redact_path(path), 1, f"columns {columns}", f"a column named {name!r}")
                 for name in missing
             ]
         )

@@ -43,6 +43,7 @@ from ragrecall_core.inputs.checks import (
 )
 from ragrecall_core.inputs.configs import load_config, run_stem
 from ragrecall_core.inputs.row_tests import ROWS_OK_SQL, typed_tests
+from ragrecall_core.inputs.secrets import redact_path
 from ragrecall_core.inputs.sql import quote_identifier
 from ragrecall_core.inputs.trec_order import TREC_ORDER
 
@@ -240,7 +241,9 @@ def read_run(
             discard(con, table)
         raise
     if not _one_version(path, stamp, counted):
-        read.file_problems = [Problem(str(path), None, "changed while it was read", UNCHANGED)]
+        read.file_problems = [
+            Problem(redact_path(path), None, "changed while it was read", UNCHANGED)
+        ]
     if read.file_problems:
         discard(con, table)
     return read
@@ -281,7 +284,7 @@ def _name_taken(used_by: str, path: Path) -> str:
     the same file given twice (``compare gold a a``), that file once."""
     if Path(used_by).resolve() == Path(path).resolve():
         return "each run file once: this file is given twice"
-    return f'a run name not already used by {used_by} (set "name" in its .config.json)'
+    return f'a run name not already used by {redact_path(used_by)} (set "name" in its .config.json)'
 
 
 def register_run(con: duckdb.DuckDBPyConnection, read: ReadRun, name: str | None = None) -> str:
@@ -295,7 +298,9 @@ def register_run(con: duckdb.DuckDBPyConnection, read: ReadRun, name: str | None
     run = name or str(read.config.get("name") or _free_stem(loaded, read.path))
     problems = list(read.config_problems)
     if run in loaded:
-        problems.append(Problem(str(read.path), None, run, _name_taken(loaded[run][0], read.path)))
+        problems.append(
+            Problem(redact_path(read.path), None, run, _name_taken(loaded[run][0], read.path))
+        )
     problems += read.file_problems
     if problems:
         discard(con, read.table)

@@ -749,6 +749,26 @@ def redact_text(text: str) -> str:
     return _redact_text(text, shapes=True, decode=True)
 
 
+def redact_path(path: Any) -> str:
+    """``path`` (a ``Path`` or its text) as shown, each of its folders and its file name
+    redacted whole (:func:`redact_text`): a folder or a file named with a secret (an
+    upload's name, ``admin:password@host``) loses it before anything cuts the path (a
+    problem's ``file``: a cut first leaves a piece no rule knows). Part by part, because
+    ``/`` is in a token's alphabet: the whole text would be one token, and a folder that
+    only looks random (a hash) would take every folder around it.
+
+    >>> redact_path("/data/ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8/gold.jsonl")
+    '/data/[redacted]/gold.jsonl'
+    """
+    return _redact_path(str(path))
+
+
+@lru_cache(maxsize=1024)
+def _redact_path(text: str) -> str:  # one path is said of each of its problems
+    parts = re.split(r"([/\\])", text)
+    return "".join(part if part in ("", "/", "\\") else redact_text(part) for part in parts)
+
+
 def _redact_text(text: str, shapes: bool, decode: bool) -> str:
     text, cut = cut_text(text)
     normal = readable(text)

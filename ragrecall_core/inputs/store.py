@@ -37,6 +37,7 @@ from ragrecall_core.errors import InputError, Problem
 from ragrecall_core.inputs.db import FILE_ONLY_VIEWS, JUDGE_PREFIX  # noqa: F401 (its users)
 from ragrecall_core.inputs.grades import SAME_NAME, look_alike_expected, spelling
 from ragrecall_core.inputs.home import store_location, uploads_folder  # noqa: F401
+from ragrecall_core.inputs.secrets import redact_path, redact_text
 from ragrecall_core.inputs.workspace import Workspace
 
 if TYPE_CHECKING:  # frames come from DuckDB's .df(); opening a workspace needs no pandas
@@ -278,7 +279,7 @@ def open_store(workspace: Workspace, create: bool = False) -> bool:
             return True
         can_write = writable(path)
         if create and not can_write:
-            raise InputError([Problem(str(path), None, "read-only", READ_ONLY)])
+            raise InputError([Problem(redact_path(path), None, "read-only", READ_ONLY)])
         if not create and not path.exists():
             return False
         if mode is not None:  # attached read-only, writable now: attach again to write
@@ -406,7 +407,7 @@ def attach_store(workspace: Workspace, path: Path | None = None, read_only: bool
     if not is_store and (tables or read_only):  # a DuckDB file, but not a store
         _release(workspace)
         shown = "tables: " + (", ".join(sorted(tables)) or "none")
-        raise InputError([Problem(str(path), None, shown, MOVE_ASIDE)])
+        raise InputError([Problem(redact_path(path), None, shown, MOVE_ASIDE)])
     try:
         if not read_only:
             con.execute(STORE_SCHEMA)
@@ -443,7 +444,7 @@ def _unusable(path: Path, error: duckdb.Error) -> InputError:
     """One problem naming the store, what DuckDB said and what to do."""
     said = _said(path, error)
     expected = HELD_ELSEWHERE if "lock" in said.lower() else MOVE_ASIDE
-    return InputError([Problem(str(path), None, said, expected)])
+    return InputError([Problem(redact_path(path), None, said, expected)])
 
 
 def _said(path: Path, error: duckdb.Error) -> str:
@@ -451,7 +452,7 @@ def _said(path: Path, error: duckdb.Error) -> str:
     error's kind, the store's path as its name (the problem names the file). Never cut
     here: :class:`Problem` shortens a value, in its middle, so the end stays."""
     said = str(error).split("Error: ", 1)[-1].replace(str(path), path.name)
-    return (said.splitlines() or [""])[0]
+    return redact_text((said.splitlines() or [""])[0])
 
 
 # ---------------------------------------------------------------- writing
@@ -490,7 +491,7 @@ def _not_saved(path: Path, error: duckdb.Error) -> InputError:
     """One problem naming the store and what DuckDB said when a write failed (its folder
     is probed again: it may have become read-only)."""
     forget_writable(path)
-    return InputError([Problem(str(path), None, _said(path, error), NOT_SAVED)])
+    return InputError([Problem(redact_path(path), None, _said(path, error), NOT_SAVED)])
 
 
 def submit(

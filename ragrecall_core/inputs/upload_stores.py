@@ -54,6 +54,7 @@ from ragrecall_core.inputs.home import (
     upload_manifest,
     upload_store_paths,
 )
+from ragrecall_core.inputs.secrets import redact_path
 from ragrecall_core.output.text import plural
 
 CHOICES = (SHARED, SEPARATE)
@@ -233,9 +234,11 @@ def read_manifest(manifest: Path) -> dict:
     try:
         record = json.loads(manifest.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as error:
-        raise InputError([Problem(str(manifest), None, str(error), "a JSON object")]) from None
+        raise InputError(
+            [Problem(redact_path(manifest), None, str(error), "a JSON object")]
+        ) from None
     if not isinstance(record, dict):
-        raise InputError([Problem(str(manifest), None, str(record), "a JSON object")])
+        raise InputError([Problem(redact_path(manifest), None, str(record), "a JSON object")])
     return record
 
 
@@ -280,12 +283,12 @@ def choose(manifest: Path, choice: str) -> Path:
     """Keep ``choice`` (:data:`SHARED` or :data:`SEPARATE`) in the upload set's manifest
     and add its gold to the chosen store's record; the store's path."""
     if choice not in CHOICES:
-        raise InputError([Problem(str(manifest), None, str(choice), " or ".join(CHOICES))])
+        raise InputError([Problem(redact_path(manifest), None, str(choice), " or ".join(CHOICES))])
     with changing(manifest):
         record = read_manifest(manifest)
         digest = record.get("gold_sha256")
         if not (isinstance(digest, str) and GOLD_DIGEST.fullmatch(digest)):
-            raise InputError([Problem(str(manifest), None, str(digest), "a gold SHA-256")])
+            raise InputError([Problem(redact_path(manifest), None, str(digest), "a gold SHA-256")])
         record["store"] = choice
         write_atomically(manifest, record)
     paths = upload_store_paths(str(record.get("gold")), digest)

@@ -42,6 +42,7 @@ from ragrecall_core.inputs.memory import (
     shown,
 )
 from ragrecall_core.inputs.runs import JsonBytes, counts_begun, load_run, load_runs
+from ragrecall_core.inputs.secrets import redact_path
 
 GOLD_NAMES = (
     "gold.jsonl",
@@ -93,8 +94,12 @@ class Workspace:
         are kept by content (:mod:`.load_cache`); None reads every input in full."""
         if Path(gold).is_dir() and is_beir_folder(Path(gold)):
             if corpus is not None:
-                expected = f"no other corpus beside the BEIR folder {gold} (it has its own)"
-                raise InputError([Problem(str(corpus), None, str(corpus), expected)])
+                expected = (
+                    f"no other corpus beside the BEIR folder {redact_path(gold)} (it has its own)"
+                )
+                raise InputError(
+                    [Problem(redact_path(corpus), None, redact_path(corpus), expected)]
+                )
             return cls.from_beir(gold, runs, grades, memory_limit=memory_limit, cache=cache)
         fields = {
             "gold": Path(gold),
@@ -226,7 +231,9 @@ class Workspace:
         limit and the cache folder as for :meth:`from_files`."""
         root = Path(folder)
         if not root.is_dir():
-            raise InputError([Problem(str(root), None, str(root), "a workspace folder")])
+            raise InputError(
+                [Problem(redact_path(root), None, redact_path(root), "a workspace folder")]
+            )
         raise_if_any(links_leaving(root))
         gold = next((root / n for n in GOLD_NAMES if (root / n).is_file()), None)
         if gold is None and is_beir_folder(root):
@@ -235,12 +242,16 @@ class Workspace:
             )
         if gold is None:
             raise InputError(
-                [Problem(str(root), None, "no gold file", f"one of {', '.join(GOLD_NAMES)}")]
+                [
+                    Problem(
+                        redact_path(root), None, "no gold file", f"one of {', '.join(GOLD_NAMES)}"
+                    )
+                ]
             )
         runs = workspace_runs(root)
         if not runs:
             raise InputError(
-                [Problem(str(root / "runs"), None, "no run files", "runs/<name>.jsonl")]
+                [Problem(redact_path(root / "runs"), None, "no run files", "runs/<name>.jsonl")]
             )
         grades = workspace_grades(root)
         corpus = next((root / n for n in CORPUS_NAMES if (root / n).is_file()), None)
@@ -318,9 +329,9 @@ class Workspace:
             raise InputError(
                 [
                     Problem(
-                        path,
+                        redact_path(path),
                         None,
-                        f"run {run!r} shares no query id with {self.gold}",
+                        f"run {run!r} shares no query id with {redact_path(self.gold)}",
                         "query ids that match the gold set's",
                     )
                     for run, path in rows
@@ -405,15 +416,18 @@ def links_leaving(root: Path) -> list[Problem]:
         try:
             target = entry.resolve()
         except (OSError, RuntimeError):
-            problems.append(Problem(str(entry), None, "a symlink loop", "a file or a folder"))
+            problems.append(
+                Problem(redact_path(entry), None, "a symlink loop", "a file or a folder")
+            )
             continue
         if not target.is_relative_to(base):
             problems.append(
                 Problem(
-                    str(entry),
+                    redact_path(entry),
                     None,
-                    str(target),
-                    f"a file inside the workspace folder {root} (links out of it are refused)",
+                    redact_path(target),
+                    f"a file inside the workspace folder {redact_path(root)} (links out of it "
+                    "are refused)",
                 )
             )
     return problems

@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 
 from ragrecall_core.errors import InputError, Problem
 from ragrecall_core.inputs.configs import redact_text
+from ragrecall_core.inputs.secrets import redact_path
 
 PROMPT = """\
 You are a relevance assessor for a search system. Given a query and a passage, judge how \
@@ -85,7 +86,9 @@ class OpenAIChatJudge:
             problems.append(Problem("--model", None, repr(model), "the model's name"))
         if api_key_env and not os.environ.get(api_key_env):
             expected = "an environment variable holding the API key (or '' to send none)"
-            problems.append(Problem("--api-key-env", None, f"{api_key_env} is not set", expected))
+            problems.append(
+                Problem("--api-key-env", None, f"{redact_text(api_key_env)} is not set", expected)
+            )
         problems += prompt_problems(prompt, "--prompt")
         if problems:
             raise InputError(problems)
@@ -178,9 +181,9 @@ def read_prompt(path: Path) -> str:
     except (OSError, UnicodeDecodeError) as error:
         reason = getattr(error, "strerror", None) or type(error).__name__
         raise InputError(
-            [Problem(str(path), None, reason, "a readable UTF-8 prompt file")]
+            [Problem(redact_path(path), None, reason, "a readable UTF-8 prompt file")]
         ) from None
-    problems = prompt_problems(text, str(path))
+    problems = prompt_problems(text, redact_path(path))
     if problems:
         raise InputError(problems)
     return text

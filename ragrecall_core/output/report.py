@@ -40,6 +40,7 @@ from ragrecall_core.analysis.selection import default_split, query_ids, require_
 from ragrecall_core.errors import InputError, Problem, one_line, raise_if_any
 from ragrecall_core.inputs.configs import config_path_for
 from ragrecall_core.inputs.readers import sha256_of
+from ragrecall_core.inputs.secrets import redact_path
 from ragrecall_core.inputs.store import open_store, store_path
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.measures import parse_measure
@@ -74,7 +75,9 @@ def output_suffix(path: Path) -> str:
     """The report format a file name asks for; an input error for any other ending."""
     suffix = Path(path).suffix.lower()
     if suffix not in RENDERERS:
-        raise InputError([Problem("-o", None, str(path), "a file ending in .html, .md or .csv")])
+        raise InputError(
+            [Problem("-o", None, redact_path(path), "a file ending in .html, .md or .csv")]
+        )
     return suffix
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ragrecall_core.output.literal import as_words, yes_no
 from ragrecall_core.output.text import plural
 
 INTRO = (
@@ -35,6 +36,26 @@ PAIR_COLUMNS = {
     "kappa": "Cohen's kappa",
     "kappa_linear": "linear-weighted kappa",
 }
+# the judges' table's headers, short so that its eleven columns fit 1600 px (JUDGE_LEGEND
+# gives the long ones)
+JUDGE_HEADERS = {
+    "shared chunks": "pairs",
+    "Cohen's kappa": "kappa",
+    "linear-weighted kappa": "linear kappa",
+    "precision (relevant)": "precision",
+    "chunks it calls relevant": "its relevant",
+    "recall (relevant)": "recall",
+    "chunks humans call relevant": "humans' relevant",
+    "Kendall's tau (run ranking)": "Kendall's tau",
+    "runs ranked": "runs",
+}
+JUDGE_LEGEND = (
+    "pairs: chunks both graded; its relevant: chunks the judge calls relevant; humans' "
+    "relevant: chunks the humans call relevant; runs: runs ranked for Kendall's tau."
+)
+# a list (disagreements, gold gap candidates) longer than this stays a grid, drawn only as
+# far as it is scrolled: one escaped table of thousands of rows is slower to send and draw
+LONG_LIST = 200
 # nothing to compare is no agreement: a neutral line, not a green one
 NOTHING_SHARED = "Nothing graded by two annotators yet: no disagreement to review."
 IMPORT_CAPTION = (
@@ -61,6 +82,17 @@ def filters_caption(view_ids: Collection[str] | None) -> str:
         "All grades (export / import) and gold gap candidates do not follow the sidebar's "
         "filters: they cover every query."
     )
+
+
+def shown_grades(frame: pd.DataFrame) -> pd.DataFrame:
+    """A disagreement's grades or resolutions as a static table shows them: the harmful flag
+    as a word, a resolution's time to the second (never "True", "NaT" or microseconds).
+
+    >>> shown_grades(pd.DataFrame({"grade": [2], "harmful": [True]})).to_dict("records")
+    [{'grade': 2, 'harmful': 'yes'}]
+    """
+    shown = frame.assign(harmful=frame["harmful"].map(yes_no))
+    return as_words(shown, {"created_at": ("{:%Y-%m-%d %H:%M:%S}", "")})
 
 
 def disagreements_caption(items: pd.DataFrame) -> str:
