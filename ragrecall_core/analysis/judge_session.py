@@ -26,6 +26,7 @@ from ragrecall_core.analysis.pooling import POOLED, SEED, check_pool, query_para
 from ragrecall_core.errors import Problem, raise_if_any
 from ragrecall_core.inputs.db import connect, lock_down
 from ragrecall_core.inputs.grades import load_grades, look_alike_annotators
+from ragrecall_core.inputs.secrets import redact_path
 from ragrecall_core.inputs.store import STORE, look_alike, store_transaction
 from ragrecall_core.inputs.store import (
     StoreStatus as StoreStatus,  # re-exported: pages import one module
@@ -416,7 +417,7 @@ def _look_alikes(workspace: Workspace, path: Path, rows: pd.DataFrame) -> list[P
     own saves refuse it (:func:`~ragrecall_core.inputs.store.look_alike`), naming the sheet:
     imported, it would be a second annotator, voting twice in the reviewers' median."""
     found = (look_alike(workspace, name) for name in sorted(set(rows["annotator"])))
-    return [replace(problem, file=str(path)) for problem in found if problem is not None]
+    return [replace(problem, file=redact_path(path)) for problem in found if problem is not None]
 
 
 def import_summary(rows: pd.DataFrame, name: str) -> str:

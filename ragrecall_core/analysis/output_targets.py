@@ -43,7 +43,7 @@ def overwritten(
         replaced = next((i for i in inputs if same(target, i[1])), None)
         if replaced is not None:
             role, path = replaced
-            expected = f"a file that is not an input (it is the {role} file {path})"
+            expected = f"a file that is not an input (it is the {role} file {redact_path(path)})"
             problems.append(Problem(option, None, redact_path(target), expected))
         earlier = next((o for o, path in written if same(target, path)), None)
         if earlier is not None:  # the second write would replace the first

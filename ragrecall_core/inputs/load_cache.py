@@ -93,6 +93,7 @@ from ragrecall_core.inputs.db import STORE_FILE_SUFFIXES, connect
 from ragrecall_core.inputs.home import ragrecall_home
 from ragrecall_core.inputs.readers import file_stamp
 from ragrecall_core.inputs.runs import runs_view_sql
+from ragrecall_core.inputs.secrets import redact_path
 from ragrecall_core.inputs.sql import quote_identifier
 from ragrecall_core.version import __version__
 
@@ -365,7 +366,7 @@ def usable_folder(folder: Path) -> Path | None:
 
 
 def _refused(folder: Path, why: str) -> None:
-    _warn_once(f"load cache {folder} not used: {why}; inputs are read in full")
+    _warn_once(f"load cache {redact_path(folder)} not used: {why}; inputs are read in full")
     return None
 
 
@@ -387,7 +388,9 @@ def user_secret() -> bytes | None:
         found = _make_secret(path)
     if isinstance(found, bytes):
         return found
-    _warn_once(f"load cache not used: its key {path} is {found}; inputs are read in full")
+    _warn_once(
+        f"load cache not used: its key {redact_path(path)} is {found}; inputs are read in full"
+    )
     return None
 
 
@@ -532,7 +535,9 @@ def restore(
 
 
 def _ignored(path: Path, why: str) -> None:
-    _warn_once(f"load cache file {path} ignored: {why}; it is written again from the inputs")
+    # the folder is the user's ($RAGRECALL_HOME), the name a content key: hex, kept whole
+    shown = Path(redact_path(path.parent)) / path.name
+    _warn_once(f"load cache file {shown} ignored: {why}; it is written again from the inputs")
     return None
 
 

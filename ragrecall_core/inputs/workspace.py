@@ -307,7 +307,7 @@ class Workspace:
         )
         mappings: dict[str, dict[str, str]] = {}
         for path, source, target in rows.fetchall():
-            mappings.setdefault(path, {})[source] = target
+            mappings.setdefault(redact_path(path), {})[source] = target
         return mappings
 
     def configs(self) -> dict[str, dict]:

@@ -425,7 +425,7 @@ def input_hashes(workspace: Workspace) -> list[dict[str, str]]:
             digest, of = sha256_of(path), OF_FILE
         else:
             digest, of = redacted_config_sha256(configs.get(run, {})), OF_CONFIG
-        rows.append({"role": role, "path": str(path), "sha256": digest, "hashed": of})
+        rows.append({"role": role, "path": redact_path(path), "sha256": digest, "hashed": of})
     return rows
 
 

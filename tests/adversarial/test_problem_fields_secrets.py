@@ -246,3 +246,55 @@ HASH = "3f9a0c1e" * 4  # a folder named by a hash: random to the shape rule, so 
 def test_a_path_is_redacted_part_by_part(path, shown):
     assert redact_path(path) == (path if shown is None else shown)
     assert redact_path(Path(path)) == redact_path(str(Path(path)))
+
+
+# --- warnings and the report: the same paths, said beside a result ------------------------
+
+
+@pytest.mark.parametrize("place", PLACES)
+def test_a_file_read_under_other_names_is_said_without_its_secret_folder(
+    capsys, tmp_path, good, place
+):
+    """evaluate says (stderr, or JSON's column_mapping) which columns of a file it read
+    under other tools' names, naming the file."""
+    run = secret_folder(tmp_path, place, name="x.csv") / "x.csv"
+    write_text(run, "qid,docno,rank,score\nt01,doc-a#c1,1,0.9\n")
+    for fmt in ("table", "json"):
+        code, out, err = run_cli(capsys, ["evaluate", good["gold"], run, "--format", fmt])
+        assert code == 0, err
+        assert leaked(out + err) == []
+
+
+def test_a_cache_folder_in_a_secret_folder_is_warned_of_without_it(
+    capsys, tmp_path, good, monkeypatch
+):
+    home = secret_folder(tmp_path, "across the end's cut", name="cache")
+    write_text(home / "cache", "not a folder")
+    monkeypatch.setenv("RAGRECALL_HOME", str(home))
+    code, out, err = run_cli(capsys, ["evaluate", good["gold"], good["baseline"], "--cache"])
+    assert code == 0 and "load cache" in err, err
+    assert leaked(out + err) == []
+
+
+@pytest.mark.parametrize("suffix", [".md", ".html", ".csv"])
+def test_a_report_of_a_workspace_in_a_secret_folder_holds_none_of_it(capsys, tmp_path, suffix):
+    """The report lists every input file with its sha256, by path."""
+    folder = fx.write_workspace(secret_folder(tmp_path, "whole in the head", name="ws") / "ws")
+    report = tmp_path / f"report{suffix}"
+    code, out, err = run_cli(capsys, ["report", folder, "-o", report])
+    assert code == 0, err
+    assert leaked(out + err + report.read_text("utf-8")) == []
+
+
+def test_a_grades_sheet_in_a_secret_folder_is_refused_without_it(tmp_path):
+    """A sheet whose annotator only differs in case from one already there (``Anna`` beside
+    the grades file's ``anna``) is refused, naming the sheet."""
+    from ragrecall_core.analysis.judge_session import import_grades
+
+    workspace = Workspace.open(fx.write_workspace(tmp_path / "ws"))
+    sheet = secret_folder(tmp_path, "across the head's cut") / "x.jsonl"
+    row = {"query_id": "t01", "chunk_id": "doc-a#c1", "grade": 2, "annotator": "Anna"}
+    write_jsonl(sheet, [row])
+    with pytest.raises(InputError) as raised:
+        import_grades(workspace, sheet)
+    assert leaked(problem_texts(raised.value)) == []
