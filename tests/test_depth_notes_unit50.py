@@ -16,6 +16,7 @@ from ragrecall_core import Workspace
 from ragrecall_core.analysis.compare import compare
 from ragrecall_core.analysis.gate import check_gate
 from ragrecall_core.output.report import build_report
+from ragrecall_core.scoring.evaluate import evaluate
 from ragrecall_core.scoring.policy import Policy
 from tests.helpers import gold_row, run_cli, run_row, write_jsonl
 
@@ -94,3 +95,37 @@ def test_compare_on_the_command_line_says_it(capsys, files):
     runs = [str(folder / "base.jsonl"), str(folder / "cand.jsonl")]
     code, out, _ = run_cli(capsys, ["compare", str(gold), *runs, "-k", "5", "--unit", "doc"])
     assert code == 0 and "fewer than k = 5 documents (base: 2, cand: 2)" in out
+
+
+def depth_warnings(evaluation, run: str) -> list[str]:
+    return [w for w in evaluation.warnings.get(run, []) if "goes past every list" in w]
+
+
+def test_evaluate_warns_in_the_unit_measured(ws):
+    """evaluate said nothing of a cutoff past every list, in any unit; now a warning per
+    cutoff (kept at its cutoff, as a tie's is), counted as the measures count."""
+    doc = evaluate(ws, ["Recall@5", "P@2"], DOC, runs=["base"])
+    assert depth_warnings(doc, "base") == [
+        "@5 goes past every list of the run, which lists at most 2 documents per query: "
+        "measures at 5 count only those"
+    ]
+    assert [w.cutoff for w in depth_warnings(doc, "base")] == [5]
+    assert depth_warnings(evaluate(ws, ["Recall@5"], CHUNK), "base") == []
+    deep = evaluate(ws, ["Recall@20"], CHUNK, runs=["cand"])
+    assert "at most 10 results per query" in depth_warnings(deep, "cand")[0]
+
+
+def test_evaluate_on_the_command_line_says_it_in_text_and_json(capsys, files):
+    folder, gold = files
+    argv = ["evaluate", str(gold), str(folder / "base.jsonl"), "-k", "5", "--unit", "doc"]
+    code, out, _ = run_cli(capsys, argv)
+    assert code == 0 and "warning: base: @5 goes past every list of the run" in out
+    code, out, _ = run_cli(capsys, [*argv, "--format", "json"])
+    (run,) = json.loads(out)["runs"]
+    assert any("at most 2 documents" in w for w in run["warnings"])
+
+
+def test_the_report_says_it_once(ws):
+    """The report states it as a note beside its k, not again among the warnings."""
+    doc = build_report(ws, k=5, policy=DOC, verdicts=NO_VERDICTS)
+    assert not [w for texts in doc.warnings.values() for w in texts if "goes past" in w]

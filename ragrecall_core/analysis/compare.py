@@ -17,7 +17,6 @@ from ragrecall_core.analysis.pass_rule import DEFAULT_RULE
 from ragrecall_core.analysis.pass_rule import pass_measure as rule_measure
 from ragrecall_core.analysis.run_choice import (
     cutoff_problems,
-    listed_items,
     pair_problems,
     policy_problems,
     require_query_ids,
@@ -30,7 +29,7 @@ from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.measures import parse_measure, parse_requests
 from ragrecall_core.output.text import plural
 from ragrecall_core.scoring.evaluate import evaluate
-from ragrecall_core.scoring.policy import Policy
+from ragrecall_core.scoring.policy import Policy, listed_items
 
 COMPARE_MEASURES = ("Recall@{k}", "Hit@{k}", "MRR@{k}", "P@{k}", "nDCG@{k}", "Harm@{k}")
 

@@ -25,7 +25,6 @@ from ragrecall_core.analysis.gate_outputs import (
 from ragrecall_core.analysis.pass_rule import DEFAULT_RULE, pass_measure, rule_line
 from ragrecall_core.analysis.run_choice import (
     cutoff_problems,
-    listed_items,
     pair_problems,
     policy_problems,
     run_depths,
@@ -35,7 +34,7 @@ from ragrecall_core.errors import InputError, Problem, gather, one_line, raise_i
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.measures import Measure, parse_measure
 from ragrecall_core.scoring.evaluate import MISSING_SQL, evaluate
-from ragrecall_core.scoring.policy import Policy
+from ragrecall_core.scoring.policy import Policy, listed_items
 from ragrecall_core.scoring.prepared import SCOPE_CTES, prepare, scope_params
 
 OPERATORS = {

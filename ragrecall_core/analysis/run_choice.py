@@ -16,7 +16,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from ragrecall_core.errors import InputError, Problem, raise_if_any
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.measures import parse_cutoff
-from ragrecall_core.scoring.policy import DOC, Policy
+from ragrecall_core.scoring.evaluate import list_depths
+from ragrecall_core.scoring.policy import Policy
 from ragrecall_core.scoring.prepared import prepare
 
 
@@ -81,16 +82,6 @@ def policy_problems(policy: object) -> list[Problem]:
     return [Problem("policy", None, shown(policy), "a ragrecall Policy (or None: the default)")]
 
 
-# the longest list of each run among the gold queries in scope, counted in the policy's unit
-# (``lists``: a document once under ``--unit doc``, as every measure counts it)
-DEPTH_SQL = """
-SELECT run, max(listed) FROM {s}.lists
-WHERE list_contains($runs, run)
-  AND query_id IN (SELECT query_id FROM queries WHERE $all OR list_contains($ids, query_id))
-GROUP BY run
-"""
-
-
 def run_depths(
     workspace: Workspace,
     runs: Sequence[str],
@@ -98,19 +89,11 @@ def run_depths(
     policy: Policy | None = None,
 ) -> dict[str, int]:
     """Each run's longest list among the gold queries ``ids`` (``None``: every one), in the
-    unit ``policy`` measures (chunks, or documents: 10 chunks of 2 documents are a list of
-    2); 0 for a run that lists none of them. A cutoff past it counts only what the run
-    lists, and a note that counted chunks under ``--unit doc`` said nothing of it."""
-    rows = prepare(workspace, policy).fetch(
-        DEPTH_SQL, {"runs": list(runs), "all": ids is None, "ids": list(ids or [])}
-    )
-    return {name: 0 for name in runs} | dict(rows)
-
-
-def listed_items(policy: Policy | None) -> str:
-    """What a list holds under ``policy``, as a depth note counts it: its results (chunks),
-    or its documents."""
-    return "documents" if policy is not None and policy.unit == DOC else "results"
+    unit ``policy`` measures (:func:`~ragrecall_core.scoring.evaluate.list_depths`: 10
+    chunks of 2 documents are a list of 2 under ``--unit doc``); 0 for a run that lists
+    none of them. A cutoff past it counts only what the run lists."""
+    found = list_depths(prepare(workspace, policy), list(runs), ids)
+    return {name: found.get(name, 0) for name in runs}
 
 
 def shown(value: object) -> str:

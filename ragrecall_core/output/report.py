@@ -30,12 +30,7 @@ from ragrecall_core.analysis.query_table import (
     filter_table,
     query_table,
 )
-from ragrecall_core.analysis.run_choice import (
-    cutoff_problems,
-    listed_items,
-    run_depths,
-    run_problems,
-)
+from ragrecall_core.analysis.run_choice import cutoff_problems, run_depths, run_problems
 from ragrecall_core.analysis.selection import default_split, query_ids, require_split
 from ragrecall_core.errors import InputError, Problem, one_line, raise_if_any
 from ragrecall_core.inputs.configs import config_path_for
@@ -46,8 +41,8 @@ from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.measures import parse_measure
 from ragrecall_core.output.literal import PLOTLY_CONFIG, md_text, plot_literal
 from ragrecall_core.output.text import neutralise, plural
-from ragrecall_core.scoring.evaluate import evaluate
-from ragrecall_core.scoring.policy import Policy
+from ragrecall_core.scoring.evaluate import DepthWarning, evaluate
+from ragrecall_core.scoring.policy import Policy, listed_items
 from ragrecall_core.version import __version__
 
 NO_VERDICTS = "No meeting verdicts recorded."
@@ -515,8 +510,18 @@ def build_report(
         gold_judgments=_count(workspace, "qrels"),
         file_grades=_count(workspace, "grades"),
         notes=depth_notes(workspace, runs, ids, k, policy),
-        warnings={run: texts for run, texts in evaluation.warnings.items() if texts},
+        warnings=filed_warnings(evaluation.warnings),
     )
+
+
+def filed_warnings(warnings: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Per run, what evaluate warns of but a cutoff past every list, which the report
+    states once, as a note beside its k (:func:`depth_notes`); runs left with none dropped."""
+    kept = {
+        run: [text for text in texts if not isinstance(text, DepthWarning)]
+        for run, texts in warnings.items()
+    }
+    return {run: texts for run, texts in kept.items() if texts}
 
 
 def depth_notes(

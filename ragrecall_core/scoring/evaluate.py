@@ -22,7 +22,7 @@ from ragrecall_core.measures import MeasureRequest, distinct_requests, measure_i
 from ragrecall_core.measures.base import request_of
 from ragrecall_core.output.text import plural, render
 from ragrecall_core.scoring import families as scoring
-from ragrecall_core.scoring.policy import Policy
+from ragrecall_core.scoring.policy import Policy, listed_items
 from ragrecall_core.scoring.prepared import (
     SCOPE_CTES,
     PreparedEvaluation,
@@ -419,6 +419,57 @@ class RunWarning(str):
         return warning
 
 
+# the longest list of each run among the gold queries in scope, in the policy's unit
+# ({s}.lists: a document once under --unit doc, as every measure counts it)
+DEPTH_SQL = """
+SELECT run, max(listed) FROM {s}.lists
+WHERE ($all_runs OR list_contains($runs, run))
+  AND query_id IN (SELECT query_id FROM queries
+                   WHERE $all_queries OR list_contains($ids, query_id))
+GROUP BY run
+"""
+
+
+class DepthWarning(RunWarning):
+    """A cutoff past every list of a run (:func:`depth_warnings`): the report states it as a
+    note beside its k rather than among the warnings."""
+
+
+def list_depths(
+    prepared: PreparedEvaluation, runs: Sequence[str] | None, query_ids: Sequence[str] | None
+) -> dict[str, int]:
+    """Each run's longest list among the gold queries ``query_ids`` (``None``: every one),
+    counted in the prepared policy's unit (10 chunks of 2 documents: 2 under ``--unit
+    doc``); a run that lists none of them is left out."""
+    return dict(prepared.fetch(DEPTH_SQL, scope_params(runs, query_ids)))
+
+
+def depth_warnings(
+    prepared: PreparedEvaluation,
+    cutoffs: Sequence[int],
+    runs: Sequence[str] | None,
+    query_ids: Sequence[str] | None,
+) -> list[tuple[str, RunWarning]]:
+    """(run, warning) per cutoff that goes past every list of a run: its measures at that
+    cutoff count only what it lists (``Recall@100`` of a run captured at top 10 is its
+    Recall@10), as the gate, compare and the report say too. A run that lists none of the
+    queries is said missing instead."""
+    items = listed_items(prepared.policy)
+    return [
+        (
+            run,
+            DepthWarning.at_cutoff(
+                f"@{k} goes past every list of the run, which lists at most {depth} {items} "
+                f"per query: measures at {k} count only those",
+                k,
+            ),
+        )
+        for run, depth in list_depths(prepared, runs, query_ids).items()
+        for k in cutoffs
+        if 0 < depth < k
+    ]
+
+
 def collect_warnings(
     prepared: PreparedEvaluation,
     cutoffs: Sequence[int],
@@ -446,6 +497,8 @@ def collect_warnings(
         *run_table_warnings(prepared, scored, GIVEN_ORDER_SQL, RISING_SQL, head, rising_text),
     ]
     for run, text in said:
+        warnings.setdefault(run, []).append(text)
+    for run, text in depth_warnings(prepared, cutoffs, runs, query_ids):
         warnings.setdefault(run, []).append(text)
     if cutoffs:
         bounds = {"cutoffs": list(cutoffs), "last": max(cutoffs) + 1}

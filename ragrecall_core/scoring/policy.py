@@ -76,3 +76,9 @@ class Policy:
         if self.judge is None:
             del fields["judge"]
         return fields
+
+
+def listed_items(policy: Policy | None) -> str:
+    """What a list holds under ``policy`` (``None``: the default), as a note on its depth
+    counts it: its results (chunks), or its documents under ``--unit doc``."""
+    return "documents" if policy is not None and policy.unit == DOC else "results"
