@@ -177,8 +177,9 @@ class StoreStatus:
         if not self.writable:
             counted = " Its grades are counted." if self.attached else ""
             return (
-                f"The judgment store {self.path} is read-only (its folder cannot be written): "
-                f"judging is off.{counted} Copy the workspace to a writable folder to judge."
+                f"The judgment store {redact_path(self.path)} is read-only (its folder cannot be "
+                f"written): judging is off.{counted} Copy the workspace to a writable folder to "
+                "judge."
             )
         return ""
 
@@ -365,7 +366,7 @@ def connect_store(workspace: Workspace) -> StoreStatus:
     try:
         attached = open_store(workspace)
     except InputError as error:
-        return StoreStatus(path, attached=False, writable=False, problem=str(error))
+        return StoreStatus(path, attached=False, writable=False, problem=redact_text(str(error)))
     return StoreStatus(path, attached=attached, writable=writable(path))
 
 

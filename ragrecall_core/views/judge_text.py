@@ -10,6 +10,7 @@ which surprised people: the page says where it is for each kind of source.
 from __future__ import annotations
 
 from ragrecall_core.inputs.home import HOME_VARIABLE, ragrecall_home, upload_store_file
+from ragrecall_core.inputs.secrets import redact_path
 from ragrecall_core.inputs.store import store_path
 from ragrecall_core.inputs.workspace import Workspace
 
@@ -49,16 +50,16 @@ def store_place(workspace: Workspace) -> str:
     """Where the grades made here are stored, and why there, for the workspace's kind."""
     path = store_path(workspace)
     if workspace.folder is not None:
-        return f"Grades are stored in {path}, the workspace folder's judgment store."
+        return f"Grades are stored in {redact_path(path)}, the workspace folder's judgment store."
     stores = ragrecall_home() / "stores"
     if path.parent.resolve() == stores.resolve():
         own = path.name != upload_store_file(workspace.gold.name)
         keyed = "the gold file's name" + (" and content (a store of its own)" if own else "")
         return (
-            f"Grades are stored in {path}: uploaded files keep their grades under "
-            f"${HOME_VARIABLE} ({ragrecall_home()}), keyed by {keyed}."
+            f"Grades are stored in {redact_path(path)}: uploaded files keep their grades under "
+            f"${HOME_VARIABLE} ({redact_path(ragrecall_home())}), keyed by {keyed}."
         )
     return (
-        f"Grades are stored in {path}: loose files (--gold) keep their grades beside the "
-        "gold file, named after it."
+        f"Grades are stored in {redact_path(path)}: loose files (--gold) keep their grades "
+        "beside the gold file, named after it."
     )

@@ -298,3 +298,17 @@ def test_a_grades_sheet_in_a_secret_folder_is_refused_without_it(tmp_path):
     with pytest.raises(InputError) as raised:
         import_grades(workspace, sheet)
     assert leaked(problem_texts(raised.value)) == []
+
+
+# --- the dashboard's sentences naming the judgment store ------------------------------------
+
+
+def test_where_grades_are_stored_is_said_without_a_secret_folder(tmp_path):
+    from ragrecall_core.inputs.store import StoreStatus, store_path
+    from ragrecall_core.views.judge_text import store_place
+
+    folder = fx.write_workspace(secret_folder(tmp_path, "whole in the head", name="ws") / "ws")
+    workspace = Workspace.open(folder)
+    read_only = StoreStatus(store_path(workspace), attached=True, writable=False)
+    assert "read-only" in read_only.note
+    assert leaked(store_place(workspace) + "\n" + read_only.note) == []
