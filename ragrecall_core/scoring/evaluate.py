@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from ragrecall_core.errors import MAX_FIELD_CHARS, gather, raise_if_any, shortened
 from ragrecall_core.inputs.beside import in_background
 from ragrecall_core.inputs.readers import CSV, JSONL, PARQUET, TREC_RUN
+from ragrecall_core.inputs.secrets import redact_path
 from ragrecall_core.inputs.sql import quote_identifier
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.measures import MeasureRequest, distinct_requests, measure_items
@@ -564,7 +565,8 @@ def run_table_warnings(
         for i, (_, _, table, _) in enumerate(runs)
     ]
     params = {f"run{i}": run for i, (run, *_) in enumerate(runs)} | params
-    files = {run: path for run, path, *_ in runs}
+    # a file's path redacted whole before its warning cuts it; a run in memory: its label
+    files = {run: path if fmt == "memory" else redact_path(path) for run, path, _, fmt in runs}
     sql = whole_sql.replace("{rows}", " UNION ALL ".join(parts))
     return [(run, text(files[run], *figures)) for run, *figures in prepared.fetch(sql, params)]
 

@@ -265,6 +265,18 @@ def test_a_file_read_under_other_names_is_said_without_its_secret_folder(
         assert leaked(out + err) == []
 
 
+@pytest.mark.parametrize("place", PLACES)
+def test_a_run_warned_of_is_named_without_its_secret_folder(capsys, tmp_path, good, place):
+    """evaluate (and the report) warn of a run whose ranks skip places, naming its file:
+    the warning cut the path as a problem does, and redacted nothing."""
+    run = secret_folder(tmp_path, place) / "x.jsonl"
+    items = [{"chunk_id": chunk, "rank": rank} for chunk, rank in (("a", 2), ("b", 5))]
+    write_jsonl(run, [{"id": "t01", "retrieved": items}])
+    code, out, err = run_cli(capsys, ["evaluate", good["gold"], run])
+    assert code == 0 and "skip places" in out + err, out + err
+    assert leaked(out + err) == []
+
+
 def test_a_cache_folder_in_a_secret_folder_is_warned_of_without_it(
     capsys, tmp_path, good, monkeypatch
 ):
