@@ -28,12 +28,22 @@ HITS: list[bool] = []
 
 
 @pytest.fixture
+def loader_edited_since(monkeypatch):
+    """This worker's digest of the loader's sources (part of every cache key), taken before
+    they were edited: a full run meets other changes landing in the checkout, while the
+    child takes its digest from the files as they are."""
+    monkeypatch.setattr(load_cache, "_LOADER_DIGEST", [b"taken before an edit of the loader"])
+
+
+@pytest.fixture
 def workspace(tmp_path, monkeypatch) -> Path:
     """A copy of data_samples, the load cache on and in an empty $RAGRECALL_HOME (the
-    child's environment is the server's)."""
+    child's environment is the server's). The loader's digest is taken again from its
+    files, as the child takes it: a worker's, taken minutes before, made another key."""
     monkeypatch.setenv("RAGRECALL_HOME", str(tmp_path / "home"))
     count_cache_restores(monkeypatch, HITS)
     load_cache._DIGESTS.clear()
+    monkeypatch.setattr(load_cache, "_LOADER_DIGEST", [])
     return shutil.copytree(ROOT / "data_samples", tmp_path / "ws")
 
 
@@ -59,6 +69,21 @@ def test_the_server_s_open_after_the_child_restores_what_a_validating_read_loads
 ):
     """One contract: the workspace the launcher opens once its child has filled the cache is
     restored from it (no read of its own) and equals a validating read of the inputs."""
+    assert_the_server_restores(workspace, monkeypatch)
+
+
+def test_the_server_restores_in_a_worker_older_than_the_loader_s_last_edit(
+    loader_edited_since, workspace, monkeypatch
+):
+    """Failed once in a loaded full run, never alone: the worker's digest of the loader,
+    taken when it began, was not the child's after another change to ragrecall_core/inputs
+    landed, so the server's key found no file ("restores: [False]")."""
+    assert_the_server_restores(workspace, monkeypatch)
+
+
+def assert_the_server_restores(workspace: Path, monkeypatch) -> None:
+    """The launcher's open, once its child has filled the cache, restores the workspace
+    (no read of its own) and equals a validating read of the inputs."""
     child = cache_fill.start(launcher_args(workspace))
     waiting = threading.Thread(target=cache_fill.wait, args=(child,))
     waiting.start()
