@@ -79,7 +79,7 @@ def test_a_stopping_server_begins_no_further_page(monkeypatch):
 
     monkeypatch.setattr(serve.cache_fill, "start", lambda args: None)
     assert launch_here(monkeypatch, warm_up=warm_up) == 0
-    assert ended.wait(10) and daemons == [False]
+    assert ended.wait() and daemons == [False]  # a thread begun ends: no time limit
     assert serve.STOPPING.is_set(), "the launcher tells the warm-up the server stopped"
 
 
@@ -93,6 +93,7 @@ def test_no_step_begins_while_a_session_script_runs(monkeypatch):
     for name in page_warm.STEPS:
         monkeypatch.setattr(page_warm, name, lambda ctx, name=name: begun.append(name))
     monkeypatch.setattr(page_warm, "QUIET_S", 0.05)
+    monkeypatch.setattr(context, "_SCRIPTS", set())  # a script another test left running
     running, release = threading.Event(), threading.Event()
 
     def session():
@@ -102,14 +103,14 @@ def test_no_step_begins_while_a_session_script_runs(monkeypatch):
 
     script = threading.Thread(target=session)
     script.start()
-    assert running.wait(10)
+    running.wait()
     warm = threading.Thread(target=page_warm.warm_pages, args=(None,))
     warm.start()
     warm.join(0.5)
     assert begun == [] and warm.is_alive(), "a step began while a session's script ran"
     release.set()
-    script.join(10)
-    warm.join(30)
+    script.join()
+    warm.join()  # it ends once the script has: waited for, however loaded the machine
     assert begun == list(page_warm.STEPS), "every step runs once the session's script ends"
 
 
@@ -122,6 +123,10 @@ def test_the_quiet_while_counts_from_a_script_s_end(monkeypatch):
 
     now = [1000.0]
     monkeypatch.setattr(context, "time", types.SimpleNamespace(monotonic=lambda: now[0]))
+    # only this test's script counts: one left running by another test would keep the
+    # clock-less loop below waiting for good
+    monkeypatch.setattr(context, "_SCRIPTS", set())
+    monkeypatch.setattr(context, "_LAST_SEEN", [now[0]])
     monkeypatch.setattr(page_warm, "QUIET_S", 2.0)
     release = threading.Event()
 
@@ -133,41 +138,64 @@ def test_the_quiet_while_counts_from_a_script_s_end(monkeypatch):
     script.start()
     now[0] += 60.0  # a long run
     release.set()
-    script.join(10)
-    stop = threading.Event()
-    threading.Timer(0.3, stop.set).start()
-    assert not page_warm.wait_for_quiet(stop), "a step began right after a script ended"
+    script.join()
+    assert held_back(), "a step began right after a script ended"
     now[0] += 2.0
-    assert page_warm.wait_for_quiet(threading.Event())
+    assert not held_back()
 
 
-def test_no_step_begins_while_a_new_session_awaits_its_first_page(monkeypatch):
-    """A browser session that has connected but not yet finished its first run is a page on
-    its way (its script may not have begun yet): no step begins then, for ARRIVAL_S at most
-    (a first run that never finishes well must not stop the warm-up for good)."""
-    import threading
+def arriving_session(monkeypatch, now: list[float]):
+    """Streamlit's runtime as page_warm reads it, holding one connected session (``s1``, no
+    finished run), and the clocks of page_warm and context reading ``now``; no script run
+    of another test counts (the scripts seen and the last one's end are this test's)."""
     import types
 
-    now = [5000.0]
     clock = types.SimpleNamespace(monotonic=lambda: now[0])
     monkeypatch.setattr(page_warm, "time", clock)
     monkeypatch.setattr(context, "time", clock)
+    monkeypatch.setattr(context, "_SCRIPTS", set())
+    monkeypatch.setattr(context, "_LAST_SEEN", [now[0]])
     monkeypatch.setattr(page_warm, "QUIET_S", 0.0)
     session = types.SimpleNamespace(id="s1")
     info = types.SimpleNamespace(session=session, script_run_count=0)
     manager = types.SimpleNamespace(list_active_sessions=lambda: [info])
     runtime = types.SimpleNamespace(_session_mgr=manager)
     monkeypatch.setattr(page_warm, "Runtime", types.SimpleNamespace(instance=lambda: runtime))
+    return info
 
-    def waits() -> bool:
-        stop = threading.Event()
-        threading.Timer(0.3, stop.set).start()
-        return not page_warm.wait_for_quiet(stop)
 
-    assert waits(), "a step began while a new session awaited its first page"
+def held_back() -> bool:
+    """Whether :func:`page_warm.wait_for_quiet` holds the next step back: it is stopped
+    after a few polls, never by a timer (a timer of 0.3 s fired before a thread held up
+    on a loaded machine had looked once, and a quiet server read as held back)."""
+    return not page_warm.wait_for_quiet(PollLimit())
+
+
+def test_no_step_begins_while_a_new_session_awaits_its_first_page(monkeypatch):
+    """A browser session that has connected but not yet finished its first run is a page on
+    its way (its script may not have begun yet): no step begins then, for ARRIVAL_S at most
+    (a first run that never finishes well must not stop the warm-up for good)."""
+    now = [5000.0]
+    info = arriving_session(monkeypatch, now)
+    assert held_back(), "a step began while a new session awaited its first page"
     info.script_run_count = 1
-    assert not waits(), "its first page is drawn: the steps go on"
-    info.script_run_count, session.id = 0, "s2"
-    assert waits()
+    assert not held_back(), "its first page is drawn: the steps go on"
+    info.script_run_count, info.session.id = 0, "s2"
+    assert held_back()
     now[0] += page_warm.ARRIVAL_S
-    assert not waits(), "a first run that never ends well held the warm-up for good"
+    assert not held_back(), "a first run that never ends well held the warm-up for good"
+
+
+class PollLimit(__import__("threading").Event):
+    """A stop that sets itself at the ``polls``-th wait of the loop it stops (its poll):
+    counted, never timed, so a thread held up on a loaded machine still looks first."""
+
+    def __init__(self, polls: int = 5) -> None:
+        super().__init__()
+        self.left = polls
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.left -= 1
+        if self.left <= 0:
+            self.set()
+        return self.is_set()
