@@ -966,7 +966,7 @@ def cmd_pool(args: argparse.Namespace) -> int:
     pool = build_pool(workspace, depth=depth, query_ids=ids, k=k)
     written = write_pool(pool, args.output)
     pairs = "1 (query, chunk) pair" if written == 1 else f"{written} (query, chunk) pairs"
-    sys.stdout.write(f"{pairs} to judge written to {args.output}\n")
+    sys.stdout.write(f"{pairs} to judge written to {redact_path(args.output)}\n")
     sys.stdout.write(coverage_text(workspace, depth=depth, k=k, query_ids=ids))
     return 0
 
@@ -1045,7 +1045,7 @@ def export_judges(args: argparse.Namespace) -> int:
     raise_if_any(problems)
     workspace = Workspace.open(args.workspace, memory_limit=args.memory_limit)
     written = export_judge_grades(workspace, args.export, name)
-    sys.stdout.write(f"{written} judge grades written to {one_line(str(args.export))}\n")
+    sys.stdout.write(f"{written} judge grades written to {one_line(redact_path(args.export))}\n")
     return 0
 
 
@@ -1149,7 +1149,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         verdicts=latest_verdicts(workspace),
     )
     report.write(args.output)
-    sys.stdout.write(f"report written to {args.output} ({report.scope})\n")
+    sys.stdout.write(f"report written to {redact_path(args.output)} ({report.scope})\n")
     return 0
 
 
@@ -1171,10 +1171,10 @@ def cmd_verdicts(args: argparse.Namespace) -> int:
     workspace = Workspace.open(args.workspace)
     if args.import_file:
         added = verdicts.import_verdicts(workspace, args.import_file)
-        sys.stdout.write(f"{verdicts_count(added)} added from {args.import_file}\n")
+        sys.stdout.write(f"{verdicts_count(added)} added from {redact_path(args.import_file)}\n")
     elif args.export:
         written = verdicts.export_verdicts(workspace, args.export)
-        sys.stdout.write(f"{verdicts_count(written)} written to {args.export}\n")
+        sys.stdout.write(f"{verdicts_count(written)} written to {redact_path(args.export)}\n")
     else:
         latest = verdicts.latest_verdicts(workspace)
         print_result(

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ragrecall_core.errors import one_line
+from ragrecall_core.inputs.secrets import redact_path
 
 FIRST = 5  # query or chunk ids named in a summary line
 # the fewest queries with a result for "every query with a result got the same list" to be said
@@ -55,8 +56,8 @@ class CaptureResult:
             lines.append(f"resumed: {self.resumed} queries were captured before")
         lines += self.failure_lines()
         if self.written:
-            lines.append(f"captured {self.queries} queries into {self.run}")
-            lines.append(f"config written to {self.config}")
+            lines.append(f"captured {self.queries} queries into {redact_path(self.run)}")
+            lines.append(f"config written to {redact_path(self.config)}")
         lines += self.warning_lines()
         # ids, paths and a retriever's messages are file text: each line stays one line
         return "\n".join(one_line(line) for line in lines) + "\n"
@@ -68,7 +69,10 @@ class CaptureResult:
         if self.written:
             outcome = "kept as empty lists with an error field"
         else:
-            outcome = f"no run written; the same command retries them (progress in {self.progress})"
+            outcome = (
+                "no run written; the same command retries them "
+                f"(progress in {redact_path(self.progress)})"
+            )
         lines = [f"{n} of {self.queries} {queries_word(self.queries)} failed: {outcome}"]
         if not self.written and self.earlier_run:
             lines.append(earlier_run_line(self.run))
@@ -123,8 +127,8 @@ class CaptureResult:
             n, total = len(self.not_in_corpus), self.retrieved_ids
             lines.append(
                 f"{n} of {total} retrieved ids ({n / total:.0%}) are not in the corpus "
-                f"{self.corpus}: {first_few(self.not_in_corpus)} (is --id-key the metadata key "
-                "that holds your chunk ids?)"
+                f"{redact_path(self.corpus)}: {first_few(self.not_in_corpus)} (is --id-key the "
+                "metadata key that holds your chunk ids?)"
             )
         return lines
 
@@ -132,7 +136,7 @@ class CaptureResult:
 def earlier_run_line(run: Path) -> str:
     """What a capture that wrote nothing says of the run already at its output: it is kept
     (nothing saved is lost), and it is not this capture's."""
-    return f"{run} is an earlier capture, left as it was: not this one"
+    return f"{redact_path(run)} is an earlier capture, left as it was: not this one"
 
 
 class CaptureFailed(Exception):

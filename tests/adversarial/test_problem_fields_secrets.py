@@ -324,3 +324,38 @@ def test_where_grades_are_stored_is_said_without_a_secret_folder(tmp_path):
     read_only = StoreStatus(store_path(workspace), attached=True, writable=False)
     assert "read-only" in read_only.note
     assert leaked(store_place(workspace) + "\n" + read_only.note) == []
+
+
+# --- what a command wrote, and where ------------------------------------------------------
+
+
+def test_an_output_in_a_secret_folder_is_said_written_without_it(capsys, tmp_path, good):
+    folder = secret_folder(tmp_path, "whole in the head")
+    argv = ["pool", good["gold"], good["baseline"], "-o", folder / "pool.jsonl"]
+    code, out, err = run_cli(capsys, argv)
+    assert code == 0 and "written to" in out, err
+    assert leaked(out + err) == []
+    code, out, err = run_cli(capsys, ["report", good["gold"].parent, "-o", folder / "r.md"])
+    assert code == 0 and "report written to" in out, err
+    assert leaked(out + err) == []
+
+
+def test_a_capture_in_a_secret_folder_is_summed_up_without_it(tmp_path):
+    from ragrecall_core.analysis.capture_summary import CaptureResult
+
+    folder = secret_folder(tmp_path, "whole in the head")
+    result = CaptureResult(
+        folder / "x.jsonl", folder / "x.config.json", 2, errors={"t01": "boom"}, written=True
+    )
+    failed = CaptureResult(
+        folder / "x.jsonl",
+        folder / "x.config.json",
+        2,
+        errors={"t01": "boom"},
+        progress=folder / ".x.capture.jsonl",
+        earlier_run=True,
+        corpus=folder / "corpus.jsonl",
+        not_in_corpus=["z"],
+        retrieved_ids=3,
+    )
+    assert leaked(result.to_text() + failed.to_text()) == []
