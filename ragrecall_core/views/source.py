@@ -24,6 +24,7 @@ from pathlib import Path
 
 from ragrecall_core.inputs.beir import beir_files
 from ragrecall_core.inputs.configs import config_path_for
+from ragrecall_core.inputs.secrets import redact_path
 
 # the judgment store and its write-ahead log live in a workspace folder but are no input
 STORE_SUFFIXES = (".duckdb", ".duckdb.wal")
@@ -45,9 +46,10 @@ class Source:
         return self.gold is None
 
     def describe(self) -> str:
+        """The data as the dashboard names it (a folder's path redacted: it is shown)."""
         if self.is_folder:
-            return str(self.workspace)
-        return f"{self.gold} + {len(self.runs)} run file(s)"
+            return redact_path(self.workspace)
+        return f"{redact_path(self.gold)} + {len(self.runs)} run file(s)"
 
     def input_files(self) -> list[Path]:
         """Every file the source reads (for a folder: the files of its layout)."""

@@ -359,3 +359,15 @@ def test_a_capture_in_a_secret_folder_is_summed_up_without_it(tmp_path):
         retrieved_ids=3,
     )
     assert leaked(result.to_text() + failed.to_text()) == []
+
+
+def test_the_dashboard_names_its_data_without_a_secret_folder(tmp_path):
+    """The sidebar, the Overview and a load's spinner or refusal say where the data is."""
+    from ragrecall_core.views.source import Source
+
+    folder = secret_folder(tmp_path, "whole in the head")
+    shown = [
+        Source(workspace=folder).describe(),
+        Source(gold=folder / "gold.jsonl", runs=(folder / "x.jsonl",)).describe(),
+    ]
+    assert leaked("\n".join(shown)) == []
