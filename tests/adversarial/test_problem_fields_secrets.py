@@ -371,3 +371,13 @@ def test_the_dashboard_names_its_data_without_a_secret_folder(tmp_path):
         Source(gold=folder / "gold.jsonl", runs=(folder / "x.jsonl",)).describe(),
     ]
     assert leaked("\n".join(shown)) == []
+
+
+def test_an_openai_option_given_without_its_judge_is_refused_without_its_secret(capsys, good):
+    """``--base-url`` and ``--api-key-env`` go with ``--judge openai`` only; given with
+    another judge, each is refused, quoting what was given."""
+    workspace = Path(good["gold"]).parent
+    url = f"https://admin:{PASSWORD}@llm.internal/v1"
+    argv = ["judge", workspace, "--judge", "minilm", "--base-url", url, "--api-key-env", TOKEN]
+    text = refused(capsys, argv)
+    assert "--base-url" in text and "--api-key-env" in text and leaked(text) == []
