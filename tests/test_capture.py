@@ -193,7 +193,9 @@ def test_an_interrupt_with_concurrency_starts_no_further_query(tmp_path):
     output = tmp_path / "r.jsonl"
     with pytest.raises(KeyboardInterrupt):
         capture(gold, retriever, output, concurrency=2)
-    assert len(calls) < 10, "queries queued before the interrupt must not run after it"
+    # q3 stops the capture: its worker begins no further query, and the other may have
+    # begun one more before it could know (q0-q3 and one)
+    assert len(calls) <= 5, "queries queued before the interrupt must not run after it"
     assert not output.exists()
 
 

@@ -451,12 +451,26 @@ def run_queries(
             run_loop(main)
             return
 
+        # set by an interrupt: a worker begins no further query (map cancels the queued
+        # ones only once the main thread reaches the interrupted query's result, and a
+        # worker takes the next query at once)
+        stopping = threading.Event()
+
         def one(query: tuple[str, str]) -> None:
-            keep(capture_one(calls, *query))
+            if stopping.is_set():
+                return
+            try:
+                keep(capture_one(calls, *query))
+            except KeyboardInterrupt:
+                stopping.set()
+                raise
 
         with ThreadPoolExecutor(max_workers=calls.concurrency) as pool:
-            # on an interrupt, map cancels the queries that have not started
-            list(pool.map(one, todo))
+            try:
+                list(pool.map(one, todo))
+            except KeyboardInterrupt:
+                stopping.set()
+                raise
 
 
 def query_line(query_id: str, result: Any, calls: Calls) -> dict[str, Any]:
