@@ -59,7 +59,11 @@ class Check:
 
 @dataclass(frozen=True)
 class Duplicate:
-    """Flags every row whose key (comma-separated SQL expressions) repeats an earlier row's."""
+    """Flags every row whose key (comma-separated SQL expressions) repeats an earlier row's.
+
+    A row whose ``value`` is NULL lacks a part of its key (a missing id: ``value`` joins the
+    key's parts as text, so it is NULL exactly then); that is its own problem, found by the
+    loader's check of the field, and two such rows are not one key written twice."""
 
     keys: str
     value: str
@@ -76,7 +80,8 @@ def _check_sql(i: int, check: Check | Duplicate, table: str) -> str:
             f"FROM (SELECT *, row({check.keys}) AS dup_key FROM {table}) t "
             f"JOIN (SELECT row({check.keys}) AS dup_key, min({check.order}) AS first FROM {table} "
             f"GROUP BY ALL HAVING count(*) > 1) d "
-            f"ON t.dup_key IS NOT DISTINCT FROM d.dup_key AND t.{check.order} > d.first"
+            f"ON t.dup_key IS NOT DISTINCT FROM d.dup_key AND t.{check.order} > d.first "
+            f"WHERE ({check.value}) IS NOT NULL"
         )
     place = check.item.place if check.item else "NULL"
     return (
