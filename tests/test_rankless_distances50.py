@@ -98,3 +98,32 @@ def test_the_dashboard_overview_shows_it(gold, tmp_path):
     run = write_text(tmp_path / "faiss.csv", csv_text(DISTANCES))
     rows = build_measure_rows(Workspace.from_files(gold, [run]), 5)
     assert any(SAID in w for w in rows.warnings["faiss"])
+
+
+def test_no_answer_says_a_rankless_distance_run_reads_backwards(gold, tmp_path, capsys):
+    """no-answer reads which way a run's scores point from the order it measures: for a
+    rankless file that order is the scores' own, so it said "higher is better (scores fall
+    with rank)" of distances, and picked its threshold the wrong way round, without a word.
+    Its text and JSON now carry the same warning evaluate gives, naming the file."""
+    from ragrecall_core.analysis.no_answer import no_answer_report
+
+    answerless = [*DISTANCES, ("q3", "doc-u#c1", 0.30), ("q3", "doc-v#c1", 0.60)]
+    run = write_text(tmp_path / "faiss.csv", csv_text(answerless))
+    gold3 = write_jsonl(
+        tmp_path / "gold3.jsonl", [*(gold_row(q, r) for q, r in GOLD.items()), gold_row("q3", [])]
+    )
+    code, out, _ = run_cli(capsys, ["no-answer", gold3, run])
+    assert code == 0
+    (said,) = [line for line in out.splitlines() if SAID in line]
+    assert said.startswith("  warning: ") and "faiss.csv" in said and WHAT_TO_DO in said
+    code, out, _ = run_cli(capsys, ["no-answer", gold3, run, "--format", "json"])
+    (warning,) = json.loads(out)["runs"]["faiss"]["warnings"]
+    assert SAID in warning and WHAT_TO_DO in warning
+    ranked = write_text(
+        tmp_path / "ranked.csv",
+        csv_text(
+            [(*row, i + 1) for i, row in enumerate(answerless)], "query_id,chunk_id,score,rank"
+        ),
+    )
+    report = no_answer_report(Workspace.from_files(gold3, [ranked]))
+    assert report.warnings == {}, "a run read by its ranks is never said to read backwards"

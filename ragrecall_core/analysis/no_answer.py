@@ -10,7 +10,7 @@ import math
 import numbers
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
@@ -80,6 +80,9 @@ class NoAnswerReport:
     top_scores: pd.DataFrame
     sweep: pd.DataFrame
     k: int
+    # run -> what may make its direction wrong: a rankless run whose scores rise as given
+    # (evaluate's warning, :func:`.evaluate.rising_warnings`), shown beside its reading
+    warnings: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def directions(self) -> dict[str, str]:
@@ -122,6 +125,7 @@ class NoAnswerReport:
                 f"{entry['no_answer_with_results']} still returned something"
             )
             lines.append(f"  scores: {reading(entry['score_direction'])}")
+            lines += [f"  warning: {one_line(text)}" for text in entry["warnings"]]
             for query, score in entry["no_answer_top_scores"].items():
                 shown = "nothing" if score is None else f"{score:.4f}"
                 lines.append(f"  {one_line(query)}: top score {shown}")
@@ -154,6 +158,7 @@ class NoAnswerReport:
             runs[run] = {
                 "score_direction": direction,
                 "note": reading(direction) if direction == NOT_ORDERED else None,
+                "warnings": list(self.warnings.get(run, [])),
                 "no_answer_queries": len(na),
                 "answerable_queries": int((scores.kind == "answerable").sum()),
                 "no_answer_with_results": int(na.top_score.notna().sum()),
@@ -237,7 +242,24 @@ def no_answer_report(
         runs = [runs]
     problems += run_problems(workspace, [("RUN", name) for name in runs or []])
     raise_if_any(problems)
-    return report_at(top_scores(workspace, policy, runs, query_ids), k, workspace)
+    report = report_at(top_scores(workspace, policy, runs, query_ids), k, workspace)
+    report.warnings = direction_warnings(workspace, policy, runs)
+    return report
+
+
+def direction_warnings(
+    workspace: Workspace, policy: Policy | None, runs: Sequence[str] | None
+) -> dict[str, list[str]]:
+    """Run -> the warnings that say its scores' direction may be read wrong: a run without
+    ranks is ordered by score, highest first, so its direction reads "higher is better"
+    whatever its scores are; when they rise as given (distances), evaluate's warning."""
+    from ragrecall_core.scoring.evaluate import rising_warnings
+
+    said: dict[str, list[str]] = {}
+    for run, text in rising_warnings(prepare(workspace, policy)):
+        if runs is None or run in runs:
+            said.setdefault(run, []).append(text)
+    return said
 
 
 def top_scores(

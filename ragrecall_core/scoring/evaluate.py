@@ -494,12 +494,11 @@ def collect_warnings(
         )
     ranked = prepared.fetch(RANKED_RUNS_SQL, runs_only)
     items = [row for row in ranked if row[3] in ITEM_FORMATS]
-    scored, head = moved_first(prepared, ranked), {"head": GIVEN_HEAD}
     queries = {name: scope[name] for name in ("all_queries", "ids")}  # IN_SCOPE's
     said = [
         *run_table_warnings(prepared, ranked, OFF_PLACE_SQL, RANK_GAPS_SQL, queries, rank_gap_text),
         *run_table_warnings(prepared, items, MOVED_SQL, MIXED_SQL, queries, mixed_text),
-        *run_table_warnings(prepared, scored, GIVEN_ORDER_SQL, RISING_SQL, head, rising_text),
+        *rising_warnings(prepared, ranked),
     ]
     for run, text in said:
         warnings.setdefault(run, []).append(text)
@@ -532,6 +531,21 @@ def collect_warnings(
             f"lacks, counted nowhere (e.g. {', '.join(map(repr, sample))})",
         )
     return warnings
+
+
+def rising_warnings(
+    prepared: PreparedEvaluation, ranked: list[tuple] | None = None
+) -> list[tuple[str, str]]:
+    """(run, :func:`rising_text`) for each run without ranks whose scores rise as given
+    (:data:`RISING_SQL`): read highest first, a distance run is read backwards. ``ranked``:
+    :data:`RANKED_RUNS_SQL`'s rows, every run's when not given. Evaluate's warnings say it,
+    and so does every output that reads which way a run's scores point (no-answer)."""
+    if ranked is None:
+        ranked = prepared.fetch(RANKED_RUNS_SQL, run_scope(None))
+    scored = moved_first(prepared, ranked)
+    return run_table_warnings(
+        prepared, scored, GIVEN_ORDER_SQL, RISING_SQL, {"head": GIVEN_HEAD}, rising_text
+    )
 
 
 def moved_first(prepared: PreparedEvaluation, ranked: list[tuple]) -> list[tuple]:
