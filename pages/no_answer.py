@@ -36,6 +36,8 @@ if "info" in direction:
     st.info(direction["info"], icon="↕️")
 if "warning" in direction:
     st.warning(direction["warning"], icon="⚠️")
+if read_backwards := nat.read_backwards_note(report.warnings, escape_markdown):
+    st.warning(read_backwards, icon="⚠️")
 
 
 @st.fragment

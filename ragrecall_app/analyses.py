@@ -13,7 +13,12 @@ from ragrecall_app.context import Context, files_key_of
 from ragrecall_core.analysis import judge_session, pooling, verdicts
 from ragrecall_core.analysis.agreement import Agreement, agreement
 from ragrecall_core.analysis.compare import Comparison, compare
-from ragrecall_core.analysis.no_answer import NoAnswerReport, report_at, top_scores
+from ragrecall_core.analysis.no_answer import (
+    NoAnswerReport,
+    direction_warnings,
+    report_at,
+    top_scores,
+)
 from ragrecall_core.analysis.ranked_lists import new_unjudged, side_by_side
 from ragrecall_core.analysis.score_direction import run_directions
 from ragrecall_core.inputs.store import export_grades
@@ -62,7 +67,9 @@ def no_answer(
     key: str, k: int, policy: Policy, runs: tuple, ids: tuple | None, _ws: Workspace
 ) -> NoAnswerReport:
     """Shared, read-only; another k only cuts the cached top scores anew."""
-    return report_at(_no_answer_scores(key, policy, runs, ids, _ws), k, _ws)
+    report = report_at(_no_answer_scores(key, policy, runs, ids, _ws), k, _ws)
+    report.warnings = direction_warnings(_ws, policy, list(runs))
+    return report
 
 
 def view_no_answer(ctx: Context) -> NoAnswerReport:

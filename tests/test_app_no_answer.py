@@ -7,7 +7,14 @@ from ragrecall_core import Workspace
 from ragrecall_core.analysis.no_answer import no_answer_report
 from ragrecall_core.views import no_answer_text as nat
 from tests import fixtures_regressions as fx
-from tests.dashboard_support import ROOT, app, no_exception, titles, trec_workspace
+from tests.dashboard_support import (
+    ROOT,
+    app,
+    no_exception,
+    titles,
+    trec_workspace,
+    unescaped_text,
+)
 from tests.dashboard_support import figures as chart_figures
 from tests.dashboard_support import table as shown_table
 
@@ -186,3 +193,28 @@ def test_picked_stars_at_one_point_are_nested_not_hidden(monkeypatch):
     assert shared, "the sample has runs picked at the same point"
     for sizes in shared:
         assert sizes == sorted(sizes, reverse=True) and len(set(sizes)) == len(sizes)
+
+
+def test_a_rankless_distance_run_is_warned_of_on_the_page(tmp_path, monkeypatch):
+    """The page reads a run's direction as the CLI does: a CSV run without ranks is ordered
+    by score, highest first, so distances read as "higher is better"; the page says the
+    file's scores rise as given, as evaluate and `ragrecall no-answer` do."""
+    ws = tmp_path / "ws"
+    (ws / "runs").mkdir(parents=True)
+    fx.write_jsonl(
+        ws / "gold.jsonl",
+        [
+            {"id": "q1", "query": "one", "relevant_ids": ["a"]},
+            {"id": "q2", "query": "two", "relevant_ids": ["b"]},
+            {"id": "q3", "query": "three", "relevant_ids": []},
+        ],
+    )
+    (ws / "runs" / "faiss.csv").write_text(
+        "query_id,chunk_id,score\nq1,a,0.1\nq1,x,0.5\nq2,b,0.2\nq2,y,0.7\nq3,u,0.3\nq3,v,0.6\n",
+        encoding="utf-8",
+    )
+    at = open_page(monkeypatch, ws, opened=())
+    no_exception(at)
+    said = [unescaped_text(w.value) for w in at.warning]
+    said = [text for text in said if "scores rise down" in text]
+    assert len(said) == 1 and "faiss.csv" in said[0] and "add a rank column" in said[0]

@@ -98,6 +98,22 @@ def scores_caption(most: int) -> str:
     )
 
 
+def read_backwards_note(
+    warnings: dict[str, list[str]], literal: Callable[[str], str] = str
+) -> str | None:
+    """The page's one warning of the runs whose direction may be read wrong
+    (``NoAnswerReport.warnings``: a rankless run whose scores rise as given), each line
+    the run's name then evaluate's warning; None when there is none.
+
+    >>> read_backwards_note({}) is None
+    True
+    >>> read_backwards_note({"faiss": ["faiss.csv: scores rise"]})
+    'faiss: faiss.csv: scores rise'
+    """
+    lines = [f"{run}: {text}" for run, texts in warnings.items() for text in texts]
+    return "  \n".join(map(literal, lines)) or None
+
+
 def direction_notes(directions: dict[str, str], literal: Callable[[str], str] = str) -> dict:
     """What the page says about runs not read as "higher score = more confident": ``info``
     naming runs whose scores are distances (read as such), ``warning`` naming runs whose
