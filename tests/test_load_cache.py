@@ -355,7 +355,10 @@ def test_the_command_line_caches_only_when_asked(tmp_path, monkeypatch, capsys):
     for _ in range(2):
         outputs.append(run_cli(capsys, [*argv, "--cache"]))
         load_cache.wait_for_writes()
-    assert HITS == [False, True]
+    # failed twice in full runs (stop 50), never alone: what each run said and what the
+    # cache held, so the next failure says why the second run missed
+    why = [err for _, _, err in outputs], sorted(p.name for p in (tmp_path / "home").rglob("*"))
+    assert HITS == [False, True], why
     for code, out, err in outputs:
         assert (code, err) == (plain[0], plain[2])
         assert_same_evaluation(json.loads(plain[1]), json.loads(out))

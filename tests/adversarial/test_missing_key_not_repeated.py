@@ -9,7 +9,8 @@ chunk id. The missing field is the problem; a line per problem, none invented.
 from __future__ import annotations
 
 import pytest
-from helpers import run_cli
+
+from tests.helpers import run_cli
 
 GOLD = '{"id": "q3", "query": "c", "relevant_ids": ["c"]}\n'
 RUN = '{"id": "q3", "retrieved": [{"chunk_id": "c", "rank": 1}]}\n'
