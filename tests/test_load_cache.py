@@ -347,7 +347,10 @@ def test_the_command_line_caches_only_when_asked(tmp_path, monkeypatch, capsys):
     from tests.helpers import run_cli
 
     monkeypatch.setenv("RAGRECALL_HOME", str(tmp_path / "home"))
-    gold, runs = DATA_SAMPLES / "gold.jsonl", sorted((DATA_SAMPLES / "runs").glob("*.jsonl"))
+    # a copy: a load whose inputs' stamps move while it reads them is not kept, and the
+    # checkout's data_samples is shared with every test running beside this one
+    samples = shutil.copytree(DATA_SAMPLES, tmp_path / "samples")
+    gold, runs = samples / "gold.jsonl", sorted((samples / "runs").glob("*.jsonl"))
     argv = ["evaluate", gold, *runs, "--format", "json"]
     plain = run_cli(capsys, argv)
     assert not (tmp_path / "home").exists() and HITS == []
