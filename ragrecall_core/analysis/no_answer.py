@@ -253,12 +253,12 @@ def direction_warnings(
     """Run -> the warnings that say its scores' direction may be read wrong: a run without
     ranks is ordered by score, highest first, so its direction reads "higher is better"
     whatever its scores are; when they rise as given (distances), evaluate's warning."""
-    from ragrecall_core.scoring.evaluate import rising_warnings
+    from ragrecall_core.scoring.evaluate import ranked_runs, rising_warnings
 
+    prepared = prepare(workspace, policy)
     said: dict[str, list[str]] = {}
-    for run, text in rising_warnings(prepare(workspace, policy)):
-        if runs is None or run in runs:
-            said.setdefault(run, []).append(text)
+    for run, text in rising_warnings(prepared, ranked_runs(prepared, runs)):
+        said.setdefault(run, []).append(text)
     return said
 
 

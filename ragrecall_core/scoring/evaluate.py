@@ -492,7 +492,7 @@ def collect_warnings(
             f"{plural(n, 'gold query', 'gold queries')} {'is' if n == 1 else 'are'} missing "
             f"from the run and score 0 (e.g. {', '.join(sample)})"
         )
-    ranked = prepared.fetch(RANKED_RUNS_SQL, runs_only)
+    ranked = ranked_runs(prepared, runs)
     items = [row for row in ranked if row[3] in ITEM_FORMATS]
     queries = {name: scope[name] for name in ("all_queries", "ids")}  # IN_SCOPE's
     said = [
@@ -533,15 +533,17 @@ def collect_warnings(
     return warnings
 
 
-def rising_warnings(
-    prepared: PreparedEvaluation, ranked: list[tuple] | None = None
-) -> list[tuple[str, str]]:
-    """(run, :func:`rising_text`) for each run without ranks whose scores rise as given
-    (:data:`RISING_SQL`): read highest first, a distance run is read backwards. ``ranked``:
-    :data:`RANKED_RUNS_SQL`'s rows, every run's when not given. Evaluate's warnings say it,
-    and so does every output that reads which way a run's scores point (no-answer)."""
-    if ranked is None:
-        ranked = prepared.fetch(RANKED_RUNS_SQL, run_scope(None))
+def ranked_runs(prepared: PreparedEvaluation, runs: Sequence[str] | None) -> list[tuple]:
+    """:data:`RANKED_RUNS_SQL`'s rows (run, path, table, format) of ``runs`` (None: every
+    run)."""
+    return prepared.fetch(RANKED_RUNS_SQL, run_scope(runs))
+
+
+def rising_warnings(prepared: PreparedEvaluation, ranked: list[tuple]) -> list[tuple[str, str]]:
+    """(run, :func:`rising_text`) for each of ``ranked`` (:func:`ranked_runs`) without ranks
+    whose scores rise as given (:data:`RISING_SQL`): read highest first, a distance run is
+    read backwards. Evaluate's warnings say it, and so does every output that reads which
+    way a run's scores point (no-answer)."""
     scored = moved_first(prepared, ranked)
     return run_table_warnings(
         prepared, scored, GIVEN_ORDER_SQL, RISING_SQL, {"head": GIVEN_HEAD}, rising_text
@@ -554,14 +556,20 @@ def moved_first(prepared: PreparedEvaluation, ranked: list[tuple]) -> list[tuple
     scored = [row for row in ranked if row[3] in SCORED_FORMATS]
     if not scored:
         return []
-    parts = [
-        MOVED_FIRST_SQL.format(param=f"run{i}", table=quote_identifier(table))
-        for i, (_, _, table, _) in enumerate(scored)
-    ]
-    params = {f"run{i}": run for i, (run, *_) in enumerate(scored)}
-    sql = "SELECT DISTINCT run FROM (" + " UNION ALL ".join(parts) + ")"
-    moved = {run for (run,) in prepared.fetch(sql, params)}
+    rows, params = union_of_tables(scored, MOVED_FIRST_SQL)
+    moved = {run for (run,) in prepared.fetch(f"SELECT DISTINCT run FROM ({rows})", params)}
     return [row for row in scored if row[0] in moved]
+
+
+def union_of_tables(runs: list[tuple], rows_sql: str) -> tuple[str, dict]:
+    """``rows_sql`` of each of ``runs``' tables (:data:`RANKED_RUNS_SQL`'s rows; the table
+    quoted into ``{table}``, its run bound as ``${param}``), joined by UNION ALL, and the
+    runs' parameters."""
+    parts = [
+        rows_sql.format(param=f"run{i}", table=quote_identifier(table))
+        for i, (_, _, table, _) in enumerate(runs)
+    ]
+    return " UNION ALL ".join(parts), {f"run{i}": run for i, (run, *_) in enumerate(runs)}
 
 
 def ignored_queries_text(n: int, sample: Sequence[str]) -> str:
@@ -594,14 +602,11 @@ def run_table_warnings(
     by ``text(file, *figures)``."""
     if not runs:
         return []
-    parts = [
-        rows_sql.format(param=f"run{i}", table=quote_identifier(table))
-        for i, (_, _, table, _) in enumerate(runs)
-    ]
-    params = {f"run{i}": run for i, (run, *_) in enumerate(runs)} | params
+    rows, bound = union_of_tables(runs, rows_sql)
+    params = bound | params
     # a file's path redacted whole before its warning cuts it; a run in memory: its label
     files = {run: path if fmt == "memory" else redact_path(path) for run, path, _, fmt in runs}
-    sql = whole_sql.replace("{rows}", " UNION ALL ".join(parts))
+    sql = whole_sql.replace("{rows}", rows)
     return [(run, text(files[run], *figures)) for run, *figures in prepared.fetch(sql, params)]
 
 
