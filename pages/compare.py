@@ -19,7 +19,7 @@ runs = list(ctx.ws.run_names)
 st.title("Compare")
 scope_note(ctx, scope.COMPARE)
 notes(missing_notes(ctx.facts))
-policy_note(ctx.policy)
+policy_note(ctx)
 rule_note(ctx)
 if len(runs) < 2:
     st.warning(escape_markdown(cv.second_run_message(runs, ctx.source.is_folder)))

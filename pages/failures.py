@@ -21,7 +21,7 @@ failures.follow_click(ctx, shown)  # a bar or row picked: its queries open on Qu
 st.title("Failures")
 scope_note(ctx, scope.FAILURES)
 notes(missing_notes(ctx.facts))
-policy_note(ctx.policy)
+policy_note(ctx)
 rule_note(ctx)
 st.caption(shown.caption)
 

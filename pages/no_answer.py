@@ -15,7 +15,7 @@ s = ctx.state
 st.title("No-answer queries")
 scope_note(ctx, scope.CHARTS)
 notes(missing_notes(ctx.facts))
-policy_note(ctx.policy)
+policy_note(ctx)
 st.caption(nat.runs_caption(s.k, s.runs, escape_markdown))
 ids = ctx.view_ids()
 if ids is not None and not ids:
@@ -36,7 +36,7 @@ if "info" in direction:
     st.info(direction["info"], icon="↕️")
 if "warning" in direction:
     st.warning(direction["warning"], icon="⚠️")
-if read_backwards := nat.read_backwards_note(report.warnings, escape_markdown):
+if read_backwards := nat.read_backwards_note(no_answer.direction_warnings(ctx), escape_markdown):
     st.warning(read_backwards, icon="⚠️")
 
 

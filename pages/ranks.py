@@ -18,7 +18,7 @@ ranks.follow_click(ctx, shown)  # a bar picked: its queries open on Queries
 st.title("Ranks")
 scope_note(ctx, scope.CHARTS)
 notes(missing_notes(ctx.facts))
-policy_note(ctx.policy)
+policy_note(ctx)
 if s.failing_only:
     rule_note(ctx)
 st.caption(

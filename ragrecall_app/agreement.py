@@ -14,12 +14,19 @@ import streamlit as st
 from ragrecall_app import analyses
 from ragrecall_app.context import Context, drop_unoffered, state_key
 from ragrecall_app.lazy import lazy_box
-from ragrecall_app.render import escape_markdown, escaped_table, literal_frame, problems
+from ragrecall_app.render import (
+    escape_markdown,
+    escaped_table,
+    literal_frame,
+    problems,
+    scrolled_table,
+)
 from ragrecall_core.analysis import judge_session as js
 from ragrecall_core.analysis.gold_gaps import gold_gaps
 from ragrecall_core.errors import InputError
 from ragrecall_core.inputs.store import resolve
 from ragrecall_core.inputs.workspace import Workspace
+from ragrecall_core.output.literal import as_words
 from ragrecall_core.views import agreement_view as av
 from ragrecall_core.views import judge_calibration_view as jcv
 
@@ -38,7 +45,8 @@ def view(ctx: Context) -> Shown:
 
     def build() -> Shown:
         result, items = analyses.agreement_view(ctx.key, ids, ctx.ws)
-        shown = literal_frame(result.pairs.rename(columns=av.PAIR_COLUMNS))
+        pairs = as_words(result.pairs.rename(columns=av.PAIR_COLUMNS), av.PAIR_FORMATS)
+        shown = literal_frame(pairs)
         return Shown(shown, items, listed(items))
 
     ids = ctx.view_ids()
@@ -64,14 +72,14 @@ def listed(frame: pd.DataFrame) -> pd.DataFrame:
 def listing(frame: pd.DataFrame, key: str) -> None:
     """A list that grows with the grades (disagreements, gold gap candidates), as
     :func:`listed` made it: a static table, in a box that scrolls past :data:`VISIBLE_ROWS`
-    rows; past :data:`~ragrecall_core.views.agreement_view.LONG_LIST` rows a grid (``key``),
-    drawn only as far as it is scrolled. A grid's canvas is costly to mount: the switch to
+    rows (its header kept on screen, :func:`~ragrecall_app.render.scrolled_table`); past
+    :data:`~ragrecall_core.views.agreement_view.LONG_LIST` rows a grid (``key``), drawn only
+    as far as it is scrolled. A grid's canvas is costly to mount: the switch to
     this page was the slowest of issue 30 while it drew up to six (benchmarks/README.md)."""
     if len(frame) > av.LONG_LIST:
         st.dataframe(frame, hide_index=True, key=key, width="stretch")
     elif len(frame) > VISIBLE_ROWS:
-        with st.container(height=LIST_PX, border=False):
-            escaped_table(frame)
+        scrolled_table(frame, key, LIST_PX)
     else:
         escaped_table(frame)
 

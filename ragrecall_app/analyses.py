@@ -15,7 +15,6 @@ from ragrecall_core.analysis.agreement import Agreement, agreement
 from ragrecall_core.analysis.compare import Comparison, compare
 from ragrecall_core.analysis.no_answer import (
     NoAnswerReport,
-    direction_warnings,
     report_at,
     top_scores,
 )
@@ -66,10 +65,9 @@ def lists(
 def no_answer(
     key: str, k: int, policy: Policy, runs: tuple, ids: tuple | None, _ws: Workspace
 ) -> NoAnswerReport:
-    """Shared, read-only; another k only cuts the cached top scores anew."""
-    report = report_at(_no_answer_scores(key, policy, runs, ids, _ws), k, _ws)
-    report.warnings = direction_warnings(_ws, policy, list(runs))
-    return report
+    """Shared, read-only; another k only cuts the cached top scores anew. Its ``warnings``
+    stay empty: the page reads them once per data load (``no_answer.direction_warnings``)."""
+    return report_at(_no_answer_scores(key, policy, runs, ids, _ws), k, _ws)
 
 
 def view_no_answer(ctx: Context) -> NoAnswerReport:

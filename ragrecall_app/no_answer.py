@@ -13,10 +13,13 @@ import streamlit as st
 
 from ragrecall_app import analyses
 from ragrecall_app.chart import chart
-from ragrecall_app.context import Context, state_key
+from ragrecall_app.context import Context, files_key_of, state_key
 from ragrecall_app.lazy import lazy_box
+from ragrecall_core.analysis import no_answer as na
 from ragrecall_core.analysis.no_answer import NoAnswerReport
+from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.output.literal import as_words, md_labels
+from ragrecall_core.scoring.policy import Policy
 from ragrecall_core.views import no_answer_text as nat
 from ragrecall_core.views import no_answer_view as nav
 from ragrecall_core.views.samples import NO_ANSWER_MINIMUM, small_sample_warning
@@ -40,6 +43,24 @@ def report(ctx: Context) -> NoAnswerReport:
     """Each run's top-1 score per query in view (cached)."""
     with st.spinner("Reading top-1 scores …"):
         return ctx.memo("no_answer_report", lambda: analyses.view_no_answer(ctx))
+
+
+def direction_warnings(ctx: Context) -> dict[str, list[str]]:
+    """Run -> the warnings that its scores' direction may be read wrong (a rankless run whose
+    scores rise as given: :func:`~ragrecall_core.analysis.no_answer.direction_warnings`),
+    for the runs in view. Facts of each run's rows: read once per run of the loaded files,
+    never again for another k, filter, policy or stored grade."""
+    files = files_key_of(ctx.key)
+    said = {run: _run_warnings(files, run, ctx.policy, ctx.ws) for run in ctx.state.runs}
+    return {run: texts for run, texts in said.items() if texts}
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _run_warnings(files_key: str, run: str, _policy: Policy, _ws: Workspace) -> list[str]:
+    """Keyed by the loaded files' content and the run's name alone: ``_policy`` (the view's,
+    whose prepared tables are built already) changes no warning, so it is no part of the
+    key."""
+    return na.direction_warnings(_ws, _policy, [run]).get(run, [])
 
 
 def picks(ctx: Context, result: NoAnswerReport, max_fc: float) -> tuple:

@@ -89,7 +89,7 @@ def head(ctx: Context) -> None:
     with row:
         scope_note(ctx, scope.QUERIES)
         with st.popover("Policy and pass rule", key="queries_rules"):
-            policy_note(ctx.policy)
+            policy_note(ctx)
             rule_note(ctx)
 
 

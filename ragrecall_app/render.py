@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+from typing import Protocol
 
 import pandas as pd
 import streamlit as st
 
 from ragrecall_core.errors import InputError
+from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.output.literal import md_literal
 from ragrecall_core.output.text import plural
 from ragrecall_core.scoring.policy import Policy
+from ragrecall_core.scoring.prepared import reviewed
 
 
 def escape_markdown(text: str) -> str:
@@ -89,6 +92,14 @@ def escaped_table(frame: pd.DataFrame, hide_index: bool = True) -> None:
     st.markdown(markdown_table(frame, hide_index))
 
 
+def scrolled_table(frame: pd.DataFrame, key: str, height: int) -> None:
+    """:func:`escaped_table` in a box ``height`` px high that scrolls, its header kept on
+    screen while the rows scroll (:data:`TABLE_CSS`; the box is named ``scrolled_{key}``).
+    Style only: the cells stay escaped Markdown."""
+    with st.container(height=height, border=False, key=f"scrolled_{key}"):
+        escaped_table(frame)
+
+
 # A static table as st.table drew it (the page's width, 14 px text), so a headline row of ten
 # intervals stays on one line at 1600 px. A constant: nothing from any file goes in.
 TABLE_CSS = """
@@ -97,6 +108,12 @@ TABLE_CSS = """
   width: 100%; font-size: 0.875rem; font-variant-numeric: tabular-nums;
 }
 [data-testid="stMarkdownContainer"] :is(th, td) { padding: 0.25rem 0.375rem; }
+/* a table in a box that scrolls (scrolled_table): its header stays at the box's top, opaque
+   (the page's white) over the rows passing under it, its rule drawn with it */
+[class*="st-key-scrolled_"] thead th {
+  position: sticky; top: 0; z-index: 1; background: #fff;
+  box-shadow: inset 0 -1px rgba(47, 45, 43, 0.1);
+}
 </style>
 """
 
@@ -196,19 +213,38 @@ def notes(lines: list[str]) -> None:
         st.info("  \n".join(escape_markdown(line) for line in lines))
 
 
-def policy_summary(policy: Policy) -> str:
-    """The policy in one short line; :meth:`Policy.describe` has the full sentence."""
-    parts = [f"grade >= {policy.rel_level}", policy.unit]
-    parts.append("reviewers' grades " + ("on" if policy.manual_grades else "off"))
-    if policy.compat:
-        parts.append(policy.compat + (" -c" if policy.complete else ""))
-    return "Policy: " + " · ".join(parts)
+class Viewed(Protocol):
+    """What a policy note reads of a page's context (:class:`ragrecall_app.context.Context`,
+    which imports this module): the content key, the workspace and the view's policy."""
+
+    key: str
+    ws: Workspace
+    policy: Policy
 
 
-def policy_note(policy: Policy) -> None:
+def policy_note(ctx: Viewed) -> None:
     """Which evaluation policy produced the numbers on this page: one line, the full
-    sentence on hover (plain text both)."""
-    st.caption(escape_markdown(policy_summary(policy)), help=escape_markdown(policy.describe()))
+    sentence on hover (plain text both), both in the core's words
+    (:meth:`~ragrecall_core.scoring.policy.Policy.summary`, ``describe``), which say
+    "used (none loaded)" when no reviewer's grade or resolution is loaded, as the command
+    line's policy line does."""
+    reviewed = grades_loaded(ctx)
+    st.caption(
+        escape_markdown("Policy: " + ctx.policy.summary(reviewed)),
+        help=escape_markdown(ctx.policy.describe(reviewed)),
+    )
+
+
+def grades_loaded(ctx: Viewed) -> bool:
+    """Whether any reviewer's grade or resolution is loaded (files or store): what
+    :meth:`Policy.describe` needs to say so (:func:`ragrecall_core.scoring.prepared.reviewed`,
+    the command line's reading). Cached by the content key, which a stored grade changes."""
+    return _reviewed(ctx.key, ctx.ws)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _reviewed(key: str, _ws: Workspace) -> bool:
+    return reviewed(_ws)
 
 
 # Presentation mode: larger text and less chrome. A constant: nothing from any file goes in.

@@ -117,7 +117,8 @@ def test_the_policy_is_one_short_line_with_the_sentence_on_hover(monkeypatch):
     at.switch_page("pages/ranks.py").run()
     no_exception(at)
     (line,) = [c for c in at.caption if c.value.startswith("Policy")]
-    assert line.value == escape_markdown("Policy: grade >= 2 · chunk · reviewers' grades off")
+    said = "Policy: grade >= 2 · chunk · reviewers' grades ignored (gold only)"
+    assert line.value == escape_markdown(said)
     assert "reviewer partial \\(1\\)" in line.proto.help
 
 

@@ -276,7 +276,7 @@ def test_agreement_shows_the_hand_checked_kappa(tmp_path, monkeypatch):
     assert len(pairs) == 1
     row = pairs.iloc[0]
     assert (row["annotator A"], row["annotator B"], row["shared chunks"]) == ("anna", "boris", 4)
-    assert row["identical share"] == pytest.approx(0.75)
+    assert row["identical share"] == "75.0%"  # a share reads as a percent
     assert row["Cohen's kappa"] == pytest.approx(0.6364, abs=1e-4)
     assert row["linear-weighted kappa"] == pytest.approx(0.7143, abs=1e-4)
     items = frame(at, "grades", "status")

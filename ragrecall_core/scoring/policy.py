@@ -65,6 +65,22 @@ class Policy:
             else ""
         )
 
+    def summary(self, reviewed: bool = True) -> str:
+        """The policy in one short line (the dashboard's note, :meth:`describe` on hover),
+        the reviewers' grades in :meth:`describe`'s words: "on" read as if grades went in
+        when none was loaded.
+
+        >>> Policy().summary(reviewed=False)
+        "grade >= 1 · chunk · reviewers' grades used (none loaded)"
+        """
+        parts = [f"grade >= {self.rel_level}", self.unit]
+        parts.append(f"reviewers' grades {self._grades_word(reviewed)}")
+        if self.judge:
+            parts.append(f"judge grades counted ({self.judge})")
+        if self.compat:
+            parts.append(self.compat + (" -c" if self.complete else ""))
+        return " · ".join(parts)
+
     def _grades_word(self, reviewed: bool) -> str:
         if not self.manual_grades:
             return "ignored (gold only)"

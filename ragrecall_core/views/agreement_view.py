@@ -17,6 +17,7 @@ import pandas as pd
 
 from ragrecall_core.output.literal import as_words, yes_no
 from ragrecall_core.output.text import plural
+from ragrecall_core.views.formats import SHARE
 
 INTRO = (
     "How far annotators agree, where they disagree and how each disagreement was settled; "
@@ -36,6 +37,8 @@ PAIR_COLUMNS = {
     "kappa": "Cohen's kappa",
     "kappa_linear": "linear-weighted kappa",
 }
+# as_words formats of the pairs table (by its headers as shown): a share as a percent
+PAIR_FORMATS = {"identical share": SHARE}
 # the judges' table's headers, short so that its eleven columns fit 1600 px (JUDGE_LEGEND
 # gives the long ones)
 JUDGE_HEADERS = {

@@ -17,6 +17,7 @@ import pandas as pd
 
 from ragrecall_core.analysis.score_direction import LOWER, NOT_ORDERED
 from ragrecall_core.output.text import plural
+from ragrecall_core.views.formats import SHARE
 
 GOLD_ERRORS_CAPTION = (
     "A reviewer graded a chunk relevant (2) for a query the gold set calls no-answer: "
@@ -39,8 +40,8 @@ TOPS_TITLE = "What each run returned on top for a no-answer query"
 # as_words formats (column -> (format, word for a missing value)) of the page's tables
 PICKED_FORMATS = {
     "threshold": ("{:.4f}", "none"),
-    "false confidence": ("{:.1%}", "—"),
-    "answerable coverage": ("{:.1%}", "—"),
+    "false confidence": SHARE,
+    "answerable coverage": SHARE,
 }
 TOPS_FORMATS = {"top score": ("{:.4f}", "no score")}
 

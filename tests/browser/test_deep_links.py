@@ -80,3 +80,37 @@ def test_overview_table_fits_at_1600_px_in_both_modes(page: Page, fresh_url, que
     assert layout["body_px"] == pytest.approx(body_px) and layout["zoom"] == zoom, layout
     assert layout["cell_px"] >= (16 if zoom > 1 else 14), layout
     assert not layout["deploy"]
+
+
+# the first static table that scrolls in a box of its own (not the page), scrolled down
+# ``by`` px: where its header is then, against the box's top, and whether it is opaque
+SCROLLED_HEADER = """(by) => {
+  for (const table of document.querySelectorAll('[data-testid=stMarkdownContainer] table')) {
+    let box = table.parentElement;
+    while (box && getComputedStyle(box).overflowY === 'visible') box = box.parentElement;
+    if (!box || box.matches('[data-testid=stMain]') || box.scrollHeight <= box.clientHeight) {
+      continue;
+    }
+    box.scrollTop = by;
+    const th = table.querySelector('th');
+    return new Promise((done) => requestAnimationFrame(() => done({
+      scrolled: box.scrollTop,
+      offset_px: th.getBoundingClientRect().top - box.getBoundingClientRect().top,
+      background: getComputedStyle(th).backgroundColor,
+      header: th.textContent,
+    })));
+  }
+  return null;
+}"""
+
+
+def test_a_long_lists_header_stays_on_screen_while_its_rows_scroll(page: Page, fresh_url):
+    """Agreement's disagreements (51 on data_samples, a box past 12 rows): scrolled, the
+    header still names the columns, drawn over the rows that pass under it."""
+    open_and_check(page, f"{fresh_url}/grades-review", "Agreement")
+    page.get_by_text("graded differently").first.wait_for(timeout=TIMEOUT)
+    header = page.evaluate(SCROLLED_HEADER, 300)
+    assert header is not None and header["scrolled"] == 300, header
+    assert header["header"] == "query_id", header
+    assert abs(header["offset_px"]) <= 1, header  # at the box's top, not 300 px above it
+    assert header["background"] not in ("rgba(0, 0, 0, 0)", "transparent"), header
