@@ -21,7 +21,13 @@ from typing import TYPE_CHECKING, TypeVar
 from ragrecall_core.analysis import capture_defaults
 from ragrecall_core.errors import InputError, Problem, one_line, raise_if_any
 from ragrecall_core.inputs.secrets import redact_path, redact_text
-from ragrecall_core.measures import MeasureRequest, parse_cutoff, parse_level, parse_requests
+from ragrecall_core.measures import (
+    MeasureRequest,
+    parse_cutoff,
+    parse_level,
+    parse_measure,
+    parse_requests,
+)
 from ragrecall_core.output.text import FORMATS, NOTES_SHOWN
 from ragrecall_core.scoring.policy import Policy
 
@@ -652,6 +658,43 @@ def print_result(fmt: str, as_dict: Callable[[], dict], as_text: Callable[[], st
     sys.stdout.write(json_text(as_dict()) if fmt == "json" else one_line(as_text(), "\n\t"))
 
 
+def print_warned(
+    fmt: str,
+    as_dict: Callable[[], dict],
+    as_text: Callable[[], str],
+    warnings: dict[str, list[str]],
+) -> None:
+    """:func:`print_result`, then evaluate's ``warnings`` of the runs a command read beside
+    its own result (check, compare): a JSON ``warnings`` key (run -> texts, as evaluate's
+    JSON names them), or for people evaluate's lines on stderr (stdout keeps the result)."""
+    from ragrecall_core.output.text import warning_lines
+
+    if fmt == "json":
+        print_result(fmt, lambda: {**as_dict(), "warnings": warnings}, as_text)
+        return
+    print_result(fmt, as_dict, as_text)
+    lines = [line for run, texts in warnings.items() for line in warning_lines(run, texts)]
+    sys.stderr.write("".join(line + "\n" for line in lines))
+
+
+def warnings_of(
+    workspace: Workspace,
+    policy: Policy,
+    runs: list[str],
+    query_ids: list[str] | None,
+    cutoffs: set[int | None],
+    noted: set[int],
+) -> dict[str, list[str]]:
+    """Evaluate's warnings of ``runs`` (each, in order; none: an empty list) on the queries
+    a command measured, at its ``cutoffs``; a depth at one of the ``noted`` cutoffs is the
+    command's own note, not said twice."""
+    from ragrecall_core.scoring.evaluate import run_warnings
+
+    ks = sorted(k for k in cutoffs if k is not None)
+    found = run_warnings(workspace, policy, ks, runs, query_ids, noted)
+    return {run: found.get(run, []) for run in runs}
+
+
 def output_problems(path: Path) -> list[Problem]:
     """An output path must name a file in a folder that exists: found before the work."""
     if path.is_dir():
@@ -763,27 +806,29 @@ def cmd_compare(args: argparse.Namespace) -> int:
     problems: list[Problem] = []
     k = take(problems, parse_cutoff, args.k)
     take(problems, require_rule, args.pass_rule)
-    measures = None
-    if args.measure:
-        measures = [r.label for r in take(problems, measures_from, args.measure, []) or []]
+    requests = take(problems, measures_from, args.measure, []) if args.measure else []
     policy = policy_from(args, problems)
     memory_limit_from(args, problems)
     raise_if_any(problems)
     workspace = load(args, [args.baseline, args.candidate], cache_folder(args))
     baseline, candidate = workspace.run_names
+    ids = query_ids(workspace, split=args.split)
     comparison = compare(
         workspace,
         baseline,
         candidate,
         k=k,
-        measures=measures,
+        measures=[r.label for r in requests] or None,
         policy=policy,
-        query_ids=query_ids(workspace, split=args.split),
+        query_ids=ids,
         rule=args.pass_rule,
     )
-    print_result(
-        args.format, said_mappings(workspace, args.format, comparison.to_dict), comparison.to_text
-    )
+    # every measure compared is at k (the default set, the pass rule's) or asked for; a
+    # depth short of k is compare's own note
+    cutoffs = {k, *(r.measure.cutoff for r in requests)}
+    warnings = warnings_of(workspace, policy, [baseline, candidate], ids, cutoffs, {k})
+    as_dict = said_mappings(workspace, args.format, comparison.to_dict)
+    print_warned(args.format, as_dict, comparison.to_text, warnings)
     return 0
 
 
@@ -796,12 +841,12 @@ def cmd_check(args: argparse.Namespace) -> int:
     )
     from ragrecall_core.analysis.output_targets import overwrite_problems
     from ragrecall_core.analysis.pass_rule import require_rule
+    from ragrecall_core.analysis.selection import default_split, query_ids
 
     problems: list[Problem] = []
     k = take(problems, parse_cutoff, args.k)
     take(problems, require_rule, args.pass_rule)
-    for requirement in args.require:
-        take(problems, parse_requirement, requirement)
+    requirements = [take(problems, parse_requirement, r) for r in args.require]
     budget = None
     if args.max_regressions is not None:
         budget = take(problems, parse_budget, args.max_regressions)
@@ -830,7 +875,14 @@ def cmd_check(args: argparse.Namespace) -> int:
         rule=args.pass_rule,
         allow_missing=args.allow_missing,
     )
-    print_result(args.format, said_mappings(workspace, args.format, result.to_dict), result.to_text)
+    # the gate's queries and cutoffs: its requirements', and its pass rule's with a
+    # baseline; a depth short of any of them is the gate's own note
+    ids = query_ids(workspace, split=default_split(workspace, args.split)[0])
+    cutoffs = {parse_measure(r.measure).cutoff for r in requirements}
+    cutoffs |= {k} if args.baseline else set()
+    warnings = warnings_of(workspace, policy, names, ids, cutoffs, cutoffs - {None})
+    as_dict = said_mappings(workspace, args.format, result.to_dict)
+    print_warned(args.format, as_dict, result.to_text, warnings)
     write_gate_files(result, args.summary, args.junit)
     return 0 if result.passed else 1
 

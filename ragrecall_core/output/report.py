@@ -40,13 +40,14 @@ from ragrecall_core.inputs.store import open_store, store_path
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.measures import parse_measure
 from ragrecall_core.output.literal import PLOTLY_CONFIG, md_text, plot_literal
-from ragrecall_core.output.text import neutralise, plural
-from ragrecall_core.scoring.evaluate import DepthWarning, evaluate
+from ragrecall_core.output.text import neutralise, no_answer_text, plural
+from ragrecall_core.scoring.evaluate import DistanceWarning, evaluate, without_depth
 from ragrecall_core.scoring.policy import Policy, listed_items
 from ragrecall_core.version import __version__
 
 NO_VERDICTS = "No meeting verdicts recorded."
 NO_WARNINGS = "No warnings: evaluate found nothing to flag in these runs."
+NO_NO_ANSWER = "No no-answer query (relevant_ids: []) among the reported queries."
 REPORT_MEASURES = (
     "Recall@{k}",
     "Hit@{k}",
@@ -134,6 +135,8 @@ class Report:
     # per run, what evaluate warns of (missing and ignored queries, skipped ranks, ties
     # across k, ...): a filed report's numbers are read with them
     warnings: dict[str, list[str]] = field(default_factory=dict)
+    # per run, evaluate's no-answer summary (queries, with_results, mean_top_score)
+    no_answer: dict[str, dict] = field(default_factory=dict)
 
     def scope_line(self) -> str:
         """The report's scope in the words of the dashboard's scope line (issue 29), but for
@@ -181,6 +184,11 @@ class Report:
         parts = ["# ragrecall retrieval report", ""]
         parts += [f"- **{key}**: {md_text(value)}" for key, value in self.header().items()]
         parts += ["", "## Results (macro mean over queries)", "", _md(self.aggregate_table())]
+        parts += ["", "## No-answer queries", ""]
+        for run, numbers, said in self.no_answer_lines():
+            parts += [f"- **{md_text(run)}**: {md_text(numbers)}"]
+            parts += [f"  - warning: {md_text(text)}" for text in said]
+        parts += [] if self.no_answer_lines() else [NO_NO_ANSWER]
         parts += ["", "## Warnings", ""]
         parts += [f"- **{md_text(run)}**: {md_text(text)}" for run, text in self.warning_lines()]
         parts += [] if self.warnings else [NO_WARNINGS]
@@ -207,6 +215,9 @@ class Report:
         comments = [f"{key}: {value}" for key, value in self.header().items()]
         comments += [_hash_comment(h) for h in self.hashes]
         comments += [f"config {run}: {json.dumps(config)}" for run, config in self.configs.items()]
+        for run, numbers, said in self.no_answer_lines():
+            comments += [f"no-answer {run}: {numbers}"]
+            comments += [f"no-answer {run} warning: {text}" for text in said]
         comments += [f"warning {run}: {text}" for run, text in self.warning_lines()]
         comments += self.verdict_comments()
         buffer = io.StringIO()
@@ -252,8 +263,21 @@ class Report:
             if self.warnings
             else f"<p>{html.escape(NO_WARNINGS)}</p>"
         )
+        no_answer = (
+            "<ul>"
+            + "".join(
+                f"<li><b>{_html_text(run)}</b>: {_html_text(numbers)}"
+                + "".join(f"<ul><li>warning: {_html_text(text)}</li></ul>" for text in said)
+                + "</li>"
+                for run, numbers, said in self.no_answer_lines()
+            )
+            + "</ul>"
+            if self.no_answer_lines()
+            else f"<p>{html.escape(NO_NO_ANSWER)}</p>"
+        )
         return HTML.format(
             header=header,
+            no_answer=no_answer,
             warnings=warnings,
             chart=chart,
             verdicts=verdicts,
@@ -267,6 +291,20 @@ class Report:
     def warning_lines(self) -> list[tuple[str, str]]:
         """(run, warning) for every warning, run by run."""
         return [(run, text) for run, texts in self.warnings.items() for text in texts]
+
+    def no_answer_lines(self) -> list[tuple[str, str, list[str]]]:
+        """Per run with a no-answer query: its numbers as evaluate says them, and beside
+        them the warning that the run's scores may be distances read backwards (its top
+        score, the one a threshold reads, is then its worst item)."""
+        return [
+            (run, no_answer_text(numbers), self.distance_warnings(run))
+            for run, numbers in self.no_answer.items()
+            if numbers["queries"]
+        ]
+
+    def distance_warnings(self, run: str) -> list[str]:
+        """Of ``run``'s warnings, evaluate's that its scores rise as given (distances)."""
+        return [w for w in self.warnings.get(run, []) if isinstance(w, DistanceWarning)]
 
     def has_verdicts(self) -> bool:
         return self.verdicts is not None and not self.verdicts.empty
@@ -510,17 +548,15 @@ def build_report(
         gold_judgments=_count(workspace, "qrels"),
         file_grades=_count(workspace, "grades"),
         notes=depth_notes(workspace, runs, ids, k, policy),
-        warnings=filed_warnings(evaluation.warnings),
+        warnings=filed_warnings(evaluation.warnings, k),
+        no_answer=evaluation.no_answer,
     )
 
 
-def filed_warnings(warnings: dict[str, list[str]]) -> dict[str, list[str]]:
+def filed_warnings(warnings: dict[str, list[str]], k: int) -> dict[str, list[str]]:
     """Per run, what evaluate warns of but a cutoff past every list, which the report
     states once, as a note beside its k (:func:`depth_notes`); runs left with none dropped."""
-    kept = {
-        run: [text for text in texts if not isinstance(text, DepthWarning)]
-        for run, texts in warnings.items()
-    }
+    kept = {run: without_depth(texts, {k}) for run, texts in warnings.items()}
     return {run: texts for run, texts in kept.items() if texts}
 
 
@@ -561,6 +597,8 @@ pre {{ background: #f6f6f6; padding: 0.5rem; white-space: pre-wrap; }}
 <h2>Results (macro mean over queries)</h2>
 {results}
 {chart}
+<h2>No-answer queries</h2>
+{no_answer}
 <h2>Warnings</h2>
 {warnings}
 <h2>Meeting verdicts</h2>

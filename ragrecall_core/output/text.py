@@ -129,20 +129,35 @@ def table_text(evaluation: Evaluation, per_query: bool) -> str:
     for run in evaluation.runs:
         na = evaluation.no_answer.get(run)
         if na and na["queries"]:
-            lines.append(
-                one_line(
-                    f"{run}: {plural(na['queries'], 'no-answer query', 'no-answer queries')} "
-                    f"outside the means, {na['with_results']} still got results"
-                )
-            )
-        for warning in evaluation.warnings.get(run, []):
-            lines.append(one_line(f"warning: {run}: {warning}"))
+            lines.append(one_line(f"{run}: {no_answer_text(na)}"))
+        lines += warning_lines(run, evaluation.warnings.get(run, []))
     if per_query:
         wide = evaluation.wide()
         wide[["run", "query_id"]] = wide[["run", "query_id"]].map(one_line)
         wide.columns = [one_line(c) for c in wide.columns]
         lines += ["", wide.to_string(index=False, float_format=lambda v: f"{v:.4f}", na_rep="-")]
     return "\n".join(lines) + "\n"
+
+
+def no_answer_text(summary: Mapping) -> str:
+    """A run's no-answer summary (``queries``, ``with_results``) as evaluate says it, and
+    the report beside it.
+
+    >>> no_answer_text({"queries": 2, "with_results": 1})
+    '2 no-answer queries outside the means, 1 still got results'
+    """
+    count = plural(summary["queries"], "no-answer query", "no-answer queries")
+    return f"{count} outside the means, {summary['with_results']} still got results"
+
+
+def warning_lines(run: str, warnings: Sequence[str]) -> list[str]:
+    """Evaluate's warnings of ``run`` as it prints them, one line each: its table, and the
+    stderr of every other command that says them (check, compare).
+
+    >>> warning_lines("bm25", ["2 queries have tied scores at ranks 5 and 6"])
+    ['warning: bm25: 2 queries have tied scores at ranks 5 and 6']
+    """
+    return [one_line(f"warning: {run}: {warning}") for warning in warnings]
 
 
 def _mean_of(evaluation: Evaluation, run: str, measure: str) -> float | None:

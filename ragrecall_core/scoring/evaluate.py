@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from typing import TYPE_CHECKING
@@ -57,8 +57,8 @@ class Evaluation:
     ``None``. Both are plain tuples (the command line prints
     them without pandas); :attr:`per_query` and :attr:`aggregate` are the same as frames.
     :attr:`warnings` and :attr:`no_answer` are computed when first read (``notes``): an
-    output that shows them reads them; a caller that wants the values alone (``check``,
-    ``compare``) never pays for them.
+    output that shows them reads them; a caller that wants the values alone (the gate's
+    and compare's functions) never pays for them (their commands ask :func:`run_warnings`).
     """
 
     rows: list[tuple]
@@ -254,11 +254,32 @@ def notes_of(
 ) -> tuple[dict[str, list[str]], dict[str, dict]]:
     """An evaluation's warnings and no-answer summary, from its prepared evaluation (made
     again should it have been dropped meanwhile)."""
-    prepared = prepare(workspace, policy)
     return (
-        collect_warnings(prepared, cutoffs, runs, query_ids),
-        no_answer_summary(prepared, runs, query_ids),
+        run_warnings(workspace, policy, cutoffs, runs, query_ids),
+        no_answer_summary(prepare(workspace, policy), runs, query_ids),
     )
+
+
+def run_warnings(
+    workspace: Workspace,
+    policy: Policy | None,
+    cutoffs: Sequence[int],
+    runs: Sequence[str] | None = None,
+    query_ids: Sequence[str] | None = None,
+    noted: Collection[int] = (),
+) -> dict[str, list[str]]:
+    """Per run of ``runs``, what evaluate warns of at ``cutoffs`` (:func:`collect_warnings`,
+    the one home of every warning's text), for an output that shows it beside numbers it
+    measured on its own (check, compare). ``noted``: the cutoffs whose depth that output
+    notes in its own words, so their depth warnings are left out (said once, not twice)."""
+    found = collect_warnings(prepare(workspace, policy), cutoffs, runs, query_ids)
+    return {run: without_depth(texts, noted) for run, texts in found.items()}
+
+
+def without_depth(warnings: Sequence[str], noted: Collection[int]) -> list[str]:
+    """``warnings`` but a cutoff past every list at one of the ``noted`` cutoffs, which an
+    output (the gate, compare, the report) states in its own note beside its k."""
+    return [w for w in warnings if not (isinstance(w, DepthWarning) and w.cutoff in noted)]
 
 
 IGNORED_SQL = """
@@ -440,6 +461,12 @@ class DepthWarning(RunWarning):
     note beside its k rather than among the warnings."""
 
 
+class DistanceWarning(RunWarning):
+    """Scores that rise down a rankless run's lists (:func:`rising_warnings`): read highest
+    first, distances read backwards, so the report says it again beside the no-answer
+    numbers, whose top scores are the worst items of such a run."""
+
+
 def list_depths(
     prepared: PreparedEvaluation, runs: Sequence[str] | None, query_ids: Sequence[str] | None
 ) -> dict[str, int]:
@@ -545,9 +572,10 @@ def rising_warnings(prepared: PreparedEvaluation, ranked: list[tuple]) -> list[t
     read backwards. Evaluate's warnings say it, and so does every output that reads which
     way a run's scores point (no-answer)."""
     scored = moved_first(prepared, ranked)
-    return run_table_warnings(
+    said = run_table_warnings(
         prepared, scored, GIVEN_ORDER_SQL, RISING_SQL, {"head": GIVEN_HEAD}, rising_text
     )
+    return [(run, DistanceWarning(text)) for run, text in said]
 
 
 def moved_first(prepared: PreparedEvaluation, ranked: list[tuple]) -> list[tuple]:
