@@ -41,6 +41,7 @@ from ragrecall_core.analysis.query_table import (
 from ragrecall_core.errors import InputError, Problem
 from ragrecall_core.inputs import upload_stores
 from ragrecall_core.inputs.home import GOLD_DIGEST, manifest_store, upload_manifest
+from ragrecall_core.inputs.secrets import redact_path, redact_text
 from ragrecall_core.inputs.store import StoreStatus, store_path, uploads_folder
 from ragrecall_core.inputs.workspace import Workspace, WorkspaceFacts, workspace_facts
 from ragrecall_core.scoring.policy import Policy
@@ -333,7 +334,10 @@ def _uploads_written(path: Path) -> Iterator[None]:
         yield
     except OSError as error:
         expected = "a writable folder for uploads (set RAGRECALL_HOME to one)"
-        raise InputError([Problem(str(path), None, str(error), expected)]) from None
+        said = redact_text(str(error))
+        if error.filename is not None:  # as Python says it, its path redacted part by part
+            said = f"[Errno {error.errno}] {error.strerror}: {redact_path(error.filename)!r}"
+        raise InputError([Problem(redact_path(path), None, said, expected)]) from None
 
 
 def _store_choice(record: Path) -> dict:
@@ -374,36 +378,44 @@ def open_upload(key: str) -> Source:
     inside it. Anything else, or nothing saved under the key, is an input error naming it."""
     if not UPLOAD_KEY.fullmatch(key):
         expected = f"{UPLOAD_KEY_LENGTH} lowercase hexadecimal digits (the key of uploaded data)"
-        raise InputError([Problem(DATA_PARAM, None, key, expected)])
+        raise InputError([Problem(DATA_PARAM, None, redact_text(key), expected)])
     folder = uploads_folder() / key
     record = upload_manifest(folder)
     if not record.is_file() or not folder.is_dir():
-        expected = f"uploaded data saved on this server (nothing under {uploads_folder()})"
+        expected = (
+            f"uploaded data saved on this server (nothing under {redact_path(uploads_folder())})"
+        )
         raise InputError([Problem(DATA_PARAM, None, key, expected)])
     return _source_of_record(record, folder)
 
 
 def _source_of_record(record: Path, folder: Path) -> Source:
     """The files :func:`save_uploads` recorded, each a plain name of a file in ``folder``."""
+    where = redact_path(record)  # the uploads folder is under home, whose path may hold a secret
     try:
         manifest = json.loads(record.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as error:
-        raise InputError([Problem(str(record), None, str(error), "a JSON object")]) from None
+        said = getattr(error, "strerror", None) or redact_text(str(error))  # OSError: no path
+        raise InputError([Problem(where, None, said, "a JSON object")]) from None
     problems: list[Problem] = []
 
     def file(name) -> Path | None:
         if isinstance(name, str) and Path(name).name == name and name not in ("", ".", ".."):
             if (folder / name).is_file():
                 return folder / name
-        problems.append(Problem(str(record), None, str(name), f"a file in {folder}"))
+        problems.append(
+            Problem(where, None, redact_path(str(name)), f"a file in {redact_path(folder)}")
+        )
         return None
 
     if not isinstance(manifest, dict):
-        raise InputError([Problem(str(record), None, str(manifest), "a JSON object")])
+        raise InputError([Problem(where, None, redact_text(str(manifest)), "a JSON object")])
     names = {role: manifest.get(role) for role in ("gold", "runs", "grades", "corpus")}
     for role in ("runs", "grades"):
         if not isinstance(names[role], list):
-            problems.append(Problem(str(record), None, str(names[role]), f"a list of {role}"))
+            problems.append(
+                Problem(where, None, redact_text(str(names[role])), f"a list of {role}")
+            )
             names[role] = []
     source = Source(
         gold=file(names["gold"]),
@@ -412,17 +424,17 @@ def _source_of_record(record: Path, folder: Path) -> Source:
         corpus=None if names["corpus"] is None else file(names["corpus"]),
     )
     if not source.runs:
-        problems.append(Problem(str(record), None, "[]", "at least one run file"))
+        problems.append(Problem(where, None, "[]", "at least one run file"))
     # a choice of store needs its gold's digest; a set saved before either has neither
     if manifest.get("store") not in (None, *upload_stores.CHOICES):
-        shown = str(manifest.get("store"))
-        problems.append(Problem(str(record), None, shown, "store: shared or separate"))
+        shown = redact_text(str(manifest.get("store")))
+        problems.append(Problem(where, None, shown, "store: shared or separate"))
     digest = manifest.get("gold_sha256")
     if (manifest.get("store") or digest is not None) and not (
         isinstance(digest, str) and GOLD_DIGEST.fullmatch(digest)
     ):
-        shown = str(digest)
-        problems.append(Problem(str(record), None, shown, "gold_sha256: 64 hex digits"))
+        shown = redact_text(str(digest))
+        problems.append(Problem(where, None, shown, "gold_sha256: 64 hex digits"))
     if problems:
         raise InputError(problems)
     return source

@@ -755,18 +755,90 @@ def redact_path(path: Any) -> str:
     upload's name, ``admin:password@host``) loses it before anything cuts the path (a
     problem's ``file``: a cut first leaves a piece no rule knows). Part by part, because
     ``/`` is in a token's alphabet: the whole text would be one token, and a folder that
-    only looks random (a hash) would take every folder around it.
+    only looks random would take every folder around it. Two things read more than one
+    part: an AWS secret key, whose own "/" split it into folders (:func:`_split_keys`),
+    goes whole; a folder named by a hash or an id (a git sha, a UUID: :data:`_HEX_NAME`)
+    is shown, since it says where a file is and its shape alone is no secret's.
 
     >>> redact_path("/data/ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8/gold.jsonl")
     '/data/[redacted]/gold.jsonl'
+    >>> redact_path("/srv/wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY/e83c5163316f89bf/x")
+    '/srv/[redacted]/e83c5163316f89bf/x'
     """
     return _redact_path(str(path))
 
 
 @lru_cache(maxsize=1024)
 def _redact_path(text: str) -> str:  # one path is said of each of its problems
-    parts = re.split(r"([/\\])", text)
-    return "".join(part if part in ("", "/", "\\") else redact_text(part) for part in parts)
+    parts = re.split(r"([/\\])", text)  # names at even places, separators between them
+    names, shown = parts[0::2], []
+    keys = _split_keys(names)
+    i = 0
+    while i < len(names):
+        end = keys.get(i)
+        shown.append(REDACTED if end else _redact_name(names[i]))
+        i = end or i + 1
+        if i < len(names):
+            shown.append(parts[2 * i - 1])
+    return "".join(shown)
+
+
+# A folder or file named by a hash or an id: hex digits (a git sha, a sha256, an md5, an
+# upload set's key) or a UUID, with its extensions. Random to the shape rule, but a name:
+# a path shows it. A hex secret in a name is still found by what says it is one (a
+# provider's prefix, ``dapi…``; a secret name, ``key=…``), never by its shape alone. In a
+# text (a message, a value) a bare hex run is still a secret's shape: Datadog's and
+# Algolia's keys are one.
+_HEX_NAME = re.compile(
+    r"(?:[0-9a-fA-F]{32,}|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12})"
+    r"(?:\.[A-Za-z0-9]{1,16})*"
+)
+
+
+def _redact_name(name: str) -> str:
+    """One folder or file name of a path, redacted (:func:`redact_text`), unless it is
+    named by a hash or an id (:data:`_HEX_NAME`)."""
+    if name == "" or _HEX_NAME.fullmatch(name):
+        return name
+    return redact_text(name)
+
+
+# An AWS secret access key: 40 characters of base64, "/" among them; as folders, its "/"
+# splits it into names none of which is long enough to be a credential's shape. Names
+# joined again are read as one key: 40 characters, or 39 when a "/" at its start or end
+# was folded into the path's own.
+SPLIT_KEY_LENGTHS = (39, 40)
+_SPLIT_KEY = re.compile(r"[A-Za-z0-9+/]+")
+MIXED_NAME = 8  # a key's piece this long has upper- and lower-case letters (a folder's may not)
+# a folder beside a key is not taken into it: a word or a number (``data``, ``Runs``, ``2024``)
+_WORD_NAME = re.compile(r"[A-Za-z][a-z]{3,}|[a-z]{4,}|[0-9]{4,}")
+
+
+def _split_keys(names: list[str]) -> dict[int, int]:
+    """Runs of two or more consecutive ``names`` that are one secret key split at its "/":
+    the index of a run's first name -> the index after its last."""
+    runs: dict[int, int] = {}
+    i = 0
+    while i < len(names):
+        end = next((j for j in range(i + 2, len(names) + 1) if _is_split_key(names[i:j])), None)
+        if end is None:
+            i += 1
+        else:
+            runs[i], i = end, end
+    return runs
+
+
+def _is_split_key(names: list[str]) -> bool:
+    joined = "/".join(names)
+    if len(joined) not in SPLIT_KEY_LENGTHS or not _SPLIT_KEY.fullmatch(joined):
+        return False
+    if "" in names or any(_WORD_NAME.fullmatch(name) for name in (names[0], names[-1])):
+        return False
+    mixed = all(
+        len(name) < MIXED_NAME or (re.search(r"[A-Z]", name) and re.search(r"[a-z]", name))
+        for name in names
+    )
+    return mixed and looks_like_credential(joined)
 
 
 def _redact_text(text: str, shapes: bool, decode: bool) -> str:

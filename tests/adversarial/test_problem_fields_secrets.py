@@ -225,7 +225,7 @@ def test_a_key_given_as_the_key_variable_is_not_shown(capsys, tmp_path, good):
 # --- the one helper -----------------------------------------------------------------------
 
 
-HASH = "3f9a0c1e" * 4  # a folder named by a hash: random to the shape rule, so redacted
+HASH = "3f9a0c1e" * 4  # a folder named by a hash: a name, shown (stop 51)
 
 
 @pytest.mark.parametrize(
@@ -236,9 +236,10 @@ HASH = "3f9a0c1e" * 4  # a folder named by a hash: random to the shape rule, so 
         (f"C:\\data\\{TOKEN}\\gold.jsonl", "C:\\data\\[redacted]\\gold.jsonl"),
         # a random folder costs that folder alone, not the folders around it
         (
-            f"/home/u/.ragrecall/uploads/{HASH}/gold.jsonl",
-            "/home/u/.ragrecall/uploads/[redacted]/gold.jsonl",
+            f"/home/u/.ragrecall/{TOKEN}x/uploads/gold.jsonl",
+            "/home/u/.ragrecall/[redacted]/uploads/gold.jsonl",
         ),
+        (f"/home/u/.ragrecall/uploads/{HASH}/gold.jsonl", None),
         ("/tmp/pytest-of-root/pytest-7/test_name0/runs/bm25-v2.jsonl", None),
         ("runs/e5-large-v2_top-k=10.config.json", None),
     ],
