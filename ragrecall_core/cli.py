@@ -55,7 +55,7 @@ EXIT_CODES = "exit codes: 0 success, 1 a release gate failed, 2 invalid input (p
 class ArgumentParser(argparse.ArgumentParser):
     def error(self, message: str):  # usage errors are invalid input: exit 2, no traceback
         self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        self.exit(2, f"{self.prog}: error: {redact_text(message)}\n")
 
     def parse_known_args(self, args=None, namespace=None):
         """As argparse parses, but the word after an option that takes a value is its value
@@ -1243,7 +1243,8 @@ def verdicts_count(count: int) -> str:
 
 def parse_port(text: str) -> int:
     if not (text.isascii() and text.isdigit() and 1 <= int(text) <= 65535):
-        raise InputError([Problem("--port", None, text, "a port number from 1 to 65535")])
+        expected = "a port number from 1 to 65535"
+        raise InputError([Problem("--port", None, redact_text(text), expected)])
     return int(text)
 
 

@@ -65,7 +65,7 @@ from ragrecall_core.inputs.configs import (
     run_stem,
 )
 from ragrecall_core.inputs.readers import sha256_of
-from ragrecall_core.inputs.secrets import redact_path
+from ragrecall_core.inputs.secrets import redact_path, redact_text
 
 __all__ = [
     "CaptureFailed",
@@ -92,7 +92,9 @@ def parse_spec(spec: str, option: str, example: str) -> tuple[str, str]:
     command-line option in the problem (``--retriever`` / ``mymod:search``)."""
     module, _, attribute = spec.partition(":")
     if not module.strip() or not attribute.strip() or ":" in attribute:
-        raise InputError([Problem(option, None, spec, f"module:callable, like {example}")])
+        raise InputError(
+            [Problem(option, None, redact_text(spec), f"module:callable, like {example}")]
+        )
     return module.strip(), attribute.strip()
 
 
@@ -108,7 +110,11 @@ def import_target(spec: str, option: str, example: str) -> Any:
         raise
     except BaseException as error:  # the user's module: any failure of its import, exit too
         raise InputError(
-            [Problem(option, None, f"{spec} ({describe(error)})", "an importable module")]
+            [
+                Problem(
+                    option, None, redact_text(f"{spec} ({describe(error)})"), "an importable module"
+                )
+            ]
         ) from None
     target: Any = module
     for part in attribute.split("."):
@@ -127,8 +133,10 @@ def load_retriever(spec: str) -> Any:
     target = import_target(spec, "--retriever", "mymod:search")
     if target is None:
         attribute = parse_retriever_spec(spec)[1]
-        expected = f"a callable or a retriever object named {attribute!r} in the module"
-        raise InputError([Problem("--retriever", None, spec, expected)])
+        expected = (
+            f"a callable or a retriever object named {redact_text(repr(attribute))} in the module"
+        )
+        raise InputError([Problem("--retriever", None, redact_text(spec), expected)])
     check_retriever(target)
     return target
 
@@ -156,7 +164,7 @@ def parse_allowance(value: int | float | str) -> tuple[str, float]:
         if match and match.group(1) is not None:
             return "share", float(match.group(1))
     expected = "a number of queries (3) or a share of them (0.05 or 5%)"
-    raise InputError([Problem("--allow-errors", None, str(value), expected)])
+    raise InputError([Problem("--allow-errors", None, redact_text(str(value)), expected)])
 
 
 def allowed(allowance: tuple[str, float], failed: int, total: int) -> bool:
@@ -168,7 +176,7 @@ def parse_positive_number(text: str, option: str) -> float:
     """A positive decimal in ASCII (``float`` alone would also take "inf", "1_0", "١")."""
     value = float(text) if SECONDS.fullmatch(text.strip()) else 0.0
     if not (math.isfinite(value) and value > 0):
-        raise InputError([Problem(option, None, text, "a positive number of seconds")])
+        raise InputError([Problem(option, None, redact_text(text), "a positive number of seconds")])
     return value
 
 

@@ -31,6 +31,7 @@ from ragrecall_core.analysis.run_choice import (
 )
 from ragrecall_core.analysis.selection import default_split, query_ids, require_split
 from ragrecall_core.errors import InputError, Problem, gather, one_line, raise_if_any
+from ragrecall_core.inputs.secrets import redact_text
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.measures import Measure, parse_measure
 from ragrecall_core.scoring.evaluate import MISSING_SQL, evaluate
@@ -91,10 +92,11 @@ NONZERO_DIGIT = re.compile(r"[1-9]")
 def parse_requirement(text: str) -> Requirement:
     if not isinstance(text, str):
         expected = 'a requirement as text, like "Recall@5>=0.8"'
-        raise InputError([Problem("--require", None, repr(text), expected)])
+        raise InputError([Problem("--require", None, redact_text(repr(text)), expected)])
     match = REQUIREMENT.match(text)
     if not match:
-        raise InputError([Problem("--require", None, text, 'a requirement like "Recall@5>=0.8"')])
+        expected = 'a requirement like "Recall@5>=0.8"'
+        raise InputError([Problem("--require", None, redact_text(text), expected)])
     measure = match.group("measure")
     low, high = parse_measure(measure, "--require").definition.value_range
     value = match.group("value")
@@ -103,12 +105,26 @@ def parse_requirement(text: str) -> Requirement:
         threshold = math.nan  # 1e-400 reads as 0.0: a threshold nobody wrote
     if not math.isfinite(threshold):
         raise InputError(
-            [Problem("--require", None, text, "a finite number after the operator, like 0.8")]
+            [
+                Problem(
+                    "--require",
+                    None,
+                    redact_text(text),
+                    "a finite number after the operator, like 0.8",
+                )
+            ]
         )
     if not low <= threshold <= high:  # a gate that could never fail, or never pass
         within = f"{low:g} or more" if math.isinf(high) else f"between {low:g} and {high:g}"
         raise InputError(
-            [Problem("--require", None, text, f"a threshold {within} ({measure}'s values)")]
+            [
+                Problem(
+                    "--require",
+                    None,
+                    redact_text(text),
+                    f"a threshold {within} ({measure}'s values)",
+                )
+            ]
         )
     return Requirement(measure, match.group("op"), threshold)
 
@@ -117,7 +133,14 @@ def parse_budget(text: str) -> int:
     """``--max-regressions``: how many regressed queries the gate allows."""
     if not COUNT.fullmatch(text.strip()):
         raise InputError(
-            [Problem("--max-regressions", None, text, "a whole number >= 0 of regressed queries")]
+            [
+                Problem(
+                    "--max-regressions",
+                    None,
+                    redact_text(text),
+                    "a whole number >= 0 of regressed queries",
+                )
+            ]
         )
     return int(text)
 

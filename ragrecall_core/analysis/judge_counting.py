@@ -26,6 +26,7 @@ from ragrecall_core.analysis.pooling import DEFAULT_DEPTH
 from ragrecall_core.analysis.ppi import ppi_mean
 from ragrecall_core.errors import InputError, Problem
 from ragrecall_core.inputs import store
+from ragrecall_core.inputs.secrets import redact_text
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.output.text import one_line, plural, text_table
 from ragrecall_core.scoring.evaluate import Evaluation, as_requests, default_measures, evaluate
@@ -114,7 +115,9 @@ def judge_to_count(workspace: Workspace, judge: str | None = None) -> str:
         wanted = judge if judge.startswith(store.JUDGE_PREFIX) else store.JUDGE_PREFIX + judge
         if wanted in names:
             return wanted
-        problem = Problem("--judge-grades", None, judge, f"one of {names or 'no judge'}")
+        problem = Problem(
+            "--judge-grades", None, redact_text(judge), f"one of {names or 'no judge'}"
+        )
         raise InputError([problem])
     if len(names) == 1:
         return names[0]

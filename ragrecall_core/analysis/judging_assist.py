@@ -164,7 +164,8 @@ def judge_config(judge: Any) -> dict:
 def check_judge(judge: Any, shown: str = "") -> None:
     if judge is None or inspect.isclass(judge) or not callable(judge):
         expected = "a callable judge(query_text, chunk_text) returning a grade 0, 1 or 2"
-        raise InputError([Problem("--judge", None, shown or type(judge).__name__, expected)])
+        shown = redact_text(shown) or type(judge).__name__
+        raise InputError([Problem("--judge", None, shown, expected)])
 
 
 def judge_annotator(name: str) -> str:

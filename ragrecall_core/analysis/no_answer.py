@@ -24,6 +24,7 @@ from ragrecall_core.analysis.score_direction import (
     sign,
 )
 from ragrecall_core.errors import InputError, Problem, one_line, raise_if_any
+from ragrecall_core.inputs.secrets import redact_text
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.output.text import MISSING, plural
 from ragrecall_core.scoring.policy import Policy
@@ -188,7 +189,9 @@ def parse_share(text: str, source: str = "--max-false-confidence") -> float:
     if value == 0 and re.search("[1-9]", text.lower().partition("e")[0]):
         value = math.nan  # 1e-400 reads as 0.0: a share nobody wrote
     if not 0 <= value <= 1:
-        raise InputError([Problem(source, None, text, "a share between 0 and 1, like 0.1")])
+        raise InputError(
+            [Problem(source, None, redact_text(text), "a share between 0 and 1, like 0.1")]
+        )
     return value
 
 
@@ -197,7 +200,9 @@ def require_share(value: object, source: str = "--max-false-confidence") -> floa
     silently; a bool or a string is no share)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= value <= 1:
         shown = value if isinstance(value, str) else repr(value)
-        raise InputError([Problem(source, None, shown, "a share between 0 and 1, like 0.1")])
+        raise InputError(
+            [Problem(source, None, redact_text(shown), "a share between 0 and 1, like 0.1")]
+        )
     return float(value)
 
 

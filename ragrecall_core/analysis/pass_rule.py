@@ -17,6 +17,7 @@ Every rule is "measure@k = 1 is a pass", so a query fails when the measure is < 
 from __future__ import annotations
 
 from ragrecall_core.errors import InputError, Problem
+from ragrecall_core.inputs.secrets import redact_text
 
 DEFAULT_RULE = "capped"
 # rule -> (measure name without the cutoff, what passing means)
@@ -31,7 +32,9 @@ RULE_NAMES = tuple(RULES)
 def require_rule(rule: str, source: str = "--pass-rule") -> str:
     """``rule`` if it is one of :data:`RULE_NAMES`, else an input error naming them."""
     if rule not in RULES:
-        raise InputError([Problem(source, None, str(rule), "one of " + ", ".join(RULES))])
+        raise InputError(
+            [Problem(source, None, redact_text(str(rule)), "one of " + ", ".join(RULES))]
+        )
     return rule
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from ragrecall_core.errors import InputError, Problem, one_line
-from ragrecall_core.inputs.secrets import redact_path
+from ragrecall_core.inputs.secrets import redact_path, redact_text
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.output.text import neutralise, plural
 from ragrecall_core.scoring.evaluate import ignored_queries_text
@@ -95,7 +95,7 @@ GROUP BY r.run HAVING max(r.rank) < $depth ORDER BY r.run
 def check_pool(workspace: Workspace, runs: Sequence[str], depth: int, k: int) -> None:
     """Every pooled run is loaded and the depth reaches k (an input error otherwise)."""
     problems = [
-        Problem("--run", None, r, f"one of {workspace.run_names}")
+        Problem("--run", None, redact_text(str(r)), f"one of {workspace.run_names}")
         for r in runs
         if r not in workspace.runs
     ]

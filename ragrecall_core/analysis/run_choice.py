@@ -14,6 +14,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 
 from ragrecall_core.errors import InputError, Problem, raise_if_any
+from ragrecall_core.inputs.secrets import redact_text
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.measures import parse_cutoff
 from ragrecall_core.scoring.evaluate import list_depths
@@ -42,7 +43,7 @@ def pair_problems(workspace: Workspace, named: Mapping[str, object]) -> list[Pro
         (first, one), (option, other) = named.items()
         if one == other or same_file(workspace, one, other):
             expected = f"a run other than {first} {one!r}: a run compared with itself ties"
-            problems.append(Problem(option, None, other, expected))
+            problems.append(Problem(option, None, shown(other), expected))
     return problems
 
 
@@ -97,8 +98,9 @@ def run_depths(
 
 
 def shown(value: object) -> str:
-    """A value as a problem quotes it: text as it is, anything else as its ``repr``."""
-    return value if isinstance(value, str) else repr(value)
+    """A value as a problem quotes it: text as it is, anything else as its ``repr``; either
+    redacted whole (a token given as a run name), before the problem cuts it."""
+    return redact_text(value if isinstance(value, str) else repr(value))
 
 
 def require_query_ids(workspace: Workspace, ids: object) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ragrecall_core.errors import InputError, Problem
+from ragrecall_core.inputs.secrets import redact_text
 from ragrecall_core.inputs.workspace import Workspace
 
 TEST_SPLIT = "test"
@@ -64,5 +65,12 @@ def require_split(workspace: Workspace, split: str | None, source: str = "--spli
     if split is not None and split not in known:
         expected = f"one of the gold set's splits: {', '.join(map(repr, known))}"
         raise InputError(
-            [Problem(source, None, split, expected if known else "no split: the gold set has none")]
+            [
+                Problem(
+                    source,
+                    None,
+                    redact_text(split),
+                    expected if known else "no split: the gold set has none",
+                )
+            ]
         )

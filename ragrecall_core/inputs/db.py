@@ -17,6 +17,7 @@ import duckdb
 
 from ragrecall_core.errors import InputError, Problem
 from ragrecall_core.inputs import progress
+from ragrecall_core.inputs.secrets import redact_text
 
 # the annotator names of model judges (``ragrecall judge``): a person's name never starts so,
 # and their grades are kept out of ``all_grades`` (the humans' evidence) in ``judge_grades``
@@ -85,7 +86,7 @@ def parse_memory_limit(text: str, source: str = "--memory-limit") -> str:
     found = SIZE.fullmatch(text) if text.isascii() else None
     unit = found and next((u for u in UNITS if u == found[2].lower()), None)
     if not found or not unit or not SMALLEST <= float(found[1]) * UNITS[unit] <= LARGEST:
-        raise InputError([Problem(source, None, text, MEMORY_SIZE)])
+        raise InputError([Problem(source, None, redact_text(text), MEMORY_SIZE)])
     spelled = unit.upper() if "i" not in unit else unit[0].upper() + "iB"
     return found[1] + spelled
 

@@ -633,7 +633,10 @@ def require_unique_header(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) 
         return
     problems = [
         Problem(
-            redact_path(path), line, f"column {i} (between {_neighbours(names, i)})", EMPTY_NAME
+            redact_path(path),
+            line,
+            redact_text(f"column {i} (between {_neighbours(names, i)})"),
+            EMPTY_NAME,
         )
         for i, name in enumerate(names, 1)
         if not name.strip()
@@ -642,7 +645,7 @@ def require_unique_header(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) 
     for i, name in enumerate(names, 1):
         if name.strip() and first.setdefault(name.casefold(), i) != i:
             expected = f"each column named once (column {first[name.casefold()]} has this name)"
-            problems.append(Problem(redact_path(path), line, name, expected))
+            problems.append(Problem(redact_path(path), line, redact_text(name), expected))
     raise_if_any(problems)
 
 
@@ -767,7 +770,7 @@ def require_roles(
         Problem(
             redact_path(path),
             1,
-            f"columns {columns}",
+            redact_text(f"columns {columns}"),
             f"a column named {role!r} (or {', '.join(COLUMN_ALIASES[role][1:])}; {ALIAS_CASE})",
         )
         for role in required
@@ -792,11 +795,9 @@ def record_mapping(
 def require_columns(path: Path, columns: list[str], required: tuple[str, ...]) -> None:
     missing = [c for c in required if c not in columns]
     if missing:
+        header = redact_text(f"columns {columns}")  # whole, before a problem cuts it
         raise InputError(
-            [
-                Problem(redact_path(path), 1, f"columns {columns}", f"a column named {name!r}")
-                for name in missing
-            ]
+            [Problem(redact_path(path), 1, header, f"a column named {name!r}") for name in missing]
         )
 
 

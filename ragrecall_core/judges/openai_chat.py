@@ -83,7 +83,7 @@ class OpenAIChatJudge:
             shown = redact_text(str(base_url))  # Problem shortens it, in the middle
             problems.append(Problem("--base-url", None, shown, "an http(s) URL, like .../v1"))
         if not isinstance(model, str) or not model.strip():
-            problems.append(Problem("--model", None, repr(model), "the model's name"))
+            problems.append(Problem("--model", None, redact_text(repr(model)), "the model's name"))
         if api_key_env and not os.environ.get(api_key_env):
             expected = "an environment variable holding the API key (or '' to send none)"
             problems.append(

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ragrecall_core.errors import InputError, Problem, gather, raise_if_any
+from ragrecall_core.inputs.secrets import redact_text
 
 if TYPE_CHECKING:
     from ragrecall_core.measures.sql import Columns, FamilySQL
@@ -134,23 +135,27 @@ def parse_measure(text: str, source: str = "measure") -> Measure:
         match = PATTERN.match(body)
         name = ALIASES.get(match.group("name").lower()) if match else None
         if name is None:
-            raise InputError([Problem(source, None, text, _unknown(body))])
+            raise refused(source, text, _unknown(body))
         cutoff_text, rel_text = match.group("cutoff"), match.group("rel")
     if rel_text is not None and level is not None:
-        raise InputError([Problem(source, None, text, "one relevance level: (rel=N) or -lN")])
+        raise refused(source, text, "one relevance level: (rel=N) or -lN")
     definition = REGISTRY[name]
     cutoff = _positive_int(cutoff_text, text, source, "a cutoff k")
     rel = _positive_int(rel_text if level is None else level, text, source, "a relevance level")
     form = f"{name}@k" if definition.cutoff == REQUIRED else name
     if cutoff is None and definition.cutoff == REQUIRED:
-        raise InputError([Problem(source, None, text, f"{name}@k with a positive integer k")])
+        raise refused(source, text, f"{name}@k with a positive integer k")
     if cutoff is not None and definition.cutoff == NONE:
-        raise InputError([Problem(source, None, text, f"{name} without a cutoff")])
+        raise refused(source, text, f"{name} without a cutoff")
     if rel is not None and not definition.takes_rel:
-        raise InputError(
-            [Problem(source, None, text, f"{form} without a relevance level (none applies)")]
-        )
+        raise refused(source, text, f"{form} without a relevance level (none applies)")
     return Measure(name, cutoff, rel)
+
+
+def refused(source: str, text: str, expected: str) -> InputError:
+    """The error for a measure (or a cutoff, a level) given as ``text``: what the user
+    typed is quoted redacted whole, before the problem cuts it (``-m $GITHUB_TOKEN``)."""
+    return InputError([Problem(source, None, redact_text(text), expected)])
 
 
 def _ranx_level(text: str, source: str) -> tuple[str, str | None]:
@@ -159,9 +164,7 @@ def _ranx_level(text: str, source: str) -> tuple[str, str | None]:
     if match is None:
         return text, None
     if not ASCII_DIGITS.fullmatch(match.group("level")):
-        raise InputError(
-            [Problem(source, None, text, "a relevance level -lN with N a positive integer")]
-        )
+        raise refused(source, text, "a relevance level -lN with N a positive integer")
     return text[: match.start()], match.group("level")
 
 
@@ -191,7 +194,7 @@ def parse_level(text: str | int, source: str = "--rel-level") -> int:
     raw = str(text).strip()
     if not ASCII_DIGITS.fullmatch(raw) or int(raw) > MAX_CUTOFF:
         expected = f"a relevance level N that is an integer from 0 to {MAX_CUTOFF}"
-        raise InputError([Problem(source, None, str(text), expected)])
+        raise refused(source, str(text), expected)
     return int(raw)
 
 
@@ -200,9 +203,7 @@ def _positive_int(raw: str | None, text: str, source: str, what: str) -> int | N
         return None
     raw = raw.strip()
     if not ASCII_DIGITS.fullmatch(raw) or not 1 <= int(raw) <= MAX_CUTOFF:
-        raise InputError(
-            [Problem(source, None, text, f"{what} that is a positive integer <= {MAX_CUTOFF}")]
-        )
+        raise refused(source, text, f"{what} that is a positive integer <= {MAX_CUTOFF}")
     return int(raw)
 
 
@@ -283,7 +284,7 @@ def measure_items(measures: object, source: str = "-m") -> list:
     if isinstance(measures, str | Measure | MeasureRequest) or hasattr(measures, "NAME"):
         return [measures]
     if isinstance(measures, bytes | bytearray | Mapping) or not hasattr(type(measures), "__iter__"):
-        raise InputError([Problem(source, None, _name_of(measures, source), MEASURES)])
+        raise refused(source, _name_of(measures, source), MEASURES)
     return list(measures)
 
 
@@ -304,7 +305,7 @@ def request_of(item: object, source: str = "-m") -> MeasureRequest:
             raise
         except Exception:  # noqa: BLE001 - a foreign mapping or value that fails is bad input
             expected = f"ir_measures parameters among {IR_MEASURES_PARAMS}"
-            raise InputError([Problem(source, None, label, expected)]) from None
+            raise refused(source, label, expected) from None
     return MeasureRequest(parse_measure(label, source), label)
 
 
@@ -322,9 +323,7 @@ def _from_params(name: str, params: Mapping, label: str, source: str) -> Measure
         and (dcg == "log2" or (dcg == "exp-log2" and name == "nDCG"))
     )
     if not honoured:
-        raise InputError(
-            [Problem(source, None, label, f"ir_measures parameters among {IR_MEASURES_PARAMS}")]
-        )
+        raise refused(source, label, f"ir_measures parameters among {IR_MEASURES_PARAMS}")
     if dcg == "exp-log2":
         name = "nDCG_burges"
     rel = f"(rel={params['rel']})" if "rel" in params else ""

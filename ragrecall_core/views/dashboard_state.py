@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, fields, replace
 
 from ragrecall_core.analysis.pass_rule import RULE_NAMES
 from ragrecall_core.analysis.pooling import DEFAULT_DEPTH
+from ragrecall_core.inputs.secrets import redact_text
 from ragrecall_core.scoring.policy import CHUNK, DOC, Policy
 
 # the data source, in a module of its own that imports no pandas (the launcher reads it
@@ -423,6 +424,9 @@ def _refusal(param: str, text: str, expected: str, default) -> str:
 
 
 def _shown(text: str) -> str:
+    """A link's value as a line quotes it: redacted whole (a token pasted as a section or a
+    run), then cut, so no piece of a secret is left that redaction no longer knows."""
+    text = redact_text(text)
     return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "…"
 
 
