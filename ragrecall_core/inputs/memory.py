@@ -43,6 +43,7 @@ from ragrecall_core.inputs import gold as gold_files
 from ragrecall_core.inputs import readers, row_tests
 from ragrecall_core.inputs import runs as run_files
 from ragrecall_core.inputs.checks import MAX_PROBLEMS, Check, run_checks
+from ragrecall_core.inputs.secrets import redact_text
 
 if TYPE_CHECKING:  # imported where data arrives: a file-only command never needs pandas
     import pandas as pd
@@ -524,14 +525,24 @@ def _column_name_problems(names: list, label: str) -> list[Problem]:
     problems, first = [], {}
     for i, name in enumerate(names, 1):
         if not _is_text(name):
-            value = f"column {i}: {shown(name)}"
+            value = f"column {i}: {_said_name(name)}"
             problems.append(Problem(label, None, value, "column names that are strings"))
         elif not name.strip():
             problems.append(Problem(label, None, f"column {i}: {name!r}", readers.EMPTY_NAME))
         elif first.setdefault(name.casefold(), i) != i:
             expected = f"each column named once (column {first[name.casefold()]} has this name)"
-            problems.append(Problem(label, None, name, expected))
+            problems.append(Problem(label, None, redact_text(name), expected))
     return problems
+
+
+def _said_name(name: object) -> str:
+    """A column name that is not text, as a problem quotes it: its whole ``repr`` redacted,
+    then cut by the problem (:func:`shown` cuts first, through a token it may hold)."""
+    try:
+        text = repr(name)
+    except Exception:  # noqa: BLE001 - any object's repr
+        return shown(name)
+    return redact_text(text)
 
 
 def _frame_roles(names: list[str], label: str, layout: dict) -> dict[str, tuple[str, str]]:

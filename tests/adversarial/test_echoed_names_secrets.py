@@ -188,6 +188,20 @@ def test_a_repeated_or_typed_header_shows_no_secret(capsys, tmp_path, good):
     assert leaked(refused(capsys, ["evaluate", good["gold"], roles])) == []
 
 
+def test_a_data_frame_whose_columns_hold_a_secret_is_refused_without_it():
+    """A run given in memory names its columns as a CSV header does."""
+    import pandas as pd
+
+    from ragrecall_core import evaluate
+
+    gold = [{"id": "t01", "query": "q", "relevant_ids": ["a"]}]
+    for columns in (["query_id", GITHUB, GITHUB], ["query_id", "chunk_id", b"x" + GITHUB.encode()]):
+        run = pd.DataFrame([["t01", "a", 1]], columns=columns)
+        with pytest.raises(InputError) as raised:
+            evaluate(gold, runs={"r": run})
+        assert leaked(problem_texts(raised.value)) == []
+
+
 # --- the dashboard: a link's values ---------------------------------------------------------
 
 
