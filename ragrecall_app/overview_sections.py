@@ -12,7 +12,13 @@ import streamlit as st
 from ragrecall_app import analyses
 from ragrecall_app.context import Context
 from ragrecall_app.lazy import lazy_box
-from ragrecall_app.render import escape_markdown, escaped_table, json_block, literal_frame
+from ragrecall_app.render import (
+    escape_markdown,
+    escaped_table,
+    grades_loaded,
+    json_block,
+    literal_frame,
+)
 from ragrecall_core.output.literal import as_words, md_labels
 from ragrecall_core.views import overview
 from ragrecall_core.views.harm_view import add_harm_cell, harm_label, with_harm
@@ -50,7 +56,7 @@ def _build(ctx: Context) -> OverviewView:
     s = ctx.state
     rows, warnings = ctx.measure_rows()  # the query table's, or its measures alone
     lines = tuple((run, line) for run in s.runs for line in warnings.get(run, []))
-    base = OverviewView(rows["query_id"].nunique(), ctx.policy.describe(), lines)
+    base = OverviewView(rows["query_id"].nunique(), ctx.policy.describe(grades_loaded(ctx)), lines)
     if rows.empty:
         return base
     harm = analyses.view_harm(ctx)

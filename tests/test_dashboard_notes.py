@@ -114,3 +114,19 @@ def test_direction_warnings_are_read_once_per_data_load(tmp_path, monkeypatch):
     at = app(folder, monkeypatch, params={"split": "test", "k": "10"}).switch_page(NO_ANSWER).run()
     no_exception(at)
     assert calls == first
+
+
+def test_the_overview_policy_says_no_reviewer_grade_was_loaded(tmp_path, monkeypatch):
+    folder = samples_workspace(tmp_path, monkeypatch)
+    for name in ("anna.jsonl", "boris.jsonl"):
+        (folder / "grades" / name).unlink()
+    at = app(folder, monkeypatch)
+    no_exception(at)
+    assert Policy().describe(reviewed=False) in [t.value for t in at.text]
+    assert "reviewers' grades = used (none loaded)" in Policy().describe(reviewed=False)
+
+
+def test_the_overview_policy_says_used_when_reviewers_graded(tmp_path, monkeypatch):
+    at = app(samples_workspace(tmp_path, monkeypatch), monkeypatch)
+    no_exception(at)
+    assert Policy().describe(reviewed=True) in [t.value for t in at.text]
