@@ -71,6 +71,13 @@ PROGRESS_TRACKED = (
 )
 PROGRESS_OFF = "SET enable_progress_bar = false"
 
+# DuckDB checkpoints a database once a commit leaves more than 16 MiB of log: in memory,
+# that compresses every table again (a 7M-row run's strings among them) while the load
+# waits. Renumbering 1.9M tied rows of a TREC run took 2.5 CPU s so, 0.4 without
+# (benchmarks/README.md, "Issue 30: stop 51"). A judgment store attached to the workspace
+# still writes every commit to its log, and is checkpointed when it is detached or closed.
+NO_AUTO_CHECKPOINT = "SET checkpoint_threshold = '1TB'"
+
 MEMORY_LIMIT_ENV = "RAGRECALL_MEMORY_LIMIT"
 UNITS = {"b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12}
 UNITS |= {"kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
@@ -124,7 +131,8 @@ def connect(
     # interpreter's lock back, ~5-15 ms beside a busy thread (benchmarks/bench_open_beside.py)
     progress_bar = PROGRESS_TRACKED if progress.wanted() else PROGRESS_OFF
     con.execute(
-        f"{progress_bar}; {SCHEMA}; {FILE_ONLY_VIEWS}; SET temp_directory = $folder",
+        f"{progress_bar}; {NO_AUTO_CHECKPOINT}; {SCHEMA}; {FILE_ONLY_VIEWS}; "
+        "SET temp_directory = $folder",
         {"folder": spill_folder()},
     )
     return con

@@ -106,3 +106,66 @@ def test_writers_order_ties_load_as_the_validating_read(gold, tmp_path_factory, 
     assert decided[0] == ("in_trec_order", in_writers_order and in_trec_order)
     if in_writers_order and not in_trec_order:
         assert decided[1] == ("ties_renumbered", True)
+
+
+BOOM = "SELECT error('this way of numbering ties must not run')"
+
+
+def tie_blocks(seed: int, rising: bool) -> dict[str, list[tuple[str, str]]]:
+    """Forty queries of 30 rows ranked 1..n, scores of one decimal (groups of 1 to ~8 tied
+    rows, a whole query's head or tail among them); each group's docnos rising (Anserini's
+    and Pyserini's order), or each in a shuffled order when not ``rising``."""
+    import random
+
+    draw = random.Random(seed)
+    blocks = {}
+    for q in range(40):
+        ids = draw.sample(range(1000), 30)
+        scores = sorted((round(draw.uniform(0, 1.5), 1) for _ in ids), reverse=True)
+        groups: dict[float, list[str]] = {}
+        for i, score in zip(ids, scores, strict=True):
+            groups.setdefault(score, []).append(f"d{i}")
+        rows = []
+        for score, docnos in groups.items():
+            docnos.sort()
+            if not rising:
+                draw.shuffle(docnos)
+            rows += [(docno, str(score)) for docno in docnos]
+        blocks[f"q{q:02}"] = rows
+    return blocks
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize(
+    "rising, unused",
+    [(True, "RENUMBER_STEPS"), (False, "REVERSE_TIES_SQL")],
+    ids=["every group rising: reversed", "groups in any order: sorted"],
+)
+def test_each_way_of_numbering_ties_loads_as_the_validating_read(tmp_path, seed, rising, unused):
+    """Every group's docnos rising: the groups are reversed by their row ids alone (the other
+    way made to fail here); groups in any order: each sorted by docno (reversing made to
+    fail). Either way the run loads as the validating read loads it, with the file's ranks."""
+    blocks = tie_blocks(seed, rising)
+    queries = list(blocks)
+    gold = write_jsonl(tmp_path / "gold.jsonl", [gold_row(q, ["d1"]) for q in queries])
+    lines = [
+        f"{query} Q0 {docno} {rank} {score} tag"
+        for query, rows in blocks.items()
+        for rank, (docno, score) in enumerate(rows, 1)
+    ]
+    run = write_text(tmp_path / "run.trec", "\n".join(lines) + "\n")
+    with pytest.MonkeyPatch.context() as patch:
+        steps = (BOOM,) if unused == "RENUMBER_STEPS" else BOOM
+        patch.setattr(trec_order, unused, steps)
+        renumbered = []
+        real = trec_order.ties_renumbered
+        patch.setattr(
+            trec_order, "ties_renumbered", lambda *a: renumbered.append(real(*a)) or renumbered[-1]
+        )
+        fast = loaded(gold, run)
+    assert renumbered == [True]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(runs, "read_trec_typed", lambda *a: False)  # the validating read
+        assert fast == loaded(gold, run)
+    for query, rows in blocks.items():
+        assert [c for q, c, _, _ in fast if q == query] == trec_eval_order(rows)

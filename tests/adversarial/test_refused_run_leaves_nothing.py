@@ -156,6 +156,18 @@ OUT_OF_ORDER_TREC = "q1 Q0 a 2 0.5 t\nq1 Q0 b 1 0.9 t\nq2 Q0 b 1 0.8 t\n"
 REPEATED_TREC = "q1 Q0 a 2 0.5 t\nq1 Q0 a 1 0.9 t\nq2 Q0 b 1 0.8 t\n"  # q1 lists a twice
 IN_BLOCKS_TREC = "q1 Q0 a 1 0.5 t\nq1 Q0 b 2 0.9 t\nq2 Q0 b 1 0.8 t\n"  # blocks, not sorted
 REPEATED_BLOCKS_TREC = "q1 Q0 a 1 0.5 t\nq1 Q0 a 2 0.9 t\nq2 Q0 b 1 0.8 t\n"
+# blocks in the writer's order with a tie: each group's docnos rising (reversed), or a group
+# in no one direction (sorted); the refused ones list a docno twice, outside the group
+RISING_TIE_TREC = "q1 Q0 a 1 0.5 t\nq1 Q0 b 2 0.5 t\nq2 Q0 b 1 0.8 t\n"
+REPEATED_RISING_TIE_TREC = "q1 Q0 a 1 0.5 t\nq1 Q0 b 2 0.5 t\nq1 Q0 a 3 0.4 t\n"
+MIXED_TIE_TREC = "q1 Q0 b 1 0.5 t\nq1 Q0 c 2 0.5 t\nq1 Q0 a 3 0.5 t\nq2 Q0 b 1 0.8 t\n"
+REPEATED_MIXED_TIE_TREC = "q1 Q0 b 1 0.5 t\nq1 Q0 c 2 0.5 t\nq1 Q0 a 3 0.5 t\nq1 Q0 b 4 0.4 t\n"
+TREC_SHAPES = {  # good, refused
+    "blocks": (IN_BLOCKS_TREC, REPEATED_BLOCKS_TREC),
+    "rising tie": (RISING_TIE_TREC, REPEATED_RISING_TIE_TREC),
+    "mixed tie": (MIXED_TIE_TREC, REPEATED_MIXED_TIE_TREC),
+    "out of order": (OUT_OF_ORDER_TREC, REPEATED_TREC),
+}
 OUT_OF_ORDER_JSONL = [
     {"id": "q1", "retrieved": [{"chunk_id": "a", "rank": 2}, {"chunk_id": "b", "rank": 1}]},
     {"id": "q2", "retrieved": [{"chunk_id": "b", "rank": 1}]},
@@ -176,19 +188,29 @@ FAILURES = {
         (trec_order.PASS_SQL, "CREATE TEMP TABLE {table}_ties AS " + BOOM),
     ),
     "trec order test": ("trec", trec_order, "WRITERS_ORDER_SQL", BOOM),
+    "trec tie directions pass": ("trec", trec_order, "TIE_DIRECTIONS_SQL", BOOM_TABLE),
+    "trec reversing ties": ("trec", trec_order, "REVERSE_TIES_SQL", BOOM),
+    "trec sorting ties": ("trec", trec_order, "RENUMBER_STEPS", (BOOM,)),
     "trec sorted read": ("trec", runs, "RANKED_TREC_SQL", BOOM_TABLE),
     "jsonl order test": ("jsonl", runs, "LISTED_OK_SQL", BOOM),
     "jsonl sorted read": ("jsonl", runs, "RANKED_JSONL_SQL", BOOM_TABLE),
 }
 
 
-def run_file(folder: Path, fmt: str, good: bool, blocks: bool = False) -> Path:
+# the TREC file each failure needs to reach its step: each query one block ranked 1..n (the
+# ordering pass runs its steps), with a tie whose docnos rise or run no one way
+FAILED_SHAPES = {
+    "trec ties step": "blocks",
+    "trec tie directions pass": "rising tie",
+    "trec reversing ties": "rising tie",
+    "trec sorting ties": "mixed tie",
+}
+
+
+def run_file(folder: Path, fmt: str, good: bool, failure: str = "") -> Path:
     if fmt == "trec":
-        if blocks:  # each query one block ranked 1..n: the ordering pass runs all its steps
-            text = IN_BLOCKS_TREC if good else REPEATED_BLOCKS_TREC
-        else:
-            text = OUT_OF_ORDER_TREC if good else REPEATED_TREC
-        return write_text(folder / "run.trec", text)
+        texts = TREC_SHAPES[FAILED_SHAPES.get(failure, "out of order")]
+        return write_text(folder / "run.trec", texts[0] if good else texts[1])
     return write_jsonl(folder / "run.jsonl", OUT_OF_ORDER_JSONL if good else REPEATED_JSONL)
 
 
@@ -211,7 +233,7 @@ def test_a_failed_ordering_pass_leaves_no_helper_table(tmp_path, monkeypatch, fa
     (never a traceback): loaded as that read loads it, or refused with its problems, and
     in either case no table of the failed pass remains."""
     fmt, module, name, value = FAILURES[failure]
-    path = run_file(tmp_path, fmt, good, blocks=failure == "trec ties step")
+    path = run_file(tmp_path, fmt, good, failure)
     expected = alone(tmp_path / "alone", path)
     con, _ = fresh(tmp_path)
     monkeypatch.setattr(module, name, value)
@@ -229,7 +251,7 @@ def test_a_run_loaded_after_a_failed_ordering_pass_counts_its_own_lists(
     """The next run takes the refused one's table name; a spans table left by the failed
     pass would give it the refused run's list lengths (run_queries)."""
     fmt, module, name, value = FAILURES[failure]
-    path = run_file(tmp_path, fmt, good=False, blocks=failure == "trec ties step")
+    path = run_file(tmp_path, fmt, good=False, failure=failure)
     con, _ = fresh(tmp_path)
     with monkeypatch.context() as patch:
         patch.setattr(module, name, value)
