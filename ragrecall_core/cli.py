@@ -755,9 +755,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     selected = query_ids(workspace, split=args.split)
     if args.judge_grades == "count":
         return print_judge_counted(args, workspace, measures, policy, selected)
-    shown = args.format in NOTES_SHOWN
-    evaluation = evaluate(workspace, measures, policy=policy, query_ids=selected, notes_now=shown)
-    per_query = args.per_query
+    shown, per_query = args.format in NOTES_SHOWN, args.per_query
+    evaluation = evaluate(
+        workspace, measures, policy, query_ids=selected, notes_now=shown, query_values=per_query
+    )
     as_dict = said_mappings(workspace, args.format, lambda: evaluation.to_dict(per_query))
     print_result(args.format, as_dict, lambda: render(evaluation, args.format, per_query))
     return 0

@@ -103,3 +103,48 @@ def test_the_command_computes_the_notes_only_for_an_output_that_shows_them(
     code, out, _ = run_cli(capsys, ["evaluate", GOLD, RUNS[0], "-m", "P@5", "--format", fmt])
     assert code == 0 and out
     assert notes_counted == {"warnings": computed, "no_answer": computed}
+
+
+MEASURE_SETS = [
+    ["P@5", "Recall@10", "MRR@10", "nDCG@10", "AP", "Judged@5"],
+    ["Hit@1", "P(rel=2)@3", "RecallCap@5"],
+]
+
+
+@pytest.mark.parametrize("measures", MEASURE_SETS)
+@pytest.mark.parametrize("split", [None, "test"])
+def test_the_means_alone_are_the_means_of_every_querys_values(workspace, measures, split):
+    """An evaluation told that no output shows a query's values computes the means alone:
+    the same numbers to the last bit (each summed in query order), and the queries' values,
+    read later, the ones computed with them."""
+    from ragrecall_core.analysis.selection import query_ids
+
+    ids = query_ids(workspace, split=split)
+    both = evaluate_module.evaluate(workspace, measures, query_ids=ids)
+    alone = evaluate_module.evaluate(workspace, measures, query_ids=ids, query_values=False)
+    assert alone.means == both.means and len(both.means) == 2 * len(measures)
+    assert alone.rows == both.rows and alone.per_query.equals(both.per_query)
+
+
+@pytest.mark.parametrize(
+    "argv, per_query, alone",
+    [([], 0, 1), (["--per-query"], 1, 0), (["--format", "csv"], 0, 1)],
+    ids=["means", "per query", "csv of the means"],
+)
+def test_the_command_computes_a_querys_values_only_for_an_output_that_shows_them(
+    capsys, monkeypatch, argv, per_query, alone
+):
+    from ragrecall_core.scoring import families
+
+    calls = {"per_query": 0, "means_alone": 0}
+    for name in calls:
+        real = getattr(families, name)
+
+        def counted(*args, _name=name, _real=real, **kwargs):
+            calls[_name] += 1
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(families, name, counted)
+    code, out, _ = run_cli(capsys, ["evaluate", GOLD, RUNS[0], "-m", "P@5", *argv])
+    assert code == 0 and "P@5" in out
+    assert calls == {"per_query": per_query, "means_alone": alone}

@@ -61,7 +61,6 @@ class Evaluation:
     and compare's functions) never pays for them (their commands ask :func:`run_warnings`).
     """
 
-    rows: list[tuple]
     means: list[tuple]
     requests: list[MeasureRequest]
     policy: Policy
@@ -71,6 +70,15 @@ class Evaluation:
     notes: Callable[[], tuple[dict[str, list[str]], dict[str, dict]]] = field(
         default=lambda: ({}, {}), repr=False, compare=False
     )
+    # every query's values, ``(run, query_id, measure, value)``: :attr:`rows`
+    values: Callable[[], list[tuple]] = field(default=list, repr=False, compare=False)
+
+    @cached_property
+    def rows(self) -> list[tuple]:
+        """Every query's value, ``(run, query_id, measure, value)`` (:attr:`query_labels`),
+        by run, measure and query; computed when first read if :func:`evaluate` was told no
+        output shows them."""
+        return self.values()
 
     @cached_property
     def _notes(self) -> tuple[dict[str, list[str]], dict[str, dict]]:
@@ -199,6 +207,7 @@ def evaluate(
     *,
     name: str | None = None,
     notes_now: bool = False,
+    query_values: bool = True,
 ) -> Evaluation:
     """Compute ``measures`` (names such as ``"Recall@5"``, or requests already parsed) for
     the workspace's runs.
@@ -207,7 +216,8 @@ def evaluate(
     as a file or in memory (then ``runs`` holds the runs: a dict of name to run, or one run
     named ``name``; see :meth:`Workspace.from_memory`). ``notes_now``: the caller shows the
     warnings and the no-answer summary, so they are computed beside the measures, in a
-    thread on cursors of their own, not when first read.
+    thread on cursors of their own, not when first read. ``query_values=False``: the caller
+    shows the means alone, so every query's values are computed only if read.
     """
     if not isinstance(workspace, Workspace):
         workspace, runs = Workspace.from_memory(workspace, runs, name=name), None
@@ -218,18 +228,37 @@ def evaluate(
     notes = partial(notes_of, workspace, policy, cutoffs, runs, query_ids)
     if notes_now:
         notes = in_background(notes)
-    scored = scoring.per_query(prepared, [r.measure for r in requests], runs, query_ids)
-    label, query_label = [r.label for r in requests], [r.query_label for r in requests]
+    measured = [r.measure for r in requests]
+    query_label = [r.query_label for r in requests]
+
+    def labelled(rows: list[tuple]) -> list[tuple]:
+        return [(run, q, query_label[m], v) for run, q, m, v in rows]
+
+    if query_values:
+        scored = scoring.per_query(prepared, measured, runs, query_ids)
+        means, rows = scored.means, labelled(scored.rows)
+        values = rows.copy
+    else:
+        means = scoring.means_alone(prepared, measured, runs, query_ids)
+        values = partial(_query_values, workspace, policy, measured, runs, query_ids, labelled)
+    label = [r.label for r in requests]
     run_names = [r for r in workspace.run_names if runs is None or r in runs]
     return Evaluation(
-        rows=[(run, q, query_label[m], v) for run, q, m, v in scored.rows],
-        means=[(run, label[m], v, n) for run, m, v, n in scored.means],
+        values=values,
+        means=[(run, label[m], v, n) for run, m, v, n in means],
         requests=requests,
         policy=policy,
         runs=run_names,
         reviewed=reviewed(workspace),
         notes=notes,
     )
+
+
+def _query_values(workspace, policy, measures, runs, query_ids, labelled) -> list[tuple]:
+    """Every query's values of an evaluation that computed its means alone (its prepared
+    evaluation made again should it have been dropped meanwhile)."""
+    prepared = prepare(workspace, policy)
+    return labelled(scoring.per_query(prepared, measures, runs, query_ids).rows)
 
 
 def as_requests(measures: Sequence[str | MeasureRequest]) -> list[MeasureRequest]:

