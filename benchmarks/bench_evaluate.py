@@ -9,7 +9,9 @@ start to printed numbers), and records each process's own peak RSS
 
 * ragrecall on the TREC files, on Parquet, on CSV and on JSONL (``--compat trec_eval``),
   and on the TREC run with its ties in the writer's order (docno ascending, as Anserini
-  and Pyserini write them; ``ragrecall-trec-writers``);
+  and Pyserini write them; ``ragrecall-trec-writers``), and on a TREC run whose scores
+  have two decimals (15% of the rows tie the one before, written in that order too;
+  ``ragrecall-trec-rounded``, checked against ``duckdb-trec-rounded``: another ranking);
 * pytrec_eval, parsing the TREC files in Python the usual way;
 * ranx (``Qrels.from_file`` / ``Run.from_file`` / ``evaluate``), warm numba cache;
 * one plain DuckDB query computing the same five measures (a lower bound), over the TREC
@@ -64,6 +66,7 @@ CHECKED = ["P@10", "nDCG@10", "AP"]  # must agree with pytrec_eval to 4 decimals
 FILES = {
     "run_trec": "run.trec",
     "run_writers_trec": "run_writers.trec",
+    "run_rounded_trec": "run_rounded.trec",
     "run_parquet": "run.parquet",
     "run_jsonl": "run.jsonl",
     "run_csv": "run.csv",
@@ -110,7 +113,7 @@ def generate(
     manifest_path = out / "manifest.json"
     queries = queries or N_QUERIES * scale
     files = files_for(scale)
-    params = {"queries": queries, "depth": depth, "seed": seed, "version": 3}
+    params = {"queries": queries, "depth": depth, "seed": seed, "version": 4}
     if manifest_path.exists():
         manifest = json.loads(manifest_path.read_text())
         if manifest.get("params") == params and all((out / f).exists() for f in files.values()):
@@ -228,9 +231,15 @@ def generate(
 
 
 def write_unscaled_formats(con, p: dict[str, str]) -> None:
-    """The seed JSONL run and gold, and the CSV run (long form, with a header)."""
+    """The seed JSONL run and gold, the CSV run (long form, with a header), and the TREC run
+    with its scores rounded to two decimals, ties in the writer's order."""
     con.execute(
         f"""
+        COPY (SELECT query_id, 'Q0', chunk_id,
+                     row_number() OVER (PARTITION BY qi ORDER BY round(score, 2) DESC, chunk_id),
+                     round(score, 2), 'bench'
+              FROM run ORDER BY qi, round(score, 2) DESC, chunk_id)
+          TO '{p["run_rounded_trec"]}' (FORMAT csv, DELIMITER ' ', HEADER false, QUOTE '');
         COPY (SELECT query_id, chunk_id, rank, score FROM run ORDER BY qi, rank)
           TO '{p["run_csv"]}' (FORMAT csv, HEADER true);
         COPY (SELECT query_id AS id,
@@ -523,6 +532,16 @@ def cases(out: Path) -> list[dict]:
             "parse": parse_ragrecall,
         },
         {
+            # another ranking: scores of two decimals, so many more ties (in the writer's
+            # order); its values are checked against the plain query over the same file
+            "key": "ragrecall-trec-rounded",
+            "tool": "ragrecall",
+            "input": "TREC run (scores of 2 decimals, 15% tied, writer's order) + qrels",
+            "cmd": ragrecall_cmd(f["qrels"], f["run_rounded_trec"]),
+            "parse": parse_ragrecall,
+            "agrees_with": "duckdb-trec-rounded",
+        },
+        {
             "key": "ragrecall-parquet",
             "tool": "ragrecall",
             "input": "Parquet run + TREC qrels",
@@ -580,6 +599,14 @@ def cases(out: Path) -> list[dict]:
                 ("jsonl", "JSONL", "gold_jsonl"),
             )
         ),
+        {
+            "key": "duckdb-trec-rounded",
+            "tool": "plain DuckDB SQL (lower bound)",
+            "input": "TREC run (scores of 2 decimals) + qrels",
+            "cmd": me + ["_duckdb", str(f["qrels"]), str(f["run_rounded_trec"])],
+            "parse": json.loads,
+            "agrees_with": None,  # the reference of ragrecall-trec-rounded
+        },
         {
             "key": "ragrecall-tiny",
             "tool": "ragrecall, 3 queries (start-up)",
@@ -645,6 +672,7 @@ def summary(case: dict, samples: list[dict]) -> dict:
         "tool": case["tool"],
         "input": case["input"],
         "tiny": case.get("tiny", False),
+        "agrees_with": case.get("agrees_with", "pytrec_eval"),
         "wall": statistics.median(s["wall"] for s in samples),
         "cpu": statistics.median(s["cpu"] for s in samples),
         "rss_mb": statistics.median(s["rss_mb"] for s in samples),
@@ -682,7 +710,8 @@ def agreement(results: dict) -> list[str]:
         return ["(pytrec_eval not run: no agreement check)"]
     lines = []
     for key, r in results.items():
-        if key == "pytrec_eval" or r["tiny"]:
+        ref = results.get(r.get("agrees_with", "pytrec_eval"))
+        if key == "pytrec_eval" or r["tiny"] or ref is None:
             continue
         measures = MEASURES
         diffs = {
@@ -693,7 +722,7 @@ def agreement(results: dict) -> list[str]:
         checked = [m for m in CHECKED if m in diffs]
         verdict = (
             "AGREE" if not checked else "DISAGREE"
-        ) + f" with pytrec_eval to 4 decimals on {', '.join(CHECKED)}"
+        ) + f" with {r.get('agrees_with', 'pytrec_eval')} to 4 decimals on {', '.join(CHECKED)}"
         extra = (
             "; all five measures agree"
             if not diffs
@@ -753,6 +782,8 @@ def plain_peer(key: str) -> str:
     """The plain DuckDB case that reads the same format as the ragrecall case ``key``
     (``duckdb`` reads TREC)."""
     fmt = key.removeprefix("before-").removeprefix("ragrecall-")
+    if fmt == "trec-rounded":
+        return "duckdb-trec-rounded"
     return "duckdb" if fmt.startswith("trec") else f"duckdb-{fmt}"
 
 
@@ -804,7 +835,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--memory-limit", help="passed to every ragrecall command")
     parser.add_argument(
         "--profile",
-        choices=("trec", "trec-writers", "parquet", "csv", "jsonl"),
+        choices=("trec", "trec-writers", "trec-rounded", "parquet", "csv", "jsonl"),
         nargs="?",
         const="trec",
         help="print ragrecall's phase timings instead",
@@ -834,6 +865,7 @@ def main(argv: list[str] | None = None) -> int:
             "trec": (f["qrels"], f["run_trec"]),
             "parquet": (f["qrels"], f["run_parquet"]),
             "trec-writers": (f["qrels"], f["run_writers_trec"]),
+            "trec-rounded": (f["qrels"], f["run_rounded_trec"]),
             "csv": (f["qrels"], f["run_csv"]),
             "jsonl": (f["gold_jsonl"], f["run_jsonl"]),
         }[args.profile]
