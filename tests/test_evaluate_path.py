@@ -148,3 +148,29 @@ def test_the_command_computes_a_querys_values_only_for_an_output_that_shows_them
     code, out, _ = run_cli(capsys, ["evaluate", GOLD, RUNS[0], "-m", "P@5", *argv])
     assert code == 0 and "P@5" in out
     assert calls == {"per_query": per_query, "means_alone": alone}
+
+
+@pytest.mark.parametrize(
+    "runs, said",
+    [
+        (["nosuch"], ["'nosuch'"]),
+        (["bm25", "BM25", "ghp_" + "a" * 36], ["'BM25'", "'[redacted]'"]),
+    ],
+    ids=["misspelt", "one known, two not (a token among them)"],
+)
+def test_a_run_the_workspace_lacks_is_refused_with_the_runs_it_has(workspace, runs, said):
+    """Before, an unknown name left no run to measure: no mean, no error."""
+    from ragrecall_core.errors import InputError
+
+    with pytest.raises(InputError) as refused:
+        evaluate_module.evaluate(workspace, ["P@5"], runs=runs)
+    problems = refused.value.problems
+    assert [repr(p.value) for p in problems] == said
+    assert all("'bm25', 'dense-minilm'" in p.expected for p in problems)
+
+
+def test_one_run_named_alone_is_that_run(workspace):
+    """A string is one name, not its letters (which named no run and measured nothing)."""
+    alone = evaluate_module.evaluate(workspace, ["P@5"], runs="bm25")
+    assert alone.means == evaluate_module.evaluate(workspace, ["P@5"], runs=["bm25"]).means
+    assert [run for run, *_ in alone.means] == ["bm25"]

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, partial
 from typing import TYPE_CHECKING
 
+from ragrecall_core.analysis.selection import require_runs
 from ragrecall_core.errors import MAX_FIELD_CHARS, gather, raise_if_any, shortened
 from ragrecall_core.inputs.beside import in_background
 from ragrecall_core.inputs.readers import CSV, JSONL, PARQUET, TREC_RUN
@@ -221,6 +222,7 @@ def evaluate(
     """
     if not isinstance(workspace, Workspace):
         workspace, runs = Workspace.from_memory(workspace, runs, name=name), None
+    runs = require_runs(workspace, runs)
     policy = policy or Policy()
     requests = as_requests(measures or default_measures())
     prepared = prepare(workspace, policy)
