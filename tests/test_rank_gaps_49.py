@@ -98,6 +98,7 @@ def test_a_file_s_rank_gaps_are_one_warning_whichever_read(tmp_path, monkeypatch
         monkeypatch.setattr(runs, "read_typed", lambda *args: False)
     if read == "counted":  # the read of a large file: its bytes counted, chunk ids as text
         monkeypatch.setattr(runs, "COMMAS_COUNTED_FROM", 0)
+        monkeypatch.setattr(runs, "bare_lines", lambda path: True)
     path = write_run(tmp_path / "runs", fmt)
     workspace = Workspace.from_files(gold(tmp_path), [path])
     assert gap_warnings(workspace) == [f"{path}: {GAPS}"]

@@ -92,7 +92,9 @@ def commas_if_plain(path: Path) -> int | None:
 def test_a_hostile_line_loads_as_the_validating_read(tmp_path, name):
     path = tmp_path / "run.jsonl"
     path.write_bytes((HOSTILE[name] + "\n").encode("utf-8"))
-    assert_read_as_validating(path, COMMAS_COUNTED_FROM=0)  # the count deciding
+    assert_read_as_validating(
+        path, COMMAS_COUNTED_FROM=0, bare_lines=lambda path: True
+    )  # the count deciding
 
 
 # a value as JSON writes it, or missing (None)
@@ -151,7 +153,9 @@ def json_lines(draw):
 def test_generated_lines_load_as_the_validating_read(tmp_path_factory, lines, end):
     path = tmp_path_factory.mktemp("jsonl") / "run.jsonl"
     path.write_bytes((end.join(lines) + end).encode("utf-8"))
-    assert_read_as_validating(path, COMMAS_COUNTED_FROM=0)  # the count deciding
+    assert_read_as_validating(
+        path, COMMAS_COUNTED_FROM=0, bare_lines=lambda path: True
+    )  # the count deciding
 
 
 @pytest.mark.parametrize("separators", [(",", ":"), (", ", ": ")])
@@ -176,6 +180,8 @@ def test_a_plain_file_is_not_parsed_twice(tmp_path, monkeypatch, separators, ran
         return original(con, steps, params)
 
     monkeypatch.setattr(runs, "COMMAS_COUNTED_FROM", 0)
+
+    monkeypatch.setattr(runs, "bare_lines", lambda path: True)
     monkeypatch.setattr(runs, "read_typed", recorded)
     read = runs.read_run(connect(), path, "run_table_0")
     assert not read.file_problems and not strict
@@ -220,3 +226,62 @@ def test_line_ends_are_told_across_the_slices_counted(tmp_path, at, ends):
     path.write_bytes(text.encode("ascii"))
     assert text.index("\r") == runs.readers.SCAN_SLICE + at - 1
     assert commas_if_plain(path) == (2 if ends == "\r\n" else None)
+
+
+TEXT_ITEM = {"chunk_id": "a", "rank": 1, "score": 0.5, "text": "Passage: a, b; «c»", "page": 3}
+FIRST_LINES = {
+    "the keys the count accounts for": (GOOD, True),
+    "items without ranks or scores": ('{"id": "q1", "retrieved": [{"chunk_id": "a"}]}', True),
+    "an item with text and metadata": (json.dumps({"id": "q1", "retrieved": [TEXT_ITEM]}), False),
+    "a line key beyond id and retrieved": (GOOD[:-1] + ', "query": "what"}', False),
+    "a comma inside a chunk id": (GOOD.replace('"a"', '"a,b"'), False),
+    "a comma inside the id": (GOOD.replace('"q1"', '"q,1"'), False),
+    "no JSON": ("{not json", True),
+    "nested past Python's stack": ("[" * 100_000, True),
+    "not an object": ('["q1", []]', True),
+    "no list of items": ('{"id": "q1", "retrieved": null}', True),
+}
+
+
+@pytest.mark.parametrize("name", list(FIRST_LINES))
+def test_the_first_line_says_whether_the_count_can_spare_a_pass(tmp_path, name):
+    """A file whose first line holds more than the keys and items the byte count accounts
+    for is not counted: its commas and quotes could neither clear the strict pass nor prove
+    its chunk ids strings (RAG runs with text: 0.8 CPU s of 280 MB counted for nothing). A
+    first line that is no such object leaves it to the count, as before."""
+    line, counted = FIRST_LINES[name]
+    path = tmp_path / "run.jsonl"
+    path.write_text(line + "\n" + GOOD.replace("q1", "q2") + "\n", encoding="utf-8")
+    assert runs.bare_lines(path) is counted
+
+
+def test_a_first_line_longer_than_the_slice_leaves_it_to_the_count(tmp_path):
+    items = [dict(TEXT_ITEM, chunk_id=f"c{i}", rank=i) for i in range(1, 20_000)]
+    path = tmp_path / "run.jsonl"
+    path.write_text(json.dumps({"id": "q1", "retrieved": items}) + "\n", encoding="utf-8")
+    assert path.stat().st_size > runs.readers.SCAN_SLICE and runs.bare_lines(path)
+
+
+@pytest.mark.parametrize("hostile", ["", "a trailing comma in an item", "an unknown key twice"])
+def test_a_run_with_text_is_not_counted_and_loads_as_the_validating_read(
+    tmp_path, monkeypatch, hostile
+):
+    """Items with text (commas, quotes escaped, letters outside ASCII): no count begun, the
+    strict pass decides, and the run loads as the validating read loads it."""
+    lines = [
+        json.dumps(
+            {
+                "id": q,
+                "retrieved": [dict(TEXT_ITEM, chunk_id=f"{q}-{i}", rank=i) for i in range(1, 4)],
+            },
+            ensure_ascii=False,
+        )
+        for q in ("q1", "q2", "q3")
+    ]
+    if hostile:
+        lines.append(HOSTILE[hostile].replace("q1", "q4"))
+    path = tmp_path / "run.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    monkeypatch.setattr(runs, "COMMAS_COUNTED_FROM", 0)
+    assert runs.counting(path) is None
+    assert_read_as_validating(path, COMMAS_COUNTED_FROM=0)

@@ -109,7 +109,9 @@ HOSTILE = {
 def test_a_hostile_file_loads_as_the_validating_read(tmp_path, name):
     path = tmp_path / "run.jsonl"
     path.write_bytes((HOSTILE[name] + "\n").encode("utf-8"))
-    assert_read_as_validating(path, COMMAS_COUNTED_FROM=0)  # the count deciding
+    assert_read_as_validating(
+        path, COMMAS_COUNTED_FROM=0, bare_lines=lambda path: True
+    )  # the count deciding
 
 
 CHUNKS = ['"a"', '"b"', '"c"', '"{"', '"["', '"a\\"b"', '"\\u00e9"', '"é"', '","']
@@ -150,7 +152,9 @@ def test_generated_lines_load_as_the_validating_read(tmp_path_factory, lines, co
         text = text.replace(": ", ":").replace(", ", ",")
     path = tmp_path_factory.mktemp("jsonl") / "run.jsonl"
     path.write_bytes(text.encode("utf-8"))
-    assert_read_as_validating(path, COMMAS_COUNTED_FROM=0)  # the count deciding
+    assert_read_as_validating(
+        path, COMMAS_COUNTED_FROM=0, bare_lines=lambda path: True
+    )  # the count deciding
 
 
 def reads(path: Path, monkeypatch) -> list[str]:
@@ -165,6 +169,8 @@ def reads(path: Path, monkeypatch) -> list[str]:
         return original(con, steps, params)
 
     monkeypatch.setattr(runs, "COMMAS_COUNTED_FROM", 0)
+
+    monkeypatch.setattr(runs, "bare_lines", lambda path: True)
     monkeypatch.setattr(runs, "read_typed", recorded)
     read = runs.read_run(connect(), path, "run_table_0")
     return ran, read.file_problems
@@ -230,6 +236,7 @@ def test_a_count_begun_before_the_gold_is_the_one_the_read_waits_for(tmp_path, m
     counted = []
     original = runs.json_bytes
     monkeypatch.setattr(runs, "COMMAS_COUNTED_FROM", 0)
+    monkeypatch.setattr(runs, "bare_lines", lambda path: True)
     monkeypatch.setattr(runs, "json_bytes", lambda path: counted.append(path) or original(path))
     begun = runs.counts_begun([run, trec, tmp_path / "missing.jsonl"])
     assert list(begun) == [run] and begun[run]() == original(run)

@@ -38,6 +38,7 @@ def changed(read: runs.ReadRun) -> bool:
 
 def test_a_run_written_again_after_its_bytes_were_counted_is_refused(tmp_path, monkeypatch):
     monkeypatch.setattr(runs, "COMMAS_COUNTED_FROM", 0)
+    monkeypatch.setattr(runs, "bare_lines", lambda path: True)
     path = write_text(tmp_path / "run.jsonl", STRINGS)
     counted = runs.counts_begun([path])[path]
     counted()  # counted while the gold loads
@@ -72,6 +73,7 @@ def test_a_run_written_again_while_it_is_read_is_refused(tmp_path, monkeypatch, 
 
 def test_a_run_left_alone_loads(tmp_path, monkeypatch):
     monkeypatch.setattr(runs, "COMMAS_COUNTED_FROM", 0)
+    monkeypatch.setattr(runs, "bare_lines", lambda path: True)
     path = write_text(tmp_path / "run.jsonl", STRINGS)
     read = runs.read_run(connect(), path, "run_table_0", runs.counts_begun([path])[path])
     assert read.file_problems == []
