@@ -74,23 +74,3 @@ def require_split(workspace: Workspace, split: str | None, source: str = "--spli
                 )
             ]
         )
-
-
-def require_runs(workspace: Workspace, runs: object, source: str = "runs") -> list[str] | None:
-    """``runs`` (names of the workspace's runs; ``None``: every run) as a list, or an
-    :class:`InputError` naming each one the workspace lacks, with the runs it has: a name
-    misspelt would otherwise leave no run to measure and every number empty. One name given
-    alone (a string) is taken as that name, never as its letters."""
-    if runs is None:
-        return None
-    names = [runs] if isinstance(runs, str) else list(runs)
-    known = workspace.run_names
-    expected = f"one of the workspace's runs: {', '.join(map(repr, known))}"
-    problems = [
-        Problem(source, None, redact_text(str(name)), expected)
-        for name in names
-        if name not in known
-    ]
-    if problems:
-        raise InputError(problems)
-    return names

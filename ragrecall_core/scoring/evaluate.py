@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from functools import cached_property, partial
 from typing import TYPE_CHECKING
 
-from ragrecall_core.analysis.selection import require_runs
 from ragrecall_core.errors import MAX_FIELD_CHARS, gather, raise_if_any, shortened
 from ragrecall_core.inputs.beside import in_background
 from ragrecall_core.inputs.readers import CSV, JSONL, PARQUET, TREC_RUN
@@ -29,6 +28,7 @@ from ragrecall_core.scoring.prepared import (
     SCOPE_CTES,
     PreparedEvaluation,
     prepare,
+    require_runs,
     reviewed,
     run_scope,
     scope_params,

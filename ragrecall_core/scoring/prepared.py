@@ -29,7 +29,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ragrecall_core.errors import InputError, Problem
 from ragrecall_core.inputs.corpus import doc_of_sql
+from ragrecall_core.inputs.secrets import redact_text
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.scoring.policy import DOC, Policy
 
@@ -160,6 +162,26 @@ _schema_numbers = itertools.count(1)
 def scope_params(runs: Sequence[str] | None, query_ids: Sequence[str] | None) -> dict:
     """Parameters of :data:`SCOPE_CTES`: ``None`` means every run / every query."""
     return {**run_scope(runs), "all_queries": query_ids is None, "ids": list(query_ids or [])}
+
+
+def require_runs(workspace: Workspace, runs: object, source: str = "runs") -> list[str] | None:
+    """``runs`` (names of the workspace's runs; ``None``: every run) as a list, or an
+    :class:`InputError` naming each one the workspace lacks, with the runs it has: a name
+    misspelt would otherwise leave no run to measure and every number empty. One name given
+    alone (a string) is taken as that name, never as its letters."""
+    if runs is None:
+        return None
+    names = [runs] if isinstance(runs, str) else list(runs)
+    known = workspace.run_names
+    expected = f"one of the workspace's runs: {', '.join(map(repr, known))}"
+    problems = [
+        Problem(source, None, redact_text(str(name)), expected)
+        for name in names
+        if name not in known
+    ]
+    if problems:
+        raise InputError(problems)
+    return names
 
 
 def run_scope(runs: Sequence[str] | None) -> dict:
