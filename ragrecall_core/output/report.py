@@ -185,10 +185,11 @@ class Report:
         parts += [f"- **{key}**: {md_text(value)}" for key, value in self.header().items()]
         parts += ["", "## Results (macro mean over queries)", "", _md(self.aggregate_table())]
         parts += ["", "## No-answer queries", ""]
-        for run, numbers, said in self.no_answer_lines():
+        no_answer = self.no_answer_lines()
+        for run, numbers, said in no_answer:
             parts += [f"- **{md_text(run)}**: {md_text(numbers)}"]
             parts += [f"  - warning: {md_text(text)}" for text in said]
-        parts += [] if self.no_answer_lines() else [NO_NO_ANSWER]
+        parts += [] if no_answer else [NO_NO_ANSWER]
         parts += ["", "## Warnings", ""]
         parts += [f"- **{md_text(run)}**: {md_text(text)}" for run, text in self.warning_lines()]
         parts += [] if self.warnings else [NO_WARNINGS]
@@ -263,16 +264,17 @@ class Report:
             if self.warnings
             else f"<p>{html.escape(NO_WARNINGS)}</p>"
         )
+        lines = self.no_answer_lines()
         no_answer = (
             "<ul>"
             + "".join(
                 f"<li><b>{_html_text(run)}</b>: {_html_text(numbers)}"
                 + "".join(f"<ul><li>warning: {_html_text(text)}</li></ul>" for text in said)
                 + "</li>"
-                for run, numbers, said in self.no_answer_lines()
+                for run, numbers, said in lines
             )
             + "</ul>"
-            if self.no_answer_lines()
+            if lines
             else f"<p>{html.escape(NO_NO_ANSWER)}</p>"
         )
         return HTML.format(

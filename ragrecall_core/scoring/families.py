@@ -215,12 +215,7 @@ def per_query(
 ) -> Scored:
     """Every query's value of every measure (``m`` indexes ``measures``) and the means,
     in one query: plain tuples, so the command line needs no pandas."""
-    sql, params = measure_rows_sql(measures, prepared.policy, prepared.table)
-    fetched = (
-        prepared.workspace.cursor()
-        .execute(means_sql(sql), {**params, **scope_params(runs, query_ids)})
-        .fetchall()
-    )
+    fetched = _fetched(prepared, measures, runs, query_ids, means_sql)
     rows = [(run, q, m, v) for run, m, q, is_mean, v, n in fetched if not is_mean]
     means = [(run, m, v, n) for run, m, q, is_mean, v, n in fetched if is_mean]
     return Scored(rows, means)
@@ -233,8 +228,12 @@ def means_alone(
     query_ids: Sequence[str] | None = None,
 ) -> list[tuple]:
     """:func:`per_query`'s means, ``(run, m, mean, queries)``, without its rows."""
+    return _fetched(prepared, measures, runs, query_ids, means_alone_sql)
+
+
+def _fetched(prepared, measures, runs, query_ids, around: Callable[[str], str]) -> list[tuple]:
+    """The rows of the measure SQL (:func:`measure_rows_sql`) wrapped by ``around``, in the
+    scope of ``runs`` and ``query_ids``."""
     sql, params = measure_rows_sql(measures, prepared.policy, prepared.table)
     cursor = prepared.workspace.cursor()
-    return cursor.execute(
-        means_alone_sql(sql), {**params, **scope_params(runs, query_ids)}
-    ).fetchall()
+    return cursor.execute(around(sql), {**params, **scope_params(runs, query_ids)}).fetchall()
