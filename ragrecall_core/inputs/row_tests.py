@@ -101,9 +101,24 @@ SPAN_BATCH = 1_000_000
 # thread (numpy's sort lets go of Python's lock): the read's caller waits for this sort with
 # nothing else to do, and the other core would idle meanwhile.
 SPLIT_SORT_FROM = 1_000_000
-# A file of this many bytes may hold SORT_PAIRS_FROM rows (a Parquet row can take 13 bytes):
-# its read imports numpy beside it (runs.read_run), not after it on the tests' path.
+# A text file of this many bytes may hold SORT_PAIRS_FROM rows: its read imports numpy beside
+# it (runs.read_run), not after it on the tests' path. A Parquet file's footer tells its rows
+# (short ids compress to 2 bytes a row: 2M rows in 4 MB, whose tests waited 0.1 s for numpy).
 NUMPY_FROM_BYTES = 10_000_000
+PARQUET_ROWS_SQL = "SELECT sum(num_rows) FROM parquet_file_metadata($path)"
+
+
+def may_sort_pairs(con: duckdb.DuckDBPyConnection, path, parquet: bool) -> bool:
+    """Whether the run file at ``path`` may hold :data:`SORT_PAIRS_FROM` rows, whose tests
+    sort their pairs with numpy: a Parquet file's footer says (False when it cannot be read:
+    the read itself then fails and says why), another file's size (:data:`NUMPY_FROM_BYTES`)."""
+    if not parquet:
+        return path.stat().st_size >= NUMPY_FROM_BYTES
+    try:
+        rows = con.execute(PARQUET_ROWS_SQL, {"path": str(path)}).fetchone()[0]
+    except duckdb.Error:
+        return False
+    return (rows or 0) >= SORT_PAIRS_FROM
 
 
 def make_spans(con: duckdb.DuckDBPyConnection, table: str, extra: str = "") -> int:

@@ -228,7 +228,7 @@ def read_run(
     config, config_problems = _config_of(path)
     read = ReadRun(path, table, readers.detect_format(path), config, config_problems)
     discard(con, table)
-    if path.stat().st_size >= row_tests.NUMPY_FROM_BYTES:
+    if row_tests.may_sort_pairs(con, path, read.fmt == readers.PARQUET):
         imported("numpy")
     stamp = readers.file_stamp(path)  # before any byte of it is read (but a count begun)
     try:
