@@ -78,10 +78,9 @@ def main(argv: list[str] | None = None) -> int:
     hashing.start()
     HASHING[:] = [hashing]
     import streamlit.delta_generator
-    from streamlit.runtime.pages_manager import PagesManager
     from streamlit.web import cli
 
-    PagesManager.uses_pages_directory = False
+    old_pages_mode_off()
     skip_installed_components()
     # Streamlit's first element of a process asks whether it runs in a REPL, through
     # inspect.stack(): the source of every frame, every module's real path (0.1 s of the
@@ -97,6 +96,19 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         STOPPING.set()
         cache_fill.stop(child)
+
+
+def old_pages_mode_off() -> None:
+    """Turn streamlit's old ``pages/``-folder mode off before its server starts (see the
+    module's docstring). Its switch is streamlit's own, not a public one: a streamlit without
+    it leaves the mode as app.py's first ``st.navigation`` sets it (the first deep link after
+    a start may then show "Page not found"), and the dashboard still starts."""
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:
+        return
+    if hasattr(PagesManager, "uses_pages_directory"):
+        PagesManager.uses_pages_directory = False
 
 
 def skip_installed_components() -> None:
