@@ -28,7 +28,7 @@ from ragrecall_core.inputs import load_cache
 from ragrecall_core.inputs.beir import beir_files, is_beir_folder, load_beir
 from ragrecall_core.inputs.configs import config_path_for, run_stem
 from ragrecall_core.inputs.corpus import load_corpus
-from ragrecall_core.inputs.db import JUDGE_PREFIX, connect, lock_down, store_files
+from ragrecall_core.inputs.db import connect, lock_down, store_files
 from ragrecall_core.inputs.gold import load_gold
 from ragrecall_core.inputs.grades import load_grade_files
 from ragrecall_core.inputs.home import store_places
@@ -459,8 +459,8 @@ class WorkspaceFacts:
     queries: int
     has_query_text: bool
     corpus_chunks: int
-    grades: int  # people's grades in grades files
-    judge_grades: int = 0  # model judges' grades in grades files (shown, never counted)
+    grades: int  # people's grades the evaluation counts: files' and the judgment store's
+    judge_grades: int = 0  # model judges' grades, files' and stored (shown, never counted)
 
 
 # the filter values a query can carry, by fact: each SQL text a constant
@@ -472,12 +472,14 @@ _DISTINCT_SQL = {
         ("sections", "section"),
     )
 }
-# grades files' rows: people's, then model judges' (annotator "judge:NAME"), kept apart
+# people's grades, then model judges' (annotator "judge:NAME"), kept apart: read from the
+# views the evaluation reads (inputs/db.py, widened to the judgment store when it is
+# attached), so a grade saved on the Judge page counts here as it counts in the numbers
 _COUNTS_SQL = """
 SELECT (SELECT count(*) FROM queries), (SELECT count(query) FROM queries),
        (SELECT count(*) FROM corpus),
-       (SELECT count(*) FILTER (WHERE NOT starts_with(annotator, $judge)) FROM grades),
-       (SELECT count(*) FILTER (WHERE starts_with(annotator, $judge)) FROM grades)
+       (SELECT count(*) FROM all_grades),
+       (SELECT count(*) FROM judge_grades)
 """
 
 
@@ -489,7 +491,7 @@ def workspace_facts(workspace: Workspace) -> WorkspaceFacts:
         for name, sql in _DISTINCT_SQL.items()
     }
     depths = dict(con.execute("SELECT run, max(rank) FROM runs GROUP BY run").fetchall())
-    counts = con.execute(_COUNTS_SQL, {"judge": JUDGE_PREFIX}).fetchone()
+    counts = con.execute(_COUNTS_SQL).fetchone()
     queries, with_text, chunks, grades, judge_grades = counts
     return WorkspaceFacts(
         **distinct,
