@@ -16,7 +16,12 @@ start to printed numbers), and records each process's own peak RSS
 * ranx (``Qrels.from_file`` / ``Run.from_file`` / ``evaluate``), warm numba cache;
 * one plain DuckDB query computing the same five measures (a lower bound), over the TREC
   files and over each other format (``duckdb-parquet``, ``duckdb-csv``, ``duckdb-jsonl``);
-* ragrecall and pytrec_eval on a tiny input (3 queries): the fixed start-up cost.
+* ragrecall and pytrec_eval on a tiny input (3 queries): the fixed start-up cost;
+* other data, shaped as RAG runs are, each set against the plain query over its own files
+  (``duckdb-<shape>``; no pytrec_eval: another ranking): 104,700 queries x 20 as TREC
+  (``ragrecall-trec-short``: the fixed costs per query), and a JSONL run whose items carry
+  a passage's text and metadata, 6,980 x 100 (``ragrecall-jsonl-text``: how most RAG tools
+  write a run).
 
 Measures: P@10, Recall@100, RR@10, nDCG@10, AP (trec_eval: P_10, recall_100,
 recip_rank cut at 10, ndcg_cut_10, map).
@@ -74,7 +79,16 @@ FILES = {
     "gold_jsonl": "gold.jsonl",
     "tiny_run": "tiny_run.trec",
     "tiny_qrels": "tiny_qrels.txt",
+    # other data (RAG shapes): many short lists, and JSON lines whose items carry text
+    "run_short_trec": "run_short.trec",
+    "qrels_short": "qrels_short.txt",
+    "run_text_jsonl": "run_text.jsonl",
 }
+# the short lists: each query's top SHORT_DEPTH, as SHORT_COPIES queries of their own
+# (104,700 queries x 20), each with the query's qrels
+SHORT_DEPTH, SHORT_COPIES = 20, 15
+# the text run: each query's top TEXT_DEPTH, each item with a passage's text and metadata
+TEXT_DEPTH = 100
 
 
 # --------------------------------------------------------------------------- data
@@ -113,7 +127,7 @@ def generate(
     manifest_path = out / "manifest.json"
     queries = queries or N_QUERIES * scale
     files = files_for(scale)
-    params = {"queries": queries, "depth": depth, "seed": seed, "version": 4}
+    params = {"queries": queries, "depth": depth, "seed": seed, "version": 5}
     if manifest_path.exists():
         manifest = json.loads(manifest_path.read_text())
         if manifest.get("params") == params and all((out / f).exists() for f in files.values()):
@@ -231,8 +245,9 @@ def generate(
 
 
 def write_unscaled_formats(con, p: dict[str, str]) -> None:
-    """The seed JSONL run and gold, the CSV run (long form, with a header), and the TREC run
-    with its scores rounded to two decimals, ties in the writer's order."""
+    """The seed JSONL run and gold, the CSV run (long form, with a header), the TREC run
+    with its scores rounded to two decimals, ties in the writer's order, and the other data:
+    many short lists (TREC) and a JSONL run whose items carry text and metadata."""
     con.execute(
         f"""
         COPY (SELECT query_id, 'Q0', chunk_id,
@@ -251,6 +266,22 @@ def write_unscaled_formats(con, p: dict[str, str]) -> None:
                      list(chunk_id ORDER BY chunk_id) AS relevant_ids
               FROM rel GROUP BY qi, query_id ORDER BY qi)
           TO '{p["gold_jsonl"]}' (FORMAT json);
+        COPY (SELECT query_id || '_' || c, 'Q0', chunk_id, rank, score, 'bench'
+              FROM run, range({SHORT_COPIES}) AS copies(c) WHERE rank <= {SHORT_DEPTH}
+              ORDER BY qi, c, rank)
+          TO '{p["run_short_trec"]}' (FORMAT csv, DELIMITER ' ', HEADER false, QUOTE '');
+        COPY (SELECT query_id || '_' || c, 0, chunk_id, 1
+              FROM rel, range({SHORT_COPIES}) AS copies(c) ORDER BY qi, c, chunk_id)
+          TO '{p["qrels_short"]}' (FORMAT csv, DELIMITER ' ', HEADER false, QUOTE '');
+        COPY (SELECT query_id AS id,
+                     list({{'chunk_id': chunk_id, 'rank': rank, 'score': score,
+                            'text': 'Passage ' || chunk_id || ': the café «naïve» résumé, '
+                                    || '"quoted", comma, semicolon; '
+                                    || repeat('lorem ipsum dolor sit amet, ', 8),
+                            'metadata': {{'source': 'doc-' || chunk_id, 'page': 1}}}}
+                          ORDER BY rank) AS retrieved
+              FROM run WHERE rank <= {TEXT_DEPTH} GROUP BY qi, query_id ORDER BY qi)
+          TO '{p["run_text_jsonl"]}' (FORMAT json);
         """
     )
 
@@ -510,6 +541,16 @@ def parse_ragrecall(stdout: str) -> dict:
     return json.loads(stdout)["runs"][0]["aggregate"]
 
 
+# the other data's cases: (shape, input, gold file, run file); each ragrecall case is set
+# against the plain query over its own files only (no pytrec_eval: another ranking)
+OTHER_DATA = (
+    ("trec-short", "TREC, 104,700 queries x 20 (short lists) + qrels", "qrels_short",
+     "run_short_trec"),
+    ("jsonl-text", "JSONL run, items with text and metadata (6,980 x 100) + JSONL gold",
+     "gold_jsonl", "run_text_jsonl"),
+)  # fmt: skip
+
+
 def cases(out: Path) -> list[dict]:
     f = {k: out / v for k, v in FILES.items()}
     me = [sys.executable, str(HERE)]
@@ -562,6 +603,18 @@ def cases(out: Path) -> list[dict]:
             "cmd": ragrecall_cmd(f["gold_jsonl"], f["run_jsonl"]),
             "parse": parse_ragrecall,
         },
+        *(
+            {
+                "key": f"ragrecall-{shape}",
+                "tool": "ragrecall",
+                "input": label,
+                "cmd": ragrecall_cmd(f[gold], f[run]),
+                "parse": parse_ragrecall,
+                "agrees_with": f"duckdb-{shape}",
+                "other_data": True,
+            }
+            for shape, label, gold, run in OTHER_DATA
+        ),
         {
             "key": "pytrec_eval",
             "tool": "pytrec_eval",
@@ -607,6 +660,18 @@ def cases(out: Path) -> list[dict]:
             "parse": json.loads,
             "agrees_with": None,  # the reference of ragrecall-trec-rounded
         },
+        *(
+            {
+                "key": f"duckdb-{shape}",
+                "tool": "plain DuckDB SQL (lower bound)",
+                "input": label,
+                "cmd": me + ["_duckdb", str(f[gold]), str(f[run]), shape.split("-")[0]],
+                "parse": json.loads,
+                "agrees_with": None,  # the reference of ragrecall-{shape}
+                "other_data": True,
+            }
+            for shape, label, gold, run in OTHER_DATA
+        ),
         {
             "key": "ragrecall-tiny",
             "tool": "ragrecall, 3 queries (start-up)",
@@ -672,6 +737,7 @@ def summary(case: dict, samples: list[dict]) -> dict:
         "tool": case["tool"],
         "input": case["input"],
         "tiny": case.get("tiny", False),
+        "other_data": case.get("other_data", False),
         "agrees_with": case.get("agrees_with", "pytrec_eval"),
         "wall": statistics.median(s["wall"] for s in samples),
         "cpu": statistics.median(s["cpu"] for s in samples),
@@ -692,7 +758,9 @@ def table(results: dict) -> str:
     ]
     for r in results.values():
         ref = tiny if r["tiny"] else big
-        if ref:
+        if r.get("other_data"):
+            ratio_t = ratio_m = "other data"
+        elif ref:
             ratio_t = f"{r['wall'] / ref['wall']:.2f}x"
             ratio_m = f"{r['rss_mb'] / ref['rss_mb']:.2f}x"
         else:
@@ -749,14 +817,15 @@ def goal_lines(results: dict) -> list[str]:
     for key, r in results.items():
         if "ragrecall-" not in key or r["tiny"]:
             continue
-        if ref:
+        if ref and not r.get("other_data"):
             t, m = r["wall"] / ref["wall"], r["rss_mb"] / ref["rss_mb"]
             lines.append(
                 f"goal {key}/pytrec_eval: time {t:.2f}x (goal <= 0.4x: "
                 f"{'met' if t <= 0.4 else 'NOT met'}; CPU {r['cpu'] / ref['cpu']:.2f}x), "
                 f"memory {m:.2f}x (goal <= 0.6x: {'met' if m <= 0.6 else 'NOT met'})"
             )
-        for peer in dict.fromkeys(("duckdb", plain_peer(key))):
+        peers = (plain_peer(key),) if r.get("other_data") else ("duckdb", plain_peer(key))
+        for peer in dict.fromkeys(peers):
             if peer in results:
                 floor = results[peer]
                 t = r["wall"] / floor["wall"]
@@ -782,9 +851,7 @@ def plain_peer(key: str) -> str:
     """The plain DuckDB case that reads the same format as the ragrecall case ``key``
     (``duckdb`` reads TREC)."""
     fmt = key.removeprefix("before-").removeprefix("ragrecall-")
-    if fmt == "trec-rounded":
-        return "duckdb-trec-rounded"
-    return "duckdb" if fmt.startswith("trec") else f"duckdb-{fmt}"
+    return "duckdb" if fmt in ("trec", "trec-writers") else f"duckdb-{fmt}"
 
 
 def describe_machine(load_before: float) -> str:
