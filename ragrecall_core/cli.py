@@ -884,7 +884,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     warnings = warnings_of(workspace, policy, names, ids, cutoffs, cutoffs - {None})
     as_dict = said_mappings(workspace, args.format, result.to_dict)
     print_warned(args.format, as_dict, result.to_text, warnings)
-    write_gate_files(result, args.summary, args.junit)
+    write_gate_files(result, args.summary, args.junit, warnings)
     return 0 if result.passed else 1
 
 
@@ -909,15 +909,18 @@ def step_summary() -> Path | None:
     return Path(value) if value.strip() else None
 
 
-def write_gate_files(result, summary: Path | None, junit: Path | None) -> None:
+def write_gate_files(
+    result, summary: Path | None, junit: Path | None, warnings: dict[str, list[str]]
+) -> None:
     """The gate's Markdown summary (``--summary`` replaces the file; the CI's step summary
-    is appended to) and its JUnit XML."""
+    is appended to) and its JUnit XML, each with evaluate's ``warnings`` of the runs read
+    (the ones check says on stderr or in JSON): a CI page is where a team reads the gate."""
     target, mode = (summary, "w") if summary is not None else (step_summary(), "a")
     if target is not None:
         with target.open(mode, encoding="utf-8") as handle:
-            handle.write(result.to_markdown() + "\n")
+            handle.write(result.to_markdown(warnings) + "\n")
     if junit is not None:
-        junit.write_text(result.to_junit(), encoding="utf-8")
+        junit.write_text(result.to_junit(warnings), encoding="utf-8")
 
 
 def cmd_capture(args: argparse.Namespace) -> int:

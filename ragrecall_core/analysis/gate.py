@@ -16,6 +16,7 @@ import pandas as pd
 
 from ragrecall_core.analysis.compare import paired, pass_outcomes
 from ragrecall_core.analysis.gate_outputs import (
+    Warnings,
     coverage_line,
     gate_junit,
     gate_markdown,
@@ -237,14 +238,15 @@ class GateResult:
             "notes": self.notes,
         }
 
-    def to_markdown(self) -> str:
-        """A CI job summary (see :mod:`.gate_outputs`); file text shown as text."""
-        return gate_markdown(self)
+    def to_markdown(self, warnings: Warnings | None = None) -> str:
+        """A CI job summary (see :mod:`.gate_outputs`); file text shown as text. The gate
+        computes no warning: ``warnings`` (run -> evaluate's texts) are the caller's."""
+        return gate_markdown(self, warnings)
 
-    def to_junit(self) -> str:
+    def to_junit(self, warnings: Warnings | None = None) -> str:
         """JUnit XML: a test case per requirement, per run with a coverage gap and per
-        regressed query."""
-        return gate_junit(self)
+        regressed query; ``warnings`` in the suite's ``<system-err>``."""
+        return gate_junit(self, warnings)
 
     def to_text(self) -> str:
         """The terminal verdict; every id and name escaped (:func:`.one_line`), so none can

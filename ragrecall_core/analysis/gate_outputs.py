@@ -6,18 +6,27 @@ character shown as its escape, as in every text output), then in Markdown throug
 :func:`md_literal` (shown as written, never as a link, image or HTML) and in XML through
 ElementTree (which escapes markup; XML 1.0 cannot hold most control characters at all,
 even escaped, and a CI system refuses a report that holds one).
+
+Both also carry evaluate's warnings of the runs the gate read (check's ``warnings``: ties
+across a cutoff, a run read backwards, queries the gold set lacks), redacted first
+(:func:`warning_texts`): a warning quotes ids from files, and a CI page has more readers
+than a terminal.
 """
 
 from __future__ import annotations
 
 import math
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from ragrecall_core.errors import one_line
+from ragrecall_core.inputs.secrets import redact_text
 from ragrecall_core.output.literal import md_literal
 from ragrecall_core.output.text import MISSING, cell_text
+
+# run -> evaluate's warnings of it, as check computes them for stderr and JSON
+Warnings = Mapping[str, Sequence[str]]
 
 
 class GateResult(Protocol):
@@ -70,13 +79,29 @@ def md(text) -> str:
     return md_literal(one_line(text))
 
 
+def warning_texts(warnings: Warnings | None) -> list[str]:
+    """Each warning as ``RUN: text``, run name and text redacted (each apart: with a run
+    named ``token`` the line reads as a header, and its text's first word went as the
+    token's value), not yet escaped: each format escapes as it writes.
+
+    >>> warning_texts({"bm25": ["2 queries have tied scores at ranks 5 and 6"], "e5": []})
+    ['bm25: 2 queries have tied scores at ranks 5 and 6']
+    """
+    return [
+        f"{redact_text(run)}: {redact_text(text)}"
+        for run, texts in (warnings or {}).items()
+        for text in texts
+    ]
+
+
 def regression_line(result: GateResult) -> str:
     allowed = "" if result.max_regressions is None else f" (allowed: {result.max_regressions})"
     return f"regressions against {result.baseline}: {len(result.regressions)}{allowed}"
 
 
-def gate_markdown(result: GateResult) -> str:
-    """A job summary: verdict, one table row per requirement, the regressed queries."""
+def gate_markdown(result: GateResult, warnings: Warnings | None = None) -> str:
+    """A job summary: verdict, one table row per requirement, the regressed queries, then
+    evaluate's ``warnings`` of the runs read (none: no section)."""
     verdict = "PASSED" if result.passed else "FAILED"
     lines = [
         f"## Release gate: {verdict}",
@@ -103,6 +128,9 @@ def gate_markdown(result: GateResult) -> str:
             lines.append("")
     for note in result.notes:
         lines += [f"Note: {md(note)}", ""]
+    said = warning_texts(warnings)
+    if said:
+        lines += ["### Warnings", "", *(f"- {md(text)}" for text in said), ""]
     return "\n".join(lines)
 
 
@@ -110,10 +138,14 @@ def xml_text(text) -> str:
     return one_line(text)
 
 
-def gate_junit(result: GateResult) -> str:
+def gate_junit(result: GateResult, warnings: Warnings | None = None) -> str:
     """JUnit XML: one test case per requirement, one per run that lacks gold queries (a
     failure unless allowed), one for the regression budget, and one per regressed query (a
-    failure only when the regressions exceed the budget)."""
+    failure only when the regressions exceed the budget). Evaluate's ``warnings`` are the
+    suite's ``<system-err>``, one ``warning: RUN: text`` line each, as check's stderr says
+    them: no test case (they change no verdict, so no count), and a suite log is what
+    GitHub's publish-unit-test-result-action shows (``report_suite_logs``); GitLab's
+    test report reads neither suite logs nor properties."""
     suite = ET.Element("testsuite", name=xml_text(f"ragrecall check: {result.run}"))
     for check in result.checks:
         case = ET.SubElement(
@@ -159,6 +191,11 @@ def gate_junit(result: GateResult) -> str:
     if result.notes:
         notes = "\n".join(f"note: {xml_text(note)}" for note in result.notes)
         ET.SubElement(suite, "system-out").text = notes
+    said = warning_texts(warnings)
+    if said:
+        ET.SubElement(suite, "system-err").text = "\n".join(
+            f"warning: {xml_text(text)}" for text in said
+        )
     cases = suite.findall("testcase")
     suite.set("tests", str(len(cases)))
     suite.set("failures", str(sum(1 for c in cases if c.find("failure") is not None)))
