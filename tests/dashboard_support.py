@@ -19,6 +19,18 @@ EVERY_PAGE = tuple(f"pages/{stem}.py" for stem in PAGE_FIELDS)
 APP = str(ROOT / "app.py")
 TREC = ROOT / "tests" / "data" / "trec_eval"
 XSS_TEXTS = ("<script>alert(1)</script>", "[click](javascript:alert(1))")
+# a judgment store and its write-ahead log (ragrecall_core.inputs.store)
+STORE_FILES = ("*.duckdb", "*.duckdb.wal")
+
+
+def samples_copy(folder: Path) -> Path:
+    """data_samples copied to ``folder``, without any judgment store the checkout holds.
+
+    What a test serves or writes is a copy: a server on the checkout's data_samples attaches
+    a store there and holds its lock, so a test of another module that attaches it at the
+    same time fails (``pytest -n 2``), and a store written there stays in the checkout."""
+    ignore = shutil.ignore_patterns(*STORE_FILES)
+    return Path(shutil.copytree(ROOT / "data_samples", folder, ignore=ignore))
 
 
 def samples_workspace(tmp_path: Path, monkeypatch) -> Path:

@@ -6,6 +6,7 @@ Never `playwright install` here: the browser is /usr/bin/chromium (apt-get insta
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -21,9 +22,12 @@ from scripts.chromium import (
     healthy_within,
     server_flags,
 )
-from tests.dashboard_support import ROOT, hostile_workspace
+from tests.dashboard_support import ROOT, hostile_workspace, samples_copy
+from tests.held_files import family, files_held_under
 
 SHOTS = Path(os.environ.get("RAGRECALL_SHOTS", "/tmp/shots"))
+# the sidebar's caption naming the data a session shows (app.py)
+SOURCE_CAPTION = re.compile(r"^(Files from the command line|Workspace): ")
 
 
 @pytest.fixture(scope="session")
@@ -83,10 +87,28 @@ def settled(page, after_ms: int = 500, timeout_ms: int = 60_000) -> None:
     page.wait_for_timeout(after_ms)
 
 
+def apart_from_the_checkout(page, server: Server) -> None:
+    """The server shows a folder outside the checkout and holds no file of the checkout's
+    data_samples: a server on data_samples attaches its judgment store (if one is there) and
+    holds its lock, so a test in another module that attaches it at the same time fails
+    (``pytest -n 2``), and a write would leave the store in the checkout."""
+    page.goto(server.url)
+    caption = page.locator("[data-testid=stSidebar]").get_by_text(SOURCE_CAPTION).first
+    caption.wait_for(state="attached", timeout=60_000)
+    shown = Path(SOURCE_CAPTION.sub("", caption.text_content() or ""))
+    assert not shown.resolve().is_relative_to(ROOT), shown
+    assert files_held_under(family(server.proc.pid)) == []
+
+
+def samples_server(tmp_path_factory) -> Server:
+    """A dashboard server (starting) on a copy of data_samples of its own."""
+    return Server(samples_copy(tmp_path_factory.mktemp("samples") / "ws"))
+
+
 @pytest.fixture(scope="module")
-def server():
-    """A dashboard server on data_samples/ of one test module's own."""
-    started = Server(None).wait()
+def server(tmp_path_factory):
+    """A dashboard server on a copy of data_samples of one test module's own."""
+    started = samples_server(tmp_path_factory).wait()
     try:
         yield started
     finally:
@@ -95,11 +117,11 @@ def server():
 
 @pytest.fixture(scope="session")
 def servers(tmp_path_factory):
-    """Two servers started together: data_samples, and a workspace of hostile text. No
+    """Two servers started together: a copy of data_samples, and a workspace of hostile text. No
     warm-up visit: the launcher turns streamlit's pages/-folder mode off, so a fresh
     server's first deep link opens its page (tests/browser/test_deep_links.py)."""
     hostile = hostile_workspace(tmp_path_factory.mktemp("hostile"))
-    started = {"samples": Server(None), "hostile": Server(hostile)}
+    started = {"samples": samples_server(tmp_path_factory), "hostile": Server(hostile)}
     try:
         yield {name: s.wait() for name, s in started.items()}
     finally:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from ragrecall_core import Workspace
@@ -16,6 +17,7 @@ from ragrecall_core.analysis.query_table import (
     query_table,
 )
 from ragrecall_core.output.text import plural
+from tests.browser.conftest import apart_from_the_checkout
 from tests.dashboard_support import ROOT
 
 TIMEOUT = 30_000
@@ -162,3 +164,8 @@ def test_hostile_chunk_text_is_literal(page: Page, hostile_url, shots):
     assert page.locator("b:text('bold?')").count() == 0
     page.screenshot(path=str(shots / "hostile.png"), full_page=True)
     assert dialogs == []
+
+
+@pytest.mark.parametrize("name", ["samples", "hostile"])
+def test_each_session_server_serves_a_folder_apart_from_the_checkout(page: Page, servers, name):
+    apart_from_the_checkout(page, servers[name])

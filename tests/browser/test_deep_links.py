@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import Server
+from tests.browser.conftest import apart_from_the_checkout, samples_server
 from tests.browser.test_dashboard_browser import TIMEOUT
 
 # url path (query) -> the page's title
@@ -28,12 +28,17 @@ PAGES = {
 
 
 @pytest.fixture(scope="module")
-def fresh_url():
-    server = Server(None).wait()
+def fresh(tmp_path_factory):
+    server = samples_server(tmp_path_factory).wait()
     try:
-        yield server.url
+        yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="module")
+def fresh_url(fresh):
+    return fresh.url
 
 
 def open_and_check(page: Page, url: str, title: str) -> None:
@@ -114,3 +119,7 @@ def test_a_long_lists_header_stays_on_screen_while_its_rows_scroll(page: Page, f
     assert header["header"] == "query_id", header
     assert abs(header["offset_px"]) <= 1, header  # at the box's top, not 300 px above it
     assert header["background"] not in ("rgba(0, 0, 0, 0)", "transparent"), header
+
+
+def test_the_fresh_server_serves_a_folder_apart_from_the_checkout(page: Page, fresh):
+    apart_from_the_checkout(page, fresh)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import signal
 from pathlib import Path
 
@@ -18,21 +17,10 @@ from ragrecall_core import Workspace
 from ragrecall_core.analysis import judge_session as js
 from scripts.chromium import VIEWPORT
 from tests.browser.conftest import Server
-from tests.dashboard_support import ROOT
+from tests.dashboard_support import samples_copy
 
 TIMEOUT = 30_000
 SHOTS3 = Path(os.environ.get("RAGRECALL_SHOTS3", "/tmp/shots3"))
-
-
-def samples_copy(folder: Path) -> Path:
-    """data_samples without any judgment store (tests never write into the repo)."""
-    return Path(
-        shutil.copytree(
-            ROOT / "data_samples",
-            folder,
-            ignore=shutil.ignore_patterns("*.duckdb", "*.duckdb.wal", "*.py", "README.md"),
-        )
-    )
 
 
 def expected_queue(workspace: Path, annotator: str, n: int) -> list[tuple[str, str]]:

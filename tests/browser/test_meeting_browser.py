@@ -24,8 +24,7 @@ from ragrecall_core.analysis.query_table import (
     query_table,
 )
 from tests.browser.conftest import Server, settled
-from tests.browser.test_judge_browser import samples_copy
-from tests.dashboard_support import ROOT
+from tests.dashboard_support import ROOT, samples_copy
 
 TIMEOUT = 30_000
 SECTION = "finance"

@@ -13,7 +13,7 @@ from ragrecall_app.render import ROW_PX
 from ragrecall_core import Workspace
 from ragrecall_core.analysis.query_table import query_table
 from ragrecall_core.views.failure_groups import failure_groups
-from tests.browser.conftest import Server, settled
+from tests.browser.conftest import Server, apart_from_the_checkout, settled
 from tests.dashboard_support import ROOT
 
 TIMEOUT = 60_000
@@ -119,3 +119,7 @@ def test_tables_size_to_their_rows(page: Page, server):
     table = page.locator(".st-key-queries_table [data-testid=stDataFrame]")
     expect(table).to_be_visible(timeout=TIMEOUT)
     assert table.bounding_box()["height"] <= ROW_PX * 3
+
+
+def test_the_modules_server_serves_a_folder_apart_from_the_checkout(page: Page, server):
+    apart_from_the_checkout(page, server)

@@ -9,20 +9,19 @@ page's own choice come through: one home keeps them (ragrecall_app.context.resto
 from __future__ import annotations
 
 import re
-import shutil
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import settled
 from tests.browser.test_dashboard_browser import TIMEOUT, click_first_row, open_page
-from tests.dashboard_support import ROOT
+from tests.dashboard_support import samples_copy
 
 
 @pytest.fixture(scope="module")
 def typed(tmp_path_factory):
     """A copy of data_samples, typed into the sidebar's folder field (its own path)."""
-    return shutil.copytree(ROOT / "data_samples", tmp_path_factory.mktemp("typed") / "ws")
+    return samples_copy(tmp_path_factory.mktemp("typed") / "ws")
 
 
 def type_folder(page: Page, folder) -> None:
