@@ -9,6 +9,7 @@ second ``--run``.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -16,9 +17,11 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from scripts.chromium import free_port, server_flags
-from tests.browser.conftest import Server
+from tests.browser.conftest import Server, apart_from_the_checkout
 from tests.browser.test_dashboard_browser import TIMEOUT, open_page
 from tests.dashboard_support import ROOT, TREC
+
+TREC_FILES = ("qrels.comment.test", "results.comment.test")
 
 
 class LooseServer(Server):
@@ -43,16 +46,25 @@ class LooseServer(Server):
 
 
 @pytest.fixture(scope="module")
-def trec_url(browser):
-    server = LooseServer(TREC / "qrels.comment.test", TREC / "results.comment.test").wait()
+def trec(browser, tmp_path_factory):
+    """The server on copies of the TREC files: a loose gold's judgment store lives beside
+    it, so a server on the checkout's files would attach or write one in the checkout."""
+    folder = tmp_path_factory.mktemp("trec")
+    gold, run = (shutil.copy(TREC / name, folder) for name in TREC_FILES)
+    server = LooseServer(gold, run).wait()
     try:
         page = browser.new_page()  # the first session lands on the default page (conftest)
         page.goto(server.url)
         page.locator("h1").filter(has_text="Overview").wait_for(timeout=TIMEOUT)
         page.close()
-        yield server.url
+        yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="module")
+def trec_url(trec):
+    return trec.url
 
 
 def rule_shown(page: Page, text: str) -> None:
@@ -87,3 +99,7 @@ def test_failures_show_no_meaningless_chart(page: Page, trec_url, shots):
 def test_compare_asks_for_a_second_run_flag(page: Page, trec_url):
     open_page(page, f"{trec_url}/runs-diff", "Comparing needs two runs")
     expect(page.get_by_text("repeat --run FILE")).to_be_visible()
+
+
+def test_the_server_serves_files_apart_from_the_checkout(page: Page, trec):
+    apart_from_the_checkout(page, trec)
