@@ -34,10 +34,9 @@ def samples_copy(folder: Path) -> Path:
 
 
 def samples_workspace(tmp_path: Path, monkeypatch) -> Path:
-    """A copy of data_samples, the dashboard's workspace for the test: its own content key,
-    so no earlier test's cache answers."""
-    folder = tmp_path / "ws"
-    shutil.copytree(ROOT / "data_samples", folder)
+    """A copy of data_samples (:func:`samples_copy`), the dashboard's workspace for the test:
+    its own content key, so no earlier test's cache answers."""
+    folder = samples_copy(tmp_path / "ws")
     monkeypatch.setenv("RAGRECALL_WORKSPACE", str(folder))
     return folder
 
