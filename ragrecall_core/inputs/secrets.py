@@ -32,7 +32,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 REDACTED = "[redacted]"
@@ -253,16 +253,23 @@ _KEEP = r"\g<k>" + REDACTED
 
 
 def _provider(
-    prefix: str, body: str, glued: str, flags: int = 0, *, needles: tuple[str, ...]
+    prefix: str,
+    body: str,
+    glued: str,
+    flags: int = 0,
+    *,
+    needles: tuple[str, ...],
+    window: int | None = None,
 ) -> tuple:
     """A provider token: ``prefix`` then ``body`` where a word starts (``ghp_…`` after a space
     or a quote), or ``prefix`` then ``glued`` anywhere: a token written straight after or
     before word characters (``"x" * 45 + "ghp_…"``, ``AKIA…abc``) is one too, but only with
     the provider's full length and the character classes of its random part, and not
-    mostly words (:func:`_provider_token`), so that text holding a prefix (``task-force``,
-    ``doc#sk-1``, ``task-management-System-2024-guide``) is not."""
+    words (:func:`_provider_token`), so that text holding a prefix (``task-force``,
+    ``doc#sk-1``, ``task-management-System-2024-guide``) is not. ``window`` is the length of
+    the random part (what is read for words: not the glue after it)."""
     pattern = rf"\b(?:{prefix}){body}|(?:{prefix})(?P<glued>{glued})"
-    return _rule(pattern, _provider_token, flags, needles=needles)
+    return _rule(pattern, partial(_provider_token, window), flags, needles=needles)
 
 
 def _random(charset: str, length: int, *, upper: bool = False, fixed: bool = False) -> str:
@@ -275,10 +282,37 @@ def _random(charset: str, length: int, *, upper: bool = False, fixed: bool = Fal
     return f"{needs}[{charset}]{{{length}{'' if fixed else ','}}}"
 
 
-def _provider_token(match: re.Match) -> str:
-    """Redact a provider rule's match, a glued one unless its body reads as words."""
+def _provider_token(window: int | None, match: re.Match) -> str:
+    """Redact a provider rule's match; a glued one unless its random part (not the glue
+    after it) reads as words: by the share of words in it when it has both cases, by
+    :func:`_reads_as_words` when it is in one case (``xoxb-…``'s digits, a lowered token)."""
     glued = match["glued"]
-    return REDACTED if glued is None or _word_share(glued) <= MAX_WORD_SHARE else match[0]
+    if glued is None:
+        return REDACTED
+    part = glued[:window]
+    if re.search(r"[A-Z]", part) and re.search(r"[a-z]", part):
+        return REDACTED if _word_share(part) <= MAX_WORD_SHARE else match[0]
+    return match[0] if _reads_as_words(part) else REDACTED
+
+
+# A random part in one case reads as words when it is short pieces between separators, or
+# when its letters hold a word's share of vowels and its digits stand in a year's or a
+# version's one or two places (``sentencetransformers2024multilingualv2``). A case-folded
+# random part of base62 has about a fifth of vowels and digits all through it.
+MIN_VOWEL_SHARE = 0.3
+MAX_DIGIT_RUNS = 2
+
+
+def _reads_as_words(part: str) -> bool:
+    """Whether a random part in one case is words (a name), not a token: see above."""
+    if max(len(s) for s in re.split(r"[-_./+=]", part)) < MIN_SEGMENT:
+        return True
+    letters = re.sub(r"[^a-z]", "", part.lower())
+    vowels = sum(letters.count(v) for v in "aeiou")
+    digit_runs = len(re.findall(r"[0-9]+", part))
+    return (
+        bool(letters) and vowels > MIN_VOWEL_SHARE * len(letters) and digit_runs <= MAX_DIGIT_RUNS
+    )
 
 
 # name -> (pattern, replacement), applied in this order to every text
@@ -377,15 +411,21 @@ VALUE_RULES: dict[str, tuple[re.Pattern, Any, tuple[str, ...]]] = {
         r"[A-Za-z0-9]{8,}",
         _random(r"A-Za-z0-9", 24, upper=True),
         needles=("k_live_", "k_test_"),
+        window=24,
     ),
     "Stripe whsec_": _provider(
-        r"whsec_", r"[A-Za-z0-9+/=]{16,}", _random(r"A-Za-z0-9+/=", 32), needles=("whsec_",)
+        r"whsec_",
+        r"[A-Za-z0-9+/=]{16,}",
+        _random(r"A-Za-z0-9+/=", 32),
+        needles=("whsec_",),
+        window=32,
     ),
     "OpenAI/Anthropic sk-": _provider(
         r"(?:sk|pk|rk)-",
         r"[A-Za-z0-9_-]{8,}",
         _random(r"A-Za-z0-9_-", 32, upper=True),
         needles=("sk-", "pk-", "rk-"),
+        window=32,
     ),
     # Hugging Face tokens are mixed case: "hf_sentencetransformers" is a name
     "Hugging Face hf_": _provider(
@@ -393,36 +433,41 @@ VALUE_RULES: dict[str, tuple[re.Pattern, Any, tuple[str, ...]]] = {
         r"(?=[a-z0-9]*[A-Z])[A-Za-z0-9]{20,}",
         _random(r"A-Za-z0-9", 34, upper=True),
         needles=("hf_",),
+        window=34,
     ),
     "Google AIza": _provider(
-        r"AIza", r"[0-9A-Za-z_-]{20,}", _random(r"0-9A-Za-z_-", 35), needles=("aiza",)
+        r"AIza", r"[0-9A-Za-z_-]{20,}", _random(r"0-9A-Za-z_-", 35), needles=("aiza",), window=35
     ),
     "GitLab gl*-": _provider(
         r"gl(?:pat|dt|rt|ptt|soat|cbt|imt|ft|agent)-",
         r"[0-9A-Za-z_-]{10,}",
         _random(r"0-9A-Za-z_-", 20),
         needles=("gl",),
+        window=20,
     ),
     "Pinecone pcsk_": _provider(
-        r"pcsk_", r"[0-9A-Za-z_]{10,}", _random(r"0-9A-Za-z_", 40), needles=("pcsk_",)
+        r"pcsk_", r"[0-9A-Za-z_]{10,}", _random(r"0-9A-Za-z_", 40), needles=("pcsk_",), window=40
     ),
     "GitHub gh*_": _provider(
         r"gh[pousr]_",
         r"[A-Za-z0-9]{16,}",
         _random(r"A-Za-z0-9", 36, upper=True),
         needles=("gh",),
+        window=36,
     ),
     "GitHub github_pat_": _provider(
         r"github_pat_",
         r"[A-Za-z0-9_]{20,}",
         _random(r"A-Za-z0-9_", 80, upper=True),
         needles=("github_pat_",),
+        window=80,
     ),
     "Slack xox*-": _provider(
         r"xox[abposre]-|xapp-",
         r"[A-Za-z0-9-]{10,}",
         _random(r"A-Za-z0-9-", 30),
         needles=("xox", "xapp-"),
+        window=30,
     ),
     "AWS access key id": _provider(
         r"AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA",
@@ -441,18 +486,20 @@ VALUE_RULES: dict[str, tuple[re.Pattern, Any, tuple[str, ...]]] = {
             "aroa",
             "apka",
         ),
+        window=16,
     ),
     "npm npm_": _provider(
         r"npm_",
         r"[A-Za-z0-9]{20,}",
         _random(r"A-Za-z0-9", 36, upper=True),
         needles=("npm_",),
+        window=36,
     ),
     "PyPI pypi-": _provider(
-        r"pypi-", r"[A-Za-z0-9_-]{16,}", _random(r"A-Za-z0-9_-", 50), needles=("pypi-",)
+        r"pypi-", r"[A-Za-z0-9_-]{16,}", _random(r"A-Za-z0-9_-", 50), needles=("pypi-",), window=50
     ),
     "Google ya29.": _provider(
-        r"ya29\.", r"[0-9A-Za-z_-]{20,}", _random(r"0-9A-Za-z_-", 50), needles=("ya29.",)
+        r"ya29\.", r"[0-9A-Za-z_-]{20,}", _random(r"0-9A-Za-z_-", 50), needles=("ya29.",), window=50
     ),
     "SendGrid SG.": _provider(
         r"SG\.",
@@ -461,40 +508,56 @@ VALUE_RULES: dict[str, tuple[re.Pattern, Any, tuple[str, ...]]] = {
         needles=("sg.",),
     ),
     "Groq gsk_": _provider(
-        r"gsk_", r"[A-Za-z0-9]{20,}", _random(r"A-Za-z0-9", 48, upper=True), needles=("gsk_",)
+        r"gsk_",
+        r"[A-Za-z0-9]{20,}",
+        _random(r"A-Za-z0-9", 48, upper=True),
+        needles=("gsk_",),
+        window=48,
     ),
     "LangSmith lsv2_": _provider(
         r"lsv2_(?:pt|sk)_",
         r"[0-9a-f]{16,}(?:_[0-9a-f]+)?",
         _random(r"0-9a-f", 32) + r"(?:_[0-9a-f]+)?",
         needles=("lsv2_",),
+        window=32,
     ),
     "Replicate r8_": _provider(
-        r"r8_", r"[A-Za-z0-9]{20,}", _random(r"A-Za-z0-9", 37, upper=True), needles=("r8_",)
+        r"r8_",
+        r"[A-Za-z0-9]{20,}",
+        _random(r"A-Za-z0-9", 37, upper=True),
+        needles=("r8_",),
+        window=37,
     ),
     "Vault hv*.": _provider(
         r"hv[sbr]\.",
         r"[A-Za-z0-9_-]{20,}",
         _random(r"A-Za-z0-9_-", 24, upper=True),
         needles=("hvs.", "hvb.", "hvr."),
+        window=24,
     ),
     "Mailgun key-": _provider(
-        r"key-", r"[0-9a-f]{32}\b", _random(r"0-9a-f", 32, fixed=True), needles=("key-",)
+        r"key-", r"[0-9a-f]{32}\b", _random(r"0-9a-f", 32, fixed=True), needles=("key-",), window=32
     ),
     "Databricks dapi": _provider(
         r"dapi",
         r"[0-9a-f]{32}(?:-\d+)?\b",
         _random(r"0-9a-f", 32, fixed=True) + r"(?:-\d+)?",
         needles=("dapi",),
+        window=32,
     ),
     "Twilio SK": _provider(
-        r"SK", r"[0-9a-f]{32}\b", _random(r"0-9a-f", 32, fixed=True), needles=("sk",)
+        r"SK",
+        r"[0-9a-f]{32}\b",
+        _random(r"0-9a-f", 32, fixed=True),
+        needles=("sk",),
+        window=32,
     ),
     "age secret key": _provider(
         r"AGE-SECRET-KEY-1",
         r"[0-9A-Z]{20,}",
         _random(r"0-9A-Z", 58),
         needles=("age-secret-key-1",),
+        window=58,
     ),
     # a bot's id (digits) glued to more digits: the last 6 to 12 of them before ":AA"
     "Telegram bot token": _rule(r"[0-9]{6,12}:AA[A-Za-z0-9_-]{30,}", REDACTED, needles=(":aa",)),

@@ -1,0 +1,129 @@
+"""Attack family: redaction gaps a helper's probes left at stop 51 (stop 52).
+
+* **A token glued between word runs.** A glued token is read only when its random part does
+  not read as words; its whole match was read, so the glue after it counted
+  (``glpat-…`` then ``yyyy…``), and a random part in one case (``xoxb-…`` lowered) read as
+  words by a test meant for mixed case.
+
+Ordinary text holding a provider's prefix (``SK-LEARN``, ``HF_HUB_OFFLINE``,
+``hf_sentencetransformers…``), upper- or lower-cased, is kept as written.
+
+The tokens are made up; each is assembled from pieces so that the source does not look like
+a leaked credential.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ragrecall_core.inputs.secrets import redact, redact_text
+
+# random base62 (made with a seeded generator), cut into the families' random parts
+R1 = "rd4UGE28xAc6ikZA1l9wCOac" + "IyCapekkEoOrFXFAh2c5N5y8fKzQ54xIijzH"
+R2 = "QHTlrfulYSBZKQTBMbmanPUH" + "EDikUhWlfiOMntmJKBeJkVTXnjG912o0KCM8"
+R3 = "jZ5pHR02RW75yH6QmeQQ0jcU" + "N5axqezciH7jgVVNyG2QajtDclJjYjjfSVpu"
+HEX40 = "05c82f71a598bdf0f831" + "3fe62819850a763ae37b"
+
+TOKENS = {
+    "GitHub ghp_": "ghp_" + R1[:36],
+    "GitHub gho_": "gho_" + R3[:36],
+    "GitHub github_pat_": "github_pat_" + "11AB" + R2[:18] + "_" + R1 + R3[:-1],
+    "OpenAI sk-proj-": "sk-proj-" + R3 + "-" + R1[:20],
+    "Stripe sk_live_": "sk_live_" + "51Hx" + R1[:30],
+    "Stripe whsec_": "whsec_" + R2[24:56],
+    "Slack xoxb-": "xoxb-" + "123456789012-1234567890123-" + R3[:24],
+    "AWS AKIA": "AKIA" + "NXQ3IFQDFMO6UXXS",
+    "GitLab glpat-": "glpat-" + R3[:20],
+    "Hugging Face hf_": "hf_" + R1[3:37],
+    "Google AIza": "AIza" + "SyD4" + R3[:31],
+    "npm npm_": "npm_" + R3[5:41],
+    "Groq gsk_": "gsk_" + R2[:48] + "a3",
+    "Replicate r8_": "r8_" + R1[:37],
+    "Vault hvs.": "hvs." + R3[:40],
+    "Pinecone pcsk_": "pcsk_" + "2nNz5B_" + R1,
+}
+# the brief's own example: an upper-cased GitHub token
+BRIEF_GHP = "GHP_" + "ABCDEFGHIJKLMNOPQRSTUVWXYZ" + "0123456789"
+
+# what stands before and after a token: long runs of one case, words, a file name's dots
+GLUES = [
+    ("", ""),
+    ("see ", " here"),
+    ("abcdefghijklmnopqrst", "xyzxyzxyz"),
+    ("ABCDEFGHIJKLMNOPQRST", "XYZXYZXYZ"),
+    ("thequickbrownfox", "jumpsoverthelazydog"),
+    ("x" * 45, ""),
+    ("x" * 45, "y" * 30),
+    ("FILE_", ".CSV"),
+]
+
+
+def pieces(token: str, size: int = 10) -> set[str]:
+    """Every ``size`` characters of ``token``'s body (past its first 5: a prefix alone is
+    no secret), in any case."""
+    return {token[i : i + size].lower() for i in range(5, len(token) - size + 1)}
+
+
+def leaked(token: str, shown: str) -> list[str]:
+    return sorted(p for p in pieces(token) if p in shown.lower())
+
+
+def cased(token: str) -> dict[str, str]:
+    return {"as written": token, "upper-cased": token.upper(), "lower-cased": token.lower()}
+
+
+# --- 1. a token glued between word runs -------------------------------------------------
+
+
+@pytest.mark.parametrize("family", sorted(TOKENS))
+def test_a_token_glued_inside_a_longer_identifier_is_redacted(family):
+    token = TOKENS[family]
+    for before, after in GLUES:
+        for name in (f"{before}{token}{after}", f"my_{before}{token}{after}_v2"):
+            shown = redact({"note": name})["note"]
+            assert leaked(token, shown) == [], (before[:6], after[:6], shown)
+
+
+# ordinary text that holds a provider's prefix, also upper- and lower-cased
+INNOCENT = [
+    "bm25-sk-learn",
+    "SK-LEARN",
+    "task-force-retrieval-v2",
+    "task-management-system-Overview-2024-guidelines",
+    "risk-adjusted-ranking-for-2024",
+    "HF_HUB_ENABLE_HF_TRANSFER",
+    "HF_HUB_OFFLINE=1",
+    "chunk_hf_sentencetransformers",
+    "GHOST_PROTOCOL_2024",
+    "high_recall_ghp_baseline",
+    "weighs_thirtysixcharactersofidentifier2",
+    "NPM_CONFIG_USERCONFIG",
+    "npm_install_guide_2024",
+    "glossary-glpat-notes",
+    "BREAKIAGAINSTTHEWALLNOW",
+    "TAKIAMSANDWICH2024XYZAB",
+    "Basic retrieval",
+    "the Bearer of the message",
+    "whsec_rotation_notes",
+    "OPENAI_API_BASE",
+]
+
+
+# lower-case names (an upper-cased long name with digits is a credential's shape)
+LOWER_CASE_INNOCENT = [
+    "hf_sentencetransformers2024multilingualv2",
+    "hf_intfloatmultilinguale5largeinstruct",
+    "chunks_hf_baaibgem3multilingualdense2024",
+    "thesighs_ofthethirtysixcharacterlongname1",
+]
+
+
+@pytest.mark.parametrize("text", INNOCENT + LOWER_CASE_INNOCENT)
+def test_ordinary_text_holding_a_prefix_stays_in_any_case(text):
+    variants = [text] if text in LOWER_CASE_INNOCENT else cased(text).values()
+    for variant in variants:
+        assert redact_text(variant) == variant
+        assert redact({"run": variant, "notes": [f"chunk {variant}"]}) == {
+            "run": variant,
+            "notes": [f"chunk {variant}"],
+        }
