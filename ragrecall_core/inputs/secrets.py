@@ -13,7 +13,7 @@ value costs no more than a small one. What goes:
   ``[["Authorization", …]]``, ``{"name": "password", "value": …}``); a list of words is also
   read as a command line (``["mysql", "-pX"]``, ``["psql", "--password", "x"]``).
 * **by a named rule** (``VALUE_RULES``): private key blocks, provider token families (also
-  glued to word characters: :func:`_provider`),
+  glued to word characters, and case-folded: :func:`_provider`),
   credentials in URLs, header lines, ``.netrc`` lines, command-line flags, ``key=value`` pairs.
 * **by shape**, for the families that have no rule: a token that looks like a credential (long,
   high entropy, base64 / hex / token alphabet, mixed character classes and not made of words),
@@ -260,6 +260,7 @@ def _provider(
     *,
     needles: tuple[str, ...],
     window: int | None = None,
+    folded: bool = True,
 ) -> tuple:
     """A provider token: ``prefix`` then ``body`` where a word starts (``ghp_…`` after a space
     or a quote), or ``prefix`` then ``glued`` anywhere: a token written straight after or
@@ -267,9 +268,14 @@ def _provider(
     the provider's full length and the character classes of its random part, and not
     words (:func:`_provider_token`), so that text holding a prefix (``task-force``,
     ``doc#sk-1``, ``task-management-System-2024-guide``) is not. ``window`` is the length of
-    the random part (what is read for words: not the glue after it)."""
-    pattern = rf"\b(?:{prefix}){body}|(?:{prefix})(?P<glued>{glued})"
-    return _rule(pattern, partial(_provider_token, window), flags, needles=needles)
+    the random part (what is read for words: not the glue after it). Unless ``folded`` is
+    False, the glued form is read in any case: a token a tool upper- or lower-cased
+    (``GHP_…``, ``akia…``) still holds the secret (a GitHub token's checksum finds its case
+    back), and it has no case-free word boundary either."""
+    free = rf"(?:{prefix})(?P<glued>{glued})"
+    pattern = rf"\b(?:{prefix}){body}|" + (f"(?i:{free})" if folded else free)
+    replace = partial(_provider_token, re.compile(free), window)
+    return _rule(pattern, replace, flags, needles=needles)
 
 
 def _random(charset: str, length: int, *, upper: bool = False, fixed: bool = False) -> str:
@@ -282,14 +288,19 @@ def _random(charset: str, length: int, *, upper: bool = False, fixed: bool = Fal
     return f"{needs}[{charset}]{{{length}{'' if fixed else ','}}}"
 
 
-def _provider_token(window: int | None, match: re.Match) -> str:
+def _provider_token(exact: re.Pattern, window: int | None, match: re.Match) -> str:
     """Redact a provider rule's match; a glued one unless its random part (not the glue
     after it) reads as words: by the share of words in it when it has both cases, by
-    :func:`_reads_as_words` when it is in one case (``xoxb-…``'s digits, a lowered token)."""
+    :func:`_reads_as_words` when it is in one case (``xoxb-…``'s digits, a lowered token).
+    A glued match not as the provider writes it (``exact``) is a token only case-folded
+    whole (``GHP_…`` upper case, prefix and random part), not ``Ghp_…``."""
     glued = match["glued"]
     if glued is None:
         return REDACTED
     part = glued[:window]
+    token = match[0][: match.start("glued") - match.start()] + part
+    if not exact.fullmatch(match[0]) and not (token.isupper() or token.islower()):
+        return match[0]
     if re.search(r"[A-Z]", part) and re.search(r"[a-z]", part):
         return REDACTED if _word_share(part) <= MAX_WORD_SHARE else match[0]
     return match[0] if _reads_as_words(part) else REDACTED
@@ -551,6 +562,7 @@ VALUE_RULES: dict[str, tuple[re.Pattern, Any, tuple[str, ...]]] = {
         _random(r"0-9a-f", 32, fixed=True),
         needles=("sk",),
         window=32,
+        folded=False,  # two letters in any case: "task", "disk" before a hex hash
     ),
     "age secret key": _provider(
         r"AGE-SECRET-KEY-1",

@@ -4,6 +4,11 @@
   not read as words; its whole match was read, so the glue after it counted
   (``glpat-…`` then ``yyyy…``), and a random part in one case (``xoxb-…`` lowered) read as
   words by a test meant for mixed case.
+* **A case-folded token.** The provider rules read a token in the case its provider writes
+  it: ``ghp_`` then mixed case. A tool that upper-cases a file name or an id (Windows, a
+  spreadsheet) or lower-cases one (a normalised id) still carries the secret (a GitHub
+  token's checksum finds its case back quickly), but ``GLPAT-…`` and a lowered ``AKIA…``
+  were shown, and ``GHP_…`` was caught only by its shape: glued to a long word it was shown.
 
 Ordinary text holding a provider's prefix (``SK-LEARN``, ``HF_HUB_OFFLINE``,
 ``hf_sentencetransformers…``), upper- or lower-cased, is kept as written.
@@ -14,9 +19,12 @@ a leaked credential.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from ragrecall_core.inputs.secrets import redact, redact_text
+from ragrecall_core.inputs.secrets import REDACTED, redact, redact_path, redact_text
+from tests.helpers import gold_row, run_cli, run_row, write_jsonl, write_text
 
 # random base62 (made with a seeded generator), cut into the families' random parts
 R1 = "rd4UGE28xAc6ikZA1l9wCOac" + "IyCapekkEoOrFXFAh2c5N5y8fKzQ54xIijzH"
@@ -127,3 +135,52 @@ def test_ordinary_text_holding_a_prefix_stays_in_any_case(text):
             "run": variant,
             "notes": [f"chunk {variant}"],
         }
+
+
+# --- 2. a case-folded token ---------------------------------------------------------------
+
+
+def test_the_briefs_upper_cased_github_token_is_redacted_alone_and_glued():
+    for before, after in GLUES:
+        shown = redact_text(f"failed: {before}{BRIEF_GHP}{after} (retry)")
+        glue = f"failed: {before} {after} (retry)".lower()  # its alphabet may be the glue's
+        assert [p for p in leaked(BRIEF_GHP, shown) if p not in glue] == [], shown
+        assert REDACTED in shown, shown
+
+
+@pytest.mark.parametrize("family", sorted(TOKENS))
+@pytest.mark.parametrize("case", ["upper-cased", "lower-cased"])
+def test_a_case_folded_token_is_redacted(family, case):
+    token = cased(TOKENS[family])[case]
+    leaks = {}
+    for before, after in GLUES:
+        shown = redact_text(f"failed: {before}{token}{after} (retry)")
+        if leaked(token, shown) or REDACTED not in shown:
+            leaks[(before[:6], after[:6])] = shown
+    assert not leaks, leaks
+
+
+@pytest.mark.parametrize("family", sorted(TOKENS))
+def test_a_case_folded_token_in_a_path_is_redacted(family):
+    for case, token in cased(TOKENS[family]).items():
+        for path in (f"/data/{token}/gold.jsonl", f"C:\\UPLOADS\\{token}.CSV"):
+            shown = redact_path(path)
+            assert leaked(token, shown) == [], (case, shown)
+
+
+def test_an_upper_cased_token_in_a_config_never_leaves_compare(tmp_path, capsys):
+    """End to end: a config note with upper- and lower-cased tokens, glued to words."""
+    gold = write_jsonl(tmp_path / "gold.jsonl", [gold_row("q1", ["a"]), gold_row("q2", ["b"])])
+    runs = tmp_path / "runs"
+    base = write_jsonl(runs / "base.jsonl", [run_row("q1", ["a"]), run_row("q2", [])])
+    cand = write_jsonl(runs / "cand.jsonl", [run_row("q1", ["a"]), run_row("q2", ["b"])])
+    write_text(runs / "base.config.json", json.dumps({"top_k": 5, "note": "plain"}))
+    upper, lower = TOKENS["GitLab glpat-"].upper(), TOKENS["AWS AKIA"].lower()
+    config = {"top_k": 5, "note": f"rotate SHEET_{upper}", "endpoint": f"id=abc{lower}xyz"}
+    write_text(runs / "cand.config.json", json.dumps(config))
+    for fmt in ("json", "table"):
+        code, out, err = run_cli(capsys, ["compare", gold, base, cand, "--format", fmt])
+        assert code in (0, 1), err
+        assert "rotate" in out, out
+        for token in (upper, lower):
+            assert leaked(token, out + err) == [], (fmt, out)
