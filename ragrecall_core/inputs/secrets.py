@@ -832,8 +832,9 @@ def redact_path(path: Any) -> str:
     ``/`` is in a token's alphabet: the whole text would be one token, and a folder that
     only looks random would take every folder around it. Two things read more than one
     part: an AWS secret key, whose own "/" split it into folders (:func:`_split_keys`),
-    goes whole; a folder named by a hash or an id (a git sha, a UUID: :data:`_HEX_NAME`)
-    is shown, since it says where a file is and its shape alone is no secret's.
+    goes whole; a folder or a file named by a hash or an id (a git sha, a UUID, git's
+    ``pack-<sha>.pack``: :data:`_HEX_NAME`) is shown, since it says where a file is and its
+    shape alone is no secret's.
 
     >>> redact_path("/data/ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8/gold.jsonl")
     '/data/[redacted]/gold.jsonl'
@@ -859,21 +860,28 @@ def _redact_path(text: str) -> str:  # one path is said of each of its problems
 
 
 # A folder or file named by a hash or an id: hex digits (a git sha, a sha256, an md5, an
-# upload set's key) or a UUID, with its extensions. Random to the shape rule, but a name:
-# a path shows it. A hex secret in a name is still found by what says it is one (a
-# provider's prefix, ``dapi…``; a secret name, ``key=…``), never by its shape alone. In a
-# text (a message, a value) a bare hex run is still a secret's shape: Datadog's and
-# Algolia's keys are one.
+# upload set's key) or a UUID, with its extensions, after labels that say a hash follows
+# (git's ``pack-<sha>.pack``, ``multi-pack-index-<sha>.bitmap``, ``graph-<sha>.graph``; a
+# blob's ``sha256-<hex>``). Random to the shape rule, but a name: a path shows it. A hex
+# secret in a name is still found by what says it is one (a provider's prefix, ``dapi…``; a
+# secret name, ``key=…``, ``token-…``: no label of :data:`HASH_LABELS`), never by its shape
+# alone. In a text (a message, a value) a bare hex run is still a secret's shape: Datadog's
+# and Algolia's keys are one.
 _HEX_NAME = re.compile(
+    r"(?P<labels>(?:[A-Za-z][A-Za-z0-9]{0,15}[-_]){0,4})"
     r"(?:[0-9a-fA-F]{32,}|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12})"
     r"(?:\.[A-Za-z0-9]{1,16})*"
 )
+# Words of the labels before a hash in a file name: a hash's own (``sha256``, ``commit``)
+# and git's pack and commit-graph files'.
+HASH_LABELS = NOT_SECRET_KEY_WORDS | {"pack", "multi", "index", "graph"}
 
 
 def _redact_name(name: str) -> str:
     """One folder or file name of a path, redacted (:func:`redact_text`), unless it is
     named by a hash or an id (:data:`_HEX_NAME`)."""
-    if name == "" or _HEX_NAME.fullmatch(name):
+    hashed = _HEX_NAME.fullmatch(name)
+    if name == "" or (hashed and set(key_words(hashed["labels"])) <= HASH_LABELS):
         return name
     return redact_text(name)
 

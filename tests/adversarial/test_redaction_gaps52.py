@@ -9,6 +9,11 @@
   spreadsheet) or lower-cases one (a normalised id) still carries the secret (a GitHub
   token's checksum finds its case back quickly), but ``GLPAT-…`` and a lowered ``AKIA…``
   were shown, and ``GHP_…`` was caught only by its shape: glued to a long word it was shown.
+* **A false positive.** A git pack file (``pack-<40 hex>.pack``, ``.idx``), a commit-graph
+  file (``graph-<hex>.graph``) or a blob named by its digest (``sha256-<hex>``) was
+  ``[redacted]`` in a path, though a folder named by bare hex was shown since stop 51. A
+  name that says it holds a secret (``token-<hex>``, ``key=<hex>``) is still redacted, and a
+  hex run in a text still is too.
 
 Ordinary text holding a provider's prefix (``SK-LEARN``, ``HF_HUB_OFFLINE``,
 ``hf_sentencetransformers…``), upper- or lower-cased, is kept as written.
@@ -184,3 +189,64 @@ def test_an_upper_cased_token_in_a_config_never_leaves_compare(tmp_path, capsys)
         assert "rotate" in out, out
         for token in (upper, lower):
             assert leaked(token, out + err) == [], (fmt, out)
+
+
+# --- 3. a file named by a hash is shown, a hex secret is not ------------------------------
+
+HASH_NAMES = [
+    f"pack-{HEX40}.pack",
+    f"pack-{HEX40}.idx",
+    f"pack-{HEX40}.rev",
+    f"pack-{HEX40.upper()}.PACK",
+    f"multi-pack-index-{HEX40}.bitmap",
+    f"graph-{HEX40}.graph",
+    f"sha256-{HEX40}{HEX40[:24]}",
+    f"commit_{HEX40}.json",
+]
+
+
+@pytest.mark.parametrize("name", HASH_NAMES)
+def test_a_file_named_by_a_hash_is_shown(name):
+    for path in (f"/repo/.git/objects/pack/{name}", f"{name}", f"C:\\repo\\{name}"):
+        assert redact_path(path) == path
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        f"token-{HEX40}",
+        f"token_{HEX40}.txt",
+        f"key-{HEX40[:32]}",
+        f"api_key-{HEX40}",
+        f"secret-pack-{HEX40}.pack",
+        f"pack-token-{HEX40}.pack",
+        f"token={HEX40}",
+        f"password:{HEX40}",
+        f"dapi{HEX40[:32]}",
+        f"lsv2_pt_{HEX40[:32]}_{HEX40[:10]}",
+        f"session-id-{HEX40}",
+    ],
+)
+def test_a_file_named_as_a_hex_secret_is_still_redacted(name):
+    shown = redact_path(f"/repo/{name}/gold.jsonl")
+    assert HEX40[:16] not in shown and HEX40[16:32] not in shown, shown
+    assert shown.startswith("/repo/") and shown.endswith("/gold.jsonl")
+
+
+def test_a_hex_secret_in_a_text_or_a_url_is_still_redacted():
+    for text in (
+        f"token={HEX40}",
+        f"https://user:{HEX40}@git.example.com/x.git",
+        f"https://{HEX40}@git.example.com/x.git",
+        f"invalid key {HEX40}",
+    ):
+        shown = redact_text(text)
+        assert HEX40[:16] not in shown and HEX40[16:] not in shown, shown
+
+
+def test_a_run_in_a_pack_named_file_is_named_with_it(capsys, tmp_path):
+    """End to end: a problem names the file, its hash-named part shown."""
+    gold = write_jsonl(tmp_path / "gold.jsonl", [gold_row("q1", ["a"])])
+    run = write_text(tmp_path / f"pack-{HEX40}.jsonl", '{"id": "t01"}\n')
+    code, out, err = run_cli(capsys, ["evaluate", gold, run])
+    assert code == 2 and f"pack-{HEX40}.jsonl" in err, err
