@@ -140,14 +140,23 @@ def table_text(evaluation: Evaluation, per_query: bool) -> str:
 
 
 def no_answer_text(summary: Mapping) -> str:
-    """A run's no-answer summary (``queries``, ``with_results``) as evaluate says it, and
-    the report beside it.
+    """A run's no-answer summary (``queries``, ``with_results``, and when results came
+    their ``mean_top_score`` beside the answerable queries') as evaluate says it, and the
+    report beside it.
 
-    >>> no_answer_text({"queries": 2, "with_results": 1})
-    '2 no-answer queries outside the means, 1 still got results'
+    >>> no_answer_text({"queries": 2, "with_results": 0})
+    '2 no-answer queries outside the means, 0 still got results'
+    >>> no_answer_text({"queries": 2, "with_results": 1, "mean_top_score": 0.8125,
+    ...                 "answerable_mean_top_score": 0.9})[-62:]
+    'got results (mean top score 0.8125; answerable queries 0.9000)'
     """
     count = plural(summary["queries"], "no-answer query", "no-answer queries")
-    return f"{count} outside the means, {summary['with_results']} still got results"
+    said = f"{count} outside the means, {summary['with_results']} still got results"
+    top, answerable = summary.get("mean_top_score"), summary.get("answerable_mean_top_score")
+    if top is None:
+        return said
+    beside = "" if answerable is None else f"; answerable queries {answerable:.4f}"
+    return f"{said} (mean top score {top:.4f}{beside})"
 
 
 def warning_lines(run: str, warnings: Sequence[str]) -> list[str]:

@@ -741,16 +741,25 @@ def _for_each_run(
             warnings.setdefault(run, []).append(text)
 
 
+# beside the no-answer queries' mean top score, the answerable ones' (the queries in scope
+# with a relevant item): how far apart the two are says whether a score threshold could
+# turn the no-answer queries away (the no-answer command sweeps such thresholds)
 NO_ANSWER_SQL = """
 WITH {scope},
 na AS (SELECT q.query_id FROM scope_queries q
        WHERE NOT EXISTS (SELECT 1 FROM {s}.judgments j
-                         WHERE j.query_id = q.query_id AND j.grade >= $level))
+                         WHERE j.query_id = q.query_id AND j.grade >= $level)),
+top AS (SELECT run, query_id, score FROM {s}.ranked WHERE rank = 1),
+answerable AS (
+    SELECT t.run, avg(t.score ORDER BY t.query_id) AS mean_top_score
+    FROM top t JOIN scope_queries q USING (query_id) ANTI JOIN na USING (query_id)
+    GROUP BY t.run)
 SELECT rn.run, count(na.query_id) AS queries,
-       count(t.query_id) AS with_results, avg(t.score ORDER BY t.query_id) AS mean_top_score
+       count(t.query_id) AS with_results, avg(t.score ORDER BY t.query_id) AS mean_top_score,
+       any_value(a.mean_top_score) AS answerable_mean_top_score
 FROM scope_runs rn CROSS JOIN na
-LEFT JOIN (SELECT run, query_id, score FROM {s}.ranked WHERE rank = 1) t
-  ON t.run = rn.run AND t.query_id = na.query_id
+LEFT JOIN top t ON t.run = rn.run AND t.query_id = na.query_id
+LEFT JOIN answerable a ON a.run = rn.run
 GROUP BY rn.run
 """
 
@@ -766,8 +775,13 @@ def no_answer_summary(
         {**scope_params(runs, query_ids), "level": prepared.policy.rel_level},
     )
     found = {
-        run: {"queries": n, "with_results": w, "mean_top_score": _number(s)}
-        for run, n, w, s in rows
+        run: {
+            "queries": n,
+            "with_results": w,
+            "mean_top_score": _number(s),
+            "answerable_mean_top_score": _number(a),
+        }
+        for run, n, w, s, a in rows
     }
     # the workspace's run order, as every other output lists runs (SQL grouping has none)
     return {run: found[run] for run in prepared.workspace.run_names if run in found}
