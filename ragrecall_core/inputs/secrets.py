@@ -32,7 +32,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable
-from functools import lru_cache, partial
+from functools import cached_property, lru_cache, partial
 from typing import Any
 
 REDACTED = "[redacted]"
@@ -244,9 +244,28 @@ def _rule(
     *,
     needles: tuple[str, ...],
 ) -> tuple:
-    """A rule: its pattern, its replacement, and the lower-case texts one of which a text
-    holds whenever the pattern can match it (a text holding none is not searched)."""
-    return re.compile(pattern, flags), replacement, needles
+    """A rule: its pattern (compiled when a text first needs it), its replacement, and the
+    lower-case texts one of which a text holds whenever the pattern can match it (a text
+    holding none is not searched)."""
+    return LazyPattern(pattern, flags), replacement, needles
+
+
+class LazyPattern:
+    """A pattern compiled the first time it is used, then read as its ``re.Pattern``.
+
+    The rules take about 6 ms to compile, which every command paid at import; most
+    commands' texts (``top_k``, ``bge``, a file name) hold no rule's needle, so they pay
+    nothing, and a text that holds one compiles only the rules it needs."""
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self.source = (pattern, flags)
+
+    @cached_property
+    def compiled(self) -> re.Pattern:
+        return re.compile(*self.source)
+
+    def __getattr__(self, name: str) -> Any:  # .sub, .search, .pattern, .flags
+        return getattr(self.compiled, name)
 
 
 _KEEP = r"\g<k>" + REDACTED
@@ -324,7 +343,7 @@ def _reads_as_words(part: str) -> bool:
 
 
 # name -> (pattern, replacement), applied in this order to every text
-VALUE_RULES: dict[str, tuple[re.Pattern, Any, tuple[str, ...]]] = {
+VALUE_RULES: dict[str, tuple[LazyPattern, Any, tuple[str, ...]]] = {
     # private key blocks, to their END line or the end of the text
     "PEM block": _rule(
         r"-----BEGIN [A-Z0-9 ]*-----.*?(?:-----END [A-Z0-9 ]*-----|\Z)",

@@ -25,6 +25,8 @@ a leaked credential.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -250,3 +252,32 @@ def test_a_run_in_a_pack_named_file_is_named_with_it(capsys, tmp_path):
     run = write_text(tmp_path / f"pack-{HEX40}.jsonl", '{"id": "t01"}\n')
     code, out, err = run_cli(capsys, ["evaluate", gold, run])
     assert code == 2 and f"pack-{HEX40}.jsonl" in err, err
+
+
+# --- 4. the rules compile on first use, not at import ---------------------------------------
+
+FIRST_USE = """
+import runpy, sys
+token = sys.argv[1]
+sys.argv = ["ragrecall", "--help"]
+try:
+    runpy.run_module("ragrecall_core", run_name="__main__")
+except SystemExit:
+    pass
+import ragrecall_core.inputs.secrets as secrets
+def compiled():
+    return sorted(name for name, rule in secrets.VALUE_RULES.items() if "compiled" in vars(rule[0]))
+before = compiled()
+plain = secrets.redact_text("top_k")
+said = secrets.redact_text("token ghp_" + token)
+sys.stderr.write(f"\\n{before} {plain} {said} {compiled()}\\n")
+"""
+
+
+def test_a_rule_compiles_when_a_text_first_needs_it_not_at_import():
+    """``ragrecall --help`` and a text that holds no rule's needle compile no rule."""
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_USE, R1[:36]], capture_output=True, text=True, check=True
+    )
+    said = done.stderr.splitlines()[-1]
+    assert said == f"[] top_k token {REDACTED} ['GitHub gh*_']", done.stderr
