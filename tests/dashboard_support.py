@@ -12,25 +12,13 @@ from streamlit.testing.v1 import AppTest
 
 from ragrecall_app import chart
 from ragrecall_core.views.dashboard_state import PAGE_FIELDS
+from tests.samples import ROOT, samples_copy, shared_samples
 
-ROOT = Path(__file__).resolve().parent.parent
 # every page script of the dashboard: the pages whose own URL state dashboard_state lists
 EVERY_PAGE = tuple(f"pages/{stem}.py" for stem in PAGE_FIELDS)
 APP = str(ROOT / "app.py")
 TREC = ROOT / "tests" / "data" / "trec_eval"
 XSS_TEXTS = ("<script>alert(1)</script>", "[click](javascript:alert(1))")
-# a judgment store and its write-ahead log (ragrecall_core.inputs.store)
-STORE_FILES = ("*.duckdb", "*.duckdb.wal")
-
-
-def samples_copy(folder: Path) -> Path:
-    """data_samples copied to ``folder``, without any judgment store the checkout holds.
-
-    What a test serves or writes is a copy: a server on the checkout's data_samples attaches
-    a store there and holds its lock, so a test of another module that attaches it at the
-    same time fails (``pytest -n 2``), and a store written there stays in the checkout."""
-    ignore = shutil.ignore_patterns(*STORE_FILES)
-    return Path(shutil.copytree(ROOT / "data_samples", folder, ignore=ignore))
 
 
 def samples_workspace(tmp_path: Path, monkeypatch) -> Path:
@@ -89,12 +77,12 @@ def hostile_workspace(folder: Path) -> Path:
 
 
 def app(workspace: Path | None = None, monkeypatch=None, params: dict | None = None) -> AppTest:
-    """An AppTest of app.py (on ``workspace`` through RAGRECALL_WORKSPACE), run once."""
+    """An AppTest of app.py (on ``workspace`` through RAGRECALL_WORKSPACE), run once.
+
+    Without ``workspace`` it opens :func:`~tests.samples.shared_samples`, not app.py's own
+    default (the checkout's data_samples, whose judgment store a user may have left)."""
     if monkeypatch is not None:
-        if workspace is None:
-            monkeypatch.delenv("RAGRECALL_WORKSPACE", raising=False)
-        else:
-            monkeypatch.setenv("RAGRECALL_WORKSPACE", str(workspace))
+        monkeypatch.setenv("RAGRECALL_WORKSPACE", str(workspace or shared_samples()))
     at = AppTest.from_file(APP, default_timeout=60)
     for key, value in (params or {}).items():
         at.query_params[key] = value

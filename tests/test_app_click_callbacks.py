@@ -13,14 +13,14 @@ into the session state (no callback runs)."""
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 from streamlit.components.v2.bidi_component.main import _make_trigger_id
 from streamlit.runtime.pages_manager import PagesManager
 
 from ragrecall_app import context, failures, ranks
-from tests.dashboard_support import ROOT, app, no_exception, samples_workspace, titles
+from tests.dashboard_support import app, no_exception, samples_workspace, titles
+from tests.samples import samples_copy
 
 NEVER = "never retrieved"
 FAILURES_BAR = {"points": [{"curve_number": 0, "y": NEVER, "x": 5, "customdata": ["bm25", NEVER]}]}
@@ -130,8 +130,8 @@ def test_a_click_keeps_the_workspace_folder_typed_in(tmp_path, monkeypatch):
     its callback: the switch drops every widget value the script did not write, and the
     folder field going back to the launch workspace would show another workspace's
     numbers."""
-    at = app(monkeypatch=monkeypatch)  # the launch workspace: data_samples itself
-    typed = shutil.copytree(ROOT / "data_samples", tmp_path / "typed")
+    at = app(monkeypatch=monkeypatch)  # the launch workspace: the shared copy
+    typed = samples_copy(tmp_path / "typed")
     at.text_input(key=context.FOLDER_KEY).input(str(typed)).run()
     at.switch_page("pages/failures.py").run()
     no_exception(at)

@@ -4,7 +4,8 @@ code), and a caption beside it names what is open."""
 
 from __future__ import annotations
 
-from tests.dashboard_support import ROOT, app, hostile_workspace, no_exception
+from tests.dashboard_support import app, hostile_workspace, no_exception
+from tests.samples import shared_samples
 
 
 def _popover_keys(at) -> list[list[str]]:
@@ -34,11 +35,11 @@ def test_the_folder_field_and_the_uploads_are_in_a_popover(monkeypatch):
     policy, data = _popover_keys(at)  # the view's choices first, the data's after them
     assert data == ["side_ws", "side_up_gold", "side_up_runs", "side_up_grades", "side_up_corpus"]
     assert "side_rel" in policy
-    assert at.text_input(key="side_ws").value == str(ROOT / "data_samples")
+    assert at.text_input(key="side_ws").value == str(shared_samples())
     # the path as Markdown escapes it (every punctuation mark: a path with a dot too), read
     # back without its escapes
     shown = [c.replace("\\", "") for c in _captions(at)]
-    assert "Workspace: " + str(ROOT / "data_samples") in shown
+    assert "Workspace: " + str(shared_samples()) in shown
 
 
 def test_a_folder_typed_in_opens_it_and_the_caption_names_it(tmp_path, monkeypatch):

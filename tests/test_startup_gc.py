@@ -13,6 +13,7 @@ import pytest
 from dashboard_support import ROOT
 
 from ragrecall_app import page_warm, serve
+from tests.samples import shared_samples
 
 
 @pytest.fixture
@@ -27,6 +28,9 @@ def fresh_interpreter(code: str, tmp_path) -> subprocess.CompletedProcess:
     """``code`` run by a new interpreter of this checkout (a home of its own); it must end
     well."""
     env = {**os.environ, "RAGRECALL_HOME": str(tmp_path / "home")}
+    # app.py's own default workspace is the checkout's data_samples: a store left there
+    # would be attached (and locked); the tests' shared copy has none
+    env["RAGRECALL_WORKSPACE"] = str(shared_samples())
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True
     )
