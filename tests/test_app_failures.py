@@ -1,11 +1,8 @@
 """AppTest: the Failures page; an injected bar click opens the filtered Queries page."""
 
-import shutil
-
 import pytest
 
 from tests.dashboard_support import (
-    ROOT,
     app,
     charts,
     figures,
@@ -14,6 +11,7 @@ from tests.dashboard_support import (
     trec_workspace,
 )
 from tests.plain_scores import failing
+from tests.samples import samples_copy
 from tests.test_app_queries import bm25_failing
 
 PAGE = "pages/failures.py"
@@ -122,7 +120,7 @@ def test_the_sidebar_rule_changes_what_fails(at):
 def meeting(tmp_path, monkeypatch):
     """The Failures page on a copy of data_samples (verdicts are written to its store)."""
     folder = tmp_path / "ws"
-    shutil.copytree(ROOT / "data_samples", folder, ignore=shutil.ignore_patterns("*.duckdb*"))
+    samples_copy(folder)
     return app(folder, monkeypatch).switch_page(PAGE).run()
 
 

@@ -5,9 +5,10 @@ import json
 
 from ragrecall_app import chart_code
 from ragrecall_app.render import PAGE_CSS, PRESENTATION_CSS, escape_markdown
-from tests.dashboard_support import ROOT, app, no_exception, tables
+from tests.dashboard_support import app, no_exception, tables
+from tests.samples import shared_samples
 
-SAMPLES = ROOT / "data_samples"
+SAMPLES = shared_samples()
 SECTION = "hr"
 
 

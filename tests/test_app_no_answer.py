@@ -8,7 +8,6 @@ from ragrecall_core.analysis.no_answer import no_answer_report
 from ragrecall_core.views import no_answer_text as nat
 from tests import fixtures_regressions as fx
 from tests.dashboard_support import (
-    ROOT,
     app,
     no_exception,
     titles,
@@ -17,6 +16,7 @@ from tests.dashboard_support import (
 )
 from tests.dashboard_support import figures as chart_figures
 from tests.dashboard_support import table as shown_table
+from tests.samples import shared_samples
 
 PAGE = "pages/no_answer.py"
 RUNS = ["bm25", "dense-minilm", "hybrid-rrf-k10-titleboost", "hybrid-rrf"]
@@ -58,7 +58,7 @@ def test_renders_per_run_on_data_samples(monkeypatch):
     at = open_page(monkeypatch)
     no_exception(at)
     assert titles(at) == ["No-answer queries"]
-    expected = no_answer_report(Workspace.open(ROOT / "data_samples"), 5).pick(0.1)
+    expected = no_answer_report(Workspace.open(shared_samples()), 5).pick(0.1)
     shown = picked(at).set_index("run")
     assert list(shown.index) == RUNS
     for _, row in expected.iterrows():
@@ -120,7 +120,7 @@ def test_split_filter_changes_the_content(monkeypatch):
     no_exception(at)
     in_test = tops(at)
     assert 0 < len(in_test) < all_queries
-    gold = Workspace.open(ROOT / "data_samples").cursor()
+    gold = Workspace.open(shared_samples()).cursor()
     test_ids = {
         r[0] for r in gold.execute("SELECT query_id FROM queries WHERE split = 'test'").fetchall()
     }

@@ -2,14 +2,12 @@
 
 import json
 import re
-import shutil
 from html import escape
 
 import pytest
 
 from ragrecall_core import Workspace
 from tests.dashboard_support import (
-    ROOT,
     app,
     hostile_workspace,
     no_exception,
@@ -17,6 +15,7 @@ from tests.dashboard_support import (
     trec_workspace,
 )
 from tests.plain_scores import failing
+from tests.samples import samples_copy, shared_samples
 
 PAGE = "pages/queries.py"
 
@@ -28,7 +27,7 @@ def bm25_failing() -> int:
 
 
 def corpus_texts() -> dict[str, str]:
-    lines = (ROOT / "data_samples" / "corpus.jsonl").read_text().splitlines()
+    lines = (shared_samples() / "corpus.jsonl").read_text().splitlines()
     return {r["chunk_id"]: r["text"] for r in map(json.loads, lines)}
 
 
@@ -142,7 +141,7 @@ def test_deep_link_opens_reading_view(monkeypatch):
     no_exception(at)
     assert [s.value for s in at.subheader] == ["Query q029 · run dense-minilm"]
     gold = (
-        Workspace.open(ROOT / "data_samples")
+        Workspace.open(shared_samples())
         .cursor()
         .execute("SELECT chunk_id FROM qrels WHERE query_id = 'q029'")
         .fetchall()
@@ -189,7 +188,7 @@ def test_hostile_text_is_data_not_markup(tmp_path, monkeypatch):
 def meeting(tmp_path, monkeypatch):
     """Queries on a copy of data_samples (a verdict is written to its store), q042 open."""
     folder = tmp_path / "ws"
-    shutil.copytree(ROOT / "data_samples", folder, ignore=shutil.ignore_patterns("*.duckdb*"))
+    samples_copy(folder)
     return app(folder, monkeypatch, params={"q": "q042"}).switch_page(PAGE).run()
 
 
@@ -246,7 +245,7 @@ def test_a_refused_verdict_says_why_and_stores_nothing(meeting):
 def test_a_read_only_store_disables_the_verdict_form(tmp_path, monkeypatch):
     monkeypatch.setattr("ragrecall_core.inputs.store.is_writable", lambda path: False)
     folder = tmp_path / "ws"
-    shutil.copytree(ROOT / "data_samples", folder, ignore=shutil.ignore_patterns("*.duckdb*"))
+    samples_copy(folder)
     at = app(folder, monkeypatch, params={"q": "q042"}).switch_page(PAGE).run()
     no_exception(at)
     assert not [b for b in at.button if b.label == "Save verdict"]
@@ -288,7 +287,7 @@ def test_two_copies_of_the_same_files_keep_their_own_verdicts(tmp_path, monkeypa
     copies = []
     for name in ("a", "b"):
         folder = tmp_path / name
-        shutil.copytree(ROOT / "data_samples", folder, ignore=shutil.ignore_patterns("*.duckdb*"))
+        samples_copy(folder)
         copies.append(folder)
     first = app(copies[0], monkeypatch, params={"q": "q042"}).switch_page(PAGE).run()
     save_verdict(first, "paraphrase")

@@ -5,13 +5,12 @@ stored verdict without one (an imported file may have none) says "(no name)", ne
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from ragrecall_core import Workspace
 from ragrecall_core.analysis.verdicts import latest_verdicts, record_verdict
-from tests.dashboard_support import ROOT, app, no_exception
+from tests.dashboard_support import app, no_exception
+from tests.samples import samples_copy
 
 PAGE = "pages/queries.py"
 
@@ -19,7 +18,7 @@ PAGE = "pages/queries.py"
 @pytest.fixture
 def folder(tmp_path):
     folder = tmp_path / "ws"
-    shutil.copytree(ROOT / "data_samples", folder, ignore=shutil.ignore_patterns("*.duckdb*"))
+    samples_copy(folder)
     return folder
 
 

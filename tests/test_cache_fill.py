@@ -6,7 +6,6 @@ outlive the server."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -21,6 +20,7 @@ from ragrecall_core.errors import InputError
 from ragrecall_core.inputs import load_cache
 from ragrecall_core.views.source import Source
 from tests.helpers import count_cache_restores, launch_here
+from tests.samples import samples_copy
 from tests.test_load_cache import assert_same_content
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,7 +44,7 @@ def workspace(tmp_path, monkeypatch) -> Path:
     count_cache_restores(monkeypatch, HITS)
     load_cache._DIGESTS.clear()
     monkeypatch.setattr(load_cache, "_LOADER_DIGEST", [])
-    return shutil.copytree(ROOT / "data_samples", tmp_path / "ws")
+    return samples_copy(tmp_path / "ws")
 
 
 def launcher_args(workspace: Path) -> list[str]:

@@ -20,8 +20,9 @@ from ragrecall_core import Workspace
 from ragrecall_core.analysis.capture import capture, progress_path, ranked_list
 from ragrecall_core.errors import InputError
 from tests.helpers import gold_row, write_jsonl, write_text
+from tests.samples import shared_samples
 
-SAMPLES = Path(__file__).resolve().parent.parent / "data_samples"
+SAMPLES = shared_samples()
 
 
 def read_jsonl(path: Path) -> list[dict]:

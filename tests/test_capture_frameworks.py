@@ -34,7 +34,9 @@ from llama_index.core.schema import Document as LlamaDocument
 from llama_index.core.schema import TextNode
 from llama_index.retrievers.bm25 import BM25Retriever as LlamaBM25
 
-SAMPLES = Path(__file__).resolve().parent.parent / "data_samples"
+from tests.samples import shared_samples
+
+SAMPLES = shared_samples()
 CHUNKS = read_jsonl(SAMPLES / "corpus.jsonl")
 CHUNK_IDS = {chunk["chunk_id"] for chunk in CHUNKS}
 GOLD = SAMPLES / "gold.jsonl"

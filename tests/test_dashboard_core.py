@@ -39,8 +39,9 @@ from ragrecall_core.views.ranks import (
     rank_bins,
 )
 from tests.plain_scores import mean, plain_scores
+from tests.samples import shared_samples
 
-DATA = Path(__file__).parent.parent / "data_samples"
+DATA = shared_samples()
 
 
 @pytest.fixture(scope="module")

@@ -4,13 +4,12 @@ some multi-condition and confusable queries."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from ragrecall_core import Workspace, evaluate
+from tests.samples import shared_samples
 
-SAMPLES = Path(__file__).parent.parent / "data_samples"
+SAMPLES = shared_samples()
 
 
 @pytest.fixture(scope="module")

@@ -14,12 +14,13 @@ import contextlib
 import io
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.samples import samples_copy
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -42,11 +43,7 @@ WITH_CODE = sorted(name for name, found in PAGES.items() if found)
 
 
 def workspace_copy(folder: Path) -> Path:
-    shutil.copytree(
-        ROOT / "data_samples",
-        folder / "data_samples",
-        ignore=shutil.ignore_patterns("*.duckdb", "*.duckdb.wal"),
-    )
+    samples_copy(folder / "data_samples")  # the name the docs' commands give it
     return folder
 
 

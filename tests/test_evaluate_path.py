@@ -4,7 +4,6 @@ no-answer summary computed only when an output shows them, JSON built from the d
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from helpers import run_cli
@@ -16,8 +15,9 @@ from ragrecall_core.measures import base
 from ragrecall_core.output import text
 from ragrecall_core.output.text import json_text
 from ragrecall_core.scoring import evaluate as evaluate_module
+from tests.samples import shared_samples
 
-SAMPLES = Path(__file__).parent.parent / "data_samples"
+SAMPLES = shared_samples()
 GOLD = SAMPLES / "gold.jsonl"
 RUNS = [SAMPLES / "runs" / "bm25.jsonl", SAMPLES / "runs" / "dense-minilm.jsonl"]
 

@@ -5,11 +5,9 @@ every k is built, the inputs hashed on two threads. Each short way against the l
 from __future__ import annotations
 
 import dataclasses
-import shutil
 
 import pandas as pd
 import pytest
-from dashboard_support import ROOT
 
 from ragrecall_app import analyses, context, overview_sections, serve
 from ragrecall_core.analysis.query_table import build_measure_rows, build_query_table
@@ -18,6 +16,7 @@ from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.scoring.policy import Policy
 from ragrecall_core.views.dashboard_state import Source, content_hash
 from ragrecall_core.views.harm_view import harm_for_cutoffs, harm_label
+from tests.samples import samples_copy, shared_samples
 
 POLICIES = [
     Policy(),
@@ -30,7 +29,7 @@ POLICIES = [
 
 @pytest.fixture(scope="module")
 def samples() -> Workspace:
-    return Workspace.open(ROOT / "data_samples")
+    return Workspace.open(shared_samples())
 
 
 @pytest.mark.parametrize("policy", POLICIES, ids=repr)
@@ -124,7 +123,7 @@ def test_the_overview_from_the_measures_alone_is_the_one_from_the_table(
 ):
     """The Overview a fresh server builds before the query table (its measures alone, Harm@k
     at its k) equals the one built from the table and every k's Harm@k."""
-    workspace = shutil.copytree(ROOT / "data_samples", tmp_path / "ws")  # its own cache keys
+    workspace = samples_copy(tmp_path / "ws")  # its own cache keys
     first = serve.warm_first_page(Source(workspace=workspace))
     ctx = dataclasses.replace(first, state=dataclasses.replace(first.state, **view))
     built = []
@@ -148,7 +147,7 @@ def test_the_overview_from_the_measures_alone_is_the_one_from_the_table(
 
 
 def test_inputs_hashed_beside_each_other_key_as_one_by_one(tmp_path, monkeypatch):
-    workspace = shutil.copytree(ROOT / "data_samples", tmp_path / "ws")
+    workspace = samples_copy(tmp_path / "ws")
     files = Source(workspace=workspace).input_files()
     monkeypatch.setattr(load_cache, "_DIGESTS", {})
     one_by_one = content_hash(files)

@@ -3,15 +3,14 @@ pass): ``Recall@5>=-1`` passed every run. Such a requirement is refused in one l
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from ragrecall_core.analysis.gate import parse_requirement
 from ragrecall_core.cli import main
 from ragrecall_core.errors import InputError
+from tests.samples import shared_samples
 
-SAMPLES = Path(__file__).resolve().parent.parent / "data_samples"
+SAMPLES = shared_samples()
 
 
 @pytest.mark.parametrize(

@@ -26,7 +26,8 @@ from ragrecall_core.views.samples import (
     small_sample_warning,
 )
 from tests import fixtures_regressions as fx
-from tests.dashboard_support import ROOT, TREC, app, charts, no_exception, titles
+from tests.dashboard_support import TREC, app, charts, no_exception, titles
+from tests.samples import shared_samples
 
 QRELS = TREC / "qrels.comment.test"
 RESULTS = TREC / "results.comment.test"
@@ -58,7 +59,7 @@ def test_a_topic_judged_only_non_relevant_is_a_no_answer_query_saying_why(trec):
 
 
 def test_a_gold_query_listing_nothing_says_so():
-    table = build_query_table(Workspace.open(ROOT / "data_samples"), 5).table
+    table = build_query_table(Workspace.open(shared_samples()), 5).table
     sources = set(table.loc[table.relevant == 0, "no_answer_source"])
     assert sources == {GOLD_LISTS_NONE}
 
@@ -71,9 +72,7 @@ def test_every_grouping_the_trec_files_lack_is_named_with_what_enables_it(trec):
 
 
 def test_data_samples_lacks_no_grouping():
-    assert (
-        missing_dimensions(build_query_table(Workspace.open(ROOT / "data_samples"), 5).table) == {}
-    )
+    assert missing_dimensions(build_query_table(Workspace.open(shared_samples()), 5).table) == {}
 
 
 def test_small_samples_are_said_out_loud():

@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -17,9 +16,10 @@ from ragrecall_core.inputs import load_cache
 from ragrecall_core.inputs.workspace import workspace_facts
 from tests.fixtures_regressions import write_workspace
 from tests.helpers import count_cache_restores, write_text
+from tests.samples import samples_copy, shared_samples
 from tests.test_beir import beir_folder
 
-DATA_SAMPLES = Path(__file__).resolve().parent.parent / "data_samples"
+DATA_SAMPLES = shared_samples()
 MEASURES = ["Recall@5", "Hit@3", "MRR@10", "P@5", "nDCG@5", "Judged@5"]
 
 
@@ -237,7 +237,7 @@ def test_a_restored_run_table_is_the_cache_files_read_in_place(tmp_path):
 
 def test_one_changed_byte_misses(tmp_path):
     root = tmp_path / "ws"
-    shutil.copytree(DATA_SAMPLES, root)
+    samples_copy(root)
     cache = tmp_path / "cache"
     Workspace.open(root, cache=cache)
     load_cache.wait_for_writes()
@@ -257,7 +257,7 @@ def test_one_changed_byte_misses(tmp_path):
 def test_the_same_files_at_another_path_do_not_share_a_cache(tmp_path):
     cache = tmp_path / "cache"
     for name in ("one", "two"):
-        shutil.copytree(DATA_SAMPLES, tmp_path / name)
+        samples_copy(tmp_path / name)
         ws = Workspace.open(tmp_path / name, cache=cache)
         load_cache.wait_for_writes()
         paths = {path.parent.parent for path in ws.runs.values()}
@@ -267,7 +267,7 @@ def test_the_same_files_at_another_path_do_not_share_a_cache(tmp_path):
 
 def test_a_config_appearing_beside_a_run_misses(tmp_path):
     root = tmp_path / "ws"
-    shutil.copytree(DATA_SAMPLES, root)
+    samples_copy(root)
     (root / "runs" / "bm25.config.json").unlink()
     cache = tmp_path / "cache"
     Workspace.open(root, cache=cache)
@@ -348,8 +348,8 @@ def test_the_command_line_caches_only_when_asked(tmp_path, monkeypatch, capsys):
 
     monkeypatch.setenv("RAGRECALL_HOME", str(tmp_path / "home"))
     # a copy: a load whose inputs' stamps move while it reads them is not kept, and the
-    # checkout's data_samples is shared with every test running beside this one
-    samples = shutil.copytree(DATA_SAMPLES, tmp_path / "samples")
+    # shared copy of data_samples is read by every test of this process
+    samples = samples_copy(tmp_path / "samples")
     gold, runs = samples / "gold.jsonl", sorted((samples / "runs").glob("*.jsonl"))
     argv = ["evaluate", gold, *runs, "--format", "json"]
     plain = run_cli(capsys, argv)
@@ -385,7 +385,7 @@ def test_every_command_that_loads_runs_takes_the_cache(tmp_path, monkeypatch, ca
 
     monkeypatch.setenv("RAGRECALL_HOME", str(tmp_path / "home"))
     workspace = tmp_path / "ws"
-    shutil.copytree(DATA_SAMPLES, workspace)
+    samples_copy(workspace)
     runs = sorted((workspace / "runs").glob("*.jsonl"))
     values = {"gold": workspace / "gold.jsonl", "run0": runs[0], "run1": runs[1]}
     values |= {"workspace": workspace, "out": tmp_path}

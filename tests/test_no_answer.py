@@ -17,7 +17,6 @@ answerable coverage(t) = share of answerable queries whose top score >= t AND th
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from fixtures_regressions import write_jsonl
@@ -25,6 +24,7 @@ from fixtures_regressions import write_jsonl
 from ragrecall_core import Workspace
 from ragrecall_core.analysis.no_answer import no_answer_report
 from ragrecall_core.cli import main
+from tests.samples import shared_samples
 
 GOLD = [
     {"id": "a1", "query": "a1", "relevant_ids": ["R1"]},
@@ -241,6 +241,6 @@ def test_the_no_answer_summary_lists_runs_in_the_workspace_order():
     from ragrecall_core.scoring.evaluate import no_answer_summary
     from ragrecall_core.scoring.prepared import prepare
 
-    ws = Workspace.open(Path(__file__).resolve().parent.parent / "data_samples")
+    ws = Workspace.open(shared_samples())
     orders = {tuple(no_answer_summary(prepare(ws, None))) for _ in range(20)}
     assert orders == {tuple(ws.run_names)}

@@ -12,6 +12,7 @@ from ragrecall_core.analysis.no_answer import NoAnswerReport
 from ragrecall_core.views import no_answer_view as nav
 from ragrecall_core.views.charts import label_margin
 from tests.dashboard_support import app, no_exception
+from tests.samples import shared_samples
 
 SWEEP = ["threshold", "false confidence", "answerable coverage"]
 
@@ -140,9 +141,8 @@ def test_the_sweep_tables_are_built_only_while_their_box_is_open(monkeypatch):
 def samples_tops():
     from ragrecall_core import Workspace
     from ragrecall_core.analysis.no_answer import no_answer_report
-    from tests.dashboard_support import ROOT
 
-    ws = Workspace.open(ROOT / "data_samples")
+    ws = Workspace.open(shared_samples())
     report = no_answer_report(ws, 5)
     picked = dict(zip(report.pick(0.1)["run"], report.pick(0.1)["threshold"], strict=True))
     return nav.no_answer_tops(ws, report, picked), picked
@@ -162,11 +162,10 @@ def test_queries_a_run_answers_above_its_threshold_come_first(samples_tops):
 def test_the_page_lists_the_first_queries_with_every_run_of_each(samples_tops):
     from ragrecall_core import Workspace
     from ragrecall_core.analysis.no_answer import no_answer_report
-    from tests.dashboard_support import ROOT
 
     tops, picked = samples_tops
-    report = no_answer_report(Workspace.open(ROOT / "data_samples"), 5)
-    shown = nav.no_answer_tops(Workspace.open(ROOT / "data_samples"), report, picked, limit=3)
+    report = no_answer_report(Workspace.open(shared_samples()), 5)
+    shown = nav.no_answer_tops(Workspace.open(shared_samples()), report, picked, limit=3)
     assert list(shown["query_id"].drop_duplicates()) == list(tops["query_id"].unique()[:3])
     assert shown.groupby("query_id").size().eq(tops["run"].nunique()).all()
     # the same rows, texts included, as the whole list's first ones

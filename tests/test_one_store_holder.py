@@ -10,18 +10,18 @@ runs: stored grades read as none, DuckDB's file-handle errors, the store shown u
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from ragrecall_app import context, opened
 from ragrecall_core.views.source import Source
+from tests.samples import samples_copy, shared_samples
 
-SAMPLES = Path(__file__).resolve().parent.parent / "data_samples"
+SAMPLES = shared_samples()
 
 
 def _folder(tmp_path: Path) -> Path:
     folder = tmp_path / "ws"
-    shutil.copytree(SAMPLES, folder, ignore=shutil.ignore_patterns("*.duckdb*"))
+    samples_copy(folder)
     return folder
 
 

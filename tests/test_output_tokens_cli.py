@@ -21,8 +21,9 @@ import pytest
 
 from ragrecall_core.output.text import json_text
 from tests.helpers import gold_row, grade_row, run_cli, run_row, write_jsonl
+from tests.samples import shared_samples
 
-SAMPLES = Path(__file__).parent.parent / "data_samples"
+SAMPLES = shared_samples()
 INTERNALS = re.compile(r"(?<!\w)(None|nan|NaN|NaT|True|False|inf|Infinity|Empty DataFrame)(?!\w)")
 NA_MARK = "<NA>"
 

@@ -12,8 +12,9 @@ import pandas as pd
 import pytest
 
 from ragrecall_core.inputs.workspace import Workspace
-from tests.dashboard_support import ROOT, app, no_exception
+from tests.dashboard_support import app, no_exception
 from tests.helpers import build_report, write_jsonl
+from tests.samples import shared_samples
 
 TOKENS = re.compile(r"(?<![\w<])(None|nan|NaN|<NA>|NaT|True|False)(?![\w>])|Empty DataFrame")
 PAGES = {
@@ -122,7 +123,7 @@ def test_no_internal_token_on_a_page_of_a_sparse_workspace(page, tmp_path, monke
 
 @pytest.fixture(scope="module")
 def report():
-    return build_report(Workspace.open(ROOT / "data_samples"), k=5)
+    return build_report(Workspace.open(shared_samples()), k=5)
 
 
 @pytest.mark.parametrize("fmt", ["to_html", "to_markdown", "to_csv"])

@@ -6,7 +6,8 @@ from __future__ import annotations
 from ragrecall_app.overview_sections import CONFIGS_OPEN, COUNTS_OPEN
 from ragrecall_core import Workspace
 from ragrecall_core.views.dashboard_state import session_key
-from tests.dashboard_support import ROOT, app, no_exception, tables
+from tests.dashboard_support import app, no_exception, tables
+from tests.samples import shared_samples
 
 
 def counts_table(at, label: str):
@@ -21,7 +22,7 @@ def test_counts_are_distinct_queries_per_value(monkeypatch):
     no_exception(at)
     at.session_state[COUNTS_OPEN] = True  # the counts' box, opened
     at.run()
-    con = Workspace.open(ROOT / "data_samples").cursor()
+    con = Workspace.open(shared_samples()).cursor()
     for column, label in (("query_type", "query type"), ("section", "corpus section")):
         expected = dict(
             con.execute(
@@ -53,7 +54,7 @@ def test_counts_and_configurations_are_sent_only_while_their_boxes_are_open(monk
 
 def test_a_view_without_queries_says_so_instead_of_failing(monkeypatch):
     at = app(None, monkeypatch)
-    con = Workspace.open(ROOT / "data_samples").cursor()
+    con = Workspace.open(shared_samples()).cursor()
     query_type, section = con.execute(
         "SELECT t.query_type, c.section FROM (SELECT DISTINCT query_type FROM queries) t, "
         "(SELECT DISTINCT section FROM queries) c EXCEPT "

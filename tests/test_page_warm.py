@@ -4,14 +4,14 @@ results built and only draws them. Counted by calls of the builders, never timed
 
 from __future__ import annotations
 
-import shutil
 from collections import Counter
 
 from ragrecall_app import agreement, analyses, context, failures, page_warm, queries, ranks, serve
 from ragrecall_core.views import compare_view, no_answer_view
 from ragrecall_core.views.dashboard_state import Source
-from tests.dashboard_support import ROOT, app, count_calls, no_exception, titles
+from tests.dashboard_support import app, count_calls, no_exception, titles
 from tests.helpers import launch_here
+from tests.samples import samples_copy
 
 PAGES = {
     "pages/queries.py": "Queries",
@@ -24,7 +24,7 @@ PAGES = {
 
 
 def test_a_first_visit_after_the_warm_up_builds_nothing_again(tmp_path, monkeypatch):
-    workspace = shutil.copytree(ROOT / "data_samples", tmp_path / "ws")  # its own cache keys
+    workspace = samples_copy(tmp_path / "ws")  # its own cache keys
     calls = Counter()
 
     def count(module, name):

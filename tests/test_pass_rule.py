@@ -19,6 +19,7 @@ from ragrecall_core.analysis.gate import check_gate
 from ragrecall_core.analysis.pass_rule import pass_measure, require_rule, rule_line
 from ragrecall_core.analysis.query_table import build_query_table
 from tests.helpers import gold_row, make_workspace, run_cli, run_row
+from tests.samples import shared_samples
 
 TREC = Path(__file__).parent / "data" / "trec_eval"
 
@@ -105,7 +106,7 @@ def test_trec_rag_2024_every_query_fails_under_recall(trec):
 
 
 def test_data_samples_default_is_exactly_the_old_recall_rule():
-    ws = Workspace.open("data_samples")
+    ws = Workspace.open(shared_samples())
     capped = build_query_table(ws, 5).table
     answerable = capped[capped.relevant > 0]
     assert answerable.relevant.max() <= 5  # what makes the two rules agree
@@ -173,7 +174,9 @@ def test_cli_refuses_an_unknown_rule_with_every_other_problem(pair, capsys):
 def test_every_report_format_states_the_rule(tmp_path, capsys):
     for fmt in ("md", "csv", "html"):
         out = tmp_path / f"r.{fmt}"
-        assert run_cli(capsys, ["report", "data_samples", "-o", out, "--pass-rule", "hit"])[0] == 0
+        assert (
+            run_cli(capsys, ["report", shared_samples(), "-o", out, "--pass-rule", "hit"])[0] == 0
+        )
         text = re.sub(r"\*\*|</?b>", "", out.read_text("utf-8"))  # the key in bold
         assert "pass rule: a query passes when Hit@5 = 1" in text, fmt
         assert text.lower().count("pass rule:") == 1, fmt

@@ -6,7 +6,7 @@ import pytest
 
 from ragrecall_core import Workspace
 from ragrecall_core.analysis.query_detail import RELEVANT, chunk_neighbours, query_detail
-from tests.dashboard_support import ROOT
+from tests.samples import shared_samples
 
 
 def write_jsonl(path, rows):
@@ -31,7 +31,7 @@ def shuffled_corpus(count: int) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def samples():
-    return Workspace.open(ROOT / "data_samples")
+    return Workspace.open(shared_samples())
 
 
 def test_chunks_carry_document_fields_and_reviews(samples):

@@ -37,6 +37,7 @@ from ragrecall_core.scoring.evaluate import evaluate
 from ragrecall_core.scoring.prepared import SCOPE_CTES, prepare, run_scope, scope_params
 from ragrecall_core.views.dashboard_state import k_choices
 from tests.helpers import gold_row, grade_row, make_workspace, run_row
+from tests.samples import shared_samples
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -166,7 +167,7 @@ def old_build_query_table(ws, k, policy=None, runs=None, rule=DEFAULT_RULE):
 # ---------------------------------------------------------------- workspaces
 @pytest.fixture(scope="module")
 def samples():
-    return Workspace.open(ROOT / "data_samples")
+    return Workspace.open(shared_samples())
 
 
 def _chunks(prefix: str, n: int) -> list[str]:

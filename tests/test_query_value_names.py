@@ -9,20 +9,20 @@ import io
 import json
 
 import pytest
-from dashboard_support import ROOT
 
 from ragrecall_core import Workspace, evaluate
 from ragrecall_core.analysis.compare import compare
 from ragrecall_core.cli import main
 from ragrecall_core.measures import parse_requests
+from tests.samples import shared_samples
 
-GOLD = ROOT / "data_samples" / "gold.jsonl"
-RUN = ROOT / "data_samples" / "runs" / "bm25.jsonl"
+GOLD = shared_samples() / "gold.jsonl"
+RUN = shared_samples() / "runs" / "bm25.jsonl"
 
 
 @pytest.fixture(scope="module")
 def samples() -> Workspace:
-    return Workspace.open(ROOT / "data_samples")
+    return Workspace.open(shared_samples())
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,6 @@ how many it used.
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from ragrecall_core.analysis import judge_session
@@ -19,8 +17,8 @@ from ragrecall_core.inputs import store as judging
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.scoring.policy import Policy
 from ragrecall_core.views.overview import summary_measures
-from tests.dashboard_support import ROOT
 from tests.helpers import build_report
+from tests.samples import samples_copy
 
 K = 5
 STORED = 50
@@ -38,7 +36,7 @@ ORDER BY r.query_id, r.chunk_id LIMIT $n
 @pytest.fixture
 def judged_workspace(tmp_path):
     folder = tmp_path / "ws"
-    shutil.copytree(ROOT / "data_samples", folder, ignore=shutil.ignore_patterns("*.duckdb*"))
+    samples_copy(folder)
     ws = Workspace.open(folder)
     judge_session.open_store(ws, create=True)
     pairs = ws.cursor().execute(UNJUDGED_TOP_K, {"k": K, "n": STORED}).fetchall()
@@ -77,7 +75,7 @@ def test_report_numbers_equal_the_dashboards(judged_workspace, policy):
 def test_stored_judgments_change_the_report_and_are_counted(judged_workspace, tmp_path):
     folder, ws = judged_workspace
     plain = tmp_path / "plain"
-    shutil.copytree(ROOT / "data_samples", plain, ignore=shutil.ignore_patterns("*.duckdb*"))
+    samples_copy(plain)
     with_store = build_report(Workspace.open(folder), K, "test")
     without = build_report(Workspace.open(plain), K, "test")
     assert report_means(with_store) != report_means(without)

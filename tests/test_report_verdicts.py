@@ -5,16 +5,14 @@ from __future__ import annotations
 
 import csv
 import io
-import shutil
-from pathlib import Path
 
 import pytest
 
 from ragrecall_core import Workspace
 from ragrecall_core.analysis.verdicts import record_verdict
 from ragrecall_core.output.report import NO_VERDICTS
-from tests.dashboard_support import ROOT
 from tests.helpers import build_report, run_cli
+from tests.samples import samples_copy
 from tests.test_app_judge import seed002
 
 
@@ -67,7 +65,7 @@ def test_the_report_command_reads_verdicts_from_the_store(ws, tmp_path, capsys):
 def test_verdicts_outside_the_reports_split_are_counted_not_dropped(tmp_path):
     """The report covers the held-out split by default; a verdict on a dev query is not
     listed there, and the report says how many were left out and how to see them."""
-    folder = Path(shutil.copytree(ROOT / "data_samples", tmp_path / "ws"))
+    folder = samples_copy(tmp_path / "ws")
     ws = Workspace.open(folder)
     dev = ws.cursor().execute("SELECT min(query_id) FROM queries WHERE split = 'dev'").fetchone()[0]
     record_verdict(ws, "bm25", dev, "paraphrase", recorded_by="team")

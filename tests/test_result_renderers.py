@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -14,8 +13,9 @@ from ragrecall_core.analysis.compare import compare
 from ragrecall_core.analysis.gate import check_gate
 from ragrecall_core.analysis.no_answer import no_answer_report
 from ragrecall_core.output.text import json_text
+from tests.samples import shared_samples
 
-SAMPLES = Path(__file__).resolve().parent.parent / "data_samples"
+SAMPLES = shared_samples()
 
 
 @pytest.fixture(scope="module")

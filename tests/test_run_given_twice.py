@@ -3,11 +3,10 @@ a name clash with itself."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from ragrecall_core.cli import main
+from tests.samples import shared_samples
 
-SAMPLES = Path(__file__).resolve().parent.parent / "data_samples"
+SAMPLES = shared_samples()
 
 
 def test_the_same_run_file_twice_is_named_as_given_twice(capsys):

@@ -8,8 +8,9 @@ import pytest
 
 from ragrecall_core.inputs import runs
 from ragrecall_core.inputs.db import connect
+from tests.samples import shared_samples
 
-SAMPLES = Path(__file__).parent.parent / "data_samples" / "runs"
+SAMPLES = shared_samples() / "runs"
 TREC = Path(__file__).parent / "data" / "trec_eval"
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -20,6 +19,7 @@ from ragrecall_core.analysis import verdicts as v
 from ragrecall_core.inputs.store import export_grades, store_path, submit
 from tests.dashboard_support import ROOT, app
 from tests.helpers import write_text
+from tests.samples import samples_copy
 from tests.test_app_judge import JUDGE, seed002, shown_chunk
 
 
@@ -236,7 +236,7 @@ def test_a_verdict_saved_over_one_unseen_is_held_back_and_said(tmp_path, monkeyp
     his verdict and asked to save again; a second save replaces it (both in the history)."""
     from tests.test_app_verdict_form import field, save
 
-    folder = shutil.copytree(ROOT / "data_samples", tmp_path / "ws")
+    folder = samples_copy(tmp_path / "ws")
     anna = app(folder, monkeypatch, params={"q": "q042"}).switch_page("pages/queries.py").run()
     boris = app(folder, monkeypatch, params={"q": "q042"}).switch_page("pages/queries.py").run()
     save(boris, "paraphrase", by="boris")

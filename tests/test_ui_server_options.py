@@ -8,6 +8,7 @@ import tomllib
 from pathlib import Path
 
 from ragrecall_core import cli
+from tests.samples import shared_samples
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -16,7 +17,7 @@ def launched_options(monkeypatch) -> dict[str, str]:
     """The streamlit options ``ragrecall ui`` passes to its server, by name."""
     commands: list[list[str]] = []
     monkeypatch.setattr(cli, "serve", lambda command: commands.append(command) or 0)
-    args = cli.build_parser().parse_args(["ui", str(ROOT / "data_samples")])
+    args = cli.build_parser().parse_args(["ui", str(shared_samples())])
     assert cli.cmd_ui(args) == 0
     (command,) = commands
     flags = command[command.index("ragrecall_app.serve") + 1 : command.index("--")]

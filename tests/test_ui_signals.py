@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 
-DATA_SAMPLES = Path(__file__).resolve().parent.parent / "data_samples"
+from tests.samples import shared_samples
+
+DATA_SAMPLES = shared_samples()
 RAGRECALL = Path(sys.executable).with_name("ragrecall")  # the venv's console script
 HOST = "127.0.0.1"
 # bounds on waits, never asserted as speeds: a slow machine only waits longer before failing

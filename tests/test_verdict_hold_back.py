@@ -6,7 +6,6 @@ finishes or waits for the store's lock."""
 
 from __future__ import annotations
 
-import shutil
 import threading
 
 import pytest
@@ -14,7 +13,8 @@ import pytest
 from ragrecall_core import InputError, Workspace
 from ragrecall_core.analysis import verdicts as v
 from ragrecall_core.inputs import store
-from tests.dashboard_support import ROOT, app
+from tests.dashboard_support import app
+from tests.samples import samples_copy
 from tests.test_app_judge import seed002
 
 NONE_SEEN = v.seen_key({})
@@ -134,7 +134,7 @@ def test_the_form_holds_back_a_verdict_saved_between_its_check_and_its_write(tmp
     replaced his and she was told Saved."""
     from tests.test_app_verdict_form import save
 
-    folder = shutil.copytree(ROOT / "data_samples", tmp_path / "ws")
+    folder = samples_copy(tmp_path / "ws")
     anna = app(folder, monkeypatch, params={"q": "q042"}).switch_page("pages/queries.py").run()
     ws = anna.session_state["_ragrecall_ctx"].ws
     history = v.verdict_history

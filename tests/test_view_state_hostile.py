@@ -22,7 +22,8 @@ from ragrecall_core.views.dashboard_state import (
     to_params,
     unfitted,
 )
-from tests.dashboard_support import ROOT, app, no_exception, trec_workspace, unescaped_text
+from tests.dashboard_support import app, no_exception, trec_workspace, unescaped_text
+from tests.samples import samples_copy
 from tests.test_view_state import two_disagreements
 
 OPTIONS = ViewOptions(
@@ -159,7 +160,7 @@ def test_a_run_named_with_a_comma_round_trips_through_a_link(tmp_path, monkeypat
     """A run file ``a,b.jsonl`` is run ``a,b`` (an id is the text the file holds): a link
     the sidebar wrote for it (``run=a,b``) opens it, not runs ``a`` and ``b``; commas
     between names the workspace has still separate them."""
-    folder = shutil.copytree(ROOT / "data_samples", tmp_path / "ws")
+    folder = samples_copy(tmp_path / "ws")
     shutil.copy(folder / "runs" / "bm25.jsonl", folder / "runs" / "a,b.jsonl")
     options = ViewOptions(runs=("a,b", "bm25", "dense-minilm"))
     assert from_params(to_params(ViewState(runs=("a,b",)))).fit(options).runs == ("a,b",)

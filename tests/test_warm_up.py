@@ -3,7 +3,6 @@ browser loads the page, into the caches the first session then finds."""
 
 from __future__ import annotations
 
-import shutil
 import sys
 import threading
 
@@ -11,6 +10,7 @@ from dashboard_support import ROOT, app, no_exception
 
 from ragrecall_app import context, serve
 from ragrecall_core.views.dashboard_state import Source
+from tests.samples import samples_copy
 
 
 def counted_builds(monkeypatch) -> list:
@@ -36,7 +36,7 @@ def counted_builds(monkeypatch) -> list:
 def test_the_first_session_finds_the_warmed_up_scoring(tmp_path, monkeypatch):
     """Issue 30: the first page needs the measures at its one k, not the query table (its
     failure classes, grades, reasons and ranks are the other pages'): about a quarter of it."""
-    workspace = shutil.copytree(ROOT / "data_samples", tmp_path / "ws")  # its own cache keys
+    workspace = samples_copy(tmp_path / "ws")  # its own cache keys
     builds = counted_builds(monkeypatch)
 
     serve.warm_first_page(Source(workspace=workspace))
@@ -51,7 +51,7 @@ def test_the_first_session_finds_the_warmed_up_scoring(tmp_path, monkeypatch):
 def test_every_k_is_built_behind_the_first_page_and_a_new_k_is_a_slice(tmp_path, monkeypatch):
     """Issue 30: the first page scores its one k's measures; the launcher then builds the
     query table at every k the sidebar offers, so a change of k scores nothing."""
-    workspace = shutil.copytree(ROOT / "data_samples", tmp_path / "ws")
+    workspace = samples_copy(tmp_path / "ws")
     builds = counted_builds(monkeypatch)
     ctx = serve.warm_first_page(Source(workspace=workspace))
     context.every_k_tables(ctx)
@@ -71,7 +71,7 @@ def test_the_first_session_finds_the_overview_built(tmp_path, monkeypatch):
     from ragrecall_app import overview_sections, serve
     from ragrecall_core.inputs.workspace import Workspace
 
-    workspace = shutil.copytree(ROOT / "data_samples", tmp_path / "ws")
+    workspace = samples_copy(tmp_path / "ws")
     calls = []
 
     def counting(name, real):
@@ -130,7 +130,7 @@ def test_the_warm_up_opens_the_workspace_while_the_server_starts(tmp_path, monke
     from ragrecall_app import serve
     from ragrecall_core.inputs.workspace import Workspace
 
-    workspace = shutil.copytree(ROOT / "data_samples", tmp_path / "ws")
+    workspace = samples_copy(tmp_path / "ws")
     opened, real, opening = [], Workspace.open, threading.Event()
 
     def open_(*args, **kwargs):
@@ -161,7 +161,7 @@ def test_the_overview_s_other_parts_are_built_beside_the_scoring(tmp_path, monke
     (the server has two cores and the scoring is much Python), once each in all."""
     from ragrecall_app import analyses, serve
 
-    workspace = shutil.copytree(ROOT / "data_samples", tmp_path / "ws")
+    workspace = samples_copy(tmp_path / "ws")
     calls, begun = [], {"harm": threading.Event(), "top": threading.Event()}
     seen_while_scoring = []
 
@@ -200,7 +200,7 @@ def test_the_launcher_s_own_hashing_keys_the_inputs_as_the_warm_up_does(tmp_path
     from ragrecall_core.inputs import load_cache
     from ragrecall_core.views.dashboard_state import content_hash
 
-    workspace = shutil.copytree(ROOT / "data_samples", tmp_path / "ws")
+    workspace = samples_copy(tmp_path / "ws")
     source = Source(workspace=workspace)
     inputs = source.input_files()
     load_cache._DIGESTS.clear()
@@ -227,7 +227,7 @@ def test_the_launcher_opens_the_workspace_before_pandas_is_imported(tmp_path):
     dashboard's modules, so the launcher begins them while those are still being imported."""
     import subprocess
 
-    workspace = shutil.copytree(ROOT / "data_samples", tmp_path / "ws")
+    workspace = samples_copy(tmp_path / "ws")
     code = (
         "import sys\n"
         "from ragrecall_app import opened\n"
@@ -255,7 +255,7 @@ def test_the_workspace_opened_ahead_is_the_one_the_session_would_open(tmp_path, 
     from ragrecall_core.inputs.workspace import workspace_facts
 
     monkeypatch.setenv("RAGRECALL_HOME", str(tmp_path / "home"))
-    workspace = shutil.copytree(ROOT / "data_samples", tmp_path / "ws")
+    workspace = samples_copy(tmp_path / "ws")
     source = Source(workspace=workspace)
     context._load_workspace.clear()
     own, own_key, _store = context.open_source(source)  # the session's own open
@@ -289,7 +289,7 @@ def test_a_source_that_fails_ahead_is_opened_again_and_reports_its_problems(tmp_
     from ragrecall_core.errors import InputError
 
     monkeypatch.setenv("RAGRECALL_HOME", str(tmp_path / "home"))
-    workspace = shutil.copytree(ROOT / "data_samples", tmp_path / "ws")
+    workspace = samples_copy(tmp_path / "ws")
     (workspace / "gold.jsonl").write_text('{"query_id": \n', encoding="utf-8")
     source = Source(workspace=workspace)
     context._load_workspace.clear()

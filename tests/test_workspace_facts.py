@@ -9,8 +9,9 @@ from pathlib import Path
 from ragrecall_core import Workspace
 from ragrecall_core.inputs.workspace import workspace_facts
 from tests.dashboard_support import app, no_exception
+from tests.samples import shared_samples
 
-SAMPLES = Path(__file__).resolve().parent.parent / "data_samples"
+SAMPLES = shared_samples()
 
 
 def annotators(path: Path) -> list[str]:

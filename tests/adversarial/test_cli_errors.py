@@ -173,7 +173,7 @@ def test_ui_with_a_bad_port_exits_2_before_starting_anything(capsys, port):
     [
         (["ui", "--run", "r.jsonl"], "--gold FILE beside it"),
         (["ui", "--corpus", "c.jsonl", "--grades", "g.jsonl"], "--gold FILE beside it"),
-        (["ui", "data_samples", "--gold", "g.jsonl"], "not both"),
+        (["ui", "ws", "--gold", "g.jsonl"], "not both"),
     ],
 )
 def test_ui_refuses_loose_files_it_would_silently_ignore(capsys, argv, expected):

@@ -16,8 +16,9 @@ import pytest
 from ragrecall_core import InputError, Workspace
 from ragrecall_core.inputs import load_cache
 from tests.helpers import count_cache_restores
+from tests.samples import samples_copy, shared_samples
 
-DATA_SAMPLES = Path(__file__).resolve().parents[2] / "data_samples"
+DATA_SAMPLES = shared_samples()
 HITS: list[bool] = []
 
 
@@ -196,7 +197,7 @@ def load_plan_of(ws: Workspace):
 
 def test_a_secret_in_a_run_config_never_reaches_the_cache_file(tmp_path):
     root = tmp_path / "ws"
-    shutil.copytree(DATA_SAMPLES, root)
+    samples_copy(root)
     config = root / "runs" / "bm25.config.json"
     secret = "sk-live-9f8e7d6c5b4a39281706f5e4d3c2b1a0"
     data = json.loads(config.read_text()) | {"api_key": secret, "endpoint": f"https://u:{secret}@h"}
@@ -212,7 +213,7 @@ def test_a_secret_in_a_run_config_never_reaches_the_cache_file(tmp_path):
 
 def test_an_input_with_problems_never_writes_a_cache(tmp_path):
     root = tmp_path / "ws"
-    shutil.copytree(DATA_SAMPLES, root)
+    samples_copy(root)
     with (root / "runs" / "bm25.jsonl").open("a") as run:
         run.write('{"id": 5, "retrieved": "nothing"}\n')
     cache = tmp_path / "cache"

@@ -27,8 +27,9 @@ import pytest
 from ragrecall_core import Workspace
 from ragrecall_core.inputs import load_cache
 from tests.helpers import count_cache_restores, gold_row, run_cli, write_jsonl, write_text
+from tests.samples import shared_samples
 
-DATA_SAMPLES = Path(__file__).resolve().parents[2] / "data_samples"
+DATA_SAMPLES = shared_samples()
 HITS: list[bool] = []
 OLD = '{"id": "q1", "retrieved": [{"chunk_id": "a", "rank": 1, "score": 0.5}]}\n'
 NEW = '{"id": "q1", "retrieved": [{"chunk_id": "b", "rank": 1, "score": 9.5}]}\n'

@@ -13,7 +13,6 @@ is a real process, killed for real (SIGKILL: no handler runs).
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +22,7 @@ import pytest
 from ragrecall_core import Workspace
 from ragrecall_core.inputs import load_cache
 from tests.helpers import count_cache_restores
+from tests.samples import samples_copy
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -51,7 +51,7 @@ load_cache.wait_for_writes()
 @pytest.fixture
 def workspace(tmp_path, monkeypatch) -> Path:
     monkeypatch.delenv(load_cache.CACHE_ENV, raising=False)
-    return shutil.copytree(ROOT / "data_samples", tmp_path / "ws")
+    return samples_copy(tmp_path / "ws")
 
 
 def writer(workspace: Path, cache: Path, how: str) -> subprocess.Popen:

@@ -19,8 +19,9 @@ import pytest
 from ragrecall_core import Workspace
 from ragrecall_core.inputs import load_cache
 from tests.helpers import count_cache_restores, run_cli, write_text
+from tests.samples import shared_samples
 
-DATA_SAMPLES = Path(__file__).resolve().parents[2] / "data_samples"
+DATA_SAMPLES = shared_samples()
 # what the cache appends to the database file it signs (the file format, stated here apart
 # from the module so a changed format fails these tests)
 MAGIC = b"\nragrecall load cache hmac-sha256 v1\n"
@@ -330,11 +331,11 @@ def hostile_workspace(root: Path) -> Path:
     return root
 
 
-@pytest.mark.parametrize("workspace", ["data_samples", "hostile"])
+@pytest.mark.parametrize("workspace", ["samples", "hostile"])
 def test_a_filled_cache_restores_exactly_the_tables_of_a_load_without_it(tmp_path, workspace):
     """Row for row as the load that filled it stored them, and as a multiset equal to an
     independent load without a cache (a load's group-by may list rows in another order)."""
-    root = DATA_SAMPLES if workspace == "data_samples" else hostile_workspace(tmp_path / "ws")
+    root = DATA_SAMPLES if workspace == "samples" else hostile_workspace(tmp_path / "ws")
     plain = tables(Workspace.open(root), "ALL")
     assert plain["qrels"][1] and plain["grades"][1] and plain["corpus"][1]
     assert len([name for name in plain if name.startswith("run_table_")]) >= 2

@@ -18,13 +18,13 @@ from ragrecall_core.analysis.query_table import (
 )
 from ragrecall_core.output.text import plural
 from tests.browser.conftest import apart_from_the_checkout
-from tests.dashboard_support import ROOT
+from tests.samples import shared_samples
 
 TIMEOUT = 30_000
 
 
 def samples_table():
-    return query_table(Workspace.open(ROOT / "data_samples"), 5)
+    return query_table(Workspace.open(shared_samples()), 5)
 
 
 def open_page(page: Page, url: str, ready: str) -> None:

@@ -14,7 +14,7 @@ from ragrecall_core import Workspace
 from ragrecall_core.analysis.query_table import query_table
 from ragrecall_core.views.failure_groups import failure_groups
 from tests.browser.conftest import Server, apart_from_the_checkout, settled
-from tests.dashboard_support import ROOT
+from tests.samples import shared_samples
 
 TIMEOUT = 60_000
 SECTION = "it-ops"
@@ -106,7 +106,7 @@ def test_screenshots_of_the_filtered_meeting(page: Page, server, shots, size):
 def test_tables_size_to_their_rows(page: Page, server):
     """Failures' groups show every group without an inner scroll; a one-row result on
     Queries leaves no empty rows below it."""
-    ws = Workspace.open(ROOT / "data_samples")
+    ws = Workspace.open(shared_samples())
     n_groups = len(failure_groups(query_table(ws, 5), "failure_class"))
     assert 10 < n_groups <= 20  # more than Streamlit's default of ten rows
     page.set_viewport_size({"width": 1600, "height": 1000})

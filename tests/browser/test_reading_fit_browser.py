@@ -13,7 +13,7 @@ from playwright.sync_api import Page, expect
 from ragrecall_core import Workspace
 from ragrecall_core.analysis.query_detail import query_detail
 from tests.browser.conftest import settled
-from tests.dashboard_support import ROOT
+from tests.samples import shared_samples
 
 TIMEOUT = 60_000
 RUN = "bm25"
@@ -46,7 +46,7 @@ def test_the_query_its_gold_and_the_top_retrieved_fit_the_first_screen(
     page: Page, server, shots, size, top, query_id
 ):
     width, height = size
-    detail = query_detail(Workspace.open(ROOT / "data_samples"), RUN, query_id, 5)
+    detail = query_detail(Workspace.open(shared_samples()), RUN, query_id, 5)
     page.set_viewport_size({"width": width, "height": height})
     page.goto(f"{server.url}/query-table?q={query_id}&focus={RUN}&present=1")
     heading = page.get_by_text(f"Query {query_id} · run {RUN}")
