@@ -329,13 +329,13 @@ WHERE q.judged AND NOT EXISTS (SELECT 1 FROM {s}.lists x WHERE x.run = rn.run
 GROUP BY rn.run ORDER BY rn.run
 """
 
-# (``rank <= $last`` first: one comparison leaves the few top ranks of a 7M-row run to the
-# list tests, 0.78 -> 0.36 s)
+# (``rank = ANY($edges)``, the cutoffs and the ranks after them, first: the scan keeps the
+# few rows at those ranks of a 7M-row run before it reads their ids and scores; 0.78 ->
+# 0.36 s CPU for ``rank <= max + 1``, then 0.065 -> 0.048 s for the ranks themselves)
 TIES_SQL = """
 WITH edge AS (
     SELECT run, query_id, rank, score FROM runs
-    WHERE rank <= $last AND ($all_runs OR list_contains($runs, run))
-      AND (list_contains($cutoffs, rank) OR list_contains($cutoffs, rank - 1)))
+    WHERE rank = ANY($edges) AND ($all_runs OR list_contains($runs, run)))
 SELECT a.run, a.rank AS k, count(*) FROM edge a JOIN edge b
   ON a.run = b.run AND a.query_id = b.query_id AND b.rank = a.rank + 1
 WHERE list_contains($cutoffs, a.rank) AND a.score = b.score
@@ -563,7 +563,8 @@ def collect_warnings(
     for run, text in depth_warnings(prepared, cutoffs, runs, query_ids):
         warnings.setdefault(run, []).append(text)
     if cutoffs:
-        bounds = {"cutoffs": list(cutoffs), "last": max(cutoffs) + 1}
+        edges = sorted({rank for k in cutoffs for rank in (k, k + 1)})
+        bounds = {"cutoffs": list(cutoffs), "edges": edges}
         for run, k, n in prepared.fetch(TIES_SQL, {**runs_only, **bounds}):
             text = (
                 f"{plural(n, 'query', 'queries')} {'has' if n == 1 else 'have'} tied scores at "
