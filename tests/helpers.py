@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import redirect_stderr, redirect_stdout
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from ragrecall_core import InputError, Problem, Workspace
 from ragrecall_core.cli import main
+from tests.samples import shared_samples
 
 
 def write_jsonl(path: Path, rows: Iterable[Mapping]) -> Path:
@@ -214,7 +216,9 @@ def launch_here(monkeypatch, args: Sequence[str] = (), warm_up=lambda: None) -> 
     """``serve.main(args)`` in this interpreter, with ``warm_up`` as its warm-up and no
     server; everything process-wide the launcher changes (the collector, streamlit's
     component scan and REPL check, ``sys.argv``, the pages mode, the stop) is as before
-    afterwards, so no later test of this worker meets a launched process."""
+    afterwards, so no later test of this worker meets a launched process. Without a source
+    in ``args`` or the environment it launches on the tests' store-free copy of data_samples,
+    not on its own default (the checkout's, whose judgment store it would read)."""
     import streamlit.delta_generator
     from streamlit.components.v2 import manifest_scanner
     from streamlit.runtime.pages_manager import PagesManager
@@ -222,6 +226,8 @@ def launch_here(monkeypatch, args: Sequence[str] = (), warm_up=lambda: None) -> 
 
     from ragrecall_app import serve
 
+    if not os.environ.get("RAGRECALL_WORKSPACE"):
+        monkeypatch.setenv("RAGRECALL_WORKSPACE", str(shared_samples()))
     monkeypatch.setattr(serve, "warm_up", warm_up)
     monkeypatch.setattr(serve, "STOPPING", threading.Event())  # this launch's own
     monkeypatch.setattr(cli, "main", lambda: 0)

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 
+from ragrecall_app import serve
 from tests import samples
 from tests.dashboard_support import app, samples_workspace
+from tests.helpers import launch_here
 from tests.samples import ROOT, samples_copy, shared_samples
 
 STORE = ("judgments.duckdb", "judgments.duckdb.wal", "gold.judgments.duckdb")
@@ -85,6 +88,18 @@ def test_the_dashboard_launched_without_a_workspace_opens_the_shared_copy(monkey
     at = app(monkeypatch=monkeypatch)
     assert at.text_input(key="side_ws").value == str(shared_samples())
     assert not shared_samples().is_relative_to(ROOT)
+
+
+def test_a_launch_without_a_source_reads_the_shared_copy(monkeypatch):
+    """serve.main's own default is the checkout's data_samples: its launcher would read
+    (hash) a store left there."""
+    read, named_inputs = [], serve.named_inputs
+    monkeypatch.delenv("RAGRECALL_WORKSPACE", raising=False)
+    monkeypatch.setattr(serve.cache_fill, "start", lambda args: None)
+    monkeypatch.setattr(serve, "named_inputs", lambda *a: read.append(named_inputs(*a)) or read[-1])
+    assert launch_here(monkeypatch) == 0
+    (files,) = read
+    assert files and all(Path(f).is_relative_to(shared_samples()) for f in files)
 
 
 def test_no_test_module_names_the_checkouts_data_samples_but_those_that_read_files():
