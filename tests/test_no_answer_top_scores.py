@@ -48,6 +48,4 @@ def test_no_results_for_the_no_answer_queries_says_no_mean(workspace, tmp_path):
     other = make_workspace(tmp_path / "other", GOLD, {"run": run})
     summary = evaluate(other, ["Recall@3"]).no_answer["run"]
     assert summary["mean_top_score"] is None
-    assert no_answer_text(summary) == (
-        "2 no-answer queries outside the means, 0 still got results"
-    )
+    assert no_answer_text(summary) == ("2 no-answer queries outside the means, 0 still got results")
