@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -83,6 +84,8 @@ def app(workspace: Path | None = None, monkeypatch=None, params: dict | None = N
     default (the checkout's data_samples, whose judgment store a user may have left)."""
     if monkeypatch is not None:
         monkeypatch.setenv("RAGRECALL_WORKSPACE", str(workspace or shared_samples()))
+    # without one, app.py would open what the environment names, or its own default
+    assert os.environ.get("RAGRECALL_WORKSPACE"), "app() needs monkeypatch, or a workspace set"
     at = AppTest.from_file(APP, default_timeout=60)
     for key, value in (params or {}).items():
         at.query_params[key] = value

@@ -14,8 +14,8 @@ LINKED = "**bold**<b>x</b>" + "y" * 5000 + "-end"
 
 
 @pytest.mark.parametrize(("param", "page"), [("q", "queries"), ("cq", "compare")])
-def test_a_linked_query_not_in_the_gold_is_named_literally_and_shortened(param, page):
-    at = app(params={param: LINKED}).switch_page(f"pages/{page}.py").run()
+def test_a_linked_query_not_in_the_gold_is_named_literally_and_shortened(param, page, monkeypatch):
+    at = app(monkeypatch=monkeypatch, params={param: LINKED}).switch_page(f"pages/{page}.py").run()
     lines = [unescaped_text(w.value) for w in at.warning if "not in the gold set" in w.value]
     assert len(lines) == 1
     assert lines[0].startswith("Query **bold**<b>x</b>yyy")
@@ -25,7 +25,8 @@ def test_a_linked_query_not_in_the_gold_is_named_literally_and_shortened(param, 
     assert len(lines[0]) < MAX_VALUE_CHARS + 70
 
 
-def test_a_short_unknown_id_is_named_whole():
-    at = app(params={"q": "q_missing"}).switch_page("pages/queries.py").run()
+def test_a_short_unknown_id_is_named_whole(monkeypatch):
+    at = app(monkeypatch=monkeypatch, params={"q": "q_missing"})
+    at = at.switch_page("pages/queries.py").run()
     lines = [unescaped_text(w.value) for w in at.warning if "not in the gold set" in w.value]
     assert lines == ["Query q_missing is not in the gold set."]
