@@ -1,6 +1,7 @@
-"""A file's gold is read on a cursor of its own beside the runs' reads: both inputs' problems
-are still said together, gold first, and a run read that fails never leaves the gold's read
-running on a database about to close."""
+"""A large gold file is read on a cursor of its own beside the runs' reads (here every gold
+is, GOLD_BESIDE_FROM_BYTES set to 0): both inputs' problems are still said together, gold
+first, and a run read that fails never leaves the gold's read running on a database about
+to close."""
 
 from __future__ import annotations
 
@@ -13,6 +14,11 @@ from ragrecall_core.errors import InputError
 from ragrecall_core.inputs import workspace as workspace_module
 from ragrecall_core.inputs.workspace import Workspace
 from tests.helpers import gold_row, run_row, write_jsonl, write_text
+
+
+@pytest.fixture(autouse=True)
+def every_gold_beside(monkeypatch):
+    monkeypatch.setattr(workspace_module, "GOLD_BESIDE_FROM_BYTES", 0)
 
 
 def test_gold_and_run_problems_said_together_gold_first(tmp_path):
