@@ -117,6 +117,22 @@ def run_cli(capsys, argv: Sequence[str]) -> tuple[int, str, str]:
     return code, out, err
 
 
+def compare_with_config(tmp_path: Path, capsys, config: Mapping) -> dict[str, tuple]:
+    """``ragrecall compare`` of two runs in ``--format json`` and ``table``, the candidate's
+    config file holding ``config`` (the baseline's a plain one): each format's (exit code,
+    stdout, stderr), for tests that a config's text leaves no output unredacted."""
+    gold = write_jsonl(tmp_path / "gold.jsonl", [gold_row("q1", ["a"]), gold_row("q2", ["b"])])
+    runs = tmp_path / "runs"
+    base = write_jsonl(runs / "base.jsonl", [run_row("q1", ["a"]), run_row("q2", [])])
+    cand = write_jsonl(runs / "cand.jsonl", [run_row("q1", ["a"]), run_row("q2", ["b"])])
+    write_text(runs / "base.config.json", json.dumps({"top_k": 5, "note": "plain"}))
+    write_text(runs / "cand.config.json", json.dumps(dict(config)))
+    return {
+        fmt: run_cli(capsys, ["compare", gold, base, cand, "--format", fmt])
+        for fmt in ("json", "table")
+    }
+
+
 def cli_texts(commands: Mapping[str, Sequence]) -> dict[str, str]:
     """Run each named command line in this process (no capsys: module fixtures use it) and
     return its stdout + stderr by name; each must pass or fail, never be refused (exit 2)."""

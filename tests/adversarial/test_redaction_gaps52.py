@@ -24,14 +24,13 @@ a leaked credential.
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 
 import pytest
 
 from ragrecall_core.inputs.secrets import REDACTED, redact, redact_path, redact_text
-from tests.helpers import gold_row, run_cli, run_row, write_jsonl, write_text
+from tests.helpers import compare_with_config, gold_row, run_cli, write_jsonl, write_text
 
 # random base62 (made with a seeded generator), cut into the families' random parts
 R1 = "rd4UGE28xAc6ikZA1l9wCOac" + "IyCapekkEoOrFXFAh2c5N5y8fKzQ54xIijzH"
@@ -177,16 +176,9 @@ def test_a_case_folded_token_in_a_path_is_redacted(family):
 
 def test_an_upper_cased_token_in_a_config_never_leaves_compare(tmp_path, capsys):
     """End to end: a config note with upper- and lower-cased tokens, glued to words."""
-    gold = write_jsonl(tmp_path / "gold.jsonl", [gold_row("q1", ["a"]), gold_row("q2", ["b"])])
-    runs = tmp_path / "runs"
-    base = write_jsonl(runs / "base.jsonl", [run_row("q1", ["a"]), run_row("q2", [])])
-    cand = write_jsonl(runs / "cand.jsonl", [run_row("q1", ["a"]), run_row("q2", ["b"])])
-    write_text(runs / "base.config.json", json.dumps({"top_k": 5, "note": "plain"}))
     upper, lower = TOKENS["GitLab glpat-"].upper(), TOKENS["AWS AKIA"].lower()
     config = {"top_k": 5, "note": f"rotate SHEET_{upper}", "endpoint": f"id=abc{lower}xyz"}
-    write_text(runs / "cand.config.json", json.dumps(config))
-    for fmt in ("json", "table"):
-        code, out, err = run_cli(capsys, ["compare", gold, base, cand, "--format", fmt])
+    for fmt, (code, out, err) in compare_with_config(tmp_path, capsys, config).items():
         assert code in (0, 1), err
         assert "rotate" in out, out
         for token in (upper, lower):

@@ -18,12 +18,10 @@ a leaked credential.
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from ragrecall_core.inputs.configs import REDACTED, redact, redact_text
-from tests.helpers import gold_row, run_cli, run_row, write_jsonl, write_text
+from tests.helpers import compare_with_config, gold_row, write_jsonl, write_text
 
 B62 = "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0U1v2W3x4Y5z6"
 HEX = "6777b3995cf8d8053e11e7833479d881"
@@ -148,15 +146,8 @@ GLUED_AFTER = TOKENS["AWS AKIA"] + "abc"
 
 
 def test_a_glued_token_in_a_config_never_leaves_compare(tmp_path, capsys):
-    gold = write_jsonl(tmp_path / "gold.jsonl", [gold_row("q1", ["a"]), gold_row("q2", ["b"])])
-    runs = tmp_path / "runs"
-    base = write_jsonl(runs / "base.jsonl", [run_row("q1", ["a"]), run_row("q2", [])])
-    cand = write_jsonl(runs / "cand.jsonl", [run_row("q1", ["a"]), run_row("q2", ["b"])])
-    write_text(runs / "base.config.json", json.dumps({"top_k": 5, "note": "plain"}))
     config = {"top_k": 5, "note": f"rotate {GLUED}", "endpoint": f"id={GLUED_AFTER}"}
-    write_text(runs / "cand.config.json", json.dumps(config))
-    for fmt in ("json", "table"):
-        code, out, err = run_cli(capsys, ["compare", gold, base, cand, "--format", fmt])
+    for fmt, (code, out, err) in compare_with_config(tmp_path, capsys, config).items():
         assert code in (0, 1), err
         assert "note" in out and "rotate" in out, out
         for token in (TOKENS["GitHub ghp_"], TOKENS["AWS AKIA"]):
