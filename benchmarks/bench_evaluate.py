@@ -902,7 +902,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--memory-limit", help="passed to every ragrecall command")
     parser.add_argument(
         "--profile",
-        choices=("trec", "trec-writers", "trec-rounded", "parquet", "csv", "jsonl"),
+        choices=(
+            "trec",
+            "trec-writers",
+            "trec-rounded",
+            "parquet",
+            "csv",
+            "jsonl",
+            "trec-short",
+            "jsonl-text",
+        ),  # fmt: skip
         nargs="?",
         const="trec",
         help="print ragrecall's phase timings instead",
@@ -935,6 +944,8 @@ def main(argv: list[str] | None = None) -> int:
             "trec-rounded": (f["qrels"], f["run_rounded_trec"]),
             "csv": (f["qrels"], f["run_csv"]),
             "jsonl": (f["gold_jsonl"], f["run_jsonl"]),
+            "trec-short": (f["qrels_short"], f["run_short_trec"]),
+            "jsonl-text": (f["gold_jsonl"], f["run_text_jsonl"]),
         }[args.profile]
         compiled(REPO)
         sample = measure([sys.executable, str(HERE), "_profile", str(gold), str(run)])

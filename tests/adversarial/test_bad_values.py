@@ -427,14 +427,6 @@ CASES = [
         "each key once per line",
     ),
     (
-        "jsonl-run-repeated-unknown-key",
-        {"run": ("run.jsonl", RUN_JSONL.replace('{"id": "q2",', '{"id": "q2", "x": 1, "x": 2,'))},
-        "run",
-        2,
-        "x",
-        "each key once per line",
-    ),
-    (
         "jsonl-run-item-repeated-chunk-id",
         {"run": ("run.jsonl", run_jsonl_item('{"chunk_id": "b", "chunk_id": "z", "rank": 1}'))},
         "run",
@@ -704,6 +696,25 @@ def test_a_repeated_key_a_run_item_does_not_use_is_ignored_on_both_paths(tmp_pat
     bad = write_text(tmp_path / "bad.jsonl", run_jsonl_item(item) + '{"id": "q3"}\n')
     problems = load_problems(gold, [bad])
     assert [(p.line, p.expected) for p in problems] == [(3, problems[0].expected)]
+    assert "retrieved" in problems[0].expected
+
+
+def test_a_repeated_key_a_run_line_does_not_use_is_ignored_on_both_paths(tmp_path):
+    """A run line's keys but "id" and "retrieved" are not read, so their repeats change
+    nothing, as an item's do not: the file loads the same through the typed path and
+    through the validating one (forced by a second run whose only problem sends it there).
+    (Refused until stop 53, which cost the typed read a parse of every line's keys.)"""
+    repeated = RUN_JSONL.replace('{"id": "q2",', '{"id": "q2", "x": 1, "x": 2, "\\u0078": 3,')
+    assert '"x": 1, "x": 2' in repeated
+    gold = write_input(tmp_path / "gold.jsonl", GOLD_JSONL)
+    run = write_text(tmp_path / "run.jsonl", repeated)
+    plain = write_text(tmp_path / "plain.jsonl", RUN_JSONL)
+    measured = evaluate(Workspace.from_files(gold, [run, plain]), ["Recall@1", "RR@10"])
+    for measure in ("Recall@1", "RR@10"):
+        assert per_query(measured, "run", measure) == per_query(measured, "plain", measure)
+    bad = write_text(tmp_path / "bad.jsonl", repeated + '{"id": "q3"}\n')
+    problems = load_problems(gold, [bad])
+    assert [p.line for p in problems] == [3]
     assert "retrieved" in problems[0].expected
 
 
