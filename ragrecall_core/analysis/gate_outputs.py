@@ -8,9 +8,8 @@ ElementTree (which escapes markup; XML 1.0 cannot hold most control characters a
 even escaped, and a CI system refuses a report that holds one).
 
 Both also carry evaluate's warnings of the runs the gate read (check's ``warnings``: ties
-across a cutoff, a run read backwards, queries the gold set lacks), redacted first
-(:func:`warning_texts`): a warning quotes ids from files, and a CI page has more readers
-than a terminal.
+across a cutoff, a run read backwards, queries the gold set lacks), redacted first as every
+output of a warning is (:func:`warning_texts`): a warning quotes ids from files.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from ragrecall_core.errors import one_line
-from ragrecall_core.inputs.secrets import redact_text
+from ragrecall_core.inputs.secrets import redact_warnings
 from ragrecall_core.output.literal import md_literal
 from ragrecall_core.output.text import MISSING, cell_text
 
@@ -80,18 +79,15 @@ def md(text) -> str:
 
 
 def warning_texts(warnings: Warnings | None) -> list[str]:
-    """Each warning as ``RUN: text``, run name and text redacted (each apart: with a run
-    named ``token`` the line reads as a header, and its text's first word went as the
-    token's value), not yet escaped: each format escapes as it writes.
+    """Each warning as ``RUN: text``, redacted as every output of a warning is
+    (:func:`redact_warnings`: the text alone, so a run named ``token`` does not make the line
+    a header whose value goes), not yet escaped: each format escapes as it writes.
 
     >>> warning_texts({"bm25": ["2 queries have tied scores at ranks 5 and 6"], "e5": []})
     ['bm25: 2 queries have tied scores at ranks 5 and 6']
     """
-    return [
-        f"{redact_text(run)}: {redact_text(text)}"
-        for run, texts in (warnings or {}).items()
-        for text in texts
-    ]
+    said = redact_warnings(warnings or {})
+    return [f"{run}: {text}" for run, texts in said.items() for text in texts]
 
 
 def regression_line(result: GateResult) -> str:

@@ -31,7 +31,7 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property, lru_cache, partial
 from typing import Any
 
@@ -838,6 +838,34 @@ def _redact_string(text: str, key: str, parent: str, decode: bool) -> str:
 def redact_text(text: str) -> str:
     """``text`` (a message, a key) with every secret in it replaced; cut to 2 KB first."""
     return _redact_text(text, shapes=True, decode=True)
+
+
+def redact_warnings(warnings: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
+    """Evaluate's ``warnings`` (run -> texts) as every output says them: each text redacted
+    (:func:`redact_warning`), each run name kept (it keys the warnings, and a run's name is
+    shown as its file writes it, as in every table).
+
+    >>> redact_warnings({"bm25": ["2 run queries were ignored (AKIAQX7RZ2M4VB6NLKEY, q9)"]})
+    {'bm25': ['2 run queries were ignored ([redacted], q9)']}
+    """
+    return {run: [redact_warning(text) for text in texts] for run, texts in warnings.items()}
+
+
+def redact_warning(warning: str) -> str:
+    """A warning, prose for people that quotes ids from files (a query's, a chunk's), with
+    every secret in it replaced: one rule for every output that says it (a terminal, JSON,
+    the report, the gate's CI files), where a reader may not be the file's owner. A warning
+    of a ``str`` subclass keeps its class and attributes (the cutoff it concerns, read by a
+    view at another k). Once per output, from evaluate's texts: the 2 KB cut of a second
+    pass would cut the first one's marker."""
+    said = redact_text(warning)
+    if said == warning:
+        return warning
+    if type(warning) is str:
+        return said
+    kept = type(warning)(said)
+    vars(kept).update(vars(warning))
+    return kept
 
 
 def redact_path(path: Any) -> str:
