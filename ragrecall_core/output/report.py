@@ -137,6 +137,9 @@ class Report:
     warnings: dict[str, list[str]] = field(default_factory=dict)
     # per run, evaluate's no-answer summary (queries, with_results, mean_top_score)
     no_answer: dict[str, dict] = field(default_factory=dict)
+    # what reviewers put into the numbers (scoring.prepared.reviewed): the policy line's
+    # "used", "used (resolutions only)" or "used (none loaded)", as evaluate says it
+    reviewed: bool | str = True
 
     def scope_line(self) -> str:
         """The report's scope in the words of the dashboard's scope line (issue 29), but for
@@ -171,7 +174,7 @@ class Report:
             "scope": self.scope_line(),
             "k": self.k,
             "queries": self.scope,
-            "policy": self.policy.describe(),
+            "policy": self.policy.describe(self.reviewed),
             # the key names it: the line without its own "Pass rule: " (issue 29)
             "pass rule": rule_line(self.rule, self.k).removeprefix("Pass rule: "),
             "grades": self.grades_line(),
@@ -552,6 +555,7 @@ def build_report(
         notes=depth_notes(workspace, runs, ids, k, policy),
         warnings=filed_warnings(evaluation.warnings, k),
         no_answer=evaluation.no_answer,
+        reviewed=evaluation.reviewed,
     )
 
 

@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 CHUNK, DOC = "chunk", "doc"
+# What reviewers put into the numbers when no grade of theirs is loaded but a resolution is
+# (its grades undone since: the resolution still judges the chunk). ``reviewed`` of the
+# policy line is this, True (a grade is loaded) or False (neither is).
+RESOLUTIONS_ONLY = "resolutions only"
 
 
 @dataclass(frozen=True)
@@ -40,9 +44,14 @@ class Policy:
     manual_grades: bool = True
     judge: str | None = None
 
-    def describe(self, reviewed: bool = True) -> str:
-        """The policy in one sentence. ``reviewed``: whether any reviewer's grade (or
-        resolution) was loaded; without one, "used" would read as if grades went in."""
+    def describe(self, reviewed: bool | str = True) -> str:
+        """The policy in one sentence. ``reviewed``: whether any reviewer's grade was loaded,
+        or :data:`RESOLUTIONS_ONLY`; a bare "used" beside a count of 0 grades would read as
+        if grades went in.
+
+        >>> Policy().describe(RESOLUTIONS_ONLY).rsplit("; ", 1)[-1]
+        "reviewers' grades = used (resolutions only)"
+        """
         if self.compat == "trec_eval":
             queries = (
                 "trec_eval -c averaging: every judged query, a query missing from the run = 0"
@@ -65,7 +74,7 @@ class Policy:
             else ""
         )
 
-    def summary(self, reviewed: bool = True) -> str:
+    def summary(self, reviewed: bool | str = True) -> str:
         """The policy in one short line (the dashboard's note, :meth:`describe` on hover),
         the reviewers' grades in :meth:`describe`'s words: "on" read as if grades went in
         when none was loaded.
@@ -81,9 +90,11 @@ class Policy:
             parts.append(self.compat + (" -c" if self.complete else ""))
         return " · ".join(parts)
 
-    def _grades_word(self, reviewed: bool) -> str:
+    def _grades_word(self, reviewed: bool | str) -> str:
         if not self.manual_grades:
             return "ignored (gold only)"
+        if reviewed == RESOLUTIONS_ONLY:
+            return f"used ({RESOLUTIONS_ONLY})"
         return "used" if reviewed else "used (none loaded)"
 
     def to_dict(self) -> dict:
