@@ -112,3 +112,28 @@ def test_a_run_name_is_kept_as_the_file_writes_it():
     assert redact_warnings({"token": ["2 queries have tied scores"]}) == {
         "token": ["2 queries have tied scores"]
     }
+
+
+# --- a run read backwards: its warning quotes a query id, and no-answer says it too --------
+
+
+@pytest.fixture
+def distances(tmp_path):
+    """A rankless run whose scores rise as given (distances), the query they rise in shaped
+    like a token: evaluate's warning quotes that query's id, and so does no-answer's."""
+    gold = [{"id": GITHUB, "query": "one", "relevant_ids": ["a"]}]
+    gold += [{"id": "na", "query": "none", "relevant_ids": []}]
+    rows = [f"{GITHUB},a,0.1", f"{GITHUB},b,0.5", "na,c,0.2", "na,d,0.3"]
+    return {
+        "gold": write_jsonl(tmp_path / "gold.jsonl", gold),
+        "run": write_text(tmp_path / "faiss.csv", "query_id,chunk_id,score\n" + "\n".join(rows)),
+    }
+
+
+@pytest.mark.parametrize("fmt", ["table", "json"])
+def test_no_answer_says_a_run_read_backwards_without_the_id(capsys, distances, fmt):
+    argv = ["no-answer", distances["gold"], distances["run"], "--format", fmt]
+    code, out, err = run_cli(capsys, argv)
+    assert code == 0, err
+    assert leaked(out + err) == [], out
+    assert "as distances do" in out and f"({REDACTED!r}: 0.1, 0.5)" in out, out
