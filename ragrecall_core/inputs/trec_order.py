@@ -34,74 +34,63 @@ FROM {table}_spans
 # each row read in the pass cost 0.40 s of one core on 7M rows, this 0.07 s). A file
 # without ties keeps nothing.
 PASS_SQL = """
-CREATE OR REPLACE TEMP TABLE {table}_pass AS
-SELECT row, in_order, tied
+CREATE OR REPLACE TEMP TABLE {{table}}_pass AS
+SELECT row, in_order, tied{kept}
 FROM (SELECT rowid AS row,
              coalesce(rank = 1 OR lag(rowid) OVER pass = rowid - 1
                                   AND score <= lag(score) OVER pass, false) AS in_order,
-             coalesce(rank <> 1 AND score = lag(score) OVER pass, false) AS tied
-      FROM {table} WINDOW pass AS ())
+             coalesce(rank <> 1 AND score = lag(score) OVER pass, false) AS tied{read}
+      FROM {{table}} WINDOW pass AS ())
 WHERE NOT in_order OR tied
 """
-# a run whose queries are not such blocks is out of order at once
-OUT_OF_ORDER_SQL = """
-CREATE OR REPLACE TEMP TABLE {table}_pass AS
-SELECT NULL::BIGINT AS row, false AS in_order, false AS tied
+# Which way the tie groups' docnos run: each tied row's docno against the row before it,
+# read in the same pass (DIRECTED_PASS_SQL). Every one below: trec_eval's order. Every one
+# above: the writer's order of Anserini and Pyserini (ties by docid ascending), each group
+# trec_eval's reversed. A row's directions are right wherever the pass met it in row order
+# (``in_order``, which the writer's order needs of every row). Reading the docnos costs the
+# pass 0.07-0.08 s more of one core (7M rows: 0.18 against 0.105 s), so the pass reads them
+# when the file's first TIE_SAMPLE_ROWS rows tie (a file without ties keeps the plain pass),
+# or when a plain pass found ties after them (then it runs again). One pass, where the
+# directions were read by a second one (15% of the rows tied: 0.17 + 0.19 s, now 0.25 s) or
+# from the tie groups' rows read by row id (1%: equal in time, 0.04 s more CPU).
+DIRECTED_PASS_SQL = PASS_SQL.format(
+    kept=", falling, rising",
+    read=",\n             docno < lag(docno) OVER pass AS falling, "
+    "docno > lag(docno) OVER pass AS rising",
+)
+PASS_SQL = PASS_SQL.format(kept="", read="")
+TIE_SAMPLE_ROWS = 50_000
+SAMPLE_TIES_SQL = """
+SELECT coalesce(bool_or(rank <> 1 AND score = before), false)
+FROM (SELECT rank, score, lag(score) OVER () AS before
+      FROM (SELECT rank, score FROM {table} LIMIT $rows))
 """
-# Which way the tie groups' docnos run: each tied row's docno against the row before it.
-# Every one below: trec_eval's order. Every one above: the writer's order of Anserini and
-# Pyserini (ties by docid ascending), each group trec_eval's reversed. Read from the tie
-# groups' rows (TIES_SQL) when few rows tie (1% of 7M: 0.11 CPU s, on both cores), from one
-# more pass of the rows when more than MANY_TIES of them do (15%: 0.12-0.19 s on one core,
-# against 0.8 s for the groups' rows read by row id and 0.3 s for the join). That pass counts
-# the rows it met out of row order (filtering its scan by a test of the first pass made
-# DuckDB hand its window the rows out of order): any, and the groups are sorted.
-MANY_TIES = 0.02
-TIED_SHARE_SQL = """
-SELECT count(*) FILTER (WHERE tied) / greatest((SELECT count(*) FROM {table}), 1)
+ANY_TIED_SQL = "SELECT EXISTS (SELECT 1 FROM {table}_pass WHERE tied)"
+DIRECTIONS_SQL = """
+CREATE OR REPLACE TEMP TABLE {table}_directions AS
+SELECT count(*) FILTER (WHERE tied AND NOT coalesce(falling, false)) AS not_falling,
+       count(*) FILTER (WHERE tied AND NOT coalesce(rising, false)) AS not_rising
 FROM {table}_pass
 """
-TIE_DIRECTIONS_SQL = """
-CREATE OR REPLACE TEMP TABLE {table}_directions AS
-SELECT count(*) FILTER (WHERE before_row <> row - 1) AS unordered,
-       count(*) FILTER (WHERE tied AND NOT coalesce(docno < before, false)) AS not_falling,
-       count(*) FILTER (WHERE tied AND NOT coalesce(docno > before, false)) AS not_rising
-FROM (SELECT rowid AS row, lag(rowid) OVER pass AS before_row, docno,
-             lag(docno) OVER pass AS before,
-             coalesce(rank <> 1 AND score = lag(score) OVER pass, false) AS tied
-      FROM {table} WINDOW pass AS ())
+NO_TIES_SQL = """
+CREATE OR REPLACE TEMP TABLE {table}_directions AS SELECT 0 AS not_falling, 0 AS not_rising
 """
 # Every tie group whole: its tied rows and the row before the first (one query's rows of one
 # score are neighbours in the writer's order), read from the table by row id.
 TIES_SQL = """
-CREATE TEMP TABLE IF NOT EXISTS {table}_ties AS
+CREATE OR REPLACE TEMP TABLE {table}_ties AS
 SELECT rowid AS row, qid, docno, rank, score FROM {table}
 WHERE rowid IN (SELECT row FROM {table}_pass WHERE tied
                 UNION ALL SELECT row - 1 FROM {table}_pass WHERE tied)
 """
-GROUP_DIRECTIONS_SQL = """
-CREATE OR REPLACE TEMP TABLE {table}_directions AS
-SELECT 0 AS unordered,
-       count(*) FILTER (WHERE NOT coalesce(tied.docno < before.docno, false)) AS not_falling,
-       count(*) FILTER (WHERE NOT coalesce(tied.docno > before.docno, false)) AS not_rising
-FROM {table}_ties tied JOIN {table}_ties before ON before.row = tied.row - 1
-WHERE tied.row IN (SELECT row FROM {table}_pass WHERE tied)
-"""
-FEW_TIES_STEPS = (TIES_SQL, GROUP_DIRECTIONS_SQL)
-NO_TIES_SQL = """
-CREATE OR REPLACE TEMP TABLE {table}_directions AS
-SELECT 0 AS unordered, 0 AS not_falling, 0 AS not_rising
-"""
-PASS_STEPS = (PASS_SQL,)
 
 WRITERS_ORDER_SQL = "SELECT NOT EXISTS (SELECT 1 FROM {table}_pass WHERE NOT in_order)"
 # trec_eval's order: the writer's, with every tied row's docno below the one before it
 TREC_ORDER_SQL = f"""
-SELECT ({WRITERS_ORDER_SQL})
-       AND (SELECT unordered = 0 AND not_falling = 0 FROM {{table}}_directions)
+SELECT ({WRITERS_ORDER_SQL}) AND (SELECT not_falling = 0 FROM {{table}}_directions)
 """
-# every tie group's docnos rising (and the pass in row order)
-RISING_TIES_SQL = "SELECT unordered = 0 AND not_rising = 0 FROM {table}_directions"
+# every tie group's docnos rising
+RISING_TIES_SQL = "SELECT not_rising = 0 FROM {table}_directions"
 
 # Each tie group reversed: its rows are a span of row ids, from the row before its first tied
 # row (its head) to its last, so a row's place in trec_eval's order is its rank plus
@@ -161,17 +150,27 @@ def ties_renumbered(con: duckdb.DuckDBPyConnection, table: str) -> bool:
 def trec_positions_hold(con: duckdb.DuckDBPyConnection, table: str) -> bool:
     """Whether a TREC run ``table``'s positions (its ranks) are right without a sort: its
     queries are blocks ranked 1..n (:data:`BLOCKS_SQL`) in trec_eval's order, or in the
-    writer's order with the ties numbered again, decided from one pass of the rows (two when
-    some rows tie). The passes' tables go whatever fails (a step that fails leaves the ones
+    writer's order with the ties numbered again, decided from one pass of the rows
+    (:func:`passed`). The passes' tables go whatever fails (a step that fails leaves the ones
     before it)."""
     try:
-        blocks = con.execute(BLOCKS_SQL.format(table=table)).fetchone()[0]
-        for step in PASS_STEPS if blocks else (OUT_OF_ORDER_SQL,):
-            con.execute(step.format(table=table))
-        share = con.execute(TIED_SHARE_SQL.format(table=table)).fetchone()[0]
-        steps = FEW_TIES_STEPS if share <= MANY_TIES else (TIE_DIRECTIONS_SQL,)
-        for step in steps if share else (NO_TIES_SQL,):
-            con.execute(step.format(table=table))
+        if not con.execute(BLOCKS_SQL.format(table=table)).fetchone()[0]:
+            return False
+        directions = DIRECTIONS_SQL if passed(con, table) else NO_TIES_SQL
+        con.execute(directions.format(table=table))
         return in_trec_order(con, table) or ties_renumbered(con, table)
     finally:
         con.execute("".join(f"DROP TABLE IF EXISTS {table}_{name};" for name in PASS_TABLES))
+
+
+def passed(con: duckdb.DuckDBPyConnection, table: str) -> bool:
+    """Make ``table``'s pass (:data:`PASS_SQL`), with the tied rows' directions
+    (:data:`DIRECTED_PASS_SQL`) when its first rows tie or a pass without them found ties;
+    whether any row ties."""
+    sample = con.execute(SAMPLE_TIES_SQL.format(table=table), {"rows": TIE_SAMPLE_ROWS})
+    directed = sample.fetchone()[0]
+    con.execute((DIRECTED_PASS_SQL if directed else PASS_SQL).format(table=table))
+    tied = con.execute(ANY_TIED_SQL.format(table=table)).fetchone()[0]
+    if tied and not directed:
+        con.execute(DIRECTED_PASS_SQL.format(table=table))
+    return bool(tied)

@@ -70,17 +70,19 @@ def gold(tmp_path_factory):
     return write_jsonl(folder / "gold.jsonl", [gold_row(q, ["a"]) for q in QUERIES])
 
 
-# which way the ties' directions are read: one more pass of the rows (a share of tied rows
-# above MANY_TIES), or the tie groups' rows read by row id
+# when the ties' directions are read: in the one pass (its sample of the first rows tied),
+# or in a second pass after one without them found ties (no row sampled)
 DIRECTIONS = pytest.mark.parametrize(
-    "many_ties", [0.0, 1.0], ids=["directions by a pass", "directions by the groups' rows"]
+    "sample_rows", [trec_order.TIE_SAMPLE_ROWS, 0], ids=["one pass", "a second pass"]
 )
 
 
 @DIRECTIONS
 @SETTINGS
 @given(blocks=writers_order_blocks())
-def test_writers_order_ties_load_as_the_validating_read(gold, tmp_path_factory, many_ties, blocks):
+def test_writers_order_ties_load_as_the_validating_read(
+    gold, tmp_path_factory, sample_rows, blocks
+):
     folder = tmp_path_factory.mktemp("run")
     lines = [
         f"{query} Q0 {docno} {rank} {score} tag"
@@ -90,7 +92,7 @@ def test_writers_order_ties_load_as_the_validating_read(gold, tmp_path_factory, 
     run = write_text(folder / "run.trec", "\n".join(lines) + "\n")
     decided: list[tuple[str, bool]] = []
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(trec_order, "MANY_TIES", many_ties)
+        patch.setattr(trec_order, "TIE_SAMPLE_ROWS", sample_rows)
         for name in ("in_trec_order", "ties_renumbered"):
             real = getattr(trec_order, name)
             patch.setattr(
@@ -152,7 +154,7 @@ def tie_blocks(seed: int, rising: bool) -> dict[str, list[tuple[str, str]]]:
     ids=["every group rising: reversed", "groups in any order: sorted"],
 )
 def test_each_way_of_numbering_ties_loads_as_the_validating_read(
-    tmp_path, seed, rising, unused, many_ties
+    tmp_path, seed, rising, unused, sample_rows
 ):
     """Every group's docnos rising: the groups are reversed by their row ids alone (the other
     way made to fail here); groups in any order: each sorted by docno (reversing made to
@@ -167,7 +169,7 @@ def test_each_way_of_numbering_ties_loads_as_the_validating_read(
     ]
     run = write_text(tmp_path / "run.trec", "\n".join(lines) + "\n")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(trec_order, "MANY_TIES", many_ties)
+        patch.setattr(trec_order, "TIE_SAMPLE_ROWS", sample_rows)
         steps = (BOOM,) if unused == "RENUMBER_STEPS" else BOOM
         patch.setattr(trec_order, unused, steps)
         renumbered = []

@@ -181,21 +181,16 @@ BOOM_TABLE = "CREATE TABLE {table} AS SELECT error('the sorted read failed') AS 
 # each way the ordering (or sorting) pass of a typed read can fail, by format
 FAILURES = {
     "trec blocks test": ("trec", trec_order, "BLOCKS_SQL", BOOM),
-    "trec ties step": (
-        "trec",
-        trec_order,
-        "PASS_STEPS",
-        (trec_order.PASS_SQL, "CREATE TEMP TABLE {table}_ties AS " + BOOM),
-    ),
+    "trec ties step": ("trec", trec_order, "ANY_TIED_SQL", BOOM),
     "trec order test": ("trec", trec_order, "WRITERS_ORDER_SQL", BOOM),
-    "trec tie directions pass": ("trec", trec_order, "TIE_DIRECTIONS_SQL", BOOM_TABLE),
-    # the few ties' way (a share of tied rows below MANY_TIES: made so here), failing at
-    # its second step, the tie groups' rows read
-    "trec tie groups' directions": (
+    "trec tie directions": ("trec", trec_order, "DIRECTIONS_SQL", BOOM_TABLE),
+    # ties after the first rows (none sampled here): the pass without directions found
+    # them, and the pass that reads them fails
+    "trec second pass": (
         "trec",
         trec_order,
-        ("MANY_TIES", "FEW_TIES_STEPS"),
-        (1.0, (trec_order.TIES_SQL, BOOM)),
+        ("TIE_SAMPLE_ROWS", "DIRECTED_PASS_SQL"),
+        (0, BOOM_TABLE),
     ),
     "trec reversing ties": ("trec", trec_order, "REVERSE_TIES_SQL", BOOM),
     "trec sorting ties": ("trec", trec_order, "RENUMBER_STEPS", (BOOM,)),
@@ -209,8 +204,8 @@ FAILURES = {
 # ordering pass runs its steps), with a tie whose docnos rise or run no one way
 FAILED_SHAPES = {
     "trec ties step": "blocks",
-    "trec tie directions pass": "rising tie",
-    "trec tie groups' directions": "rising tie",
+    "trec tie directions": "rising tie",
+    "trec second pass": "rising tie",
     "trec reversing ties": "rising tie",
     "trec sorting ties": "mixed tie",
 }
