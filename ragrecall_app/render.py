@@ -235,15 +235,15 @@ def policy_note(ctx: Viewed) -> None:
     )
 
 
-def grades_loaded(ctx: Viewed) -> bool:
-    """Whether any reviewer's grade or resolution is loaded (files or store): what
+def grades_loaded(ctx: Viewed) -> bool | str:
+    """Whether any reviewer's grade is loaded (files or store), or only resolutions: what
     :meth:`Policy.describe` needs to say so (:func:`ragrecall_core.scoring.prepared.reviewed`,
     the command line's reading). Cached by the content key, which a stored grade changes."""
     return _reviewed(ctx.key, ctx.ws)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _reviewed(key: str, _ws: Workspace) -> bool:
+def _reviewed(key: str, _ws: Workspace) -> bool | str:
     return reviewed(_ws)
 
 

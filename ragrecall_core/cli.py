@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from ragrecall_core.analysis import capture_defaults
 from ragrecall_core.errors import InputError, Problem, one_line, raise_if_any
-from ragrecall_core.inputs.secrets import redact_path, redact_text, redact_warnings
+from ragrecall_core.inputs.secrets import redact_path, redact_text
 from ragrecall_core.measures import (
     MeasureRequest,
     parse_cutoff,
@@ -666,16 +666,15 @@ def print_warned(
 ) -> None:
     """:func:`print_result`, then evaluate's ``warnings`` of the runs a command read beside
     its own result (check, compare): a JSON ``warnings`` key (run -> texts, as evaluate's
-    JSON names them), or for people evaluate's lines on stderr (stdout keeps the result).
-    Either way redacted (:func:`redact_warnings`): a warning quotes ids from files."""
+    JSON names them), or for people evaluate's lines on stderr (stdout keeps the result);
+    redacted where evaluate makes them (collect_warnings)."""
     from ragrecall_core.output.text import warning_lines
 
-    said = redact_warnings(warnings)
     if fmt == "json":
-        print_result(fmt, lambda: {**as_dict(), "warnings": said}, as_text)
+        print_result(fmt, lambda: {**as_dict(), "warnings": warnings}, as_text)
         return
     print_result(fmt, as_dict, as_text)
-    lines = [line for run, texts in said.items() for line in warning_lines(run, texts)]
+    lines = [line for run, texts in warnings.items() for line in warning_lines(run, texts)]
     sys.stderr.write("".join(line + "\n" for line in lines))
 
 

@@ -20,7 +20,6 @@ from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from ragrecall_core.errors import one_line
-from ragrecall_core.inputs.secrets import redact_warnings
 from ragrecall_core.output.literal import md_literal
 from ragrecall_core.output.text import MISSING, cell_text
 
@@ -79,15 +78,13 @@ def md(text) -> str:
 
 
 def warning_texts(warnings: Warnings | None) -> list[str]:
-    """Each warning as ``RUN: text``, redacted as every output of a warning is
-    (:func:`redact_warnings`: the text alone, so a run named ``token`` does not make the line
-    a header whose value goes), not yet escaped: each format escapes as it writes.
+    """Each warning as ``RUN: text`` (the text redacted where evaluate makes it,
+    collect_warnings), not yet escaped: each format escapes as it writes.
 
     >>> warning_texts({"bm25": ["2 queries have tied scores at ranks 5 and 6"], "e5": []})
     ['bm25: 2 queries have tied scores at ranks 5 and 6']
     """
-    said = redact_warnings(warnings or {})
-    return [f"{run}: {text}" for run, texts in said.items() for text in texts]
+    return [f"{run}: {text}" for run, texts in (warnings or {}).items() for text in texts]
 
 
 def regression_line(result: GateResult) -> str:

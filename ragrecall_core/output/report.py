@@ -35,7 +35,7 @@ from ragrecall_core.analysis.selection import default_split, query_ids, require_
 from ragrecall_core.errors import InputError, Problem, one_line, raise_if_any
 from ragrecall_core.inputs.configs import config_path_for
 from ragrecall_core.inputs.readers import sha256_of
-from ragrecall_core.inputs.secrets import redact_path, redact_warnings
+from ragrecall_core.inputs.secrets import redact_path
 from ragrecall_core.inputs.store import open_store, store_path
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.measures import parse_measure
@@ -561,11 +561,9 @@ def build_report(
 
 def filed_warnings(warnings: dict[str, list[str]], k: int) -> dict[str, list[str]]:
     """Per run, what evaluate warns of but a cutoff past every list, which the report
-    states once, as a note beside its k (:func:`depth_notes`); runs left with none dropped.
-    Redacted once, here, as every output of a warning is (:func:`redact_warnings`): the
-    report's Warnings list and its no-answer lines read these texts."""
-    said = redact_warnings(warnings)
-    kept = {run: without_depth(texts, {k}) for run, texts in said.items()}
+    states once, as a note beside its k (:func:`depth_notes`); runs left with none dropped
+    (redacted where evaluate makes them: collect_warnings)."""
+    kept = {run: without_depth(texts, {k}) for run, texts in warnings.items()}
     return {run: texts for run, texts in kept.items() if texts}
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from ragrecall_core.errors import MAX_FIELD_CHARS, gather, raise_if_any, shortened
 from ragrecall_core.inputs.beside import in_background
 from ragrecall_core.inputs.readers import CSV, JSONL, PARQUET, TREC_RUN
-from ragrecall_core.inputs.secrets import redact_path
+from ragrecall_core.inputs.secrets import redact_path, redact_warnings
 from ragrecall_core.inputs.sql import quote_identifier
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.measures import MeasureRequest, distinct_requests, measure_items
@@ -66,8 +66,9 @@ class Evaluation:
     requests: list[MeasureRequest]
     policy: Policy
     runs: list[str]
-    # whether any reviewer's grade was loaded (:attr:`policy_line` says when none was)
-    reviewed: bool = True
+    # what reviewers put into the numbers (:func:`reviewed`: a grade, only resolutions or
+    # neither), which :attr:`policy_line` says
+    reviewed: bool | str = True
     notes: Callable[[], tuple[dict[str, list[str]], dict[str, dict]]] = field(
         default=lambda: ({}, {}), repr=False, compare=False
     )
@@ -541,7 +542,10 @@ def collect_warnings(
     query_ids: Sequence[str] | None = None,
 ) -> dict[str, list[str]]:
     """Per run: ignored queries, missing queries, ranks that skip places, ties across a
-    cutoff, labels not in the corpus, grades of queries the gold set lacks."""
+    cutoff, labels not in the corpus, grades of queries the gold set lacks. Redacted here,
+    once (:func:`~ragrecall_core.inputs.secrets.redact_warnings`): a warning is prose for
+    people that quotes ids from files, and every output says these texts as they are (the
+    CLI's, the report, the gate's CI files, the dashboard)."""
     scope, runs_only = scope_params(runs, query_ids), run_scope(runs)
     warnings: dict[str, list[str]] = {}
     for run, n, sample in prepared.fetch(IGNORED_SQL, runs_only):
@@ -590,7 +594,7 @@ def collect_warnings(
             f"{plural(unknown, 'grade')} name{'s' if unknown == 1 else ''} queries the gold set "
             f"lacks, counted nowhere (e.g. {', '.join(map(repr, sample))})",
         )
-    return warnings
+    return redact_warnings(warnings)
 
 
 def ranked_runs(prepared: PreparedEvaluation, runs: Sequence[str] | None) -> list[tuple]:

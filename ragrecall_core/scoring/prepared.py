@@ -33,7 +33,7 @@ from ragrecall_core.errors import InputError, Problem
 from ragrecall_core.inputs.corpus import doc_of_sql
 from ragrecall_core.inputs.secrets import redact_text
 from ragrecall_core.inputs.workspace import Workspace
-from ragrecall_core.scoring.policy import DOC, Policy
+from ragrecall_core.scoring.policy import DOC, RESOLUTIONS_ONLY, Policy
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -150,9 +150,9 @@ SELECT (SELECT count(*) || ':' || coalesce(sum(hash(query_id, chunk_id, grade, h
                                                     annotator)), 0) FROM judge_grades)
 """
 
-# whether any reviewer judged anything: a grade from a file or the store, or a resolution
+# whether any reviewer judged anything: a grade from a file or the store; a resolution
 REVIEWED_SQL = """
-SELECT EXISTS (SELECT 1 FROM all_grades) OR EXISTS (SELECT 1 FROM all_resolutions)
+SELECT EXISTS (SELECT 1 FROM all_grades), EXISTS (SELECT 1 FROM all_resolutions)
 """
 
 KEPT_PER_WORKSPACE = 8
@@ -221,9 +221,12 @@ def judgment_state(workspace: Workspace) -> str:
     return workspace.cursor().execute(JUDGMENT_STATE_SQL).fetchone()[0]
 
 
-def reviewed(workspace: Workspace) -> bool:
-    """Whether any reviewer's grade or resolution is loaded (the policy line says so)."""
-    return bool(workspace.cursor().execute(REVIEWED_SQL).fetchone()[0])
+def reviewed(workspace: Workspace) -> bool | str:
+    """What reviewers put into the numbers, as the policy line says it: True when a grade
+    is loaded, :data:`RESOLUTIONS_ONLY` when only resolutions are (their grades undone since:
+    each still judges its chunk, while the sidebar counts 0 grades), False when neither."""
+    graded, resolved = workspace.cursor().execute(REVIEWED_SQL).fetchone()
+    return True if graded else RESOLUTIONS_ONLY if resolved else False
 
 
 def _build(workspace: Workspace, policy: Policy) -> PreparedEvaluation:

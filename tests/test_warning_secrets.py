@@ -1,4 +1,4 @@
-"""Every output of evaluate's warnings redacts them, as the gate's CI files do (stop 53).
+"""Every output of evaluate's warnings redacts them, as the gate's CI files do.
 
 A warning is prose for people, and it quotes ids from files: "3 run queries not in the gold
 set were ignored (e.g. ghp_…)". Since stop 52 the gate's summary and JUnit XML redacted such
@@ -50,6 +50,7 @@ def files(tmp_path):
 
 
 COMMANDS = {
+    "evaluate": lambda f: ["evaluate", f["gold"], f["base"], "-m", "Recall@1"],
     "check": lambda f: ["check", f["gold"], f["base"], "--require", "Recall@1>=0.5"],
     "compare": lambda f: ["compare", f["gold"], f["base"], f["cand"], "-k", "1"],
 }
@@ -91,6 +92,22 @@ def test_a_report_says_the_warning_redacted(capsys, files, tmp_path_factory):
     assert len(lines) == 2, text  # one per run
     for line in lines:  # Markdown escapes the marker's brackets
         assert line.count("redacted") == 2 and "plain" in line, line
+
+
+def test_the_python_api_and_the_dashboard_say_the_warning_redacted(files, monkeypatch):
+    """Redacted where evaluate makes its warnings: the API's ``warnings`` and the
+    Overview's "Validation warnings" read the same texts as every command."""
+    from ragrecall_core import Workspace, evaluate
+    from tests.dashboard_support import app, no_exception
+
+    warnings = evaluate(Workspace.from_files(files["gold"], [files["base"]]), ["Recall@1"])
+    (texts,) = warnings.warnings.values()
+    assert leaked(" ".join(texts)) == [] and any(IGNORED in text for text in texts), texts
+    at = app(files["workspace"], monkeypatch)
+    no_exception(at)
+    shown = [w.value for w in at.warning]
+    assert leaked(" ".join(shown)) == [], shown
+    assert sum(IGNORED in text for text in shown) == 2, shown  # one per run
 
 
 def test_redacting_keeps_a_warnings_kind_and_cutoff():
