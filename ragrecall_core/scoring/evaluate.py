@@ -750,12 +750,15 @@ def _for_each_run(
 # beside the no-answer queries' mean top score, the answerable ones' (the queries in scope
 # with a relevant item): how far apart the two are says whether a score threshold could
 # turn the no-answer queries away (the no-answer command sweeps such thresholds)
+# (the top rows are read only when some query has no answer: most gold sets have none, and
+# the scan of every run's rank-1 rows and the answerable queries' mean, sorted, took 0.033 s
+# of a 7M-row run's notes, 0.065 s at 104,700 queries; 0.009 and 0.04 s without them)
 NO_ANSWER_SQL = """
 WITH {scope},
 na AS (SELECT q.query_id FROM scope_queries q
        WHERE NOT EXISTS (SELECT 1 FROM {s}.judgments j
                          WHERE j.query_id = q.query_id AND j.grade >= $level)),
-top AS (SELECT run, query_id, score FROM {s}.ranked WHERE rank = 1),
+top AS (SELECT run, query_id, score FROM {s}.ranked WHERE rank = 1 AND EXISTS (SELECT 1 FROM na)),
 answerable AS (
     SELECT t.run, avg(t.score ORDER BY t.query_id) AS mean_top_score
     FROM top t JOIN scope_queries q USING (query_id) ANTI JOIN na USING (query_id)
