@@ -856,8 +856,9 @@ def redact_warning(warning: str) -> str:
     every secret in it replaced: one rule for every output that says it (a terminal, JSON,
     the report, the gate's CI files), where a reader may not be the file's owner. A warning
     of a ``str`` subclass keeps its class and attributes (the cutoff it concerns, read by a
-    view at another k). Once per output, from evaluate's texts: the 2 KB cut of a second
-    pass would cut the first one's marker."""
+    view at another k). Once, where a warning is made (evaluate's collect_warnings, and
+    no-answer's own saying of a run read backwards): the 2 KB cut of a second pass would
+    cut the first one's marker."""
     said = redact_text(warning)
     if said == warning:
         return warning
