@@ -4,7 +4,7 @@
 said ``"rank": 2.1``, and an item whose chunk id was the number 7 was shown whole as DuckDB
 writes it again (``{"chunk_id":7,"rank":2,"score":0.5}`` for ``"score": 0.50``): a user
 searching the file for either does not find the line. The line-level fields were mended at
-stop 48 (test_number_ids48); the items' values are now shown as written too, by both reads
+stop 48 (test_number_ids); the items' values are now shown as written too, by both reads
 of a file and for records in memory.
 """
 

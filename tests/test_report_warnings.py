@@ -31,7 +31,7 @@ def ws(tmp_path):
 
 def warnings_of(ws) -> list[str]:
     """evaluate's warnings but a cutoff past every list, which the report says once, as a
-    note beside its k (tests/test_depth_notes_unit50.py)."""
+    note beside its k (tests/test_depth_notes_unit.py)."""
     workspace = Workspace.open(ws)
     found = evaluate(workspace, ["Recall@5"]).warnings["gappy"]
     return [w for w in found if not isinstance(w, DepthWarning)]
