@@ -33,7 +33,7 @@ FROM {table}_spans
 # each row that ties the row before it: two numbers per row (the query, rank and docno of
 # each row read in the pass cost 0.40 s of one core on 7M rows, this 0.07 s). A file
 # without ties keeps nothing.
-PASS_SQL = """
+PASS_TEMPLATE = """
 CREATE OR REPLACE TEMP TABLE {{table}}_pass AS
 SELECT row, in_order, tied{kept}
 FROM (SELECT rowid AS row,
@@ -53,12 +53,12 @@ WHERE NOT in_order OR tied
 # or when a plain pass found ties after them (then it runs again). One pass, where the
 # directions were read by a second one (15% of the rows tied: 0.17 + 0.19 s, now 0.25 s) or
 # from the tie groups' rows read by row id (1%: equal in time, 0.04 s more CPU).
-DIRECTED_PASS_SQL = PASS_SQL.format(
+DIRECTED_PASS_SQL = PASS_TEMPLATE.format(
     kept=", falling, rising",
     read=",\n             docno < lag(docno) OVER pass AS falling, "
     "docno > lag(docno) OVER pass AS rising",
 )
-PASS_SQL = PASS_SQL.format(kept="", read="")
+PASS_SQL = PASS_TEMPLATE.format(kept="", read="")
 TIE_SAMPLE_ROWS = 50_000
 SAMPLE_TIES_SQL = """
 SELECT coalesce(bool_or(rank <> 1 AND score = before), false)
@@ -151,26 +151,26 @@ def trec_positions_hold(con: duckdb.DuckDBPyConnection, table: str) -> bool:
     """Whether a TREC run ``table``'s positions (its ranks) are right without a sort: its
     queries are blocks ranked 1..n (:data:`BLOCKS_SQL`) in trec_eval's order, or in the
     writer's order with the ties numbered again, decided from one pass of the rows
-    (:func:`passed`). The passes' tables go whatever fails (a step that fails leaves the ones
+    (:func:`directed_pass`). The passes' tables go whatever fails (a step that fails leaves the ones
     before it)."""
     try:
         if not con.execute(BLOCKS_SQL.format(table=table)).fetchone()[0]:
             return False
-        directions = DIRECTIONS_SQL if passed(con, table) else NO_TIES_SQL
+        directions = DIRECTIONS_SQL if directed_pass(con, table) else NO_TIES_SQL
         con.execute(directions.format(table=table))
         return in_trec_order(con, table) or ties_renumbered(con, table)
     finally:
         con.execute("".join(f"DROP TABLE IF EXISTS {table}_{name};" for name in PASS_TABLES))
 
 
-def passed(con: duckdb.DuckDBPyConnection, table: str) -> bool:
+def directed_pass(con: duckdb.DuckDBPyConnection, table: str) -> bool:
     """Make ``table``'s pass (:data:`PASS_SQL`), with the tied rows' directions
     (:data:`DIRECTED_PASS_SQL`) when its first rows tie or a pass without them found ties;
-    whether any row ties."""
+    whether it read them (it did wherever a row ties)."""
     sample = con.execute(SAMPLE_TIES_SQL.format(table=table), {"rows": TIE_SAMPLE_ROWS})
-    directed = sample.fetchone()[0]
+    directed = bool(sample.fetchone()[0])
     con.execute((DIRECTED_PASS_SQL if directed else PASS_SQL).format(table=table))
-    tied = con.execute(ANY_TIED_SQL.format(table=table)).fetchone()[0]
-    if tied and not directed:
+    if not directed and con.execute(ANY_TIED_SQL.format(table=table)).fetchone()[0]:
         con.execute(DIRECTED_PASS_SQL.format(table=table))
-    return bool(tied)
+        directed = True
+    return directed
