@@ -14,8 +14,7 @@ import pytest
 
 from ragrecall_core import Workspace
 from ragrecall_core.errors import InputError
-from ragrecall_core.inputs import runs
-from tests.helpers import run_cli, write_text
+from tests.helpers import run_cli, run_table, write_text
 from tests.test_one_contract_files import loaded
 
 
@@ -55,17 +54,14 @@ def test_a_number_query_id_is_shown_as_written_before_its_items(tmp_path, con):
     assert '5.50 retrieved[1]: "rank": 1.50' in values, values
 
 
-def test_many_items_of_many_lines_each_shown_as_written(tmp_path, con):
+def test_many_items_of_many_lines_each_shown_as_written(tmp_path):
     lines = [
         run_line(f'"q{n}"', *(f'{{"chunk_id": "c{i}", "rank": {i}.{n}0}}' for i in range(1, 26)))
         for n in range(1, 40)
     ]
     path = write_text(tmp_path / "run.jsonl", "\n".join(lines) + "\n")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(runs, "COMMAS_COUNTED_FROM", 0)
-        patch.setattr(runs, "bare_lines", lambda path: True)
-        fast = loaded(con, path, validating=False)
-    assert fast == loaded(con, path, validating=True)
+    fast = run_table(path, False, COMMAS_COUNTED_FROM=0, bare_lines=lambda path: True)
+    assert fast == run_table(path, True)  # the byte count deciding the typed read
     shown = {value for _, value, expected in fast if "rank" in expected}
     assert shown == {
         f'"q{n}" retrieved[{i}]: "rank": {i}.{n}0' for i in range(1, 26) for n in range(1, 40)

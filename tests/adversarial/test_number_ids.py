@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragrecall_core.inputs import runs
-from tests.helpers import run_cli, write_jsonl, write_text
+from tests.helpers import run_cli, run_table, write_jsonl, write_text
 from tests.test_one_contract_files import loaded
 
 ITEM = '"retrieved": [{"chunk_id": "a", "rank": 1, "score": 1.0}]'
@@ -55,14 +54,11 @@ def test_a_gold_id_and_a_grade_query_id_are_shown_as_written(tmp_path, capsys):
     assert code == 2 and "anna.jsonl:1: got '\"query_id\": 1.50'" in err, err
 
 
-def test_a_run_of_many_lines_shows_each_as_written(tmp_path, con):
+def test_a_run_of_many_lines_shows_each_as_written(tmp_path):
     lines = [f'{{"id": {i}.{i}0, {ITEM}}}' for i in range(1, 200)]
     path = write_text(tmp_path / "run.jsonl", "\n".join(lines) + "\n")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(runs, "COMMAS_COUNTED_FROM", 0)
-        patch.setattr(runs, "bare_lines", lambda path: True)
-        fast = loaded(con, path, validating=False)
-    assert fast == loaded(con, path, validating=True)
+    fast = run_table(path, False, COMMAS_COUNTED_FROM=0, bare_lines=lambda path: True)
+    assert fast == run_table(path, True)  # the byte count deciding the typed read
     values = {value for _, value, expected in fast if expected == '"id" to be a string'}
     assert values == {f'"id": {i}.{i}0' for i in range(1, 200)}
 
