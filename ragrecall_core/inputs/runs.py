@@ -19,9 +19,11 @@ held once; the ``runs`` view unites them as ``(run, query_id, chunk_id, rank, sc
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import NamedTuple
 
@@ -909,7 +911,8 @@ def read_unsorted_first(
     steps make ``table`` and its spans (:func:`row_tests.make_spans`, with the ``spans``
     aggregates ``in_order`` reads there), its whole-table tests start (:func:`typed_tests`),
     ``also(con, table, params)`` (a test of the file) and ``in_order`` run; with ``beside``,
-    ``in_order`` runs first, on a cursor in a thread of its own, while the others do. When
+    ``in_order`` runs first, on a cursor in a thread of its own, while the others do, begun
+    before the spans are made (it calls its ``spans_made`` argument to wait for them). When
     ``in_order`` says the positions hold, the whole-table tests decide; otherwise the table is
     made again by ``sorted_read``, sorting, and its rows tested again (the sort may find more
     wrong with them; the pairs are the same). An ``in_order`` that fails (a DuckDB error)
@@ -917,9 +920,17 @@ def read_unsorted_first(
     its spans are dropped."""
     if not read_typed(con, unsorted, params):
         return False  # the sorted read would cast the same values
-    rows = row_tests.make_spans(con, table, spans)
-    ordered = in_background(on_cursor, _order_test, con, table, in_order) if beside else None
+    made = threading.Event()
+    ordered = (
+        in_background(on_cursor, _order_test, con, table, partial(in_order, spans_made=made.wait))
+        if beside
+        else None
+    )
     try:
+        try:
+            rows = row_tests.make_spans(con, table, spans)
+        finally:
+            made.set()  # made or failed: the order test goes on (its own read of them fails)
         passed = typed_tests(con, table, rows)
         fits = _file_test_holds(also, con, table, params)
     finally:

@@ -10,6 +10,8 @@ order is sorted by the caller.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import duckdb
 
 # The one home of trec_eval's order: every read that numbers positions by score uses it
@@ -147,16 +149,21 @@ def ties_renumbered(con: duckdb.DuckDBPyConnection, table: str) -> bool:
     return True
 
 
-def trec_positions_hold(con: duckdb.DuckDBPyConnection, table: str) -> bool:
+def trec_positions_hold(
+    con: duckdb.DuckDBPyConnection, table: str, spans_made: Callable[[], object] = lambda: None
+) -> bool:
     """Whether a TREC run ``table``'s positions (its ranks) are right without a sort: its
-    queries are blocks ranked 1..n (:data:`BLOCKS_SQL`) in trec_eval's order, or in the
-    writer's order with the ties numbered again, decided from one pass of the rows
-    (:func:`directed_pass`). The passes' tables go whatever fails (a step that fails leaves the ones
-    before it)."""
+    queries are blocks ranked 1..n (:data:`BLOCKS_SQL`, read from its spans once
+    ``spans_made()`` returns: the pass, on one core, goes on while the other makes them) in
+    trec_eval's order, or in the writer's order with the ties numbered again, decided from
+    one pass of the rows (:func:`directed_pass`). The passes' tables go whatever fails (a
+    step that fails leaves the ones before it)."""
     try:
+        directed = directed_pass(con, table)
+        spans_made()
         if not con.execute(BLOCKS_SQL.format(table=table)).fetchone()[0]:
             return False
-        directions = DIRECTIONS_SQL if directed_pass(con, table) else NO_TIES_SQL
+        directions = DIRECTIONS_SQL if directed else NO_TIES_SQL
         con.execute(directions.format(table=table))
         return in_trec_order(con, table) or ties_renumbered(con, table)
     finally:
