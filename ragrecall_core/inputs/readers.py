@@ -497,11 +497,14 @@ def stage_whitespace_fields(
     without one (blank, or whitespace alone) or whose first starts with ``#`` (a comment, as
     trec_eval reads it after any leading whitespace) is skipped.
     """
+    # the fields made once (MATERIALIZED): DuckDB otherwise writes their expression into the
+    # filter and into each column that reads them (a 115,000-line qrels file: 0.20 -> 0.14 s)
     with reading(path, TREC):
         con.execute(
-            f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT line, {columns} FROM ("
+            f"CREATE OR REPLACE TEMP TABLE {table} AS WITH fields AS MATERIALIZED ("
             f"SELECT line, {FIELDS_SQL} AS f FROM (SELECT line, trim(text) AS t FROM "
             f"({lines_source(path)}) WHERE text IS NOT NULL)) "
+            f"SELECT line, {columns} FROM fields "
             "WHERE coalesce(f[1], '') <> '' AND NOT starts_with(f[1], '#')",
             {"path": str(path)},
         )
