@@ -21,7 +21,8 @@ start to printed numbers), and records each process's own peak RSS
   (``duckdb-<shape>``; no pytrec_eval: another ranking): 104,700 queries x 20 as TREC
   (``ragrecall-trec-short``: the fixed costs per query), and a JSONL run whose items carry
   a passage's text and metadata, 6,980 x 100 (``ragrecall-jsonl-text``: how most RAG tools
-  write a run).
+  write a run), and the first 1,000 queries' top 100 as TREC (``ragrecall-trec-rag``: a RAG
+  team's query set, 100,000 lines, where a command's fixed costs weigh most).
 
 Measures: P@10, Recall@100, RR@10, nDCG@10, AP (trec_eval: P_10, recall_100,
 recip_rank cut at 10, ndcg_cut_10, map).
@@ -83,12 +84,17 @@ FILES = {
     "run_short_trec": "run_short.trec",
     "qrels_short": "qrels_short.txt",
     "run_text_jsonl": "run_text.jsonl",
+    "run_rag_trec": "run_rag.trec",
+    "qrels_rag": "qrels_rag.txt",
 }
 # the short lists: each query's top SHORT_DEPTH, as SHORT_COPIES queries of their own
 # (104,700 queries x 20), each with the query's qrels
 SHORT_DEPTH, SHORT_COPIES = 20, 15
 # the text run: each query's top TEXT_DEPTH, each item with a passage's text and metadata
 TEXT_DEPTH = 100
+# a RAG team's query set: the first RAG_QUERIES queries' top RAG_DEPTH (100,000 lines), where
+# the fixed costs of a command weigh most
+RAG_QUERIES, RAG_DEPTH = 1000, 100
 
 
 # --------------------------------------------------------------------------- data
@@ -127,7 +133,7 @@ def generate(
     manifest_path = out / "manifest.json"
     queries = queries or N_QUERIES * scale
     files = files_for(scale)
-    params = {"queries": queries, "depth": depth, "seed": seed, "version": 5}
+    params = {"queries": queries, "depth": depth, "seed": seed, "version": 6}
     if manifest_path.exists():
         manifest = json.loads(manifest_path.read_text())
         if manifest.get("params") == params and all((out / f).exists() for f in files.values()):
@@ -282,6 +288,12 @@ def write_unscaled_formats(con, p: dict[str, str]) -> None:
                           ORDER BY rank) AS retrieved
               FROM run WHERE rank <= {TEXT_DEPTH} GROUP BY qi, query_id ORDER BY qi)
           TO '{p["run_text_jsonl"]}' (FORMAT json);
+        COPY (SELECT query_id, 'Q0', chunk_id, rank, score, 'bench' FROM run
+              WHERE qi < {RAG_QUERIES} AND rank <= {RAG_DEPTH} ORDER BY qi, rank)
+          TO '{p["run_rag_trec"]}' (FORMAT csv, DELIMITER ' ', HEADER false, QUOTE '');
+        COPY (SELECT query_id, 0, chunk_id, 1 FROM rel WHERE qi < {RAG_QUERIES}
+              ORDER BY qi, chunk_id)
+          TO '{p["qrels_rag"]}' (FORMAT csv, DELIMITER ' ', HEADER false, QUOTE '');
         """
     )
 
@@ -548,6 +560,8 @@ OTHER_DATA = (
      "run_short_trec"),
     ("jsonl-text", "JSONL run, items with text and metadata (6,980 x 100) + JSONL gold",
      "gold_jsonl", "run_text_jsonl"),
+    ("trec-rag", "TREC, 1,000 queries x 100 (a RAG team's query set) + qrels", "qrels_rag",
+     "run_rag_trec"),
 )  # fmt: skip
 
 
@@ -911,6 +925,7 @@ def main(argv: list[str] | None = None) -> int:
             "jsonl",
             "trec-short",
             "jsonl-text",
+            "trec-rag",
         ),  # fmt: skip
         nargs="?",
         const="trec",
@@ -946,6 +961,7 @@ def main(argv: list[str] | None = None) -> int:
             "jsonl": (f["gold_jsonl"], f["run_jsonl"]),
             "trec-short": (f["qrels_short"], f["run_short_trec"]),
             "jsonl-text": (f["gold_jsonl"], f["run_text_jsonl"]),
+            "trec-rag": (f["qrels_rag"], f["run_rag_trec"]),
         }[args.profile]
         compiled(REPO)
         sample = measure([sys.executable, str(HERE), "_profile", str(gold), str(run)])
