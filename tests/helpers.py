@@ -172,18 +172,19 @@ def build_report(workspace: Workspace, *args, **kwargs):
     return report_of(workspace, *args, verdicts=latest_verdicts(workspace), **kwargs)
 
 
-def run_table(path: Path, validating: bool, **patched) -> list[tuple]:
+def run_table(path: Path, validating: bool, con=None, **patched) -> list[tuple]:
     """The run table of ``path`` (``qid, docno, rank, score, position``, sorted) read by the
     typed path, or by the validating one with the typed reads switched off, with
-    ``ragrecall_core.inputs.runs`` attributes set as ``patched`` says; or its problems
-    (``line or 0, value, expected``), sorted. A fast path's differential tests compare the
-    two."""
+    ``ragrecall_core.inputs.runs`` attributes set as ``patched`` says, on ``con`` (a table
+    it holds is replaced) or a new connection; or its problems (``line or 0, value,
+    expected``), sorted. A fast path's differential tests compare the two."""
     import pytest
 
     from ragrecall_core.inputs import runs
     from ragrecall_core.inputs.db import connect
 
-    con = connect()
+    con = con or connect()
+    con.execute("DROP TABLE IF EXISTS run_table_0")
     with pytest.MonkeyPatch.context() as patch:
         for name, value in patched.items():
             patch.setattr(runs, name, value)

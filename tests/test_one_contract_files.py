@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 
 from ragrecall_core.inputs import runs
 from ragrecall_core.inputs.db import connect
+from tests.helpers import run_table
 
 SETTINGS = settings(max_examples=20)
 
@@ -88,24 +89,9 @@ def con():
     return connect()
 
 
-def loaded(con, path: Path, validating: bool):
-    """The run table of ``path`` read by the typed path or, with the typed reads switched
-    off, by the validating one; or its problems."""
-    con.execute("DROP TABLE IF EXISTS run_table_0")
-    with pytest.MonkeyPatch.context() as patch:
-        if validating:
-            patch.setattr(runs, "read_typed", lambda *args: False)
-        read = runs.read_run(con, path, "run_table_0")
-    if read.file_problems:  # the same problems (within a line, their order may vary)
-        return sorted((p.line or 0, p.value, p.expected) for p in read.file_problems)
-    return con.execute(
-        "SELECT qid, docno, rank, score, position FROM run_table_0 ORDER BY ALL"
-    ).fetchall()
-
-
 def assert_one_contract(con, path: Path) -> None:
-    fast = loaded(con, path, validating=False)
-    assert fast == loaded(con, path, validating=True), path.read_bytes()[:2000]
+    fast = run_table(path, validating=False, con=con)
+    assert fast == run_table(path, validating=True, con=con), path.read_bytes()[:2000]
     event("loaded" if fast and isinstance(fast[0][0], str) else "refused")
 
 

@@ -16,23 +16,17 @@ import pytest
 
 from ragrecall_core import Workspace, evaluate
 from ragrecall_core.analysis.query_table import build_measure_rows
+from tests.distance_runs import (
+    ANSWERED_GOLD,
+    DISTANCES,
+    NO_ANSWER_DISTANCES,
+    SAID,
+    WHAT_TO_DO,
+    csv_text,
+)
 from tests.helpers import gold_row, run_cli, write_jsonl, write_text
 
-GOLD = {"q1": ["doc-a#c1"], "q2": ["doc-b#c2"]}
-# as FAISS returns them: the nearest first, its distance the lowest
-DISTANCES = [
-    ("q1", "doc-a#c1", 0.10),
-    ("q1", "doc-x#c1", 0.35),
-    ("q1", "doc-y#c1", 0.80),
-    ("q2", "doc-b#c2", 0.20),
-    ("q2", "doc-z#c9", 0.50),
-]
-SAID = "without a rank, each query's items are ordered by score, highest first"
-WHAT_TO_DO = "add a rank column (1 = best)"
-
-
-def csv_text(rows, header="query_id,chunk_id,score") -> str:
-    return header + "\n" + "".join(",".join(map(str, row)) + "\n" for row in rows)
+GOLD = ANSWERED_GOLD
 
 
 @pytest.fixture
@@ -107,7 +101,7 @@ def test_no_answer_says_a_rankless_distance_run_reads_backwards(gold, tmp_path, 
     Its text and JSON now carry the same warning evaluate gives, naming the file."""
     from ragrecall_core.analysis.no_answer import no_answer_report
 
-    answerless = [*DISTANCES, ("q3", "doc-u#c1", 0.30), ("q3", "doc-v#c1", 0.60)]
+    answerless = [*DISTANCES, *NO_ANSWER_DISTANCES]
     run = write_text(tmp_path / "faiss.csv", csv_text(answerless))
     gold3 = write_jsonl(
         tmp_path / "gold3.jsonl", [*(gold_row(q, r) for q, r in GOLD.items()), gold_row("q3", [])]

@@ -16,29 +16,15 @@ import json
 import pytest
 
 from ragrecall_core.scoring import evaluate as evaluate_module
+from tests.distance_runs import ANSWERED_GOLD, NO_ANSWER_DISTANCES, SAID, WHAT_TO_DO, csv_text
+from tests.distance_runs import DISTANCES as ANSWERED
 from tests.helpers import gold_row, run_cli, write_jsonl, write_text
 
-GOLD = {"q1": ["doc-a#c1"], "q2": ["doc-b#c2"], "q3": []}  # q3: a no-answer query
-# as FAISS returns them: the nearest first, its distance the lowest (read highest first,
-# each list is backwards: Recall@1 = 0, Recall@3 = 1)
-DISTANCES = [
-    ("q1", "doc-a#c1", 0.10),
-    ("q1", "doc-x#c1", 0.35),
-    ("q1", "doc-y#c1", 0.80),
-    ("q2", "doc-b#c2", 0.20),
-    ("q2", "doc-z#c9", 0.50),
-    ("q3", "doc-u#c1", 0.30),
-    ("q3", "doc-v#c1", 0.60),
-]
+GOLD = {**ANSWERED_GOLD, "q3": []}  # q3: a no-answer query
+DISTANCES = [*ANSWERED, *NO_ANSWER_DISTANCES]
 SIMILARITIES = [(q, c, round(1 - s, 2)) for q, c, s in DISTANCES]  # best first, falling
-SAID = "without a rank, each query's items are ordered by score, highest first"
-WHAT_TO_DO = "add a rank column (1 = best)"
 DEPTH_SAID = "goes past every list of the run"  # evaluate's depth warning
 SECRET = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # a token-shaped folder name
-
-
-def csv_text(rows, header="query_id,chunk_id,score") -> str:
-    return header + "\n" + "".join(",".join(map(str, row)) + "\n" for row in rows)
 
 
 @pytest.fixture
