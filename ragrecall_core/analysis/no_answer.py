@@ -24,7 +24,7 @@ from ragrecall_core.analysis.score_direction import (
     sign,
 )
 from ragrecall_core.errors import InputError, Problem, one_line, raise_if_any
-from ragrecall_core.inputs.secrets import redact_text, redact_warnings
+from ragrecall_core.inputs.secrets import redact_text
 from ragrecall_core.inputs.workspace import Workspace
 from ragrecall_core.output.text import MISSING, plural
 from ragrecall_core.scoring.policy import Policy
@@ -257,16 +257,13 @@ def direction_warnings(
 ) -> dict[str, list[str]]:
     """Run -> the warnings that say its scores' direction may be read wrong: a run without
     ranks is ordered by score, highest first, so its direction reads "higher is better"
-    whatever its scores are; when they rise as given (distances), evaluate's warning,
-    redacted as every output of a warning is (:func:`redact_warnings`: it quotes a query's
-    id): no-answer's text, JSON and page show these alone."""
-    from ragrecall_core.scoring.evaluate import ranked_runs, rising_warnings
+    whatever its scores are; when they rise as given (distances), evaluate's warning, said
+    as every output of a warning says it (:func:`said_by_run`): no-answer's text, JSON and
+    page show these alone."""
+    from ragrecall_core.scoring.evaluate import ranked_runs, rising_warnings, said_by_run
 
     prepared = prepare(workspace, policy)
-    said: dict[str, list[str]] = {}
-    for run, text in rising_warnings(prepared, ranked_runs(prepared, runs)):
-        said.setdefault(run, []).append(text)
-    return redact_warnings(said)
+    return said_by_run(rising_warnings(prepared, ranked_runs(prepared, runs)))
 
 
 def top_scores(

@@ -856,8 +856,8 @@ def redact_warning(warning: str) -> str:
     every secret in it replaced: one rule for every output that says it (a terminal, JSON,
     the report, the gate's CI files), where a reader may not be the file's owner. A warning
     of a ``str`` subclass keeps its class and attributes (the cutoff it concerns, read by a
-    view at another k). Once, where a warning is made (evaluate's collect_warnings, and
-    no-answer's own saying of a run read backwards): the 2 KB cut of a second pass would
+    view at another k). Once, where warnings are gathered by run (evaluate's
+    ``said_by_run``, for its own and for no-answer's): the 2 KB cut of a second pass would
     cut the first one's marker."""
     said = redact_text(warning)
     if said == warning:

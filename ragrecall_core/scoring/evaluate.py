@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from typing import TYPE_CHECKING
@@ -547,26 +547,26 @@ def collect_warnings(
     people that quotes ids from files, and every output says these texts as they are (the
     CLI's, the report, the gate's CI files, the dashboard)."""
     scope, runs_only = scope_params(runs, query_ids), run_scope(runs)
-    warnings: dict[str, list[str]] = {}
+    said: list[tuple[str, str]] = []
     for run, n, sample in prepared.fetch(IGNORED_SQL, runs_only):
-        warnings.setdefault(run, []).append(ignored_queries_text(n, sample))
+        said.append((run, ignored_queries_text(n, sample)))
     for run, n, sample in prepared.fetch(MISSING_SQL.replace("{scope}", SCOPE_CTES), scope):
-        warnings.setdefault(run, []).append(
-            f"{plural(n, 'gold query', 'gold queries')} {'is' if n == 1 else 'are'} missing "
-            f"from the run and score 0 (e.g. {', '.join(sample)})"
+        said.append(
+            (
+                run,
+                f"{plural(n, 'gold query', 'gold queries')} {'is' if n == 1 else 'are'} "
+                f"missing from the run and score 0 (e.g. {', '.join(sample)})",
+            )
         )
     ranked = ranked_runs(prepared, runs)
     items = [row for row in ranked if row[3] in ITEM_FORMATS]
     queries = {name: scope[name] for name in ("all_queries", "ids")}  # IN_SCOPE's
-    said = [
+    said += [
         *run_table_warnings(prepared, ranked, OFF_PLACE_SQL, RANK_GAPS_SQL, queries, rank_gap_text),
         *run_table_warnings(prepared, items, MOVED_SQL, MIXED_SQL, queries, mixed_text),
         *rising_warnings(prepared, ranked),
+        *depth_warnings(prepared, cutoffs, runs, query_ids),
     ]
-    for run, text in said:
-        warnings.setdefault(run, []).append(text)
-    for run, text in depth_warnings(prepared, cutoffs, runs, query_ids):
-        warnings.setdefault(run, []).append(text)
     if cutoffs:
         edges = sorted({rank for k in cutoffs for rank in (k, k + 1)})
         bounds = {"cutoffs": list(cutoffs), "edges": edges}
@@ -575,26 +575,33 @@ def collect_warnings(
                 f"{plural(n, 'query', 'queries')} {'has' if n == 1 else 'have'} tied scores at "
                 f"ranks {k} and {k + 1}: @{k} depends on tie order"
             )
-            warnings.setdefault(run, []).append(RunWarning.at_cutoff(text, k))
+            said.append((run, RunWarning.at_cutoff(text, k)))
     outside, sample = prepared.fetch(NOT_IN_CORPUS_SQL)[0]
     if outside:
-        _for_each_run(
+        said += _for_each_run(
             prepared,
             runs,
-            warnings,
             f"{plural(outside, 'relevant gold id')} {'is' if outside == 1 else 'are'} "
             f"not in the corpus (e.g. {', '.join(sample)})",
         )
     unknown, sample = prepared.fetch(UNKNOWN_GRADES_SQL)[0]
     if unknown:  # quoted: an id with a trailing space is the usual cause
-        _for_each_run(
+        said += _for_each_run(
             prepared,
             runs,
-            warnings,
             f"{plural(unknown, 'grade')} name{'s' if unknown == 1 else ''} queries the gold set "
             f"lacks, counted nowhere (e.g. {', '.join(map(repr, sample))})",
         )
-    return redact_warnings(warnings)
+    return said_by_run(said)
+
+
+def said_by_run(said: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
+    """Warnings, ``(run, text)`` in the order made, as every output says them: by run, each
+    text redacted here, once (:func:`~ragrecall_core.inputs.secrets.redact_warnings`)."""
+    grouped: dict[str, list[str]] = {}
+    for run, text in said:
+        grouped.setdefault(run, []).append(text)
+    return redact_warnings(grouped)
 
 
 def ranked_runs(prepared: PreparedEvaluation, runs: Sequence[str] | None) -> list[tuple]:
@@ -736,15 +743,10 @@ def rank_gap_text(file: str, n: int, query_id: str, ranks: list, positions: list
 
 
 def _for_each_run(
-    prepared: PreparedEvaluation,
-    runs: Sequence[str] | None,
-    warnings: dict[str, list[str]],
-    text: str,
-) -> None:
+    prepared: PreparedEvaluation, runs: Sequence[str] | None, text: str
+) -> list[tuple[str, str]]:
     """``text``, a warning of the workspace rather than of a run, under each run shown."""
-    for run in prepared.workspace.run_names:
-        if runs is None or run in runs:
-            warnings.setdefault(run, []).append(text)
+    return [(run, text) for run in prepared.workspace.run_names if runs is None or run in runs]
 
 
 # beside the no-answer queries' mean top score, the answerable ones' (the queries in scope
