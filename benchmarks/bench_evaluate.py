@@ -29,7 +29,7 @@ recip_rank cut at 10, ndcg_cut_10, map).
 
     python benchmarks/bench_evaluate.py                   # --out /tmp/ragrecall-bench --repeat 3
     python benchmarks/bench_evaluate.py --repeat 1 --only ragrecall-trec pytrec_eval
-    python benchmarks/bench_evaluate.py --profile         # phase timings of one ragrecall run
+    python benchmarks/bench_evaluate.py --profile trec-rag   # every DuckDB call of one run
     python benchmarks/bench_evaluate.py --source /tmp/old  # ragrecall from another checkout too
     python benchmarks/bench_evaluate.py --scale 10 --memory-limit 3.5GB   # 70M lines, ragrecall
     python benchmarks/bench_evaluate.py --queries 1000 --repeat 1 --only ragrecall-trec-writers
@@ -41,7 +41,7 @@ measured side by side in one run (``--only ragrecall-jsonl`` runs
 only; its default ``--out`` is /tmp/ragrecall-bench-<N x 7>m) and runs only ragrecall on
 them: pytrec_eval would need far more memory than the machine has.
 
-The helper modes (``_pytrec``, ``_ranx``, ``_duckdb``, ``_profile``) are what the
+The helper modes (``_pytrec``, ``_ranx``, ``_duckdb``) are what the
 timed child processes run; they are not meant to be called by hand.
 """
 
@@ -420,95 +420,6 @@ def child_duckdb(qrels_path: str, run_path: str, run_format: str = "trec") -> No
     sql = DUCKDB_SQL.format(run=PLAIN_RUNS[run_format], qrels=PLAIN_QRELS[gold])
     row = con.execute(sql, {"run": run_path, "qrels": qrels_path}).fetchone()
     print(json.dumps({**dict(zip(MEASURES, row[:5], strict=True)), "queries": row[5]}))
-
-
-def child_profile(gold: str, run: str) -> None:
-    """Phase timings of one ragrecall evaluation through the Python API.
-
-    Times are inclusive; nested phases are indented (stage_lines runs inside
-    stage_whitespace_fields / stage_json_lines, run_checks inside load_run). Each phase has
-    its wall time and the process's CPU time meanwhile (every thread's: on a shared machine
-    the steadier figure); a phase run in a thread of its own is marked "(thread)" and nests
-    within that thread's phases only.
-    """
-    import threading
-
-    sys.path.insert(0, str(REPO))
-    t_start, c_start = time.perf_counter(), time.process_time()
-    import ragrecall_core.scoring.evaluate  # noqa: F401  (the package re-exports a function by that name)
-    from ragrecall_core.inputs import checks, readers, trec_order
-    from ragrecall_core.inputs import gold as gold_mod
-    from ragrecall_core.inputs import runs as runs_mod
-    from ragrecall_core.inputs.workspace import Workspace
-    from ragrecall_core.output.text import render
-    from ragrecall_core.scoring import families as scoring
-    from ragrecall_core.scoring.policy import Policy
-
-    ev_mod = sys.modules["ragrecall_core.scoring.evaluate"]
-    timings: list[tuple[int, str, float, float]] = [
-        (0, "import ragrecall_core", time.perf_counter() - t_start, time.process_time() - c_start)
-    ]
-    local = threading.local()
-
-    def timed(module, name, label=None):
-        original = getattr(module, name, None)
-        if original is None:  # the core changed: time what exists
-            return
-
-        def wrapper(*args, **kwargs):
-            own = threading.current_thread() is not threading.main_thread()
-            local.depth = getattr(local, "depth", 1 if own else 0) + 1
-            text = (label or name) + (" (thread)" if own else "")
-            t, c = time.perf_counter(), time.process_time()
-            slot = len(timings)
-            timings.append((local.depth, text, 0.0, 0.0))
-            try:
-                return original(*args, **kwargs)
-            finally:
-                spent = (time.perf_counter() - t, time.process_time() - c)
-                timings[slot] = (local.depth, text, *spent)
-                local.depth -= 1
-
-        setattr(module, name, wrapper)
-
-    timed(readers, "stage_whitespace_fields", "stage_whitespace_fields (split fields)")
-    timed(readers, "stage_json_lines", "stage_json_lines (json_valid, ::JSON)")
-    timed(gold_mod, "run_checks", "gold checks (validation query)")
-    timed(runs_mod, "run_checks", "run checks (validation query)")
-    timed(runs_mod, "read_run", "read_run (read, check, rank one run file)")
-    timed(runs_mod, "read_typed", "read_typed (a typed read's SQL steps)")
-    timed(runs_mod, "in_list_order", "in_list_order (JSON lists in rank order?)")
-    timed(runs_mod, "json_bytes", "json_bytes (the file's commas, quotes, braces, numpy)")
-    timed(runs_mod, "dense_ranks", "dense_ranks (long-form ranks 1..n?)")
-    timed(trec_order, "trec_positions_hold", "trec_positions_hold (blocks, the order pass)")
-    timed(trec_order, "in_trec_order", "in_trec_order (TREC file in trec_eval order?)")
-    timed(trec_order, "ties_renumbered", "ties_renumbered (TREC ties in writer's order?)")
-    timed(runs_mod, "typed_tests", "typed_tests (whole-table tests; their sort goes on)")
-    timed(runs_mod, "register_run", "register_run (name, run_queries, runs view)")
-    import ragrecall_core.inputs.workspace as ws_mod
-
-    timed(ws_mod.Workspace, "_require_shared_queries", "_require_shared_queries")
-    timed(ws_mod, "load_gold", "load_gold (total)")
-    timed(ev_mod, "select", "select (eval_queries, eval_runs)")
-    timed(ev_mod, "prepare", "prepare (judgments, judged rows, lists)")
-    timed(scoring, "per_query", "scoring.per_query (measure SQL -> pandas)")
-    timed(ev_mod, "collect_warnings", "collect_warnings (incl. tie self-join)")
-    timed(ev_mod, "no_answer_summary", "no_answer_summary")
-    del checks
-
-    def phase(label, function, *args, **kwargs):
-        t, c = time.perf_counter(), time.process_time()
-        result = function(*args, **kwargs)
-        timings.append((0, label, time.perf_counter() - t, time.process_time() - c))
-        return result
-
-    workspace = phase("Workspace.from_files (total)", Workspace.from_files, gold, [run])
-    policy = Policy(compat="trec_eval")
-    evaluation = phase("evaluate (total)", ev_mod.evaluate, workspace, MEASURES, policy=policy)
-    text = phase("render json", render, evaluation, "json")
-    totals = (time.perf_counter() - t_start, time.process_time() - c_start)
-    timings.append((0, "TOTAL in process", *totals))
-    print(json.dumps({"timings": timings, "result": json.loads(text)["runs"][0]["aggregate"]}))
 
 
 # --------------------------------------------------------------------------- timing
@@ -891,7 +802,6 @@ def main(argv: list[str] | None = None) -> int:
         "_pytrec": child_pytrec,
         "_ranx": child_ranx,
         "_duckdb": child_duckdb,
-        "_profile": child_profile,
     }
     if argv and argv[0] in helpers:
         helpers[argv[0]](*argv[1:])
@@ -929,7 +839,7 @@ def main(argv: list[str] | None = None) -> int:
         ),  # fmt: skip
         nargs="?",
         const="trec",
-        help="print ragrecall's phase timings instead",
+        help="print where one ragrecall run's time goes (timeline.py) instead",
     )
     args = parser.parse_args(argv)
     if args.memory_limit:
@@ -964,15 +874,15 @@ def main(argv: list[str] | None = None) -> int:
             "trec-rag": (f["qrels_rag"], f["run_rag_trec"]),
         }[args.profile]
         compiled(REPO)
-        sample = measure([sys.executable, str(HERE), "_profile", str(gold), str(run)])
-        report = json.loads(sample["stdout"])
+        # every DuckDB call of the command, by thread (timeline.py), in a fresh process
+        command = ragrecall_cmd(gold, run)[3:]  # after ``python -m ragrecall_core``
+        timeline = [sys.executable, str(HERE.parent / "timeline.py"), *command]
+        sample = measure(timeline)
         print(
-            f"ragrecall phases ({args.profile}); wall {sample['wall']:.2f} s, "
-            f"peak RSS {sample['rss_mb']:.0f} MB"
+            f"ragrecall evaluate ({args.profile}); wall {sample['wall']:.2f} s, "
+            f"CPU {sample['cpu']:.2f} s, peak RSS {sample['rss_mb']:.0f} MB"
         )
-        print(f"{'phase':<60} {'wall':>8}   {'CPU':>8}")
-        for level, label, seconds, cpu in report["timings"]:
-            print(f"{'  ' * level}{label:<{60 - 2 * level}} {seconds:8.2f} s {cpu:8.2f} s")
+        print(sample["stdout"])
         return 0
     load_before = os.getloadavg()[0]
     for checkout in (REPO, args.source):
