@@ -15,7 +15,6 @@ import pytest
 from ragrecall_core import Workspace
 from ragrecall_core.errors import InputError
 from tests.helpers import run_cli, run_table, write_text
-from tests.test_one_contract_files import loaded
 
 
 def run_line(qid: str, *items: str) -> str:
@@ -40,8 +39,8 @@ def test_an_item_value_is_shown_as_written_by_both_reads(tmp_path, con, item, sh
     good = '{"chunk_id": "z", "rank": 2, "score": 0.5}'
     line = run_line('"q\\u00e9"', '{"chunk_id": "y", "rank": 1, "score": 0.5}', good, item)
     path = write_text(tmp_path / "run.jsonl", line + "\n")
-    fast = loaded(con, path, validating=False)
-    assert fast == loaded(con, path, validating=True)
+    fast = run_table(path, validating=False, con=con)
+    assert fast == run_table(path, validating=True, con=con)
     values = [value for _, value, _ in fast]
     assert f'"q\\u00e9" retrieved[3]: {shown}' in values, fast
 
@@ -50,7 +49,7 @@ def test_a_number_query_id_is_shown_as_written_before_its_items(tmp_path, con):
     path = write_text(
         tmp_path / "run.jsonl", run_line("5.50", '{"chunk_id": "a", "rank": 1.50}') + "\n"
     )
-    values = [value for _, value, _ in loaded(con, path, validating=True)]
+    values = [value for _, value, _ in run_table(path, validating=True, con=con)]
     assert '5.50 retrieved[1]: "rank": 1.50' in values, values
 
 

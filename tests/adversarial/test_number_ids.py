@@ -11,7 +11,6 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers import run_cli, run_table, write_jsonl, write_text
-from tests.test_one_contract_files import loaded
 
 ITEM = '"retrieved": [{"chunk_id": "a", "rank": 1, "score": 1.0}]'
 # (the field's text in the file, a line around it): each shown exactly as written
@@ -30,8 +29,8 @@ WRITTEN = [
 @pytest.mark.parametrize(("written", "line"), WRITTEN)
 def test_a_run_id_that_is_no_string_is_shown_as_written_by_both_reads(tmp_path, con, written, line):
     path = write_text(tmp_path / "run.jsonl", line.replace("ID", written) + "\n")
-    fast = loaded(con, path, validating=False)
-    assert fast == loaded(con, path, validating=True)
+    fast = run_table(path, validating=False, con=con)
+    assert fast == run_table(path, validating=True, con=con)
     assert (1, f'"id": {written}', '"id" to be a string') in fast, fast
 
 
