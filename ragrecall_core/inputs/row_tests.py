@@ -34,11 +34,16 @@ BAD_TYPED_ROW = f"""qid IS NULL OR {blank("qid")} OR {blank("docno")}
     OR ((score >= 'inf'::DOUBLE OR score <= '-inf'::DOUBLE) AND NOT isfinite(score))
     OR typed = false"""
 
-# every (query, chunk) pair once, in the same scan
+# No bad row: for the sorted read after the unsorted one (the pairs are the same rows) and
+# before the hashes are fetched.
+ROWS_OK_SQL = f"SELECT count(*) = 0 FROM {{table}} WHERE {BAD_TYPED_ROW}"
+# and every (query, chunk) pair once, in one call: the bad rows counted apart, in a WHERE
+# whose statistics rule them out, not as a FILTER beside the pairs' count that reads every
+# row's terms (698,000 rows: 133 -> 71 ms; 100,000: 34 -> 13 ms)
 TYPED_OK_SQL = f"""
-SELECT count(*) FILTER (WHERE {BAD_TYPED_ROW}) = 0
-       AND count(DISTINCT hash(qid, docno)) FILTER (WHERE docno IS NOT NULL) = count(docno)
-FROM {{table}}
+SELECT ({ROWS_OK_SQL})
+       AND (SELECT count(DISTINCT hash(qid, docno)) FILTER (WHERE docno IS NOT NULL)
+                   = count(docno) FROM {{table}})
 """
 
 # Each query's rows in a typed read's table, in one parallel aggregate (7M rows: 0.13 s of
@@ -75,9 +80,6 @@ SPAN_ROWS_SQL = "rowid BETWEEN $first_{i} AND $last_{i}"
 REPEAT_SPANS_AT_ONCE = 64
 # each (query, chunk) pair hashed: for queries whose rows are not one span each
 PAIRS_SQL = "SELECT hash(qid, docno) AS pair FROM {table}"
-# No bad row: for the sorted read after the unsorted one (the pairs are the same rows) and
-# before the hashes are fetched.
-ROWS_OK_SQL = f"SELECT count(*) = 0 FROM {{table}} WHERE {BAD_TYPED_ROW}"
 # (the parameters typed as the hash is: untyped, they made the fetch 5x slower)
 PAIRS_IN_PART_SQL = """
 SELECT hash(qid, docno) AS pair FROM {table}
