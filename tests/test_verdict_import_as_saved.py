@@ -10,13 +10,12 @@ among the file's others of its (run, query) and time, so the latest stays the fi
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from ragrecall_core import Workspace
 from ragrecall_core.analysis import verdicts as v
 from ragrecall_core.inputs.store import STORE, store_transaction
+from tests.adversarial.test_verdict_import import line
 from tests.helpers import write_text
 from tests.test_app_judge import seed002
 
@@ -28,10 +27,6 @@ def ws(tmp_path):
     workspace = Workspace.open(seed002(tmp_path / "ws"))
     yield workspace
     workspace.con.close()
-
-
-def line(**fields) -> str:
-    return json.dumps({"run": "old", "query_id": "q1", "reason": "other", **fields}) + "\n"
 
 
 def history(ws) -> list[tuple]:
