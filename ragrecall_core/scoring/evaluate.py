@@ -542,10 +542,10 @@ def collect_warnings(
     query_ids: Sequence[str] | None = None,
 ) -> dict[str, list[str]]:
     """Per run: ignored queries, missing queries, ranks that skip places, ties across a
-    cutoff, labels not in the corpus, grades of queries the gold set lacks. Redacted here,
-    once (:func:`~ragrecall_core.inputs.secrets.redact_warnings`): a warning is prose for
-    people that quotes ids from files, and every output says these texts as they are (the
-    CLI's, the report, the gate's CI files, the dashboard)."""
+    cutoff, labels not in the corpus, grades of queries the gold set lacks. Redacted once,
+    as they are gathered by run (:func:`said_by_run`): a warning is prose for people that
+    quotes ids from files, and every output says these texts as they are (the CLI's, the
+    report, the gate's CI files, the dashboard)."""
     scope, runs_only = scope_params(runs, query_ids), run_scope(runs)
     said: list[tuple[str, str]] = []
     for run, n, sample in prepared.fetch(IGNORED_SQL, runs_only):
